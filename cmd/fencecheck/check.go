@@ -1,0 +1,135 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/models"
+)
+
+type checkFlags struct {
+	policy  string
+	model   string
+	timeout time.Duration
+	html    string
+	json    bool
+}
+
+func newCheckCommand() *cobra.Command {
+	var f checkFlags
+	cmd := &cobra.Command{
+		Use:   "check HISTORY",
+		Short: "Check a recorded history against the fenced-register model",
+		Long: `check reads a history in the JSON Lines format (docs/history-format.md),
+pairs invocations with completions and judges the result with porcupine
+against the fenced-register model. For a violation it prints the operations
+that make it as a short timeline.`,
+		Args: exactArgs(1, "one HISTORY file"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runCheck(cmd.OutOrStdout(), args[0], f)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.policy, "policy", "strict", "fencing policy: strict or accept-equal")
+	fl.StringVar(&f.model, "model", "fenced", "model: fenced (fenced register) or register (plain register, last writer wins)")
+	fl.DurationVar(&f.timeout, "timeout", 60*time.Second, "give up and report inconclusive after this long (0: never)")
+	fl.StringVar(&f.html, "html", "", "write porcupine's interactive visualization to this file")
+	fl.BoolVar(&f.json, "json", false, "print the result as JSON")
+	return cmd
+}
+
+func (f checkFlags) options() (models.Options, error) {
+	policy, err := models.ParsePolicy(f.policy)
+	if err != nil {
+		return models.Options{}, &usageError{fmt.Errorf("--policy: %w", err)}
+	}
+	opts := models.Options{Policy: policy, Timeout: f.timeout}
+	switch f.model {
+	case "fenced":
+		opts.Kind = models.KindFenced
+	case "register":
+		opts.Kind = models.KindRegister
+	default:
+		return opts, &usageError{fmt.Errorf("--model: unknown model %q (want fenced or register)", f.model)}
+	}
+	if f.timeout < 0 {
+		return opts, &usageError{fmt.Errorf("--timeout: must not be negative")}
+	}
+	return opts, nil
+}
+
+// checkReport is what --json prints.
+type checkReport struct {
+	History   string           `json:"history"`
+	Truncated bool             `json:"truncated,omitempty"`
+	Counts    histories.Counts `json:"counts"`
+	Result    models.Result    `json:"result"`
+}
+
+func runCheck(stdout io.Writer, path string, f checkFlags) error {
+	opts, err := f.options()
+	if err != nil {
+		return err
+	}
+	h, err := histories.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	res := models.CheckPorcupine(h.Operations, opts)
+	rep := checkReport{History: path, Truncated: h.Truncated, Counts: histories.Count(h.Operations), Result: res}
+	if f.html != "" {
+		if err := writeVisualization(f.html, h, res, opts); err != nil {
+			return err
+		}
+	}
+	if f.json {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rep); err != nil {
+			return err
+		}
+	} else {
+		printCheck(stdout, rep)
+		if f.html != "" {
+			fmt.Fprintf(stdout, "visualization  %s\n", f.html)
+		}
+	}
+	return exitFor(res.Verdict)
+}
+
+// writeVisualization shows the violating resources, or every resource when
+// the history held.
+func writeVisualization(path string, h *histories.History, res models.Result, opts models.Options) error {
+	groups, _ := models.Prepare(h.Operations, opts)
+	if len(res.Violations) > 0 {
+		bad := make(map[string]bool)
+		for _, v := range res.Violations {
+			bad[v.Resource] = true
+		}
+		kept := groups[:0]
+		for _, g := range groups {
+			if bad[g.Resource] {
+				kept = append(kept, g)
+			}
+		}
+		groups = kept
+	}
+	out, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("create visualization %s: %w", path, err)
+	}
+	if err := models.Visualize(out, groups, h.Others, opts, opts.Timeout); err != nil {
+		out.Close()
+		return fmt.Errorf("write visualization %s: %w", path, err)
+	}
+	if err := out.Close(); err != nil {
+		return fmt.Errorf("close visualization %s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,18 @@
+// Command fencecheck tests whether a receiver rejects obsolete ownership:
+// it replays the seed's timeline, checks recorded histories against the
+// fenced-register model, and gates releases with its exit code.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}

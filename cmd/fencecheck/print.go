@@ -1,0 +1,64 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/models"
+)
+
+func printCheck(w io.Writer, rep checkReport) {
+	c, res := rep.Counts, rep.Result
+	fmt.Fprintf(w, "history        %s\n", rep.History)
+	if rep.Truncated {
+		fmt.Fprintf(w, "               (ended in a partial line, dropped: the writer was probably killed)\n")
+	}
+	fmt.Fprintf(w, "operations     %d: %d writes (%d accepted, %d rejected, %d unknown, %d failed), %d reads (%d unknown, %d failed)\n",
+		c.Operations, c.Writes, c.Accepted, c.Rejected, c.UnknownWrites, c.FailedWrites, c.Reads, c.UnknownReads, c.FailedReads)
+	fmt.Fprintf(w, "resources      %d, processes %d\n", c.Resources, c.Processes)
+	fmt.Fprintf(w, "checker        %s, %s model, %s policy, %s\n", res.Checker, res.Model, res.Policy, res.Elapsed.Round(time.Microsecond))
+	if res.CappedWrites+res.DroppedWrite > 0 {
+		fmt.Fprintf(w, "fencing cap    %d unknown writes capped, %d dropped as certain no-ops\n", res.CappedWrites, res.DroppedWrite)
+	}
+	fmt.Fprintf(w, "verdict        %s\n", verdictLine(res))
+	for _, v := range res.Violations {
+		fmt.Fprintln(w)
+		printViolation(w, v)
+	}
+}
+
+func verdictLine(res models.Result) string {
+	switch res.Verdict {
+	case models.Held:
+		return "HELD: every resource's history is linearizable"
+	case models.Violated:
+		return fmt.Sprintf("VIOLATED on %d of %d resources", len(res.Violations), res.Resources)
+	default:
+		return fmt.Sprintf("INCONCLUSIVE: the checker gave up on %d resources (%s)", len(res.TimedOut), strings.Join(res.TimedOut, ", "))
+	}
+}
+
+func printViolation(w io.Writer, v models.Violation) {
+	fmt.Fprintf(w, "resource %q: %s\n", v.Resource, v.Summary)
+	if len(v.Steps) == 0 {
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "step\ttime\tprocess\tevent\twhat the resource should have done")
+	for i, s := range v.Steps {
+		fmt.Fprintf(tw, "%d\t%s\t%d\t%s\t%s\n", i+1, interval(s.Call, s.Return), s.Process, s.Event, s.Expected)
+	}
+	tw.Flush()
+}
+
+func interval(call, ret int64) string {
+	end := "∞"
+	if ret != histories.Infinity {
+		end = time.Duration(ret).String()
+	}
+	return time.Duration(call).String() + "–" + end
+}

@@ -1,0 +1,52 @@
+package histories
+
+// Counts summarizes a history's operations by outcome.
+type Counts struct {
+	Operations    int `json:"operations"`
+	Writes        int `json:"writes"`
+	Accepted      int `json:"accepted"`
+	Rejected      int `json:"rejected"`
+	UnknownWrites int `json:"unknown_writes"`
+	FailedWrites  int `json:"failed_writes"`
+	Reads         int `json:"reads"`
+	UnknownReads  int `json:"unknown_reads"`
+	FailedReads   int `json:"failed_reads"`
+	Resources     int `json:"resources"`
+	Processes     int `json:"processes"`
+}
+
+// Count tallies ops.
+func Count(ops []Operation) Counts {
+	var c Counts
+	resources := make(map[string]struct{})
+	processes := make(map[int]struct{})
+	for i := range ops {
+		op := &ops[i]
+		resources[op.Resource] = struct{}{}
+		processes[op.Process] = struct{}{}
+		c.Operations++
+		if op.IsWrite() {
+			c.Writes++
+			switch op.Status {
+			case StatusAccepted:
+				c.Accepted++
+			case StatusRejected:
+				c.Rejected++
+			case StatusUnknown:
+				c.UnknownWrites++
+			case StatusFailed:
+				c.FailedWrites++
+			}
+			continue
+		}
+		c.Reads++
+		switch op.Status {
+		case StatusUnknown:
+			c.UnknownReads++
+		case StatusFailed:
+			c.FailedReads++
+		}
+	}
+	c.Resources, c.Processes = len(resources), len(processes)
+	return c
+}

@@ -1,0 +1,106 @@
+// Package histories holds the operation record that every part of fencecheck
+// shares: the events a run produces, the recorder that writes them to disk as
+// they happen, the streaming reader, and the pairing of invocations with
+// completions into operations that checkers can judge.
+//
+// The on-disk format is JSON Lines, one event per line, documented for users
+// in docs/history-format.md. It is deliberately flat so that a history can be
+// produced by hand, by another tool, or by a killed run that managed to flush
+// only part of its buffer.
+package histories
+
+// Type says what a client event is: the start of an operation or one of the
+// three ways it can end. Jepsen uses the same four words, and the difference
+// between fail and info is the heart of checking under faults: a fail
+// definitely had no effect, an info might have.
+type Type uint8
+
+// The event types. TypeNone marks events of other actors (lease, nemesis),
+// which carry no type.
+const (
+	TypeNone Type = iota
+	TypeInvoke
+	TypeOK
+	TypeFail
+	TypeInfo
+)
+
+var typeNames = [...]string{TypeNone: "", TypeInvoke: "invoke", TypeOK: "ok", TypeFail: "fail", TypeInfo: "info"}
+
+// String returns the word used in the history file.
+func (t Type) String() string {
+	if int(t) < len(typeNames) {
+		return typeNames[t]
+	}
+	return "unknown"
+}
+
+// Outcome is what a receiver answered to a write it processed.
+type Outcome uint8
+
+// Write outcomes. OutcomeNone is used on every event that is not the
+// completion of a write.
+const (
+	OutcomeNone Outcome = iota
+	Accepted
+	Rejected
+)
+
+var outcomeNames = [...]string{OutcomeNone: "", Accepted: "accepted", Rejected: "rejected"}
+
+// String returns the word used in the history file.
+func (o Outcome) String() string {
+	if int(o) < len(outcomeNames) {
+		return outcomeNames[o]
+	}
+	return "unknown"
+}
+
+// Client functions. Other actors use functions of their own (acquire,
+// expire, release, start, stop), so F is a string rather than an enum.
+const (
+	FWrite = "write"
+	FRead  = "read"
+)
+
+// Actors other than client processes.
+const (
+	ActorLease   = "lease"
+	ActorNemesis = "nemesis"
+)
+
+// Lease and nemesis functions that reports understand.
+const (
+	FAcquire = "acquire"
+	FExpire  = "expire"
+	FRelease = "release"
+	FStart   = "start"
+	FStop    = "stop"
+)
+
+// Event is one line of a history.
+//
+// A client event has Actor == "" and a Process ≥ 0. Events of the lease
+// service and the nemesis set Actor and leave Process at -1; checkers ignore
+// them, reports show them.
+type Event struct {
+	Index     int64  // position in the history, 0-based, strictly increasing
+	Time      int64  // nanoseconds since the run started; non-decreasing
+	Process   int    // client process; -1 for other actors
+	Actor     string // "" for clients, else "lease" or "nemesis"
+	Type      Type
+	F         string
+	Resource  string
+	Token     uint64
+	HasToken  bool // Token was present (always on writes; optional on read completions)
+	Value     string
+	HasValue  bool // Value was present and not null
+	Outcome   Outcome
+	Holder    int // lease events: the worker holding the lease
+	HasHolder bool
+	Fault     string // nemesis events: which fault
+	Detail    string // free text for people
+}
+
+// IsClient reports whether the event belongs to a client process.
+func (e *Event) IsClient() bool { return e.Actor == "" }

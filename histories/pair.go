@@ -1,0 +1,147 @@
+package histories
+
+import (
+	"fmt"
+)
+
+// Pairer turns a stream of events into operations, validating as it goes:
+// indices strictly increase, time never goes backwards, a process has at
+// most one operation in flight, every completion has an invocation, and a
+// process whose operation ended with an unknown outcome is not used again
+// (the worker must continue under a new process id, because the old
+// operation may still be in flight).
+//
+// Feed it with Add in history order and call Finish once.
+type Pairer struct {
+	ops      []Operation
+	others   []Event
+	pending  map[int]int   // process → position in ops of its open operation
+	retired  map[int]int64 // process → index of its info completion
+	events   int
+	last     Event
+	anyEvent bool
+}
+
+// NewPairer returns an empty Pairer.
+func NewPairer() *Pairer {
+	return &Pairer{pending: make(map[int]int), retired: make(map[int]int64)}
+}
+
+// Add consumes the next event. Its errors say what is wrong without a
+// location; the caller knows the line.
+func (p *Pairer) Add(e *Event) error {
+	if p.anyEvent {
+		if e.Index <= p.last.Index {
+			return fieldErr("index", "%d does not increase (previous event has %d)", e.Index, p.last.Index)
+		}
+		if e.Time < p.last.Time {
+			return fieldErr("time", "goes backwards: %d after %d (index %d)", e.Time, p.last.Time, p.last.Index)
+		}
+	}
+	p.anyEvent = true
+	p.last = *e
+	p.events++
+	if !e.IsClient() {
+		p.others = append(p.others, *e)
+		return nil
+	}
+	if e.Type == TypeInvoke {
+		return p.invoke(e)
+	}
+	return p.complete(e)
+}
+
+func (p *Pairer) invoke(e *Event) error {
+	if at, busy := p.pending[e.Process]; busy {
+		return fieldErr("process", "%d invoked index %d while its operation from index %d was still in flight",
+			e.Process, e.Index, p.ops[at].InvokeIndex)
+	}
+	if idx, gone := p.retired[e.Process]; gone {
+		return fieldErr("process", "%d reused after its unknown outcome at index %d; continue under a new process id", e.Process, idx)
+	}
+	op := Operation{
+		ID:            len(p.ops),
+		Process:       e.Process,
+		F:             e.F,
+		Resource:      e.Resource,
+		Status:        StatusUnknown,
+		Call:          e.Time,
+		Return:        Infinity,
+		InvokeIndex:   e.Index,
+		CompleteIndex: -1,
+	}
+	if e.F == FWrite {
+		op.Token, op.HasToken = e.Token, true
+		op.Value, op.HasValue = e.Value, true
+	}
+	p.pending[e.Process] = len(p.ops)
+	p.ops = append(p.ops, op)
+	return nil
+}
+
+func (p *Pairer) complete(e *Event) error {
+	at, ok := p.pending[e.Process]
+	if !ok {
+		return fieldErr("process", "%d completes with %s at index %d but has no invocation in flight", e.Process, e.Type, e.Index)
+	}
+	op := &p.ops[at]
+	switch {
+	case e.F != op.F:
+		return fieldErr("f", "completion %q does not match invocation %q at index %d", e.F, op.F, op.InvokeIndex)
+	case e.Resource != op.Resource:
+		return fieldErr("resource", "completion %q does not match invocation %q at index %d", e.Resource, op.Resource, op.InvokeIndex)
+	case op.F == FWrite && e.HasToken && e.Token != op.Token:
+		return fieldErr("token", "completion %d does not match invocation %d at index %d", e.Token, op.Token, op.InvokeIndex)
+	}
+	delete(p.pending, e.Process)
+	op.CompleteIndex = e.Index
+	switch e.Type {
+	case TypeInfo:
+		// Return stays at Infinity: the effect may happen at any later time.
+		p.retired[e.Process] = e.Index
+		return nil
+	case TypeFail:
+		op.Status = StatusFailed
+	case TypeOK:
+		if op.F == FWrite {
+			op.Status = StatusRejected
+			if e.Outcome == Accepted {
+				op.Status = StatusAccepted
+			}
+		} else {
+			op.Status = StatusOK
+			op.Token, op.HasToken = e.Token, e.HasToken
+			op.Value, op.HasValue = e.Value, e.HasValue
+		}
+	}
+	op.Return = e.Time
+	return nil
+}
+
+// Finish ends the stream. Operations still in flight keep an unknown
+// outcome, as if they had completed with info.
+func (p *Pairer) Finish() *History {
+	return &History{Operations: p.ops, Others: p.others, Events: p.events}
+}
+
+// History is a paired history: the client operations in order of
+// invocation, and the events of other actors.
+type History struct {
+	Operations []Operation
+	Others     []Event // lease and nemesis events, in history order
+	Events     int     // number of events read, of every actor
+	// Truncated is set when the file ended in a partial line (a killed
+	// writer) that was dropped.
+	Truncated bool
+}
+
+// Pair pairs events that are already in memory.
+func Pair(events []Event) (*History, error) {
+	p := NewPairer()
+	for i := range events {
+		if err := p.Add(&events[i]); err != nil {
+			return nil, fmt.Errorf("event %d: %w", i, err)
+		}
+	}
+	return p.Finish(), nil
+}

@@ -1,0 +1,105 @@
+package histories
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// MaxLineBytes bounds one history line. Real lines are a few hundred bytes;
+// the bound keeps a corrupt file without newlines from exhausting memory.
+const MaxLineBytes = 16 << 20
+
+// LineError locates a problem in a history file.
+type LineError struct {
+	File string
+	Line int // 1-based
+	Err  error
+}
+
+func (e *LineError) Error() string { return fmt.Sprintf("%s:%d: %v", e.File, e.Line, e.Err) }
+
+// Unwrap returns the underlying problem, often a *FieldError.
+func (e *LineError) Unwrap() error { return e.Err }
+
+// Reader streams events from a history in the JSON Lines format. It holds
+// one line in memory at a time, so it reads histories of any size.
+type Reader struct {
+	name string
+	br   *bufio.Reader
+	line int
+	dec  *decoder
+	long []byte
+	// partial is set when the file ended in the middle of a line that does
+	// not parse: the tail a killed writer left behind.
+	partial bool
+}
+
+// NewReader returns a Reader of r; name is used in error messages, usually
+// the file path.
+func NewReader(r io.Reader, name string) *Reader {
+	return &Reader{name: name, br: bufio.NewReaderSize(r, 1<<20), dec: newDecoder()}
+}
+
+// Partial reports whether the input ended with a truncated line that was
+// dropped.
+func (r *Reader) Partial() bool { return r.partial }
+
+// Line returns the 1-based number of the line most recently read.
+func (r *Reader) Line() int { return r.line }
+
+// Next reads the next event into e. It returns io.EOF after the last event
+// and a *LineError for malformed input. Blank lines are skipped.
+func (r *Reader) Next(e *Event) error {
+	for {
+		raw, err := r.readLine()
+		if err != nil {
+			return err
+		}
+		if len(bytes.TrimSpace(raw)) == 0 {
+			continue
+		}
+		if err := r.dec.Decode(raw, e); err != nil {
+			if raw[len(raw)-1] != '\n' {
+				// An unterminated last line that does not parse is what
+				// a writer killed mid-write leaves; everything before it
+				// is intact, so the history stays checkable.
+				r.partial = true
+				return io.EOF
+			}
+			return &LineError{File: r.name, Line: r.line, Err: err}
+		}
+		return nil
+	}
+}
+
+func (r *Reader) readLine() ([]byte, error) {
+	r.long = r.long[:0]
+	for {
+		chunk, err := r.br.ReadSlice('\n')
+		switch {
+		case err == nil:
+			r.line++
+			if len(r.long) == 0 {
+				return chunk, nil
+			}
+			return append(r.long, chunk...), nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			r.long = append(r.long, chunk...)
+			if len(r.long) > MaxLineBytes {
+				return nil, &LineError{File: r.name, Line: r.line + 1, Err: fmt.Errorf("line longer than %d bytes", MaxLineBytes)}
+			}
+		case errors.Is(err, io.EOF):
+			r.long = append(r.long, chunk...)
+			if len(r.long) == 0 {
+				return nil, io.EOF
+			}
+			r.line++
+			return r.long, nil
+		default:
+			return nil, fmt.Errorf("read %s: %w", r.name, err)
+		}
+	}
+}

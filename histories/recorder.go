@@ -1,0 +1,194 @@
+package histories
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+)
+
+// RecorderOptions tune a Recorder. The zero value is usable.
+type RecorderOptions struct {
+	// Clock stamps events; nil means a MonotonicClock started now.
+	Clock Clock
+	// FlushInterval bounds how old the unflushed part of the history can
+	// be; a killed run loses at most this much. Default 100 ms.
+	FlushInterval time.Duration
+	// BufferBytes bounds the memory held between flushes. Default 64 KiB.
+	BufferBytes int
+	// Retain keeps a copy of every event in memory for Events, so that a
+	// run can be checked without reading its file back.
+	Retain bool
+}
+
+// Recorder appends events to a history as they happen. It is safe for
+// concurrent use: Record assigns the index and the time under one lock, so
+// the file is in index order and time never decreases along it.
+//
+// Events are encoded into a bounded buffer that is written out when it
+// fills, at least every FlushInterval, and on Close. A run that is killed
+// therefore leaves a history that is complete up to its last flush.
+type Recorder struct {
+	mu     sync.Mutex
+	w      io.Writer
+	closer io.Closer
+	clock  Clock
+	next   int64
+	last   int64
+	buf    []byte
+	limit  int
+	retain bool
+	events []Event
+	err    error
+	closed bool
+
+	stop chan struct{}
+	done chan struct{}
+}
+
+// NewRecorder returns a Recorder writing to w. If w is an io.Closer, Close
+// closes it.
+func NewRecorder(w io.Writer, opts RecorderOptions) *Recorder {
+	if opts.Clock == nil {
+		opts.Clock = NewMonotonicClock()
+	}
+	if opts.FlushInterval <= 0 {
+		opts.FlushInterval = 100 * time.Millisecond
+	}
+	if opts.BufferBytes <= 0 {
+		opts.BufferBytes = 64 << 10
+	}
+	r := &Recorder{
+		w:      w,
+		clock:  opts.Clock,
+		buf:    make([]byte, 0, opts.BufferBytes+1024),
+		limit:  opts.BufferBytes,
+		retain: opts.Retain,
+		stop:   make(chan struct{}),
+		done:   make(chan struct{}),
+	}
+	if c, ok := w.(io.Closer); ok {
+		r.closer = c
+	}
+	go r.flushLoop(opts.FlushInterval)
+	return r
+}
+
+// CreateRecorder creates (or truncates) the file at path and records to it.
+func CreateRecorder(path string, opts RecorderOptions) (*Recorder, error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("create history %s: %w", path, err)
+	}
+	return NewRecorder(f, opts), nil
+}
+
+// Record stamps e with the next index and the current time, then appends
+// it. It updates e in place so the caller knows when its event happened.
+func (r *Recorder) Record(e *Event) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		if r.err == nil {
+			r.err = fmt.Errorf("record: recorder closed")
+		}
+		return
+	}
+	now := r.clock.Now()
+	if now < r.last {
+		now = r.last // never let a misbehaving clock break the format
+	}
+	r.last = now
+	e.Index, e.Time = r.next, now
+	r.next++
+	r.buf = AppendJSON(r.buf, e)
+	if r.retain {
+		r.events = append(r.events, *e)
+	}
+	if len(r.buf) >= r.limit {
+		r.flushLocked()
+	}
+}
+
+// Now returns the recorder's clock, for events that are stamped elsewhere
+// (such as deadlines computed by the harness).
+func (r *Recorder) Now() int64 { return r.clock.Now() }
+
+// Len returns the number of events recorded so far.
+func (r *Recorder) Len() int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.next
+}
+
+// Events returns a copy of the events recorded so far, if the recorder was
+// created with Retain.
+func (r *Recorder) Events() []Event {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]Event(nil), r.events...)
+}
+
+// Flush writes out what is buffered.
+func (r *Recorder) Flush() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.flushLocked()
+	return r.err
+}
+
+// Err returns the first write error, if any.
+func (r *Recorder) Err() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.err
+}
+
+// Close flushes, stops the background flusher and closes the underlying
+// writer if it is a Closer. It is safe to call more than once.
+func (r *Recorder) Close() error {
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return r.err
+	}
+	r.flushLocked()
+	r.closed = true
+	r.mu.Unlock()
+	close(r.stop)
+	<-r.done
+	if r.closer != nil {
+		if err := r.closer.Close(); err != nil && r.err == nil {
+			r.err = fmt.Errorf("close history: %w", err)
+		}
+	}
+	return r.err
+}
+
+func (r *Recorder) flushLocked() {
+	if len(r.buf) == 0 || r.err != nil {
+		r.buf = r.buf[:0]
+		return
+	}
+	if _, err := r.w.Write(r.buf); err != nil {
+		r.err = fmt.Errorf("write history: %w", err)
+	}
+	r.buf = r.buf[:0]
+}
+
+func (r *Recorder) flushLoop(every time.Duration) {
+	defer close(r.done)
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-r.stop:
+			return
+		case <-t.C:
+			r.mu.Lock()
+			r.flushLocked()
+			r.mu.Unlock()
+		}
+	}
+}

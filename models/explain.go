@@ -1,0 +1,389 @@
+package models
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/anishathalye/porcupine"
+
+	"github.com/fencecheck/fencecheck/histories"
+)
+
+// Explain finds the operations that make a resource's history illegal and
+// says, in the seed's terms, what the resource should have done. It is
+// called only after a checker found the group illegal.
+//
+// Each rule below is a sufficient condition for a violation that needs no
+// search: a stale token accepted after a blocking one had returned, a
+// rejection no earlier write could justify, a read of a value nobody
+// wrote, a read that missed a write which had completed before it began.
+// Every rule runs in O(n log n), because violating resources can hold
+// millions of operations. The evidence that is complete earliest wins.
+// When no rule applies (the violation needs several operations' orders
+// together), the explanation falls back to porcupine's longest legal
+// prefix.
+func Explain(g Group, opts Options) Violation {
+	e := explainer{ops: g.Ops, policy: opts.Policy, fenced: opts.Kind == KindFenced}
+	var best *finding
+	for _, rule := range []func() *finding{e.staleAccepted, e.equalAccepted, e.wrongRejection, e.readOrigin, e.staleRead} {
+		if f := rule(); f != nil && (best == nil || f.at < best.at) {
+			best = f
+		}
+	}
+	if best == nil {
+		best = e.fallback(opts)
+	}
+	return best.violation(g.Resource)
+}
+
+type explainer struct {
+	ops    []histories.Operation
+	policy Policy
+	fenced bool
+}
+
+type row struct {
+	op       *histories.Operation
+	expected string
+}
+
+type finding struct {
+	at      int64 // when the evidence was complete
+	summary string
+	rows    []row
+}
+
+func (f *finding) violation(resource string) Violation {
+	v := Violation{Resource: resource, Summary: f.summary}
+	slices.SortStableFunc(f.rows, func(a, b row) int { return cmp.Compare(a.op.Call, b.op.Call) })
+	for _, r := range f.rows {
+		v.Steps = append(v.Steps, Step{
+			OpID:     r.op.ID,
+			Process:  r.op.Process,
+			Call:     r.op.Call,
+			Return:   r.op.Return,
+			Event:    DescribeHistoryOp(r.op),
+			Expected: r.expected,
+		})
+	}
+	return v
+}
+
+// DescribeHistoryOp renders an operation of a history for people.
+func DescribeHistoryOp(op *histories.Operation) string {
+	if op.IsWrite() {
+		return fmt.Sprintf("write token %d value %q → %s", op.Token, op.Value, op.Status)
+	}
+	if op.Status == histories.StatusUnknown {
+		return "read → unknown"
+	}
+	return "read → " + describeRead(Output{Value: op.Value, HasValue: op.HasValue, Token: op.Token, HasToken: op.HasToken})
+}
+
+func (e *explainer) filter(keep func(*histories.Operation) bool) []*histories.Operation {
+	var out []*histories.Operation
+	for i := range e.ops {
+		if keep(&e.ops[i]) {
+			out = append(out, &e.ops[i])
+		}
+	}
+	return out
+}
+
+func isAccepted(op *histories.Operation) bool {
+	return op.IsWrite() && op.Status == histories.StatusAccepted
+}
+
+func mayHaveApplied(op *histories.Operation) bool {
+	return op.IsWrite() && (op.Status == histories.StatusAccepted || op.Status == histories.StatusUnknown)
+}
+
+// staleAccepted: a write was accepted although a write whose token blocks
+// it had been accepted and had returned before it was even sent. This is
+// the seed's step 4 on a receiver without fencing.
+func (e *explainer) staleAccepted() *finding {
+	if !e.fenced {
+		return nil
+	}
+	accepted := e.filter(isAccepted)
+	byReturn := slices.Clone(accepted)
+	slices.SortFunc(byReturn, func(a, b *histories.Operation) int { return cmp.Compare(a.Return, b.Return) })
+	byCall := slices.Clone(accepted)
+	slices.SortFunc(byCall, func(a, b *histories.Operation) int { return cmp.Compare(a.Call, b.Call) })
+	var best *finding
+	var highest *histories.Operation // highest token among those returned so far
+	j := 0
+	for _, w := range byCall {
+		for j < len(byReturn) && byReturn[j].Return < w.Call {
+			if highest == nil || byReturn[j].Token > highest.Token {
+				highest = byReturn[j]
+			}
+			j++
+		}
+		if highest == nil || !e.policy.Blocks(highest.Token, w.Token) || highest.Token == w.Token {
+			continue // equal tokens are equalAccepted's to explain
+		}
+		if best == nil || w.Return < best.at {
+			best = &finding{
+				at: w.Return,
+				summary: fmt.Sprintf("stale write accepted: token %d was accepted after token %d had already been accepted; the resource must reject it (%s policy)",
+					w.Token, highest.Token, e.policy),
+				rows: []row{
+					{highest, fmt.Sprintf("accept token %d and remember it as the highest", highest.Token)},
+					{w, fmt.Sprintf("reject token %d: token %d was already accepted", w.Token, highest.Token)},
+				},
+			}
+		}
+	}
+	return best
+}
+
+// equalAccepted: under strict, two writes with the same token can never
+// both be accepted, whatever their timing.
+func (e *explainer) equalAccepted() *finding {
+	if !e.fenced || e.policy != Strict {
+		return nil
+	}
+	first := make(map[uint64]*histories.Operation)
+	var best *finding
+	for _, w := range e.filter(isAccepted) {
+		prev, ok := first[w.Token]
+		if !ok {
+			first[w.Token] = w
+			continue
+		}
+		at := max(prev.Return, w.Return)
+		if best == nil || at < best.at {
+			best = &finding{
+				at:      at,
+				summary: fmt.Sprintf("token %d was accepted twice; under the strict policy a repeat of the current token must be rejected", w.Token),
+				rows: []row{
+					{prev, fmt.Sprintf("accept token %d", prev.Token)},
+					{w, fmt.Sprintf("reject the repeat of token %d (strict); use --policy accept-equal if repeats are intended", w.Token)},
+				},
+			}
+		}
+	}
+	return best
+}
+
+// wrongRejection: a write was rejected although no write that could have
+// taken effect before its response carried a token that blocks it. A
+// receiver that refuses its current owner is broken, not safe.
+func (e *explainer) wrongRejection() *finding {
+	if !e.fenced {
+		return nil
+	}
+	writers := e.filter(mayHaveApplied)
+	slices.SortFunc(writers, func(a, b *histories.Operation) int { return cmp.Compare(a.Call, b.Call) })
+	rejected := e.filter(func(op *histories.Operation) bool {
+		return op.IsWrite() && op.Status == histories.StatusRejected
+	})
+	slices.SortFunc(rejected, func(a, b *histories.Operation) int { return cmp.Compare(a.Return, b.Return) })
+	var highest *histories.Operation
+	j := 0
+	for _, w := range rejected {
+		for j < len(writers) && writers[j].Call <= w.Return {
+			if highest == nil || writers[j].Token > highest.Token {
+				highest = writers[j]
+			}
+			j++
+		}
+		if highest != nil && e.policy.Blocks(highest.Token, w.Token) {
+			continue
+		}
+		f := &finding{at: w.Return}
+		if highest == nil {
+			f.summary = fmt.Sprintf("write with token %d was rejected although no write had been sent to the resource before it answered", w.Token)
+		} else {
+			f.summary = fmt.Sprintf("write with token %d was rejected although the highest token that could have been accepted before it answered was %d (%s policy)",
+				w.Token, highest.Token, e.policy)
+			f.rows = append(f.rows, row{highest, fmt.Sprintf("token %d is the highest the resource could have seen", highest.Token)})
+		}
+		f.rows = append(f.rows, row{w, fmt.Sprintf("accept token %d: it is not stale", w.Token)})
+		return f // rejected is sorted by return, so this is the earliest
+	}
+	return nil
+}
+
+// readOrigin: a read returned a value that no write which could have taken
+// effect had written by then.
+func (e *explainer) readOrigin() *finding {
+	byValue := make(map[string][]*histories.Operation)
+	for i := range e.ops {
+		if op := &e.ops[i]; op.IsWrite() {
+			byValue[op.Value] = append(byValue[op.Value], op)
+		}
+	}
+	var best *finding
+	consider := func(f *finding) {
+		if best == nil || f.at < best.at {
+			best = f
+		}
+	}
+	for i := range e.ops {
+		r := &e.ops[i]
+		if r.IsWrite() || r.Status != histories.StatusOK || !r.HasValue {
+			continue
+		}
+		var rejected, future, applied *histories.Operation
+		for _, w := range byValue[r.Value] {
+			switch {
+			case !mayHaveApplied(w):
+				rejected = w
+			case w.Call > r.Return:
+				future = w
+			default:
+				applied = w
+			}
+		}
+		switch {
+		case applied != nil:
+			if e.fenced && r.HasToken && r.Token != applied.Token && len(byValue[r.Value]) == 1 {
+				consider(&finding{at: r.Return,
+					summary: fmt.Sprintf("read reported token %d for value %q, which was written with token %d", r.Token, r.Value, applied.Token),
+					rows: []row{
+						{applied, fmt.Sprintf("record token %d with the value", applied.Token)},
+						{r, fmt.Sprintf("report token %d with %q", applied.Token, r.Value)},
+					}})
+			}
+		case rejected != nil:
+			consider(&finding{at: r.Return,
+				summary: fmt.Sprintf("read returned %q, the value of a write the resource rejected", r.Value),
+				rows: []row{
+					{rejected, "a rejected write changes nothing"},
+					{r, "return the value of an accepted write"},
+				}})
+		case future != nil:
+			consider(&finding{at: r.Return,
+				summary: fmt.Sprintf("read returned %q before the write of that value was sent", r.Value),
+				rows: []row{
+					{r, "return a value written before the read ended"},
+					{future, "this write started only after the read had returned"},
+				}})
+		default:
+			consider(&finding{at: r.Return,
+				summary: fmt.Sprintf("read returned %q, a value no write in the history wrote", r.Value),
+				rows:    []row{{r, "return a value some write wrote, or not found"}}})
+		}
+	}
+	return best
+}
+
+// staleRead: a read returned an older value although a write that must
+// come after it had been accepted and had returned before the read began.
+func (e *explainer) staleRead() *finding {
+	writerOf := make(map[string]*histories.Operation)
+	count := make(map[string]int)
+	for i := range e.ops {
+		if op := &e.ops[i]; op.IsWrite() {
+			count[op.Value]++
+			if mayHaveApplied(op) {
+				writerOf[op.Value] = op
+			}
+		}
+	}
+	accepted := e.filter(isAccepted)
+	slices.SortFunc(accepted, func(a, b *histories.Operation) int { return cmp.Compare(a.Return, b.Return) })
+	reads := e.filter(func(op *histories.Operation) bool { return !op.IsWrite() && op.Status == histories.StatusOK })
+	slices.SortFunc(reads, func(a, b *histories.Operation) int { return cmp.Compare(a.Call, b.Call) })
+	var maxToken, latest *histories.Operation // among accepted writes returned before the read
+	j := 0
+	var best *finding
+	for _, r := range reads {
+		for j < len(accepted) && accepted[j].Return < r.Call {
+			a := accepted[j]
+			if maxToken == nil || a.Token > maxToken.Token {
+				maxToken = a
+			}
+			if latest == nil || a.Call > latest.Call {
+				latest = a
+			}
+			j++
+		}
+		if latest == nil {
+			continue
+		}
+		var f *finding
+		if !r.HasValue {
+			f = &finding{at: r.Return,
+				summary: "read found the resource unwritten although a write had been accepted before the read began",
+				rows: []row{
+					{latest, "record the value"},
+					{r, fmt.Sprintf("return %q or a newer value", latest.Value)},
+				}}
+		} else if w := writerOf[r.Value]; w != nil && count[r.Value] == 1 {
+			var newer *histories.Operation
+			if e.fenced && maxToken.Token > w.Token {
+				newer = maxToken
+			} else if latest.Call > w.Return {
+				newer = latest
+			}
+			if newer != nil {
+				f = &finding{at: r.Return,
+					summary: fmt.Sprintf("stale read: returned %q (token %d) although %q (token %d) had been accepted before the read began",
+						r.Value, w.Token, newer.Value, newer.Token),
+					rows: []row{
+						{w, "older write"},
+						{newer, "newer write, accepted and returned before the read"},
+						{r, fmt.Sprintf("return %q or a newer value", newer.Value)},
+					}}
+			}
+		}
+		if f != nil && (best == nil || f.at < best.at) {
+			best = f
+		}
+	}
+	return best
+}
+
+// fallbackLimit bounds the size of a resource for which the fallback asks
+// porcupine for its longest legal prefix.
+const fallbackLimit = 5000
+
+// fallback names the first operation that porcupine's longest legal prefix
+// could not place, and the operations concurrent with it.
+func (e *explainer) fallback(opts Options) *finding {
+	f := &finding{summary: fmt.Sprintf("no order of the %d operations on this resource explains the answers the resource gave", len(e.ops))}
+	if len(e.ops) > fallbackLimit {
+		return f
+	}
+	res, info := porcupine.CheckOperationsVerbose(Model(opts), ToPorcupine(e.ops), 10*time.Second)
+	if res != porcupine.Illegal {
+		return f
+	}
+	placed := make(map[int]bool)
+	longest := 0
+	for _, part := range info.PartialLinearizations() {
+		for _, lin := range part {
+			if len(lin) > longest {
+				longest = len(lin)
+				clear(placed)
+				for _, id := range lin {
+					placed[id] = true
+				}
+			}
+		}
+	}
+	var stuck *histories.Operation
+	for i := range e.ops {
+		if !placed[i] && (stuck == nil || e.ops[i].Call < stuck.Call) {
+			stuck = &e.ops[i]
+		}
+	}
+	if stuck == nil {
+		return f
+	}
+	f.summary = fmt.Sprintf("no order of the operations on this resource explains the answers: the longest legal sequence places %d of %d operations and cannot continue with operation #%d",
+		longest, len(e.ops), stuck.ID)
+	f.rows = append(f.rows, row{stuck, "an answer consistent with the operations before it"})
+	for i := range e.ops {
+		op := &e.ops[i]
+		if op != stuck && op.Call <= stuck.Return && op.Return >= stuck.Call && len(f.rows) < 8 {
+			f.rows = append(f.rows, row{op, "concurrent with it"})
+		}
+	}
+	return f
+}

@@ -1,0 +1,73 @@
+package models
+
+import "time"
+
+// Verdict is the answer a check gives, and what the exit code reports.
+type Verdict string
+
+// Verdicts.
+const (
+	Held         Verdict = "held"         // every resource is linearizable
+	Violated     Verdict = "violated"     // at least one resource is not
+	Inconclusive Verdict = "inconclusive" // no violation found, but the checker gave up on some resource
+)
+
+// Kind selects the model a history is judged against.
+type Kind uint8
+
+// Models.
+const (
+	KindFenced   Kind = iota // the fenced register (the default)
+	KindRegister             // the plain register, last writer wins
+)
+
+// String names the model.
+func (k Kind) String() string {
+	if k == KindRegister {
+		return "register"
+	}
+	return "fenced-register"
+}
+
+// Options configure a check.
+type Options struct {
+	Kind   Kind
+	Policy Policy
+	// Timeout bounds the whole check; 0 means none. A check that runs out
+	// of time is inconclusive, never held.
+	Timeout time.Duration
+}
+
+// Result is what a checker concluded about a history.
+type Result struct {
+	Verdict      Verdict       `json:"verdict"`
+	Checker      string        `json:"checker"`
+	Model        string        `json:"model"`
+	Policy       string        `json:"policy"`
+	Resources    int           `json:"resources"`
+	Violations   []Violation   `json:"violations,omitempty"`
+	TimedOut     []string      `json:"timed_out,omitempty"` // resources the checker gave up on
+	CappedWrites int           `json:"capped_unknown_writes"`
+	DroppedWrite int           `json:"dropped_unknown_writes"`
+	Elapsed      time.Duration `json:"elapsed_ns"`
+}
+
+// Violation explains why one resource's history has no legal order.
+type Violation struct {
+	Resource string `json:"resource"`
+	// Summary is one sentence a person can act on.
+	Summary string `json:"summary"`
+	// Steps are the operations that make the violation, in invocation
+	// order, in the style of the seed's timeline table.
+	Steps []Step `json:"steps"`
+}
+
+// Step is one row of a violation's timeline.
+type Step struct {
+	OpID     int    `json:"op"`
+	Process  int    `json:"process"`
+	Call     int64  `json:"call_ns"`
+	Return   int64  `json:"return_ns"` // histories.Infinity when unknown
+	Event    string `json:"event"`
+	Expected string `json:"expected"` // what the resource should have done
+}

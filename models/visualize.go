@@ -1,0 +1,75 @@
+package models
+
+import (
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/anishathalye/porcupine"
+
+	"github.com/fencecheck/fencecheck/histories"
+)
+
+// Visualize writes porcupine's interactive HTML visualization of the given
+// resource groups, with the lease and nemesis events of the history as
+// annotations, so that a reader sees who held which token when a stale
+// write was sent. The check is re-run in verbose mode, bounded by timeout.
+func Visualize(w io.Writer, groups []Group, others []histories.Event, opts Options, timeout time.Duration) error {
+	var ops []histories.Operation
+	for _, g := range groups {
+		ops = append(ops, g.Ops...)
+	}
+	model := Model(opts)
+	_, info := porcupine.CheckOperationsVerbose(model, ToPorcupine(ops), timeout)
+	info.AddAnnotations(Annotations(others))
+	if err := porcupine.Visualize(model, info, w); err != nil {
+		return fmt.Errorf("visualize: %w", err)
+	}
+	return nil
+}
+
+// Annotations turns lease events into points and nemesis start/stop pairs
+// into windows, for porcupine's visualization.
+func Annotations(others []histories.Event) []porcupine.Annotation {
+	var out []porcupine.Annotation
+	open := make(map[string]histories.Event)
+	for _, e := range others {
+		switch {
+		case e.Actor == histories.ActorLease:
+			desc := fmt.Sprintf("%s %d", e.F, e.Token)
+			out = append(out, porcupine.Annotation{
+				Tag: "lease " + e.Resource, Start: e.Time, Description: desc,
+				Details: fmt.Sprintf("worker %d: %s", e.Holder, e.Detail), BackgroundColor: leaseColor(e.F),
+			})
+		case e.Actor == histories.ActorNemesis && e.F == histories.FStart:
+			open[e.Fault] = e
+		case e.Actor == histories.ActorNemesis && e.F == histories.FStop:
+			start, ok := open[e.Fault]
+			if !ok {
+				start = e
+			}
+			delete(open, e.Fault)
+			out = append(out, porcupine.Annotation{
+				Tag: "nemesis", Start: start.Time, End: e.Time, Description: e.Fault,
+				Details: start.Detail + " / " + e.Detail, BackgroundColor: "#ffe0b2",
+			})
+		}
+	}
+	for _, fault := range slices.Sorted(maps.Keys(open)) {
+		e := open[fault]
+		out = append(out, porcupine.Annotation{Tag: "nemesis", Start: e.Time, Description: e.Fault + " (never stopped)", Details: e.Detail, BackgroundColor: "#ffe0b2"})
+	}
+	return out
+}
+
+func leaseColor(f string) string {
+	switch f {
+	case histories.FAcquire:
+		return "#c8e6c9"
+	case histories.FExpire:
+		return "#ffcdd2"
+	}
+	return "#e0e0e0"
+}

@@ -1,0 +1,39 @@
+package memory
+
+import (
+	"context"
+
+	"github.com/fencecheck/fencecheck/targets"
+)
+
+// CheckThenSet compares the token against the highest accepted, lets other
+// work run, and only then writes, in a separate step. It is the seed's
+// "reading last_token, deciding the write is allowed and then updating in a
+// separate unprotected operation", which recreates the race inside the
+// receiver: two writers can both pass the check before either writes.
+type CheckThenSet struct {
+	table
+	// Window runs between the check and the write. The harness sets it to
+	// its scheduler's yield so that the race window is explored
+	// deterministically; nil lets the Go scheduler decide.
+	Window func(ctx context.Context)
+}
+
+// NewCheckThenSet returns a receiver with the check-then-set race.
+func NewCheckThenSet() *CheckThenSet { return &CheckThenSet{} }
+
+// Write checks, yields, then writes.
+func (c *CheckThenSet) Write(ctx context.Context, resource string, token uint64, value string) (targets.Outcome, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	current, _ := c.get(resource)
+	if token <= current.token {
+		return targets.Rejected, nil
+	}
+	if c.Window != nil {
+		c.Window(ctx)
+	}
+	c.put(resource, cell{value: value, token: token})
+	return targets.Accepted, nil
+}

@@ -1,0 +1,42 @@
+package memory
+
+import (
+	"context"
+
+	"github.com/fencecheck/fencecheck/targets"
+)
+
+// Fenced is the correct receiver: the token comparison and the mutation
+// happen under one lock, as one indivisible step. With acceptEqual it also
+// accepts a repeat of the current token, as the seed's model does.
+type Fenced struct {
+	table
+	acceptEqual bool
+}
+
+// NewFenced returns a receiver that accepts only tokens above the highest
+// accepted (the strict policy).
+func NewFenced() *Fenced { return &Fenced{} }
+
+// NewAcceptEqual returns a receiver that also accepts a token equal to the
+// highest accepted. It is correct under the accept-equal policy and a
+// violation under strict once a duplicate arrives.
+func NewAcceptEqual() *Fenced { return &Fenced{acceptEqual: true} }
+
+// Write applies value if token is newer than every accepted token.
+func (f *Fenced) Write(ctx context.Context, resource string, token uint64, value string) (targets.Outcome, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	c := f.cells[resource] // zero token when never written
+	if token < c.token || (token == c.token && !f.acceptEqual) {
+		return targets.Rejected, nil
+	}
+	if f.cells == nil {
+		f.cells = make(map[string]cell)
+	}
+	f.cells[resource] = cell{value: value, token: token}
+	return targets.Accepted, nil
+}

@@ -1,0 +1,50 @@
+// Package memory holds in-memory receivers: the correct fenced store and
+// deliberately broken ones, each showing one hazard from the seed, so that
+// fencecheck can test its own detection without any external service.
+package memory
+
+import (
+	"context"
+	"sync"
+
+	"github.com/fencecheck/fencecheck/targets"
+)
+
+type cell struct {
+	value string
+	token uint64
+}
+
+// table is the storage shared by every in-memory receiver.
+type table struct {
+	mu    sync.Mutex
+	cells map[string]cell
+}
+
+func (t *table) get(resource string) (cell, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	c, ok := t.cells[resource]
+	return c, ok
+}
+
+func (t *table) put(resource string, c cell) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.cells == nil {
+		t.cells = make(map[string]cell)
+	}
+	t.cells[resource] = c
+}
+
+// Read returns the stored value and token.
+func (t *table) Read(ctx context.Context, resource string) (targets.Reading, error) {
+	if err := ctx.Err(); err != nil {
+		return targets.Reading{}, err
+	}
+	c, ok := t.get(resource)
+	if !ok {
+		return targets.Reading{HasToken: true}, nil
+	}
+	return targets.Reading{Found: true, Value: c.value, Token: c.token, HasToken: true}, nil
+}
