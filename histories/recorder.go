@@ -30,7 +30,13 @@ type RecorderOptions struct {
 // fills, at least every FlushInterval, and on Close. A run that is killed
 // therefore leaves a history that is complete up to its last flush.
 type Recorder struct {
-	mu     sync.Mutex
+	mu sync.Mutex // guards the fields below up to wmu
+	// wmu serializes writes to w. It is taken while mu is held and mu is
+	// then released, so a full buffer is written out while other
+	// goroutines go on recording into a fresh one, and writes still reach
+	// the file in index order.
+	wmu    sync.Mutex
+	spare  chan []byte
 	w      io.Writer
 	closer io.Closer
 	clock  Clock
@@ -67,6 +73,7 @@ func NewRecorder(w io.Writer, opts RecorderOptions) *Recorder {
 		retain: opts.Retain,
 		stop:   make(chan struct{}),
 		done:   make(chan struct{}),
+		spare:  make(chan []byte, 2),
 	}
 	if c, ok := w.(io.Closer); ok {
 		r.closer = c
@@ -88,11 +95,11 @@ func CreateRecorder(path string, opts RecorderOptions) (*Recorder, error) {
 // it. It updates e in place so the caller knows when its event happened.
 func (r *Recorder) Record(e *Event) {
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	if r.closed {
 		if r.err == nil {
 			r.err = fmt.Errorf("record: recorder closed")
 		}
+		r.mu.Unlock()
 		return
 	}
 	now := r.clock.Now()
@@ -107,7 +114,35 @@ func (r *Recorder) Record(e *Event) {
 		r.events = append(r.events, *e)
 	}
 	if len(r.buf) >= r.limit {
-		r.flushLocked()
+		r.handOff() // releases mu
+		return
+	}
+	r.mu.Unlock()
+}
+
+// handOff swaps in an empty buffer, releases mu and writes the full one.
+// It must be called with mu held.
+func (r *Recorder) handOff() {
+	full := r.buf
+	select {
+	case r.buf = <-r.spare:
+	default:
+		r.buf = make([]byte, 0, cap(full))
+	}
+	r.wmu.Lock()
+	r.mu.Unlock()
+	_, err := r.w.Write(full)
+	r.wmu.Unlock()
+	select {
+	case r.spare <- full[:0]:
+	default:
+	}
+	if err != nil {
+		r.mu.Lock()
+		if r.err == nil {
+			r.err = fmt.Errorf("write history: %w", err)
+		}
+		r.mu.Unlock()
 	}
 }
 
@@ -166,7 +201,12 @@ func (r *Recorder) Close() error {
 	return r.err
 }
 
+// flushLocked writes the buffer synchronously, waiting for a hand-off in
+// progress so that the order of writes is kept. It must be called with mu
+// held.
 func (r *Recorder) flushLocked() {
+	r.wmu.Lock()
+	defer r.wmu.Unlock()
 	if len(r.buf) == 0 || r.err != nil {
 		r.buf = r.buf[:0]
 		return

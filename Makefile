@@ -1,0 +1,53 @@
+# fencecheck: `make demo` runs the seed's replay and checks its traces;
+# `make test` is what CI runs.
+GO      ?= go
+BIN     := bin/fencecheck
+PKGS    := ./...
+BENCH   ?= .
+COUNT   ?= 6
+
+.PHONY: all build demo test fmt-check vet bench lint fuzz clean
+
+all: build
+
+build:
+	$(GO) build -o $(BIN) ./cmd/fencecheck
+
+## demo: replay the seed's timeline, then judge its traces.
+demo: build
+	$(BIN) replay --out replay-out
+	@echo
+	@echo '$$ fencecheck check replay-out/unfenced.jsonl   # expect a violation, exit 1'
+	@$(BIN) check replay-out/unfenced.jsonl; test $$? -eq 1
+	@echo
+	@echo '$$ fencecheck check replay-out/fenced.jsonl     # expect the invariant to hold, exit 0'
+	@$(BIN) check replay-out/fenced.jsonl
+
+## test: formatting, vet, and every test with the race detector (fuzz
+## targets run their seed corpus).
+test: fmt-check vet
+	$(GO) test -race -timeout 20m $(PKGS)
+
+fmt-check:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+
+vet:
+	$(GO) vet $(PKGS)
+
+## bench: all benchmarks, COUNT times, into bench.txt for benchstat.
+bench:
+	$(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -count $(COUNT) $(PKGS) | tee bench.txt
+	@echo "compare with: go run golang.org/x/perf/cmd/benchstat@latest old.txt bench.txt"
+
+lint: fmt-check vet
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@2025.1.1 $(PKGS)
+
+## fuzz: run each fuzz target for FUZZTIME (default 30s).
+FUZZTIME ?= 30s
+fuzz:
+	$(GO) test ./histories -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./histories -run '^$$' -fuzz '^FuzzRead$$' -fuzztime $(FUZZTIME)
+
+clean:
+	rm -rf bin replay-out store bench.txt

@@ -1,0 +1,199 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// binary is the fencecheck binary built once for the end-to-end tests,
+// which run it as a user would and look only at its output, files and exit
+// code.
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "fencecheck-e2e")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(3)
+	}
+	binary = filepath.Join(dir, "fencecheck")
+	build := exec.Command("go", "build", "-race", "-o", binary, ".")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "build fencecheck:", err)
+		os.Exit(3)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+func fencecheck(t *testing.T, dir string, args ...string) result {
+	t.Helper()
+	cmd := exec.Command(binary, args...)
+	cmd.Dir = dir
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else {
+		require.NoError(t, err)
+	}
+	return result{out.String(), errb.String(), code}
+}
+
+func TestReplayPrintsTheSeedsFourLines(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	r := fencecheck(t, dir, "replay")
+	require.Equal(t, 0, r.code, r.stderr)
+	lines := strings.Split(r.stdout, "\n")
+	require.GreaterOrEqual(t, len(lines), 5)
+	assert.Equal(t, []string{
+		"unfenced final value: old-result",
+		"fenced final value: new-result",
+		"repeated current token: accepted",
+		"old token before newer token reaches resource: accepted",
+		"",
+	}, lines[:5])
+	for _, f := range []string{"unfenced.jsonl", "fenced.jsonl", "repeated-token.jsonl", "old-token-first.jsonl", "comparison.csv", "comparison.json"} {
+		assert.FileExists(t, filepath.Join(dir, "replay-out", f))
+	}
+}
+
+func TestReplayIsByteIdenticalAcrossRuns(t *testing.T) {
+	t.Parallel()
+	a, b := t.TempDir(), t.TempDir()
+	ra, rb := fencecheck(t, a, "replay", "--out", "o"), fencecheck(t, b, "replay", "--out", "o")
+	require.Equal(t, 0, ra.code)
+	require.Equal(t, ra.stdout, rb.stdout)
+	entries, err := os.ReadDir(filepath.Join(a, "o"))
+	require.NoError(t, err)
+	for _, e := range entries {
+		x, _ := os.ReadFile(filepath.Join(a, "o", e.Name()))
+		y, _ := os.ReadFile(filepath.Join(b, "o", e.Name()))
+		assert.Equal(t, x, y, e.Name())
+	}
+}
+
+func TestCheckJudgesTheReplayTraces(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	require.Equal(t, 0, fencecheck(t, dir, "replay").code)
+	cases := []struct {
+		trace, policy string
+		code          int
+		contains      string
+	}{
+		{"unfenced", "strict", 1, "reject token 41: token 42 was already accepted"},
+		{"fenced", "strict", 0, "HELD"},
+		{"repeated-token", "strict", 1, "token 42 was accepted twice"},
+		{"repeated-token", "accept-equal", 0, "HELD"},
+		{"old-token-first", "strict", 0, "HELD"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.trace+"/"+tc.policy, func(t *testing.T) {
+			r := fencecheck(t, dir, "check", "replay-out/"+tc.trace+".jsonl", "--policy", tc.policy)
+			assert.Equal(t, tc.code, r.code, r.stdout+r.stderr)
+			assert.Contains(t, r.stdout, tc.contains)
+		})
+	}
+}
+
+func TestCheckExitCodes(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	write := func(name string, lines ...string) string {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o644))
+		return p
+	}
+	newer := []string{
+		`{"index":0,"time":3000,"process":1,"type":"invoke","f":"write","resource":"report","token":42,"value":"new-result"}`,
+		`{"index":1,"time":3100,"process":1,"type":"ok","f":"write","resource":"report","token":42,"value":"new-result","outcome":"accepted"}`,
+	}
+	stale := write("stale.jsonl", append(newer,
+		`{"index":2,"time":4000,"process":0,"type":"invoke","f":"write","resource":"report","token":41,"value":"old-result"}`,
+		`{"index":3,"time":4100,"process":0,"type":"ok","f":"write","resource":"report","token":41,"value":"old-result","outcome":"accepted"}`)...)
+	good := write("good.jsonl", append(newer,
+		`{"index":2,"time":4000,"process":0,"type":"invoke","f":"write","resource":"report","token":41,"value":"old-result"}`,
+		`{"index":3,"time":4100,"process":0,"type":"ok","f":"write","resource":"report","token":41,"value":"old-result","outcome":"rejected"}`)...)
+	malformed := write("history.jsonl", newer[0],
+		`{"index":1,"time":3100,"process":1,"type":"ok","f":"write","resource":"report","token":"x","outcome":"accepted"}`)
+
+	cases := []struct {
+		name     string
+		args     []string
+		code     int
+		stdout   string
+		stderr   string
+		htmlFile string
+	}{
+		{name: "correct history holds", args: []string{"check", good}, code: 0, stdout: "HELD"},
+		{name: "stale write accepted is a violation", args: []string{"check", stale}, code: 1, stdout: "stale write accepted"},
+		{name: "checker gives up: inconclusive", args: []string{"check", stale, "--timeout", "1ns"}, code: 2, stdout: "INCONCLUSIVE"},
+		{name: "malformed input names file, line and field", args: []string{"check", malformed}, code: 3, stderr: `history.jsonl:2: field "token": not an unsigned integer`},
+		{name: "missing file", args: []string{"check", filepath.Join(dir, "nope.jsonl")}, code: 3, stderr: "open history"},
+		{name: "bad flag names the flag", args: []string{"check", good, "--polcy", "strict"}, code: 3, stderr: "--polcy"},
+		{name: "bad policy names the flag", args: []string{"check", good, "--policy", "lenient"}, code: 3, stderr: "--policy"},
+		{name: "no history", args: []string{"check"}, code: 3, stderr: "want one HISTORY file"},
+		{name: "unknown command", args: []string{"chek"}, code: 3, stderr: "unknown command"},
+		{name: "visualization of a violation", args: []string{"check", stale, "--html", filepath.Join(dir, "v.html")}, code: 1, htmlFile: filepath.Join(dir, "v.html")},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := fencecheck(t, dir, tc.args...)
+			assert.Equal(t, tc.code, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+			assert.Contains(t, r.stdout, tc.stdout)
+			assert.Contains(t, r.stderr, tc.stderr)
+			if tc.htmlFile != "" {
+				html, err := os.ReadFile(tc.htmlFile)
+				require.NoError(t, err)
+				assert.Contains(t, string(html), "<html")
+				assert.Contains(t, string(html), "old-result")
+			}
+		})
+	}
+}
+
+func TestCheckJSON(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	require.Equal(t, 0, fencecheck(t, dir, "replay").code)
+	r := fencecheck(t, dir, "check", "--json", "replay-out/unfenced.jsonl")
+	require.Equal(t, 1, r.code)
+	var got struct {
+		Counts struct{ Accepted int } `json:"counts"`
+		Result struct {
+			Verdict    string `json:"verdict"`
+			Violations []struct {
+				Resource string `json:"resource"`
+				Steps    []struct{ Expected string }
+			} `json:"violations"`
+		} `json:"result"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &got))
+	assert.Equal(t, "violated", got.Result.Verdict)
+	assert.Equal(t, 2, got.Counts.Accepted)
+	require.Len(t, got.Result.Violations, 1)
+	assert.Equal(t, "report", got.Result.Violations[0].Resource)
+	assert.Len(t, got.Result.Violations[0].Steps, 2)
+}

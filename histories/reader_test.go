@@ -1,0 +1,104 @@
+package histories
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// goodLines returns n valid lines: alternating write invocations and
+// accepted completions by one process.
+func goodLines(n int) []string {
+	var lines []string
+	for i := 0; i < n; i++ {
+		if i%2 == 0 {
+			lines = append(lines, fmt.Sprintf(`{"index":%d,"time":%d,"process":0,"type":"invoke","f":"write","resource":"r","token":%d,"value":"v%d"}`, i, i*10, i+1, i))
+		} else {
+			lines = append(lines, fmt.Sprintf(`{"index":%d,"time":%d,"process":0,"type":"ok","f":"write","resource":"r","token":%d,"value":"v%d","outcome":"accepted"}`, i, i*10, i, i-1))
+		}
+	}
+	return lines
+}
+
+func writeHistory(t *testing.T, content string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "history.jsonl")
+	require.NoError(t, os.WriteFile(path, []byte(content), 0o644))
+	return path
+}
+
+func TestReadFileNamesFileLineAndField(t *testing.T) {
+	t.Parallel()
+	lines := goodLines(20)
+	lines[16] = `{"index":16,"time":160,"process":0,"type":"invoke","f":"write","resource":"r","token":"x","value":"v"}`
+	path := writeHistory(t, strings.Join(lines, "\n")+"\n")
+	_, err := ReadFile(path)
+	require.Error(t, err)
+	assert.Equal(t, path+`:17: field "token": not an unsigned integer`, err.Error())
+	var le *LineError
+	require.ErrorAs(t, err, &le)
+	assert.Equal(t, 17, le.Line)
+}
+
+func TestReadFileCountsBlankLinesInLineNumbers(t *testing.T) {
+	t.Parallel()
+	lines := goodLines(4)
+	content := lines[0] + "\n\n" + lines[1] + "\n" + `{"index":2` + "\n"
+	_, err := ReadFile(writeHistory(t, content))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), ":4: ")
+}
+
+func TestReadFileMissing(t *testing.T) {
+	t.Parallel()
+	_, err := ReadFile(filepath.Join(t.TempDir(), "nope.jsonl"))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "open history")
+}
+
+func TestReadDropsTruncatedLastLine(t *testing.T) {
+	t.Parallel()
+	lines := goodLines(6)
+	content := strings.Join(lines, "\n") + "\n" + lines[0][:30]
+	h, err := ReadFile(writeHistory(t, content))
+	require.NoError(t, err)
+	assert.True(t, h.Truncated)
+	assert.Len(t, h.Operations, 3)
+}
+
+func TestReadAcceptsLastLineWithoutNewline(t *testing.T) {
+	t.Parallel()
+	h, err := ReadFile(writeHistory(t, strings.Join(goodLines(4), "\n")))
+	require.NoError(t, err)
+	assert.False(t, h.Truncated)
+	assert.Len(t, h.Operations, 2)
+	assert.Equal(t, StatusAccepted, h.Operations[1].Status)
+}
+
+func TestReadHandlesLinesLongerThanTheBuffer(t *testing.T) {
+	t.Parallel()
+	big := strings.Repeat("x", 3<<20)
+	content := fmt.Sprintf(`{"index":0,"time":0,"process":0,"type":"invoke","f":"write","resource":"r","token":1,"value":"%s"}`+"\n", big)
+	h, err := ReadFile(writeHistory(t, content))
+	require.NoError(t, err)
+	require.Len(t, h.Operations, 1)
+	assert.Len(t, h.Operations[0].Value, len(big))
+}
+
+func TestReadLargeHistoryStreams(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	for _, l := range goodLines(200000) {
+		b.WriteString(l)
+		b.WriteByte('\n')
+	}
+	h, err := Read(strings.NewReader(b.String()), "big.jsonl")
+	require.NoError(t, err)
+	assert.Len(t, h.Operations, 100000)
+	assert.Equal(t, 200000, h.Events)
+}

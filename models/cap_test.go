@@ -1,0 +1,71 @@
+package models
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/fencecheck/fencecheck/histories"
+)
+
+func TestFencingCap(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name            string
+		policy          Policy
+		ops             *hb
+		wantReturn      map[int]int64 // op ID → return after the cap
+		capped, dropped int
+	}{
+		{
+			name:       "stale unknown write capped at the newer write's return",
+			policy:     Strict,
+			ops:        new(hb).w(0, 41, "old", 5, 0, unk).w(1, 42, "new", 0, 10, acc),
+			wantReturn: map[int]int64{0: 10}, capped: 1,
+		},
+		{
+			name:    "stale unknown write invoked after the newer write returned is dropped",
+			policy:  Strict,
+			ops:     new(hb).w(1, 42, "new", 0, 10, acc).w(0, 41, "old", 20, 0, unk),
+			dropped: 1, wantReturn: map[int]int64{0: 10},
+		},
+		{
+			name:       "equal token caps under strict",
+			policy:     Strict,
+			ops:        new(hb).w(1, 42, "new", 0, 10, acc).w(0, 42, "dup", 5, 0, unk),
+			wantReturn: map[int]int64{1: 10}, capped: 1,
+		},
+		{
+			name:       "equal token does not cap under accept-equal",
+			policy:     AcceptEqual,
+			ops:        new(hb).w(1, 42, "new", 0, 10, acc).w(0, 42, "dup", 5, 0, unk),
+			wantReturn: map[int]int64{1: histories.Infinity},
+		},
+		{
+			name:       "a higher unknown write is not capped by a lower accepted one",
+			policy:     Strict,
+			ops:        new(hb).w(1, 41, "a", 0, 10, acc).w(0, 42, "b", 5, 0, unk),
+			wantReturn: map[int]int64{1: histories.Infinity},
+		},
+		{
+			name:       "the earliest blocking return wins",
+			policy:     Strict,
+			ops:        new(hb).w(0, 10, "x", 0, 0, unk).w(1, 50, "a", 0, 40, acc).w(2, 20, "b", 0, 30, acc).w(3, 5, "c", 0, 100, acc),
+			wantReturn: map[int]int64{0: 30}, capped: 1,
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			kept, st := ApplyFencingCap(tc.policy, tc.ops.ops)
+			assert.Equal(t, tc.capped, st.Capped)
+			assert.Equal(t, tc.dropped, st.Dropped)
+			assert.Len(t, kept, len(tc.ops.ops)-tc.dropped)
+			for _, op := range kept {
+				if ret, ok := tc.wantReturn[op.ID]; ok {
+					assert.Equal(t, ret, op.Return, "op %d", op.ID)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,112 @@
+package replay
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/models"
+	"github.com/fencecheck/fencecheck/targets"
+	"github.com/fencecheck/fencecheck/targets/memory"
+)
+
+func seedReceivers() Receivers {
+	return Receivers{
+		Fenced:   func() targets.Target { return memory.NewAcceptEqual() },
+		Unfenced: func() targets.Target { return memory.NewUnfenced() },
+	}
+}
+
+// TestSeedTable is the seed's five-step table, for both resources, as the
+// receivers actually answered it.
+func TestSeedTable(t *testing.T) {
+	t.Parallel()
+	rep, err := Run(context.Background(), seedReceivers())
+	require.NoError(t, err)
+	want := []Row{
+		{1, "A receives token 41 and reads its input", "No result has been written", "No result has been written"},
+		{2, "A pauses; its lease expires", "Expiry alone does not modify the resource", "Expiry alone does not modify the resource"},
+		{3, "B receives token 42 and writes a new result", "Resource stores the new result; no token is checked", "Resource accepts 42 and records it"},
+		{4, "A resumes and submits its old result with 41", "Resource accepts 41: the old result replaces the new one", "Resource rejects 41 because 42 was already accepted"},
+		{5, "B submits the same result again with 42", "Resource accepts it; nothing is checked", "Token check accepts it; duplicate suppression is a separate concern"},
+	}
+	require.Len(t, rep.Comparison, len(want))
+	for i, row := range want {
+		t.Run(row.Event, func(t *testing.T) {
+			assert.Equal(t, row, rep.Comparison[i])
+		})
+	}
+}
+
+func TestReplayLines(t *testing.T) {
+	t.Parallel()
+	rep, err := Run(context.Background(), seedReceivers())
+	require.NoError(t, err)
+	assert.Equal(t, []string{
+		"unfenced final value: old-result",
+		"fenced final value: new-result",
+		"repeated current token: accepted",
+		"old token before newer token reaches resource: accepted",
+	}, rep.Lines())
+}
+
+func TestReplayWithStrictReceiverRejectsTheRepeat(t *testing.T) {
+	t.Parallel()
+	rep, err := Run(context.Background(), Receivers{
+		Fenced:   func() targets.Target { return memory.NewFenced() },
+		Unfenced: func() targets.Target { return memory.NewUnfenced() },
+	})
+	require.NoError(t, err)
+	assert.Equal(t, "repeated current token: rejected", rep.Lines()[2])
+	assert.Equal(t, "old token before newer token reaches resource: accepted", rep.Lines()[3])
+}
+
+// TestTracesJudged checks each case's trace with the checker, under the
+// policy the seed's receiver implements and under strict.
+func TestTracesJudged(t *testing.T) {
+	t.Parallel()
+	rep, err := Run(context.Background(), seedReceivers())
+	require.NoError(t, err)
+	want := map[string][2]models.Verdict{ // strict, accept-equal
+		"unfenced":        {models.Violated, models.Violated},
+		"fenced":          {models.Held, models.Held},
+		"repeated-token":  {models.Violated, models.Held},
+		"old-token-first": {models.Held, models.Held},
+	}
+	for _, tr := range rep.Traces {
+		t.Run(tr.Name, func(t *testing.T) {
+			h, err := histories.Pair(tr.Events)
+			require.NoError(t, err)
+			for i, p := range []models.Policy{models.Strict, models.AcceptEqual} {
+				assert.Equal(t, want[tr.Name][i], models.CheckPorcupine(h.Operations, models.Options{Policy: p}).Verdict, "policy %s", p)
+			}
+		})
+	}
+}
+
+func TestReplayIsDeterministic(t *testing.T) {
+	t.Parallel()
+	dirs := []string{t.TempDir(), t.TempDir()}
+	for _, dir := range dirs {
+		rep, err := Run(context.Background(), seedReceivers())
+		require.NoError(t, err)
+		_, err = rep.WriteFiles(dir)
+		require.NoError(t, err)
+	}
+	entries, err := os.ReadDir(dirs[0])
+	require.NoError(t, err)
+	require.Len(t, entries, 6)
+	for _, e := range entries {
+		a, err := os.ReadFile(filepath.Join(dirs[0], e.Name()))
+		require.NoError(t, err)
+		b, err := os.ReadFile(filepath.Join(dirs[1], e.Name()))
+		require.NoError(t, err)
+		assert.True(t, bytes.Equal(a, b), "%s differs between runs", e.Name())
+	}
+}

@@ -1,0 +1,103 @@
+package memory
+
+import (
+	"context"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fencecheck/fencecheck/targets"
+)
+
+func TestReceiversAnswerTheSeedsSteps(t *testing.T) {
+	t.Parallel()
+	type step struct {
+		token uint64
+		value string
+		want  targets.Outcome
+	}
+	cases := []struct {
+		name  string
+		open  string
+		steps []step
+		final string
+	}{
+		{"fenced rejects older and equal tokens", "fenced", []step{{42, "new", targets.Accepted}, {41, "old", targets.Rejected}, {42, "dup", targets.Rejected}}, "new"},
+		{"accept-equal accepts the repeat", "accept-equal", []step{{42, "new", targets.Accepted}, {41, "old", targets.Rejected}, {42, "dup", targets.Accepted}}, "dup"},
+		{"unfenced accepts everything", "unfenced", []step{{42, "new", targets.Accepted}, {41, "old", targets.Accepted}}, "old"},
+		{"check-then-set without a race behaves", "check-then-set", []step{{42, "new", targets.Accepted}, {41, "old", targets.Rejected}}, "new"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			tgt, err := Open(tc.open)
+			require.NoError(t, err)
+			r, err := tgt.Read(ctx, "report")
+			require.NoError(t, err)
+			assert.False(t, r.Found)
+			for _, s := range tc.steps {
+				out, err := tgt.Write(ctx, "report", s.token, s.value)
+				require.NoError(t, err)
+				assert.Equal(t, s.want, out, "token %d", s.token)
+			}
+			r, err = tgt.Read(ctx, "report")
+			require.NoError(t, err)
+			assert.Equal(t, tc.final, r.Value)
+			other, err := tgt.Read(ctx, "other")
+			require.NoError(t, err)
+			assert.False(t, other.Found, "resources are independent")
+		})
+	}
+}
+
+// TestCheckThenSetRace drives both writers through the check before
+// either writes: the lower token is applied last and wins.
+func TestCheckThenSetRace(t *testing.T) {
+	t.Parallel()
+	c := NewCheckThenSet()
+	var checked sync.WaitGroup
+	checked.Add(2)
+	release42 := make(chan struct{})
+	c.Window = func(ctx context.Context) {
+		checked.Done()
+		checked.Wait()
+		if ctx.Value(tokenKey{}) == uint64(41) {
+			<-release42 // 41 writes after 42
+		}
+	}
+	var wg sync.WaitGroup
+	outs := make(map[uint64]targets.Outcome)
+	var mu sync.Mutex
+	for _, tok := range []uint64{41, 42} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out, err := c.Write(context.WithValue(context.Background(), tokenKey{}, tok), "r", tok, "v")
+			assert.NoError(t, err)
+			mu.Lock()
+			outs[tok] = out
+			mu.Unlock()
+			if tok == 42 {
+				close(release42)
+			}
+		}()
+	}
+	wg.Wait()
+	assert.Equal(t, targets.Accepted, outs[41])
+	assert.Equal(t, targets.Accepted, outs[42])
+	r, err := c.Read(context.Background(), "r")
+	require.NoError(t, err)
+	assert.Equal(t, uint64(41), r.Token, "the stale write landed last")
+}
+
+type tokenKey struct{}
+
+func TestOpenRejectsUnknownNames(t *testing.T) {
+	t.Parallel()
+	_, err := Open("fencd")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `"fencd"`)
+}
