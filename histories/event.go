@@ -74,8 +74,10 @@ const (
 	FAcquire = "acquire"
 	FExpire  = "expire"
 	FRelease = "release"
-	FStart   = "start"
-	FStop    = "stop"
+	FStart   = "start" // a fault's window opens (the schedule switched it on)
+	FStop    = "stop"  // a fault's window closes
+	FBegin   = "begin" // one action of a fault begins (a worker held, a write delayed)
+	FEnd     = "end"   // that action ends
 )
 
 // Event is one line of a history.

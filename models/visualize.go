@@ -43,6 +43,10 @@ func Annotations(others []histories.Event) []porcupine.Annotation {
 				Tag: "lease " + e.Resource, Start: e.Time, Description: desc,
 				Details: fmt.Sprintf("worker %d: %s", e.Holder, e.Detail), BackgroundColor: leaseColor(e.F),
 			})
+		case e.Actor == histories.ActorNemesis && (e.F == histories.FBegin || e.F == histories.FEnd):
+			out = append(out, porcupine.Annotation{
+				Tag: "nemesis " + e.Fault, Start: e.Time, Description: e.F, Details: e.Detail, BackgroundColor: "#fff3e0",
+			})
 		case e.Actor == histories.ActorNemesis && e.F == histories.FStart:
 			open[e.Fault] = e
 		case e.Actor == histories.ActorNemesis && e.F == histories.FStop:

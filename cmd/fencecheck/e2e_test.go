@@ -15,10 +15,10 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// binary is the fencecheck binary built once for the end-to-end tests,
+// fencecheckBinary is the fencecheck fencecheckBinary built once for the end-to-end tests,
 // which run it as a user would and look only at its output, files and exit
 // code.
-var binary string
+var fencecheckBinary string
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "fencecheck-e2e")
@@ -26,8 +26,8 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(3)
 	}
-	binary = filepath.Join(dir, "fencecheck")
-	build := exec.Command("go", "build", "-race", "-o", binary, ".")
+	fencecheckBinary = filepath.Join(dir, "fencecheck")
+	build := exec.Command("go", "build", "-race", "-o", fencecheckBinary, ".")
 	build.Stderr = os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "build fencecheck:", err)
@@ -45,7 +45,7 @@ type result struct {
 
 func fencecheck(t *testing.T, dir string, args ...string) result {
 	t.Helper()
-	cmd := exec.Command(binary, args...)
+	cmd := exec.Command(fencecheckBinary, args...)
 	cmd.Dir = dir
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb

@@ -4,10 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 	"time"
 
-	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/models"
 )
 
@@ -27,7 +25,7 @@ func printCheck(w io.Writer, rep checkReport) {
 	fmt.Fprintf(w, "verdict        %s\n", verdictLine(res))
 	for _, v := range res.Violations {
 		fmt.Fprintln(w)
-		printViolation(w, v)
+		models.WriteViolation(w, v)
 	}
 }
 
@@ -40,25 +38,4 @@ func verdictLine(res models.Result) string {
 	default:
 		return fmt.Sprintf("INCONCLUSIVE: the checker gave up on %d resources (%s)", len(res.TimedOut), strings.Join(res.TimedOut, ", "))
 	}
-}
-
-func printViolation(w io.Writer, v models.Violation) {
-	fmt.Fprintf(w, "resource %q: %s\n", v.Resource, v.Summary)
-	if len(v.Steps) == 0 {
-		return
-	}
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "step\ttime\tprocess\tevent\twhat the resource should have done")
-	for i, s := range v.Steps {
-		fmt.Fprintf(tw, "%d\t%s\t%d\t%s\t%s\n", i+1, interval(s.Call, s.Return), s.Process, s.Event, s.Expected)
-	}
-	tw.Flush()
-}
-
-func interval(call, ret int64) string {
-	end := "∞"
-	if ret != histories.Infinity {
-		end = time.Duration(ret).String()
-	}
-	return time.Duration(call).String() + "–" + end
 }

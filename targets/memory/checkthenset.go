@@ -16,7 +16,7 @@ type CheckThenSet struct {
 	// Window runs between the check and the write. The harness sets it to
 	// its scheduler's yield so that the race window is explored
 	// deterministically; nil lets the Go scheduler decide.
-	Window func(ctx context.Context)
+	Window func(ctx context.Context, resource string, token uint64)
 }
 
 // NewCheckThenSet returns a receiver with the check-then-set race.
@@ -32,8 +32,13 @@ func (c *CheckThenSet) Write(ctx context.Context, resource string, token uint64,
 		return targets.Rejected, nil
 	}
 	if c.Window != nil {
-		c.Window(ctx)
+		c.Window(ctx, resource, token)
 	}
 	c.put(resource, cell{value: value, token: token})
 	return targets.Accepted, nil
+}
+
+// SetWindow sets what runs between the check and the write.
+func (c *CheckThenSet) SetWindow(window func(ctx context.Context, resource string, token uint64)) {
+	c.Window = window
 }

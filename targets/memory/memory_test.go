@@ -61,7 +61,7 @@ func TestCheckThenSetRace(t *testing.T) {
 	var checked sync.WaitGroup
 	checked.Add(2)
 	release42 := make(chan struct{})
-	c.Window = func(ctx context.Context) {
+	c.Window = func(ctx context.Context, _ string, _ uint64) {
 		checked.Done()
 		checked.Wait()
 		if ctx.Value(tokenKey{}) == uint64(41) {

@@ -1,0 +1,132 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestRunExitCodes(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name   string
+		args   []string
+		code   int
+		stdout string
+		stderr string
+	}{
+		{"correct receiver holds", []string{"--target", "memory://fenced", "--seed", "7"}, 0, "HELD", ""},
+		{"the issue's command finds check-then-set", []string{"--target", "memory://check-then-set", "--workers", "8", "--resources", "4", "--duration", "5s", "--nemesis", "pause,delay", "--seed", "7"}, 1, "VIOLATED", ""},
+		{"coverage gate not met", []string{"--target", "memory://fenced", "--seed", "7", "--nemesis", "none", "--min-stale", "1"}, 2, "NO STALE WRITE WAS SUBMITTED", ""},
+		{"unknown target", []string{"--target", "memory://fencd"}, 3, "", `unknown memory target "fencd"`},
+		{"unsupported scheme", []string{"--target", "ftp://x"}, 3, "", `unsupported scheme "ftp"`},
+		{"missing target", []string{}, 3, "", "--target: required"},
+		{"bad workers", []string{"--target", "memory://fenced", "--workers", "0"}, 3, "", "workers: 0"},
+		{"bad nemesis", []string{"--target", "memory://fenced", "--nemesis", "pause,flood"}, 3, "", `--nemesis: unknown fault "flood"`},
+		{"bad flag value", []string{"--target", "memory://fenced", "--duration", "soon"}, 3, "", `"soon"`},
+		{"bad requirement", []string{"--target", "memory://fenced", "--require", "everything"}, 3, "", "--require"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			r := fencecheck(t, dir, append([]string{"run", "--store", "store"}, tc.args...)...)
+			assert.Equal(t, tc.code, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+			assert.Contains(t, r.stdout, tc.stdout)
+			assert.Contains(t, r.stderr, tc.stderr)
+			if tc.code <= 2 {
+				assert.FileExists(t, filepath.Join(dir, "store", "latest", "history.jsonl"))
+				assert.FileExists(t, filepath.Join(dir, "store", "latest", "result.json"))
+				assert.FileExists(t, filepath.Join(dir, "store", "latest", "summary.txt"))
+				// The stored history is re-checkable and agrees.
+				again := fencecheck(t, dir, "check", "store/latest/history.jsonl")
+				if tc.code != 2 {
+					assert.Equal(t, tc.code, again.code, again.stdout)
+				}
+			}
+		})
+	}
+}
+
+func TestRunSameSeedSameHistory(t *testing.T) {
+	t.Parallel()
+	var histories [2][]byte
+	for i := range histories {
+		dir := t.TempDir()
+		r := fencecheck(t, dir, "run", "--target", "memory://check-then-set", "--seed", "11", "--store", "s")
+		require.Equal(t, 1, r.code, r.stderr)
+		var err error
+		histories[i], err = os.ReadFile(filepath.Join(dir, "s", "latest", "history.jsonl"))
+		require.NoError(t, err)
+	}
+	assert.True(t, bytes.Equal(histories[0], histories[1]))
+}
+
+func TestRunJSON(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	r := fencecheck(t, dir, "run", "--target", "memory://unfenced", "--seed", "3", "--json", "--store", "s")
+	require.Equal(t, 1, r.code, r.stderr)
+	var res struct {
+		Verdict  string `json:"verdict"`
+		Coverage struct {
+			StaleWrites int `json:"stale_writes"`
+		} `json:"coverage"`
+		Config struct {
+			Seed uint64 `json:"seed"`
+		} `json:"config"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &res))
+	assert.Equal(t, "violated", res.Verdict)
+	assert.Equal(t, uint64(3), res.Config.Seed)
+	assert.Positive(t, res.Coverage.StaleWrites)
+}
+
+// startLongRun starts a real-time run that would last an hour and waits
+// until its history has reached the disk.
+func startLongRun(t *testing.T, dir string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(fencecheckBinary, "run", "--target", "memory://fenced", "--realtime", "--duration", "1h",
+		"--lease-ttl", "20ms", "--store", "s", "--seed", "5")
+	cmd.Dir = dir
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	require.NoError(t, cmd.Start())
+	history := filepath.Join(dir, "s", "latest", "history.jsonl")
+	require.Eventually(t, func() bool {
+		st, err := os.Stat(history)
+		return err == nil && st.Size() > 10000
+	}, 30*time.Second, 20*time.Millisecond, "no history reached the disk")
+	return cmd
+}
+
+func TestKilledRunLeavesACheckableHistory(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	cmd := startLongRun(t, dir)
+	require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
+	_ = cmd.Wait()
+	r := fencecheck(t, dir, "check", "s/latest/history.jsonl")
+	assert.Equal(t, 0, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stdout, "HELD")
+}
+
+func TestInterruptedRunReportsAndChecks(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	cmd := startLongRun(t, dir)
+	require.NoError(t, cmd.Process.Signal(os.Interrupt))
+	err := cmd.Wait()
+	assert.NoError(t, err, "an interrupted run of a correct receiver still exits 0")
+	summary, err := os.ReadFile(filepath.Join(dir, "s", "latest", "summary.txt"))
+	require.NoError(t, err)
+	assert.Contains(t, string(summary), "interrupted")
+}

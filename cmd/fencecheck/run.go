@@ -1,0 +1,200 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/fencecheck/fencecheck/harness"
+	"github.com/fencecheck/fencecheck/models"
+	"github.com/fencecheck/fencecheck/nemesis"
+)
+
+type runFlags struct {
+	target        string
+	workers       int
+	resources     int
+	duration      time.Duration
+	ops           int
+	rate          float64
+	leaseTTL      time.Duration
+	readShare     float64
+	nemesis       string
+	script        string
+	seed          uint64
+	policy        string
+	require       []string
+	minStale      int
+	store         string
+	name          string
+	json          bool
+	checkTimeout  time.Duration
+	realtime      bool
+	noProgress    bool
+	opTimeout     time.Duration
+	seedGenerated bool
+}
+
+func newRunCommand() *cobra.Command {
+	var f runFlags
+	cmd := &cobra.Command{
+		Use:   "run --target SPEC",
+		Short: "Run concurrent token-carrying workers against a target under faults, then check the history",
+		Long: `run starts workers that take leases, carry fencing tokens and write to the
+target while the nemesis injects faults; it records the history to the run
+store (store/<run>/<time>/), checks it against the fenced-register model and
+says which hazards the run exercised.
+
+With a memory:// target the run is deterministic: a seeded scheduler and a
+virtual clock, no real sleeps; the same --seed gives the same history, byte
+for byte.
+
+Faults (--nemesis, comma-separated): pause (hold a worker after it prepared
+its write until a newer owner wrote), delay (hold a write on its way to the
+resource), expire (end leases early), duplicate (deliver a write twice).`,
+		Args: exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			f.seedGenerated = !cmd.Flags().Changed("seed")
+			return runRun(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), f)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.target, "target", "", "the receiver under test: memory://fenced, memory://unfenced, memory://check-then-set, memory://accept-equal")
+	fl.IntVar(&f.workers, "workers", 8, "concurrent workers")
+	fl.IntVar(&f.resources, "resources", 4, "protected resources")
+	fl.DurationVar(&f.duration, "duration", 5*time.Second, "how long workers run (virtual time for memory targets)")
+	fl.IntVar(&f.ops, "ops", 0, "stop after this many client operations (0: no limit)")
+	fl.Float64Var(&f.rate, "rate", 0, "client operations per second, all workers together (0: unlimited)")
+	fl.DurationVar(&f.leaseTTL, "lease-ttl", 100*time.Millisecond, "lease duration")
+	fl.Float64Var(&f.readShare, "read-share", 0.2, "probability of an extra read after each job")
+	fl.StringVar(&f.nemesis, "nemesis", "pause,delay", "faults to inject: pause,delay,expire,duplicate or none")
+	fl.StringVar(&f.script, "nemesis-script", "", `scripted fault windows instead of random ones, e.g. "500ms:+pause,2s:-pause"`)
+	fl.Uint64Var(&f.seed, "seed", 0, "seed for every random choice (default: a random seed, printed)")
+	fl.StringVar(&f.policy, "policy", "strict", "fencing policy: strict or accept-equal")
+	fl.StringSliceVar(&f.require, "require", nil, "extra invariants: exclusive (no write accepted from a holder whose lease was reassigned before it was sent)")
+	fl.IntVar(&f.minStale, "min-stale", 0, "exit 2 unless at least this many stale writes were exercised")
+	fl.StringVar(&f.store, "store", "store", "run store directory")
+	fl.StringVar(&f.name, "name", "", "run name (default: derived from the target)")
+	fl.BoolVar(&f.json, "json", false, "print the result as JSON")
+	fl.DurationVar(&f.checkTimeout, "check-timeout", 60*time.Second, "give up checking after this long (exit 2)")
+	fl.BoolVar(&f.realtime, "realtime", false, "run a memory target on the real clock instead of the deterministic simulation")
+	fl.BoolVar(&f.noProgress, "no-progress", false, "do not show the live progress line")
+	fl.DurationVar(&f.opTimeout, "op-timeout", 0, "how long a worker waits for an answer before recording an unknown outcome (default 4×lease-ttl)")
+	return cmd
+}
+
+func (f *runFlags) config(t *openedTarget) (harness.Config, error) {
+	policy, err := models.ParsePolicy(f.policy)
+	if err != nil {
+		return harness.Config{}, &usageError{fmt.Errorf("--policy: %w", err)}
+	}
+	faults, err := nemesis.Parse(f.nemesis)
+	if err != nil {
+		return harness.Config{}, &usageError{fmt.Errorf("--nemesis: %w", err)}
+	}
+	cfg := harness.Config{
+		Target: t.target, TargetName: t.name, Workers: f.workers, Resources: f.resources,
+		Duration: f.duration, Ops: f.ops, Rate: f.rate, LeaseTTL: f.leaseTTL, ReadShare: f.readShare,
+		Faults: faults, Seed: f.seed, Deterministic: t.deterministic && !f.realtime, Policy: policy,
+		MinStale: f.minStale, StoreDir: f.store, RunName: f.name, CheckTimeout: f.checkTimeout, OpTimeout: f.opTimeout,
+	}
+	if f.readShare == 0 {
+		cfg.ReadShare = -1 // an explicit 0 means no extra reads
+	}
+	if f.script != "" {
+		sc, err := nemesis.ParseScript(f.script)
+		if err != nil {
+			return cfg, &usageError{fmt.Errorf("--nemesis-script: %w", err)}
+		}
+		cfg.Schedule = sc
+	}
+	for _, req := range f.require {
+		if req != "exclusive" {
+			return cfg, &usageError{fmt.Errorf("--require: unknown invariant %q (want exclusive)", req)}
+		}
+		cfg.RequireExclusive = true
+	}
+	if err := cfg.Validate(); err != nil && cfg.Target != nil {
+		return cfg, &usageError{err}
+	}
+	return cfg, nil
+}
+
+func runRun(ctx context.Context, stdout, stderr io.Writer, f runFlags) error {
+	if f.target == "" {
+		return &usageError{fmt.Errorf("--target: required")}
+	}
+	if f.seedGenerated {
+		f.seed = randomSeed()
+	}
+	t, err := openTarget(f.target)
+	if err != nil {
+		return err
+	}
+	defer t.close()
+	cfg, err := f.config(t)
+	if err != nil {
+		return err
+	}
+	harness.Version = version
+	stopProgress := func() {}
+	if !f.noProgress && !f.json && isTerminal(stderr) {
+		cfg.Progress, stopProgress = progressLine(stderr)
+	}
+	res, err := harness.Run(ctx, cfg)
+	stopProgress()
+	if err != nil {
+		return err
+	}
+	if f.json {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(res); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprint(stdout, res.Summary())
+		if f.seedGenerated {
+			fmt.Fprintf(stdout, "\nreproduce with --seed %d\n", f.seed)
+		}
+	}
+	return exitFor(res.Verdict)
+}
+
+func randomSeed() uint64 {
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return uint64(time.Now().UnixNano())
+	}
+	return binary.LittleEndian.Uint64(b[:]) >> 1
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// progressLine shows a live status line on a terminal.
+func progressLine(w io.Writer) (func(harness.Progress), func()) {
+	bar := progressbar.NewOptions(-1,
+		progressbar.OptionSetWriter(w),
+		progressbar.OptionSpinnerType(14),
+		progressbar.OptionClearOnFinish(),
+		progressbar.OptionSetDescription("starting"),
+	)
+	update := func(p harness.Progress) {
+		bar.Describe(fmt.Sprintf("%v/%v  ops %d  accepted %d  rejected %d  unknown %d",
+			p.Elapsed.Round(time.Millisecond), p.Duration, p.Ops, p.Accepted, p.Rejected, p.Unknown))
+		_ = bar.Add(0)
+	}
+	return update, func() { _ = bar.Finish() }
+}

@@ -1,0 +1,74 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/fencecheck/fencecheck/targets/memory"
+)
+
+// benchConfig is a run without think time, faults, extra reads or repeats:
+// every job is one read and one write, as in plainLoop, so the difference
+// is the harness (leases, recording, process bookkeeping, scheduling).
+func benchConfig(b *testing.B, deterministic bool) Config {
+	return Config{
+		Target: memory.NewFenced(), TargetName: "memory://fenced", Workers: 8, Resources: 64,
+		Ops: b.N, LeaseTTL: time.Hour, Think: -1, ReadShare: -1, RepeatShare: -1,
+		Deterministic: deterministic, Latency: time.Nanosecond, StoreDir: b.TempDir(), skipJudge: true,
+	}
+}
+
+// BenchmarkHarness measures client operations per second through the whole
+// run loop with recording to disk, against the in-memory fenced receiver.
+func BenchmarkHarness(b *testing.B) {
+	for _, mode := range []struct {
+		name          string
+		deterministic bool
+	}{{"realtime", false}, {"deterministic", true}} {
+		b.Run(mode.name, func(b *testing.B) {
+			cfg := benchConfig(b, mode.deterministic)
+			b.ReportAllocs()
+			b.ResetTimer()
+			if _, err := Run(context.Background(), cfg); err != nil {
+				b.Fatal(err)
+			}
+		})
+	}
+}
+
+// BenchmarkPlainLoop is the same work without the harness: 8 goroutines,
+// each job a read and a write with the next token of its resource.
+func BenchmarkPlainLoop(b *testing.B) {
+	tgt := memory.NewFenced()
+	const workers, resources = 8, 64
+	var tokens [resources]atomic.Uint64
+	var issued atomic.Int64
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.ResetTimer()
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for job := 0; ; job++ {
+				if issued.Add(2) > int64(b.N) {
+					return
+				}
+				r := (w + job*workers) % resources
+				name := fmt.Sprintf("r%d", r)
+				if _, err := tgt.Read(ctx, name); err != nil {
+					b.Error(err)
+				}
+				if _, err := tgt.Write(ctx, name, tokens[r].Add(1), fmt.Sprintf("w%d-j%d", w, job)); err != nil {
+					b.Error(err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}

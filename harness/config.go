@@ -1,0 +1,169 @@
+// Package harness runs concurrent, token-carrying workers against a target
+// while the nemesis injects faults, records the history, checks it, and
+// says what the run exercised. It has no dependency on testing; the
+// fencetest package adapts it to go test.
+//
+//	generator ──> workers ──write(resource, token, value)──> [nemesis] ──> target
+//	                │  ▲
+//	           lease service (tokens)
+//	                └──> histories.Recorder ──> models (check) ──> Result, run store
+package harness
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/fencecheck/fencecheck/models"
+	"github.com/fencecheck/fencecheck/nemesis"
+	"github.com/fencecheck/fencecheck/targets"
+)
+
+// Config describes a run. Zero fields take the defaults documented on
+// them; Validate says what is wrong with the rest.
+type Config struct {
+	// Target is the receiver under test. Required.
+	Target targets.Target
+	// TargetName names it in the run store and reports (never with a
+	// password).
+	TargetName string
+
+	Workers   int           // concurrent workers; default 8
+	Resources int           // protected resources; default 4
+	Duration  time.Duration // how long workers run; default 5s unless Ops is set
+	Ops       int           // stop after this many client operations; 0: no limit
+	Rate      float64       // client operations per second, all workers together; 0: unlimited
+	LeaseTTL  time.Duration // lease duration; default 100ms
+	// ReadShare is the probability of an extra read of a random resource
+	// after each job; default 0.2. RepeatShare is the probability that an
+	// owner writes a second time with the same token (the seed's fifth
+	// step); default 0.2. Set either to a negative number for none.
+	ReadShare   float64
+	RepeatShare float64
+	// Think is the mean time a worker spends preparing its result between
+	// reading its input and writing; default LeaseTTL/4.
+	// A negative Think means none.
+	Think time.Duration
+	// OpTimeout is how long a worker waits for an answer before it records
+	// an unknown outcome and continues as a new process; default 4×LeaseTTL.
+	OpTimeout time.Duration
+
+	Faults   []nemesis.Fault
+	Schedule nemesis.Schedule // default: random windows every ~3 lease TTLs
+
+	// Seed drives every random choice; with Deterministic it fixes the
+	// whole history.
+	Seed uint64
+	// Deterministic runs under a seeded scheduler with a virtual clock:
+	// no real sleeps, a reproducible interleaving. Only for targets that
+	// never block outside the harness (the memory targets).
+	Deterministic bool
+	// Latency is the mean one-way delay simulated around each call in
+	// deterministic mode; default 500µs.
+	Latency time.Duration
+
+	Policy           models.Policy
+	RequireExclusive bool // also fail accepted writes whose lease had been reassigned before they were sent
+	MinStale         int  // inconclusive (exit 2) unless at least this many stale writes were exercised
+
+	// StoreDir is the run store; default "store". RunName is the run's
+	// folder in it; default derived from TargetName.
+	StoreDir string
+	RunName  string
+
+	CheckTimeout time.Duration // default 60s
+	// Progress, if set, is called about four times a second while workers
+	// run, from a goroutine of its own.
+	Progress func(Progress)
+
+	// skipJudge stops after recording, so that benchmarks measure the run
+	// loop alone.
+	skipJudge bool
+}
+
+func (c *Config) setDefaults() {
+	if c.Workers == 0 {
+		c.Workers = 8
+	}
+	if c.Resources == 0 {
+		c.Resources = 4
+	}
+	if c.Duration == 0 && c.Ops == 0 {
+		c.Duration = 5 * time.Second
+	}
+	if c.LeaseTTL == 0 {
+		c.LeaseTTL = 100 * time.Millisecond
+	}
+	if c.ReadShare == 0 {
+		c.ReadShare = 0.2
+	}
+	if c.RepeatShare == 0 {
+		c.RepeatShare = 0.2
+	}
+	if c.Think == 0 {
+		c.Think = c.LeaseTTL / 4
+	}
+	c.Think = max(c.Think, 0) // negative: no think time
+	if c.OpTimeout == 0 {
+		c.OpTimeout = 4 * c.LeaseTTL
+	}
+	if c.Latency == 0 {
+		c.Latency = 500 * time.Microsecond
+	}
+	if c.Schedule == nil {
+		c.Schedule = nemesis.Random{Interval: 3 * c.LeaseTTL, Window: 4 * c.LeaseTTL}
+	}
+	if c.StoreDir == "" {
+		c.StoreDir = "store"
+	}
+	if c.CheckTimeout == 0 {
+		c.CheckTimeout = 60 * time.Second
+	}
+	if c.RunName == "" {
+		c.RunName = runName(c.TargetName)
+	}
+}
+
+// Validate reports every problem with c, each naming its field.
+func (c *Config) Validate() error {
+	var errs []error
+	bad := func(field, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%s: %s", field, fmt.Sprintf(format, args...)))
+	}
+	if c.Target == nil {
+		bad("target", "required")
+	}
+	if c.Workers < 1 || c.Workers > 10000 {
+		bad("workers", "%d is not between 1 and 10000", c.Workers)
+	}
+	if c.Resources < 1 || c.Resources > 1000000 {
+		bad("resources", "%d is not between 1 and 1000000", c.Resources)
+	}
+	if c.Duration < 0 {
+		bad("duration", "negative")
+	}
+	if c.Ops < 0 {
+		bad("ops", "negative")
+	}
+	if c.Rate < 0 {
+		bad("rate", "negative")
+	}
+	if c.LeaseTTL <= 0 {
+		bad("lease-ttl", "must be positive")
+	}
+	if c.ReadShare > 1 || c.RepeatShare > 1 {
+		bad("read-share", "shares are probabilities, at most 1")
+	}
+	if c.OpTimeout < 0 || c.Latency < 0 {
+		bad("timing", "durations must not be negative")
+	}
+	if c.MinStale < 0 {
+		bad("min-stale", "negative")
+	}
+	if sc, ok := c.Schedule.(nemesis.Script); ok {
+		if err := sc.Validate(c.Faults); err != nil {
+			bad("nemesis-script", "%v", err)
+		}
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,185 @@
+package harness
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/fencecheck/fencecheck/histories"
+)
+
+// Coverage says which hazards a run actually exercised, and how often. A
+// run that never sent a stale write proved nothing about fencing; the seed's
+// point is that a passed test must say what it excluded.
+type Coverage struct {
+	// StaleWrites were submitted after a write with a higher token had been
+	// accepted and had returned on the same resource: the protected case.
+	StaleWrites   int `json:"stale_writes"`
+	StaleRejected int `json:"stale_rejected"`
+	StaleAccepted int `json:"stale_accepted"`
+	StaleUnknown  int `json:"stale_unknown"`
+	// EqualTokenRepeats carried a token an earlier write on the resource
+	// had carried: a second write by the same owner, or a duplicate.
+	EqualTokenRepeats  int `json:"equal_token_repeats"`
+	EqualTokenAccepted int `json:"equal_token_accepted"`
+	// OldTokenFirst were accepted although their lease had been reassigned
+	// before they completed: the newer token had not reached the resource
+	// yet. Fencing allows this (the seed's last replay line). Those sent
+	// after the reassignment are what --require exclusive forbids.
+	OldTokenFirst int `json:"old_token_first"`
+	// UnknownOutcomes are operations whose result the worker never learned.
+	UnknownOutcomes int `json:"unknown_outcomes"`
+	// RejectedByResource counts rejected writes per resource.
+	RejectedByResource map[string]int `json:"rejected_by_resource"`
+	LeaseGrants        int            `json:"lease_grants"`
+	LeaseExpiries      int            `json:"lease_expiries"`
+	// FaultActions counts the nemesis's actions (a worker paused, a write
+	// delayed or duplicated, a lease expired early) per fault.
+	FaultActions map[string]int `json:"fault_actions"`
+}
+
+// ExclusiveViolation is an accepted write whose lease had already been
+// reassigned when it was sent: allowed by fencing, a violation of the
+// stronger requirement that no old owner writes after reassignment.
+type ExclusiveViolation struct {
+	OpID       int    `json:"op"`
+	Process    int    `json:"process"`
+	Resource   string `json:"resource"`
+	Token      uint64 `json:"token"`
+	NewerToken uint64 `json:"newer_token"` // granted before the write was sent
+	Call       int64  `json:"call_ns"`
+}
+
+// measureCoverage computes the coverage of a history, and the writes that
+// break the exclusive requirement.
+func measureCoverage(h *histories.History) (Coverage, []ExclusiveViolation) {
+	c := Coverage{RejectedByResource: make(map[string]int), FaultActions: make(map[string]int)}
+	grants := make(map[string][]grant)
+	for _, e := range h.Others {
+		switch {
+		case e.Actor == histories.ActorLease && e.F == histories.FAcquire:
+			c.LeaseGrants++
+			grants[e.Resource] = append(grants[e.Resource], grant{e.Time, e.Token})
+		case e.Actor == histories.ActorLease && e.F == histories.FExpire:
+			c.LeaseExpiries++
+		case e.Actor == histories.ActorNemesis && e.F == histories.FBegin:
+			c.FaultActions[e.Fault]++
+		}
+	}
+	byResource := make(map[string][]*histories.Operation)
+	var order []string
+	for i := range h.Operations {
+		op := &h.Operations[i]
+		if op.Status == histories.StatusUnknown {
+			c.UnknownOutcomes++
+		}
+		if !op.IsWrite() || op.Status == histories.StatusFailed {
+			continue
+		}
+		if op.Status == histories.StatusRejected {
+			c.RejectedByResource[op.Resource]++
+		}
+		if _, ok := byResource[op.Resource]; !ok {
+			order = append(order, op.Resource)
+		}
+		byResource[op.Resource] = append(byResource[op.Resource], op)
+	}
+	var excl []ExclusiveViolation
+	for _, res := range order {
+		stale := c.staleWrites(byResource[res])
+		c.equalRepeats(byResource[res])
+		excl = append(excl, c.oldTokenFirst(byResource[res], grants[res], stale)...)
+	}
+	return c, excl
+}
+
+type grant struct {
+	time  int64
+	token uint64
+}
+
+// staleWrites counts writes sent after a higher token had been accepted
+// and returned, and returns them.
+func (c *Coverage) staleWrites(writes []*histories.Operation) map[int]bool {
+	accepted := slices.DeleteFunc(slices.Clone(writes), func(op *histories.Operation) bool { return op.Status != histories.StatusAccepted })
+	slices.SortFunc(accepted, func(a, b *histories.Operation) int { return cmp.Compare(a.Return, b.Return) })
+	byCall := slices.Clone(writes)
+	slices.SortStableFunc(byCall, func(a, b *histories.Operation) int { return cmp.Compare(a.Call, b.Call) })
+	stale := make(map[int]bool)
+	var highest uint64
+	j := 0
+	for _, w := range byCall {
+		for j < len(accepted) && accepted[j].Return < w.Call {
+			highest = max(highest, accepted[j].Token)
+			j++
+		}
+		if w.Token >= highest {
+			continue
+		}
+		stale[w.ID] = true
+		c.StaleWrites++
+		switch w.Status {
+		case histories.StatusRejected:
+			c.StaleRejected++
+		case histories.StatusAccepted:
+			c.StaleAccepted++
+		default:
+			c.StaleUnknown++
+		}
+	}
+	return stale
+}
+
+func (c *Coverage) equalRepeats(writes []*histories.Operation) {
+	seen := make(map[uint64]bool)
+	for _, w := range writes { // in invocation order
+		if seen[w.Token] {
+			c.EqualTokenRepeats++
+			if w.Status == histories.StatusAccepted {
+				c.EqualTokenAccepted++
+			}
+		}
+		seen[w.Token] = true
+	}
+}
+
+// oldTokenFirst counts accepted writes that completed after their lease had
+// been reassigned (a higher token granted), and returns those sent after
+// it. Stale writes are left out: accepting them is a linearizability
+// violation already.
+func (c *Coverage) oldTokenFirst(writes []*histories.Operation, grants []grant, stale map[int]bool) []ExclusiveViolation {
+	// grants are in history order, so in time order; prefix maxima.
+	prefix := make([]uint64, len(grants))
+	var m uint64
+	for i, g := range grants {
+		m = max(m, g.token)
+		prefix[i] = m
+	}
+	var out []ExclusiveViolation
+	for _, w := range writes {
+		if w.Status != histories.StatusAccepted || stale[w.ID] {
+			continue
+		}
+		if highestBefore(grants, prefix, w.Return) > w.Token {
+			c.OldTokenFirst++
+		}
+		if newer := highestBefore(grants, prefix, w.Call); newer > w.Token {
+			out = append(out, ExclusiveViolation{OpID: w.ID, Process: w.Process, Resource: w.Resource,
+				Token: w.Token, NewerToken: newer, Call: w.Call})
+		}
+	}
+	return out
+}
+
+// highestBefore returns the highest token granted strictly before t.
+func highestBefore(grants []grant, prefix []uint64, t int64) uint64 {
+	i, _ := slices.BinarySearchFunc(grants, t, func(g grant, t int64) int {
+		if g.time < t {
+			return -1
+		}
+		return 1
+	})
+	if i == 0 {
+		return 0
+	}
+	return prefix[i-1]
+}

@@ -1,0 +1,263 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/fencecheck/fencecheck/harness/sched"
+	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/nemesis"
+	"github.com/fencecheck/fencecheck/targets"
+)
+
+// run is the state of one run; it is also the nemesis's Env.
+type run struct {
+	cfg       Config
+	rt        sched.Runtime
+	rec       *histories.Recorder
+	rand      *lockedRand
+	leases    LeaseService
+	accepted  *tokenWatch // tokens clients saw accepted
+	sent      *tokenWatch // tokens workers sent
+	resources []string
+	life      context.Context // lives until the final reads are done
+
+	deliverers []nemesis.Deliverer
+	pausers    []nemesis.Pauser
+	actors     []nemesis.Actor
+	holders    []nemesis.WindowHolder
+	faultClock *phaseClock
+
+	inflight *sched.Group
+	issued   atomic.Int64
+	final    atomic.Bool
+	progress counters
+	paceMu   sync.Mutex
+	nextSlot int64
+}
+
+// windowed is implemented by receivers with a race window the harness can
+// widen (memory://check-then-set), so that the race is explored on
+// purpose, and deterministically under the simulation.
+type windowed interface {
+	SetWindow(func(ctx context.Context, resource string, token uint64))
+}
+
+// Run performs one run: set-up, workers and faults, final reads, the
+// check, and the run store. A non-nil error means the run could not be
+// carried out (bad configuration, unreachable target, unwritable store);
+// a violation is a Result, not an error.
+//
+// If ctx is cancelled (Ctrl-C), workers stop, the history recorded so far
+// is closed and checked, and the Result says the run was interrupted.
+func Run(ctx context.Context, cfg Config) (Result, error) {
+	cfg.setDefaults()
+	if err := cfg.Validate(); err != nil {
+		return Result{}, fmt.Errorf("invalid configuration: %w", err)
+	}
+	started := time.Now().UTC()
+	dir, err := createRunDir(cfg.StoreDir, cfg.RunName, started)
+	if err != nil {
+		return Result{}, err
+	}
+	if s, ok := cfg.Target.(targets.Setupper); ok {
+		if err := s.Setup(ctx); err != nil {
+			return Result{}, fmt.Errorf("set up target %s: %w", cfg.TargetName, err)
+		}
+	}
+	if t, ok := cfg.Target.(targets.Teardowner); ok {
+		defer t.Teardown(context.WithoutCancel(ctx))
+	}
+
+	var rt interface {
+		sched.Runtime
+		Run(func()) error
+	}
+	if cfg.Deterministic {
+		rt = sched.NewSim(cfg.Seed)
+	} else {
+		rt = sched.NewReal()
+	}
+	historyPath := filepath.Join(dir, HistoryFile)
+	rec, err := histories.CreateRecorder(historyPath, histories.RecorderOptions{Clock: rt})
+	if err != nil {
+		return Result{}, err
+	}
+	life, endLife := context.WithCancel(context.WithoutCancel(ctx))
+	defer endLife()
+	r := &run{
+		cfg:      cfg,
+		rt:       rt,
+		rec:      rec,
+		rand:     newLockedRand(cfg.Seed),
+		accepted: newTokenWatch(rt),
+		sent:     newTokenWatch(rt),
+		life:     life,
+		inflight: sched.NewGroup(rt),
+	}
+	r.leases = newLocalLeases(life, rt, rec, cfg.LeaseTTL)
+	for i := range cfg.Resources {
+		r.resources = append(r.resources, fmt.Sprintf("r%d", i))
+	}
+	r.wireFaults()
+
+	stopProgress := r.reportProgress()
+	simErr := rt.Run(func() { r.main(ctx, endLife) })
+	stopProgress()
+	if err := rec.Close(); err != nil {
+		return Result{}, fmt.Errorf("record history %s: %w", historyPath, err)
+	}
+	if simErr != nil {
+		return Result{}, fmt.Errorf("run %s: %w", cfg.TargetName, simErr)
+	}
+	if cfg.skipJudge {
+		return Result{Dir: dir}, nil
+	}
+	res, err := r.judge(historyPath)
+	if err != nil {
+		return Result{}, err
+	}
+	res.Dir, res.Started, res.Elapsed = dir, started, time.Since(started)
+	res.Interrupted = ctx.Err() != nil
+	if err := writeResult(dir, &res); err != nil {
+		return res, err
+	}
+	return res, nil
+}
+
+// wireFaults sorts the faults by what they can do.
+func (r *run) wireFaults() {
+	for _, f := range r.cfg.Faults {
+		if d, ok := f.(nemesis.Deliverer); ok {
+			r.deliverers = append(r.deliverers, d)
+		}
+		if p, ok := f.(nemesis.Pauser); ok {
+			r.pausers = append(r.pausers, p)
+		}
+		if a, ok := f.(nemesis.Actor); ok {
+			r.actors = append(r.actors, a)
+		}
+		if h, ok := f.(nemesis.WindowHolder); ok {
+			r.holders = append(r.holders, h)
+		}
+	}
+	if w, ok := r.cfg.Target.(windowed); ok {
+		w.SetWindow(func(ctx context.Context, resource string, token uint64) {
+			if r.cfg.Deterministic {
+				// Processing time between the check and the write,
+				// comparable to a network leg.
+				_ = r.rt.Sleep(ctx, time.Duration(2*r.rand.Float64()*float64(r.cfg.Latency)))
+			} else {
+				r.rt.Yield()
+			}
+			for _, h := range r.holders {
+				h.HoldInWindow(ctx, r, resource, token)
+			}
+		})
+	}
+}
+
+// main is the run's first task: faults, workers, then the final reads.
+func (r *run) main(ctx context.Context, endLife context.CancelFunc) {
+	ph := planPhases(r.cfg.Duration)
+	if _, scripted := r.cfg.Schedule.(nemesis.Script); scripted {
+		ph.warmup = 0 // a script says exactly when each fault starts
+	}
+	r.faultClock = &phaseClock{Runtime: r.rt}
+	if ph.faultEnd > 0 {
+		r.faultClock.end.Store(int64(ph.faultEnd))
+	}
+	workers := sched.NewGroup(r.rt)
+	for i := range r.cfg.Workers {
+		w := &worker{id: i, proc: i}
+		workers.Go(func() { r.work(ctx, w) })
+	}
+	faults := sched.NewGroup(r.rt)
+	faults.Go(func() {
+		if r.rt.Sleep(ctx, ph.warmup) != nil {
+			return
+		}
+		for _, a := range r.actors {
+			faults.Go(func() { a.Act(ctx, r) })
+		}
+		r.cfg.Schedule.Run(ctx, r, r.cfg.Faults)
+		if ph.faultEnd > 0 {
+			// Keep the phase open until its end even if a scripted
+			// schedule finished early.
+			_ = r.faultClock.Sleep(ctx, time.Duration(ph.faultEnd))
+		}
+		nemesis.StopAll(r, r.cfg.Faults)
+	})
+	workers.Wait(context.Background(), 0)
+	// With an operation limit alone, the faults end with the workers.
+	r.faultClock.end.CompareAndSwap(0, max(r.rt.Now(), 1))
+	faults.Wait(context.Background(), 0)
+	nemesis.StopAll(r, r.cfg.Faults)
+	// Let writes still on their way arrive, then observe the end state.
+	r.inflight.Wait(context.Background(), 2*r.cfg.OpTimeout)
+	r.finalReads(ctx)
+	endLife()
+}
+
+// finalReads reads every resource once after the faults stopped, so that
+// the end state is part of the history.
+func (r *run) finalReads(ctx context.Context) {
+	if ctx.Err() != nil {
+		return
+	}
+	proc := r.cfg.Workers // a process id no worker starts with
+	r.final.Store(true)    // the final reads are not part of the operation limit
+	for _, res := range r.resources {
+		r.read(ctx, &proc, res)
+	}
+}
+
+// reportProgress calls Config.Progress from a real-time ticker until the
+// returned function is called.
+func (r *run) reportProgress() func() {
+	if r.cfg.Progress == nil {
+		return func() {}
+	}
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(250 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				r.cfg.Progress(r.progress.snapshot(time.Duration(r.rt.Now()), r.cfg.Duration))
+				return
+			case <-t.C:
+				r.cfg.Progress(r.progress.snapshot(time.Duration(r.rt.Now()), r.cfg.Duration))
+			}
+		}
+	}()
+	return func() { close(stop); <-done }
+}
+
+// The nemesis.Env methods.
+
+func (r *run) Runtime() sched.Runtime { return r.faultClock }
+func (r *run) Float64() float64       { return r.rand.Float64() }
+func (r *run) IntN(n int) int         { return r.rand.IntN(n) }
+func (r *run) Record(e *histories.Event) {
+	r.rec.Record(e)
+}
+func (r *run) LeaseTTL() time.Duration           { return r.cfg.LeaseTTL }
+func (r *run) ExpireLease(resource string) bool  { return r.leases.Expire(resource) }
+func (r *run) Resources() []string               { return r.resources }
+func (r *run) NewerAccepted(resource string, token uint64) sched.Gate {
+	return r.accepted.newer(resource, token)
+}
+func (r *run) NewerSent(resource string, token uint64) sched.Gate {
+	return r.sent.newer(resource, token)
+}
+
+// ensure the run satisfies the nemesis's view of it.
+var _ nemesis.Env = (*run)(nil)

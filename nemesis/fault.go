@@ -1,0 +1,115 @@
+// Package nemesis injects the faults that make stale ownership visible:
+// worker pauses, lease expiry, delayed and duplicated requests. One fault
+// per file; each is a small value whose optional capabilities the harness
+// finds by type assertion, as toxiproxy's toxics do:
+//
+//	worker ── pause point ──> Pauser.Pause          (hold the worker)
+//	worker ── write ────────> Deliverer.Deliver ──> target   (delay, duplicate)
+//	target ── check … write ─> WindowHolder.HoldInWindow     (delay inside a race window)
+//	schedule ─ start/stop ──> Fault.SetActive ──> Actor.Act  (expire leases)
+//
+// A fault acts only while its schedule has it active; the schedule records
+// each window as start/stop events with "actor": "nemesis".
+package nemesis
+
+import (
+	"context"
+	"sync/atomic"
+	"time"
+
+	"github.com/fencecheck/fencecheck/harness/sched"
+	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/targets"
+)
+
+// Env is what faults act on. The harness implements it.
+type Env interface {
+	Runtime() sched.Runtime
+	// Float64 and IntN draw from the run's seeded generator.
+	Float64() float64
+	IntN(n int) int
+	// Record appends a nemesis event to the history.
+	Record(e *histories.Event)
+	// LeaseTTL is the lease duration the run uses.
+	LeaseTTL() time.Duration
+	// ExpireLease ends the current lease on resource early, as a scheduler
+	// with a fast clock would, and reports whether there was one.
+	ExpireLease(resource string) bool
+	// Resources lists the resources of the run.
+	Resources() []string
+	// NewerAccepted returns a gate that opens once a client saw a write
+	// with a token above token accepted on resource.
+	NewerAccepted(resource string, token uint64) sched.Gate
+	// NewerSent returns a gate that opens once a worker sent a write with
+	// a token above token to resource.
+	NewerSent(resource string, token uint64) sched.Gate
+}
+
+// Fault is one kind of fault. Its schedule switches it on and off.
+type Fault interface {
+	Name() string
+	SetActive(on bool)
+	Active() bool
+}
+
+// PausePoint is where a worker stands when it has prepared its write and
+// is about to submit it: the seed's step 2.
+type PausePoint struct {
+	Worker   int
+	Process  int
+	Resource string
+	Token    uint64
+}
+
+// Pauser can hold a worker at its pause point.
+type Pauser interface {
+	Pause(ctx context.Context, env Env, p PausePoint)
+}
+
+// Write is a write that has left the worker.
+type Write struct {
+	Worker   int
+	Process  int
+	Resource string
+	Token    uint64
+	Value    string
+}
+
+// Send delivers a write to the target.
+type Send func(ctx context.Context) (targets.Outcome, error)
+
+// Deliverer stands between a write that left the worker and the target.
+// It calls send zero or more times and returns the answer the worker sees.
+type Deliverer interface {
+	Deliver(ctx context.Context, env Env, w Write, send Send) (targets.Outcome, error)
+}
+
+// WindowHolder can hold a write inside a receiver's race window, after the
+// receiver compared the token and before it writes, for receivers that
+// expose that window (memory://check-then-set, the SQL check-then-set mode).
+// A correct receiver has no such window, so this fault cannot hurt it.
+type WindowHolder interface {
+	HoldInWindow(ctx context.Context, env Env, resource string, token uint64)
+}
+
+// Actor acts on its own while active, such as expiring leases; the harness
+// runs Act as a task for the whole fault phase.
+type Actor interface {
+	Act(ctx context.Context, env Env)
+}
+
+// toggle is the on/off switch every fault embeds.
+type toggle struct {
+	name   string
+	active atomic.Bool
+}
+
+func (t *toggle) Name() string      { return t.name }
+func (t *toggle) SetActive(on bool) { t.active.Store(on) }
+func (t *toggle) Active() bool      { return t.active.Load() }
+
+// record writes a nemesis event for one action of a fault (f is
+// histories.FBegin or histories.FEnd).
+func record(env Env, fault, f, detail string) {
+	env.Record(&histories.Event{Process: -1, Actor: histories.ActorNemesis, F: f, Fault: fault, Detail: detail})
+}

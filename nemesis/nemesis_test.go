@@ -1,0 +1,57 @@
+package nemesis
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestParse(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		list  string
+		names []string
+		err   string
+	}{
+		{"pause,delay", []string{"pause", "delay"}, ""},
+		{" expire , duplicate ", []string{"expire", "duplicate"}, ""},
+		{"none", nil, ""},
+		{"", nil, ""},
+		{"pause,pause", nil, `"pause" listed twice`},
+		{"paws", nil, `unknown fault "paws"`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.list, func(t *testing.T) {
+			t.Parallel()
+			faults, err := Parse(tc.list)
+			if tc.err != "" {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tc.err)
+				return
+			}
+			require.NoError(t, err)
+			var names []string
+			for _, f := range faults {
+				names = append(names, f.Name())
+				assert.False(t, f.Active(), "faults start switched off")
+			}
+			assert.Equal(t, tc.names, names)
+		})
+	}
+}
+
+func TestParseScript(t *testing.T) {
+	t.Parallel()
+	sc, err := ParseScript("2s:-pause, 500ms:+pause,1s:+delay")
+	require.NoError(t, err)
+	assert.Equal(t, []Step{{500 * time.Millisecond, "pause", true}, {time.Second, "delay", true}, {2 * time.Second, "pause", false}}, sc.Steps)
+	faults, _ := Parse("pause")
+	assert.ErrorContains(t, sc.Validate(faults), `"delay"`)
+
+	for _, bad := range []string{"pause", "1s:pause", "x:+pause", "-1s:+pause", "1s:+"} {
+		_, err := ParseScript(bad)
+		assert.Error(t, err, bad)
+	}
+}

@@ -1,0 +1,46 @@
+package nemesis
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Names lists the faults Parse knows.
+var Names = []string{"pause", "delay", "expire", "duplicate"}
+
+// Parse builds faults from a comma-separated list such as "pause,delay".
+// "none" or "" means no faults.
+func Parse(list string) ([]Fault, error) {
+	var faults []Fault
+	seen := make(map[string]bool)
+	for _, name := range strings.Split(list, ",") {
+		name = strings.TrimSpace(name)
+		if name == "" || name == "none" {
+			continue
+		}
+		if seen[name] {
+			return nil, fmt.Errorf("fault %q listed twice", name)
+		}
+		seen[name] = true
+		f, err := newFault(name)
+		if err != nil {
+			return nil, err
+		}
+		faults = append(faults, f)
+	}
+	return faults, nil
+}
+
+func newFault(name string) (Fault, error) {
+	switch name {
+	case "pause":
+		return NewPause(), nil
+	case "delay":
+		return NewDelay(), nil
+	case "expire":
+		return NewExpire(), nil
+	case "duplicate":
+		return NewDuplicate(), nil
+	}
+	return nil, fmt.Errorf("unknown fault %q (want some of %s)", name, strings.Join(Names, ", "))
+}

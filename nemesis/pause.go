@@ -1,0 +1,54 @@
+package nemesis
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/fencecheck/fencecheck/histories"
+)
+
+// Pause holds a worker at its pause point, after it prepared its write.
+//
+// Most pauses are targeted, the seed's failure: the worker is held until a
+// newer owner of the resource has written with a higher token (which means
+// its lease expired and was reassigned), and only then resumes and submits
+// its stale write. The others are random pauses of up to two lease TTLs,
+// which sometimes outlast the lease and sometimes do not.
+type Pause struct {
+	toggle
+	// Probability that a worker reaching its pause point is paused.
+	Probability float64
+	// Targeted is the share of pauses that wait for a newer owner.
+	Targeted float64
+}
+
+// NewPause returns the pause fault with its defaults.
+func NewPause() *Pause {
+	return &Pause{toggle: toggle{name: "pause"}, Probability: 0.5, Targeted: 0.8}
+}
+
+// Pause implements Pauser.
+func (p *Pause) Pause(ctx context.Context, env Env, pp PausePoint) {
+	if !p.Active() || env.Float64() >= p.Probability {
+		return
+	}
+	rt := env.Runtime()
+	ttl := env.LeaseTTL()
+	if env.Float64() < p.Targeted {
+		record(env, p.name, histories.FBegin, fmt.Sprintf("worker %d (process %d) paused holding token %d on %s until a newer owner writes", pp.Worker, pp.Process, pp.Token, pp.Resource))
+		// Bounded, so that a resource nobody else wants does not hold
+		// the worker forever.
+		ok := env.NewerAccepted(pp.Resource, pp.Token).Wait(ctx, 8*ttl)
+		outcome := "a newer owner wrote; resuming with the stale token"
+		if !ok {
+			outcome = "no newer owner wrote in time; resuming"
+		}
+		record(env, p.name, histories.FEnd, fmt.Sprintf("worker %d resumes: %s", pp.Worker, outcome))
+		return
+	}
+	d := time.Duration(env.Float64() * float64(2*ttl))
+	record(env, p.name, histories.FBegin, fmt.Sprintf("worker %d (process %d) paused for %v holding token %d on %s", pp.Worker, pp.Process, d, pp.Token, pp.Resource))
+	_ = rt.Sleep(ctx, d)
+	record(env, p.name, histories.FEnd, fmt.Sprintf("worker %d resumes", pp.Worker))
+}
