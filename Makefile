@@ -13,7 +13,8 @@ all: build
 build:
 	$(GO) build -o $(BIN) ./cmd/fencecheck
 
-## demo: replay the seed's timeline, then judge its traces.
+## demo: replay the seed's timeline and judge its traces, then run workers
+## under faults against a broken and a correct receiver.
 demo: build
 	$(BIN) replay --out replay-out
 	@echo
@@ -22,6 +23,12 @@ demo: build
 	@echo
 	@echo '$$ fencecheck check replay-out/fenced.jsonl     # expect the invariant to hold, exit 0'
 	@$(BIN) check replay-out/fenced.jsonl
+	@echo
+	@echo '$$ fencecheck run --target memory://check-then-set --nemesis pause,delay --seed 7   # exit 1'
+	@$(BIN) run --target memory://check-then-set --nemesis pause,delay --seed 7 --store store; test $$? -eq 1
+	@echo
+	@echo '$$ fencecheck run --target memory://fenced --nemesis pause,delay --seed 7          # exit 0'
+	@$(BIN) run --target memory://fenced --nemesis pause,delay --seed 7 --store store
 
 ## test: formatting, vet, and every test with the race detector (fuzz
 ## targets run their seed corpus).
