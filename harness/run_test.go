@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -207,4 +209,28 @@ func TestScriptedSchedule(t *testing.T) {
 		}
 	}
 	assert.Equal(t, []string{"start@1s", "stop@3s"}, windows)
+}
+
+func TestRateAndProgress(t *testing.T) {
+	t.Parallel()
+	var calls atomic.Int32
+	var last Progress
+	var mu sync.Mutex
+	res, err := Run(context.Background(), Config{
+		Target: memory.NewFenced(), TargetName: "memory://fenced", Seed: 2, Deterministic: true,
+		Duration: 2 * time.Second, Rate: 100, StoreDir: t.TempDir(),
+		Progress: func(p Progress) {
+			calls.Add(1)
+			mu.Lock()
+			last = p
+			mu.Unlock()
+		},
+	})
+	require.NoError(t, err)
+	// 100 operations a second for 2 s of virtual time, plus the final reads.
+	assert.InDelta(t, 200, res.Counts.Operations, 12)
+	assert.Positive(t, calls.Load(), "progress is reported at least once, at the end")
+	mu.Lock()
+	defer mu.Unlock()
+	assert.Equal(t, int64(res.Counts.Operations), last.Ops)
 }
