@@ -1,0 +1,111 @@
+package receiver
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Bug is a deliberate defect, for demonstrating what fencecheck finds and
+// for testing its detection. The zero Bug is the correct receiver.
+type Bug uint8
+
+// The bug modes.
+const (
+	// NoBug compares and writes in one atomic step (Store.CompareAndPut).
+	NoBug Bug = iota
+	// Unfenced ignores tokens: the last write wins.
+	Unfenced
+	// CheckThenSet reads the stored token, waits a moment (the window in
+	// which another write can pass the same check), then writes
+	// unconditionally: two steps where one is needed.
+	CheckThenSet
+	// AcceptEqual also accepts a repeat of the current token: correct
+	// under the accept-equal policy, a violation under strict.
+	AcceptEqual
+	// ForgetOnRestart keeps the highest token in memory only (values are
+	// still stored): after a restart it accepts any token until a newer
+	// one arrives, so a stale write that crosses the restart wins.
+	ForgetOnRestart
+)
+
+// BugNames lists the modes by their --bug names.
+var BugNames = []string{"unfenced", "check-then-set", "accept-equal", "forget-on-restart"}
+
+// ParseBug parses a --bug name; "" and "none" are the correct receiver.
+func ParseBug(s string) (Bug, error) {
+	switch s {
+	case "", "none":
+		return NoBug, nil
+	case "unfenced":
+		return Unfenced, nil
+	case "check-then-set":
+		return CheckThenSet, nil
+	case "accept-equal":
+		return AcceptEqual, nil
+	case "forget-on-restart":
+		return ForgetOnRestart, nil
+	}
+	return NoBug, fmt.Errorf("unknown bug %q (want one of %s)", s, strings.Join(BugNames, ", "))
+}
+
+func (b Bug) String() string {
+	if b == NoBug {
+		return "none"
+	}
+	return BugNames[b-1]
+}
+
+// writer applies a write the way a mode does; it returns whether the
+// write was applied and the token the resource holds afterwards.
+type writer func(ctx context.Context, resource string, c Cell) (bool, uint64, error)
+
+func (b Bug) writer(s Store, window time.Duration) writer {
+	switch b {
+	case Unfenced:
+		return func(ctx context.Context, res string, c Cell) (bool, uint64, error) {
+			return s.CompareAndPut(ctx, res, c, Always)
+		}
+	case AcceptEqual:
+		return func(ctx context.Context, res string, c Cell) (bool, uint64, error) {
+			return s.CompareAndPut(ctx, res, c, GreaterOrEqual)
+		}
+	case CheckThenSet:
+		return checkThenSet(s, window)
+	case ForgetOnRestart:
+		return forgetful(s)
+	}
+	return func(ctx context.Context, res string, c Cell) (bool, uint64, error) {
+		return s.CompareAndPut(ctx, res, c, Greater)
+	}
+}
+
+func checkThenSet(s Store, window time.Duration) writer {
+	return func(ctx context.Context, res string, c Cell) (bool, uint64, error) {
+		cur, _, err := s.Get(ctx, res)
+		if err != nil || c.Token <= cur.Token {
+			return false, cur.Token, err
+		}
+		time.Sleep(window) // another write can pass the same check now
+		return true, c.Token, s.Put(ctx, res, c)
+	}
+}
+
+func forgetful(s Store) writer {
+	var mu sync.Mutex
+	fence := make(map[string]uint64) // lost with the process
+	return func(ctx context.Context, res string, c Cell) (bool, uint64, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if c.Token <= fence[res] {
+			return false, fence[res], nil
+		}
+		if err := s.Put(ctx, res, c); err != nil {
+			return false, 0, err
+		}
+		fence[res] = c.Token
+		return true, c.Token, nil
+	}
+}

@@ -1,0 +1,124 @@
+// Package receiver is fencecheck's reference HTTP receiver: the default
+// protocol of docs/http-protocol.md, correct by default, with a memory or
+// SQLite store and deliberate bug modes. `fencecheck receiver` serves it.
+//
+//	PUT /resources/{id}  Fencing-Token: N  body ──> Store.CompareAndPut ──> 204 | 409 (stale) | 400 | 413
+//	GET /resources/{id}                         ──> Store.Get          ──> 200 value + Fencing-Token | 404
+package receiver
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// TokenHeader carries fencing tokens on requests and answers.
+const TokenHeader = "Fencing-Token"
+
+// DefaultMaxBody bounds a value, in bytes.
+const DefaultMaxBody = 1 << 20
+
+// Options tune a Handler. Zero fields take the defaults on them.
+type Options struct {
+	Bug Bug
+	// MaxBody bounds a PUT body; larger ones get 413. Default 1 MiB.
+	MaxBody int64
+	// Window is how long the check-then-set bug waits between its check
+	// and its write; default 5ms, wide enough for a race in a short run.
+	Window time.Duration
+	// Log receives store errors; nil discards them.
+	Log *log.Logger
+}
+
+// Handler serves the protocol over a store.
+type Handler struct {
+	store   Store
+	write   writer
+	maxBody int64
+	log     *log.Logger
+	mux     *http.ServeMux
+}
+
+// NewHandler returns the receiver's handler over store.
+func NewHandler(store Store, o Options) *Handler {
+	if o.MaxBody <= 0 {
+		o.MaxBody = DefaultMaxBody
+	}
+	if o.Window <= 0 {
+		o.Window = 5 * time.Millisecond
+	}
+	if o.Log == nil {
+		o.Log = log.New(io.Discard, "", 0)
+	}
+	h := &Handler{store: store, write: o.Bug.writer(store, o.Window), maxBody: o.MaxBody, log: o.Log, mux: http.NewServeMux()}
+	h.mux.HandleFunc("PUT /resources/{id}", h.put)
+	h.mux.HandleFunc("GET /resources/{id}", h.get)
+	return h
+}
+
+// ServeHTTP implements http.Handler.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.ServeHTTP(w, r) }
+
+func (h *Handler) put(w http.ResponseWriter, r *http.Request) {
+	resource := r.PathValue("id")
+	if err := checkResource(resource); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	token, err := parseToken(r.Header.Values(TokenHeader))
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	if r.ContentLength > h.maxBody {
+		http.Error(w, fmt.Sprintf("body of %d bytes is above the limit of %d", r.ContentLength, h.maxBody), http.StatusRequestEntityTooLarge)
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.maxBody))
+	var tooLarge *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooLarge):
+		http.Error(w, fmt.Sprintf("body above the limit of %d bytes", h.maxBody), http.StatusRequestEntityTooLarge)
+		return
+	case err != nil:
+		http.Error(w, "reading the body: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	applied, current, err := h.write(r.Context(), resource, Cell{Value: string(body), Token: token})
+	if err != nil {
+		h.log.Printf("PUT %s token %d: %v", resource, token, err)
+		http.Error(w, "store error", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set(TokenHeader, strconv.FormatUint(current, 10))
+	if !applied {
+		http.Error(w, fmt.Sprintf("stale token %d: %d already accepted", token, current), http.StatusConflict)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (h *Handler) get(w http.ResponseWriter, r *http.Request) {
+	resource := r.PathValue("id")
+	if err := checkResource(resource); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	c, found, err := h.store.Get(r.Context(), resource)
+	if err != nil {
+		h.log.Printf("GET %s: %v", resource, err)
+		http.Error(w, "store error", http.StatusInternalServerError)
+		return
+	}
+	if !found {
+		http.Error(w, "never written", http.StatusNotFound)
+		return
+	}
+	w.Header().Set(TokenHeader, strconv.FormatUint(c.Token, 10))
+	w.Header().Set("Content-Type", "application/octet-stream")
+	_, _ = io.WriteString(w, c.Value)
+}

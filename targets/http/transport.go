@@ -1,0 +1,31 @@
+package httptarget
+
+import (
+	"net"
+	"net/http"
+	"time"
+)
+
+// newClient returns a client whose connection pool fits the workers: each
+// worker reuses a kept-alive connection instead of dialing per request,
+// and requests held by a fault (which keep their connection busy) do not
+// starve the others, since connections per host are not capped. Proxies
+// from the environment are ignored: fencecheck talks to the receiver
+// directly. Its idle timeout stays below the reference receiver's (60s),
+// so the client never reuses a connection the server is closing.
+func newClient(workers int, timeout time.Duration) *http.Client {
+	idle := 2*workers + 4
+	return &http.Client{
+		Transport: &http.Transport{
+			Proxy:               nil,
+			DialContext:         (&net.Dialer{Timeout: timeout, KeepAlive: 30 * time.Second}).DialContext,
+			MaxIdleConns:        idle,
+			MaxIdleConnsPerHost: idle,
+			IdleConnTimeout:     30 * time.Second,
+			DisableCompression:  true,
+		},
+		// A redirect is not part of the protocol: its status is the
+		// answer (an unknown outcome), not something to follow.
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+}
