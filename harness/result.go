@@ -2,6 +2,7 @@ package harness
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -188,6 +189,18 @@ func actionList(actions map[string]int) string {
 		if n, ok := actions[name]; ok {
 			parts = append(parts, fmt.Sprintf("%s %d", name, n))
 		}
+	}
+	// Faults from outside the nemesis package (proxy, receiver process),
+	// in name order.
+	var others []string
+	for name := range actions {
+		if !slices.Contains(nemesis.Names, name) {
+			others = append(others, name)
+		}
+	}
+	slices.Sort(others)
+	for _, name := range others {
+		parts = append(parts, fmt.Sprintf("%s %d", name, actions[name]))
 	}
 	return strings.Join(parts, ", ")
 }

@@ -47,6 +47,12 @@ type windowed interface {
 	SetWindow(func(ctx context.Context, resource string, token uint64))
 }
 
+// dirUser is implemented by targets that keep files in the run directory
+// (a receiver process's output).
+type dirUser interface {
+	UseRunDir(dir string)
+}
+
 // Run performs one run: set-up, workers and faults, final reads, the
 // check, and the run store. A non-nil error means the run could not be
 // carried out (bad configuration, unreachable target, unwritable store);
@@ -63,6 +69,9 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	dir, err := createRunDir(cfg.StoreDir, cfg.RunName, started)
 	if err != nil {
 		return Result{}, err
+	}
+	if u, ok := cfg.Target.(dirUser); ok {
+		u.UseRunDir(dir)
 	}
 	if s, ok := cfg.Target.(targets.Setupper); ok {
 		if err := s.Setup(ctx); err != nil {
@@ -143,6 +152,9 @@ func (r *run) wireFaults() {
 		}
 		if h, ok := f.(nemesis.WindowHolder); ok {
 			r.holders = append(r.holders, h)
+		}
+		if a, ok := f.(nemesis.Attacher); ok {
+			a.Attach(r)
 		}
 	}
 	if w, ok := r.cfg.Target.(windowed); ok {

@@ -98,6 +98,13 @@ type Actor interface {
 	Act(ctx context.Context, env Env)
 }
 
+// Attacher is implemented by faults that act outside the harness's own
+// calls (the HTTP proxy's toxics, a receiver process's faults): the harness
+// hands them its Env once, before the run starts.
+type Attacher interface {
+	Attach(env Env)
+}
+
 // toggle is the on/off switch every fault embeds.
 type toggle struct {
 	name   string

@@ -55,3 +55,18 @@ func TestParseScript(t *testing.T) {
 		assert.Error(t, err, bad)
 	}
 }
+
+func TestParseWithExtras(t *testing.T) {
+	t.Parallel()
+	extra := Extra{Names: []string{"flood"}, New: func(name string) (Fault, bool) {
+		if name == "flood" {
+			return NewExpire(), true
+		}
+		return nil, false
+	}}
+	faults, err := ParseWith("pause,flood", extra)
+	require.NoError(t, err)
+	assert.Len(t, faults, 2)
+	_, err = ParseWith("pause,drizzle", extra)
+	assert.ErrorContains(t, err, "flood")
+}

@@ -42,6 +42,7 @@ type runFlags struct {
 	noProgress    bool
 	opTimeout     time.Duration
 	seedGenerated bool
+	http          httpFlags
 }
 
 func newRunCommand() *cobra.Command {
@@ -60,7 +61,13 @@ for byte.
 
 Faults (--nemesis, comma-separated): pause (hold a worker after it prepared
 its write until a newer owner wrote), delay (hold a write on its way to the
-resource), expire (end leases early), duplicate (deliver a write twice).`,
+resource), expire (end leases early), duplicate (deliver a write twice).
+With an http:// target also the proxy's faults, which act on real requests
+between the workers and the receiver: hold (deliver a write late, after a
+newer token was accepted), duplicate-request, drop-response (the receiver
+applies the write, the worker gets no answer), latency; and with --exec the
+receiver process's: kill (SIGKILL, then start again), pause-receiver
+(SIGSTOP, then SIGCONT).`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			f.seedGenerated = !cmd.Flags().Changed("seed")
@@ -68,7 +75,7 @@ resource), expire (end leases early), duplicate (deliver a write twice).`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.target, "target", "", "the receiver under test: memory://fenced, memory://unfenced, memory://check-then-set, memory://accept-equal")
+	fl.StringVar(&f.target, "target", "", "the receiver under test: memory://fenced, memory://unfenced, memory://check-then-set, memory://accept-equal, http://HOST:PORT")
 	fl.IntVar(&f.workers, "workers", 8, "concurrent workers")
 	fl.IntVar(&f.resources, "resources", 4, "protected resources")
 	fl.DurationVar(&f.duration, "duration", 5*time.Second, "how long workers run (virtual time for memory targets)")
@@ -76,7 +83,7 @@ resource), expire (end leases early), duplicate (deliver a write twice).`,
 	fl.Float64Var(&f.rate, "rate", 0, "client operations per second, all workers together (0: unlimited)")
 	fl.DurationVar(&f.leaseTTL, "lease-ttl", 100*time.Millisecond, "lease duration")
 	fl.Float64Var(&f.readShare, "read-share", 0.2, "probability of an extra read after each job")
-	fl.StringVar(&f.nemesis, "nemesis", "pause,delay", "faults to inject: pause,delay,expire,duplicate or none")
+	fl.StringVar(&f.nemesis, "nemesis", "pause,delay", "faults to inject: pause,delay,expire,duplicate; http: hold,duplicate-request,drop-response,latency; --exec: kill,pause-receiver; or none")
 	fl.StringVar(&f.script, "nemesis-script", "", `scripted fault windows instead of random ones, e.g. "500ms:+pause,2s:-pause"`)
 	fl.Uint64Var(&f.seed, "seed", 0, "seed for every random choice (default: a random seed, printed)")
 	fl.StringVar(&f.policy, "policy", "strict", "fencing policy: strict or accept-equal")
@@ -89,17 +96,14 @@ resource), expire (end leases early), duplicate (deliver a write twice).`,
 	fl.BoolVar(&f.realtime, "realtime", false, "run a memory target on the real clock instead of the deterministic simulation")
 	fl.BoolVar(&f.noProgress, "no-progress", false, "do not show the live progress line")
 	fl.DurationVar(&f.opTimeout, "op-timeout", 0, "how long a worker waits for an answer before recording an unknown outcome (default 4×lease-ttl)")
+	f.http.register(fl)
 	return cmd
 }
 
-func (f *runFlags) config(t *openedTarget) (harness.Config, error) {
+func (f *runFlags) config(t *openedTarget, faults []nemesis.Fault) (harness.Config, error) {
 	policy, err := models.ParsePolicy(f.policy)
 	if err != nil {
 		return harness.Config{}, &usageError{fmt.Errorf("--policy: %w", err)}
-	}
-	faults, err := nemesis.Parse(f.nemesis)
-	if err != nil {
-		return harness.Config{}, &usageError{fmt.Errorf("--nemesis: %w", err)}
 	}
 	cfg := harness.Config{
 		Target: t.target, TargetName: t.name, Workers: f.workers, Resources: f.resources,
@@ -136,12 +140,20 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, f runFlags) error {
 	if f.seedGenerated {
 		f.seed = randomSeed()
 	}
-	t, err := openTarget(f.target)
+	child, err := f.http.child(f.target)
+	if err != nil {
+		return err
+	}
+	faults, err := parseFaults(f.nemesis, f.target, child)
+	if err != nil {
+		return err
+	}
+	t, err := openTarget(f.target, targetOptions{http: f.http, workers: f.workers, faults: faults, child: child})
 	if err != nil {
 		return err
 	}
 	defer t.close()
-	cfg, err := f.config(t)
+	cfg, err := f.config(t, faults)
 	if err != nil {
 		return err
 	}

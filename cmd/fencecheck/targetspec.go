@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/fencecheck/fencecheck/nemesis"
+	"github.com/fencecheck/fencecheck/targets/process"
+
 	"github.com/fencecheck/fencecheck/targets"
 	"github.com/fencecheck/fencecheck/targets/memory"
 )
@@ -19,9 +22,17 @@ type openedTarget struct {
 	close         func() error
 }
 
+// targetOptions is what opening a target may need besides its spec.
+type targetOptions struct {
+	http    httpFlags
+	workers int
+	faults  []nemesis.Fault // the proxy's toxics among them go in front of an HTTP receiver
+	child   *process.Child  // the receiver process of --exec
+}
+
 // openTarget opens a target spec. Every scheme names its own package; there
 // is no registry.
-func openTarget(spec string) (*openedTarget, error) {
+func openTarget(spec string, o targetOptions) (*openedTarget, error) {
 	scheme, rest, ok := strings.Cut(spec, "://")
 	if !ok {
 		return nil, &usageError{fmt.Errorf("--target: %q is not a target spec (want memory://NAME)", spec)}
@@ -33,6 +44,8 @@ func openTarget(spec string) (*openedTarget, error) {
 			return nil, &usageError{fmt.Errorf("--target: %w", err)}
 		}
 		return &openedTarget{target: t, name: spec, deterministic: true, close: func() error { return nil }}, nil
+	case "http", "https":
+		return openHTTP(spec, o)
 	}
-	return nil, &usageError{fmt.Errorf("--target: unsupported scheme %q in %q (want memory://)", scheme, spec)}
+	return nil, &usageError{fmt.Errorf("--target: unsupported scheme %q in %q (want memory:// or http://)", scheme, spec)}
 }

@@ -1,0 +1,119 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/fencecheck/fencecheck/nemesis"
+	"github.com/fencecheck/fencecheck/nemesis/proxy"
+	"github.com/fencecheck/fencecheck/targets"
+	httptarget "github.com/fencecheck/fencecheck/targets/http"
+	"github.com/fencecheck/fencecheck/targets/process"
+)
+
+// httpFlags are the flags of run and verify for HTTP receivers.
+type httpFlags struct {
+	adapter        string
+	requestTimeout time.Duration
+	exec           string
+}
+
+func (h *httpFlags) register(fl *pflag.FlagSet) {
+	fl.StringVar(&h.adapter, "adapter", "", "JSON adapter mapping an HTTP receiver's API onto the protocol (docs/http-protocol.md)")
+	fl.DurationVar(&h.requestTimeout, "request-timeout", 2*time.Second, "HTTP targets: timeout of each request (an unknown outcome when it passes)")
+	fl.StringVar(&h.exec, "exec", "", `start the receiver as a child process (sh -c CMD), wait until it answers, stop it at the end; output goes to the run directory`)
+}
+
+// child returns the receiver process of --exec, or nil.
+func (h *httpFlags) child(spec string) (*process.Child, error) {
+	if h.exec == "" {
+		return nil, nil
+	}
+	if !isHTTP(spec) {
+		return nil, &usageError{fmt.Errorf("--exec: needs an http:// target, got %q", spec)}
+	}
+	return process.NewChild(h.exec, httptarget.Probe(spec)), nil
+}
+
+func isHTTP(spec string) bool {
+	return strings.HasPrefix(spec, "http://") || strings.HasPrefix(spec, "https://")
+}
+
+// parseFaults builds the --nemesis list: the generic faults, the proxy's
+// toxics (HTTP targets) and the receiver process's faults (with --exec).
+func parseFaults(list, spec string, child *process.Child) ([]nemesis.Fault, error) {
+	extras := []nemesis.Extra{
+		{Names: proxy.Names, New: proxy.New},
+		{Names: []string{"kill", "pause-receiver"}, New: func(name string) (nemesis.Fault, bool) {
+			var proc nemesis.Process = child
+			switch name {
+			case "kill":
+				return nemesis.NewKill(proc), true
+			case "pause-receiver":
+				return nemesis.NewPauseReceiver(proc), true
+			}
+			return nil, false
+		}},
+	}
+	faults, err := nemesis.ParseWith(list, extras...)
+	if err != nil {
+		return nil, &usageError{fmt.Errorf("--nemesis: %w", err)}
+	}
+	for _, f := range faults {
+		switch {
+		case isProxyFault(f) && !isHTTP(spec):
+			return nil, &usageError{fmt.Errorf("--nemesis: %s acts in the HTTP proxy and needs an http:// target", f.Name())}
+		case isProcessFault(f) && child == nil:
+			return nil, &usageError{fmt.Errorf("--nemesis: %s acts on the receiver process and needs --exec", f.Name())}
+		}
+	}
+	return faults, nil
+}
+
+func isProxyFault(f nemesis.Fault) bool {
+	_, ok := f.(proxy.Toxic)
+	return ok
+}
+
+func isProcessFault(f nemesis.Fault) bool {
+	switch f.(type) {
+	case *nemesis.Kill, *nemesis.PauseReceiver:
+		return true
+	}
+	return false
+}
+
+// openHTTP opens an http:// or https:// target: the adapter, the fault
+// proxy in front of the receiver when a proxy fault is in the list, and
+// the receiver process of --exec.
+func openHTTP(spec string, o targetOptions) (*openedTarget, error) {
+	var adapter httptarget.Adapter
+	if o.http.adapter != "" {
+		var err error
+		if adapter, err = httptarget.LoadAdapter(o.http.adapter); err != nil {
+			return nil, &usageError{fmt.Errorf("--adapter: %w", err)}
+		}
+	}
+	base, closeProxy := spec, func() error { return nil }
+	if toxics := proxy.Toxics(o.faults); len(toxics) > 0 {
+		p, err := proxy.Start(spec, toxics...)
+		if err != nil {
+			return nil, err
+		}
+		base, closeProxy = p.URL(), p.Close
+	}
+	t, err := httptarget.New(base, httptarget.Options{Adapter: adapter, Workers: o.workers,
+		Timeout: o.http.requestTimeout, Describe: base != spec})
+	if err != nil {
+		closeProxy()
+		return nil, &usageError{fmt.Errorf("--target: %w", err)}
+	}
+	var tgt targets.Target = t
+	if o.child != nil {
+		tgt = process.NewTarget(t, o.child)
+	}
+	return &openedTarget{target: tgt, name: spec, close: closeProxy}, nil
+}

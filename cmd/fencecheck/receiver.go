@@ -1,0 +1,82 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/fencecheck/fencecheck/targets/http/receiver"
+)
+
+type receiverFlags struct {
+	listen      string
+	store       string
+	bug         string
+	maxBody     int64
+	window      time.Duration
+	allowRemote bool
+}
+
+func newReceiverCommand() *cobra.Command {
+	var f receiverFlags
+	cmd := &cobra.Command{
+		Use:   "receiver",
+		Short: "Serve the reference HTTP receiver (correct by default, with bug modes)",
+		Long: `receiver serves the default protocol of docs/http-protocol.md:
+PUT /resources/{id} with a Fencing-Token header and the value as body answers
+204 (accepted) or 409 (stale); GET /resources/{id} answers 200 with the value
+and its Fencing-Token, or 404.
+
+It is correct by default: the comparison and the mutation are one atomic step.
+With --store sqlite:PATH every accepted write is committed durably before the
+answer, so the highest token survives a crash. --bug introduces one defect:
+` + strings.Join(receiver.BugNames, ", ") + `.
+
+It listens on loopback only unless --allow-remote; SIGTERM or Ctrl-C shut it
+down gracefully.`,
+		Args: exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runReceiver(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), f)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.listen, "listen", "127.0.0.1:8787", "address to listen on (port 0 picks a free one)")
+	fl.StringVar(&f.store, "store", "memory", "memory, or sqlite:PATH for a durable store")
+	fl.StringVar(&f.bug, "bug", "none", "deliberate defect: none, "+strings.Join(receiver.BugNames, ", "))
+	fl.Int64Var(&f.maxBody, "max-body", receiver.DefaultMaxBody, "largest accepted body in bytes (413 above)")
+	fl.DurationVar(&f.window, "window", 5*time.Millisecond, "with --bug check-then-set: the wait between the check and the write")
+	fl.BoolVar(&f.allowRemote, "allow-remote", false, "allow a --listen address that is not loopback")
+	return cmd
+}
+
+func runReceiver(ctx context.Context, stdout, stderr io.Writer, f receiverFlags) error {
+	bug, err := receiver.ParseBug(f.bug)
+	if err != nil {
+		return &usageError{fmt.Errorf("--bug: %w", err)}
+	}
+	if f.maxBody <= 0 {
+		return &usageError{fmt.Errorf("--max-body: must be positive")}
+	}
+	if err := receiver.CheckListen(f.listen, f.allowRemote); err != nil {
+		return &usageError{fmt.Errorf("--listen: %w", err)}
+	}
+	store, err := receiver.ParseStore(f.store)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	h := receiver.NewHandler(store, receiver.Options{Bug: bug, MaxBody: f.maxBody, Window: f.window,
+		Log: log.New(stderr, "receiver: ", log.LstdFlags)})
+	return receiver.Serve(ctx, h, receiver.ServerOptions{
+		Listen: f.listen, AllowRemote: f.allowRemote,
+		Ready: func(addr net.Addr) {
+			fmt.Fprintf(stdout, "fencecheck receiver: listening on http://%s (store %s, bug %s)\n", addr, f.store, bug)
+		},
+	})
+}

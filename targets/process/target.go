@@ -1,0 +1,47 @@
+package process
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/fencecheck/fencecheck/targets"
+)
+
+// Target is a target whose receiver runs as a child process: Setup starts
+// it and waits until it answers, Teardown stops it, and everything else
+// goes to the inner target.
+type Target struct {
+	targets.Target
+	Child *Child
+}
+
+// NewTarget runs child as the receiver behind inner.
+func NewTarget(inner targets.Target, child *Child) *Target {
+	return &Target{Target: inner, Child: child}
+}
+
+// UseRunDir sends the child's output to the run directory.
+func (t *Target) UseRunDir(dir string) { t.Child.SetLogDir(dir) }
+
+// Setup starts the receiver.
+func (t *Target) Setup(ctx context.Context) error {
+	if err := t.Child.Start(ctx); err != nil {
+		return fmt.Errorf("--exec: %w", err)
+	}
+	return nil
+}
+
+// Teardown stops the receiver and tears the inner target down.
+func (t *Target) Teardown(ctx context.Context) error {
+	err := t.Child.Stop(5 * time.Second)
+	if td, ok := t.Target.(targets.Teardowner); ok {
+		if terr := td.Teardown(ctx); err == nil {
+			err = terr
+		}
+	}
+	return err
+}
+
+// Restart crashes the receiver (SIGKILL) and starts it again.
+func (t *Target) Restart(ctx context.Context) error { return t.Child.Restart(ctx) }

@@ -1,0 +1,43 @@
+package verify
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/targets"
+)
+
+// oldTokenFirst is the seed's critical limit: A's write with 41 is still
+// travelling when its lease is reassigned to B (token 42), and reaches the
+// resource first. A resource that remembers only its highest token has
+// not seen 42 yet and accepts 41: fencing allows it. Only the stronger
+// requirement (--require exclusive) forbids it, and no highest-token
+// receiver can meet that; the row is informational otherwise. 42 must
+// still be accepted afterwards.
+var oldTokenFirst = scenario{
+	name:   "old-token-first",
+	hazard: "an old token reaches the resource before the newer one (the documented limit)",
+	run: func(ctx context.Context, s *script) Outcome {
+		r := s.resource()
+		s.lease(histories.FAcquire, r, 41, 0, "worker A receives token 41")
+		s.lease(histories.FExpire, r, 41, 0, "worker A's lease expires while its write is on the way")
+		s.lease(histories.FAcquire, r, 42, 1, "worker B receives token 42")
+		a := s.write(ctx, r, 41, "old-result")
+		b := s.write(ctx, r, 42, "new-result")
+		got := s.read(ctx, r)
+		out := Outcome{
+			Expected: "41 accepted (allowed by fencing), then 42 accepted, read \"new-result\"@42",
+			Observed: fmt.Sprintf("41 %s, 42 %s, %s", a, b, got),
+			Status:   Info,
+		}
+		if s.o.RequireExclusive {
+			out.Expected = "41 rejected (--require exclusive: its lease was reassigned before it arrived), 42 accepted"
+			out.Status = verdict(a.is(targets.Rejected))
+		}
+		if !b.is(targets.Accepted) || !got.holds("new-result", 42) {
+			out.Status = Fail
+		}
+		return out
+	},
+}

@@ -1,0 +1,61 @@
+package verify
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+)
+
+// Files of a verify directory in the run store, besides the history.
+const (
+	TableFile  = "table.txt"
+	ResultFile = "result.json"
+)
+
+// Report is what result.json holds.
+type Report struct {
+	Target    string    `json:"target"`
+	Policy    string    `json:"policy"`
+	Exclusive bool      `json:"require_exclusive"`
+	Passed    bool      `json:"passed"`
+	Dir       string    `json:"dir"`
+	Outcomes  []Outcome `json:"scenarios"`
+}
+
+// WriteTable writes the outcomes as a Markdown table.
+func WriteTable(w io.Writer, outcomes []Outcome) error {
+	var b strings.Builder
+	b.WriteString("| scenario | expected | observed | result |\n|---|---|---|---|\n")
+	for _, o := range outcomes {
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", o.Scenario, cell(o.Expected), cell(o.Observed), o.Status)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// cell keeps a table cell on one line and readable.
+func cell(s string) string {
+	s = strings.NewReplacer("|", `\|`, "\n", " ").Replace(s)
+	if utf8.RuneCountInString(s) > 240 {
+		s = string([]rune(s)[:240]) + "…"
+	}
+	return s
+}
+
+// Summary counts the results, e.g. "7 passed, 0 failed, 1 info, 0 skipped".
+func Summary(outcomes []Outcome) string {
+	n := map[Status]int{}
+	for _, o := range outcomes {
+		n[o.Status]++
+	}
+	return fmt.Sprintf("%d passed, %d failed, %d info, %d skipped", n[Pass], n[Fail], n[Info], n[Skip])
+}
+
+// WriteJSON writes the report as indented JSON.
+func WriteJSON(w io.Writer, r Report) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}

@@ -1,0 +1,137 @@
+package verify
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync/atomic"
+
+	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/targets"
+)
+
+// script runs one scenario's steps and records them. Every operation gets
+// a process of its own, so a process never has two operations in flight,
+// even when a scenario races writers.
+type script struct {
+	t        targets.Target
+	o        Options
+	scenario string
+	procs    *atomic.Int64
+	fresh    atomic.Int64
+}
+
+// resource returns a resource name no other scenario or battery uses.
+func (s *script) resource() string {
+	return fmt.Sprintf("verify-%s-%s-%d", s.o.RunID, s.scenario, s.fresh.Add(1))
+}
+
+func (s *script) record(e histories.Event) {
+	if s.o.Recorder != nil {
+		s.o.Recorder.Record(&e)
+	}
+}
+
+// mark records a scenario's start or end as a nemesis-style annotation.
+func (s *script) mark(f, detail string) {
+	s.record(histories.Event{Process: -1, Actor: histories.ActorNemesis, F: f, Fault: "verify:" + s.scenario, Detail: detail})
+}
+
+// lease records a lease event of the scripted timeline.
+func (s *script) lease(f, resource string, token uint64, holder int, detail string) {
+	s.record(histories.Event{Process: -1, Actor: histories.ActorLease, F: f, Resource: resource,
+		Token: token, HasToken: true, Holder: holder, HasHolder: true, Detail: detail})
+}
+
+// answer is a write's result as the table shows it.
+type answer struct {
+	out targets.Outcome
+	err error
+}
+
+func (a answer) String() string {
+	if a.err != nil {
+		return "unknown (" + short(a.err) + ")"
+	}
+	return a.out.String()
+}
+
+func (a answer) is(o targets.Outcome) bool { return a.err == nil && a.out == o }
+
+func short(err error) string {
+	msg := err.Error()
+	if i := strings.LastIndex(msg, ": "); i >= 0 && len(msg) > 80 {
+		msg = msg[i+2:]
+	}
+	if len(msg) > 80 {
+		msg = msg[:80] + "…"
+	}
+	return msg
+}
+
+func (s *script) write(ctx context.Context, resource string, token uint64, value string) answer {
+	inv := histories.Event{Process: int(s.procs.Add(1)), Type: histories.TypeInvoke, F: histories.FWrite,
+		Resource: resource, Token: token, HasToken: true, Value: value, HasValue: true}
+	s.record(inv)
+	out, err := s.t.Write(ctx, resource, token, value)
+	done := inv
+	switch {
+	case err != nil:
+		done.Type = histories.TypeInfo
+	default:
+		done.Type, done.Outcome = histories.TypeOK, histories.Rejected
+		if out == targets.Accepted {
+			done.Outcome = histories.Accepted
+		}
+	}
+	s.record(done)
+	return answer{out, err}
+}
+
+// reading is a read's result as the table shows it.
+type reading struct {
+	r   targets.Reading
+	err error
+}
+
+func (r reading) String() string {
+	switch {
+	case r.err != nil:
+		return "read unknown (" + short(r.err) + ")"
+	case !r.r.Found:
+		return "read: never written"
+	case r.r.HasToken:
+		return fmt.Sprintf("read %q@%d", r.r.Value, r.r.Token)
+	}
+	return fmt.Sprintf("read %q", r.r.Value)
+}
+
+// holds reports whether the read shows value written with token (the
+// token is checked only if the receiver reports tokens).
+func (r reading) holds(value string, token uint64) bool {
+	return r.err == nil && r.r.Found && r.r.Value == value && (!r.r.HasToken || r.r.Token == token)
+}
+
+func (s *script) read(ctx context.Context, resource string) reading {
+	inv := histories.Event{Process: int(s.procs.Add(1)), Type: histories.TypeInvoke, F: histories.FRead, Resource: resource}
+	s.record(inv)
+	r, err := s.t.Read(ctx, resource)
+	done := inv
+	if err != nil {
+		done.Type = histories.TypeInfo
+	} else {
+		done.Type = histories.TypeOK
+		done.Value, done.HasValue = r.Value, r.Found
+		done.Token, done.HasToken = r.Token, r.HasToken
+	}
+	s.record(done)
+	return reading{r, err}
+}
+
+// verdict is Pass when ok, else Fail.
+func verdict(ok bool) Status {
+	if ok {
+		return Pass
+	}
+	return Fail
+}
