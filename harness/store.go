@@ -97,3 +97,12 @@ func writeResult(dir string, res *Result) error {
 	}
 	return nil
 }
+
+// CreateRunDir makes store/<name>/<UTC timestamp>/ and points store/latest
+// at it, for commands other than run that write to the run store (verify).
+func CreateRunDir(store, name string, at time.Time) (string, error) {
+	return createRunDir(store, name, at)
+}
+
+// RunName derives a run folder name from a target spec.
+func RunName(target string) string { return runName(target) }

@@ -3,8 +3,10 @@ package nemesis
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
+	"github.com/fencecheck/fencecheck/harness/sched"
 	"github.com/fencecheck/fencecheck/histories"
 )
 
@@ -20,26 +22,82 @@ type Process interface {
 }
 
 // Kill crashes the receiver process with SIGKILL and starts it again, at
-// random intervals while active: whatever it had not made durable is lost,
-// and a receiver that keeps its highest token only in memory then accepts
-// a stale write. Writes in flight at the crash have unknown outcomes.
+// random intervals while active: whatever it had not made durable is lost.
+// Writes in flight at the crash have unknown outcomes.
+//
+// A crash matters to fencing when a stale write crosses it: the seed's
+// worker A pauses holding token 41, B's 42 is accepted, the receiver
+// crashes and restarts, and only then does A submit 41. So Kill also holds
+// some workers at their pause point until a newer owner has written and
+// the receiver has restarted since; a receiver that kept its highest token
+// only in memory then accepts the stale write.
 type Kill struct {
 	toggle
 	proc Process
 	// Every is the mean time between crashes while active; default five
 	// lease TTLs.
 	Every time.Duration
+	// HoldShare is the probability that a worker at its pause point is
+	// held across the next crash; default 0.5.
+	HoldShare float64
+
+	mu      sync.Mutex
+	waiting []sched.Gate // workers waiting for the next restart
 }
 
 // NewKill returns the kill fault for proc.
-func NewKill(proc Process) *Kill { return &Kill{toggle: toggle{name: "kill"}, proc: proc} }
+func NewKill(proc Process) *Kill {
+	return &Kill{toggle: toggle{name: "kill"}, proc: proc, HoldShare: 0.5}
+}
+
+// Pause implements Pauser: hold the worker until a newer owner has
+// written and the receiver has been restarted after that.
+func (k *Kill) Pause(ctx context.Context, env Env, pp PausePoint) {
+	if !k.Active() || env.Float64() >= k.HoldShare {
+		return
+	}
+	ttl := env.LeaseTTL()
+	record(env, k.name, histories.FBegin, fmt.Sprintf("worker %d (process %d) holds token %d on %s across a receiver crash", pp.Worker, pp.Process, pp.Token, pp.Resource))
+	newer := env.NewerAccepted(pp.Resource, pp.Token).Wait(ctx, 8*ttl)
+	restarted := false
+	if newer {
+		gate := env.Runtime().NewGate()
+		k.mu.Lock()
+		k.waiting = append(k.waiting, gate)
+		k.mu.Unlock()
+		restarted = gate.Wait(ctx, 4*k.every(env))
+	}
+	outcome := "no newer owner wrote in time"
+	switch {
+	case restarted:
+		outcome = "a newer owner wrote and the receiver restarted; resuming with the stale token"
+	case newer:
+		outcome = "a newer owner wrote but no restart came in time; resuming"
+	}
+	record(env, k.name, histories.FEnd, fmt.Sprintf("worker %d resumes: %s", pp.Worker, outcome))
+}
+
+// releaseWaiting lets the workers held for a restart go.
+func (k *Kill) releaseWaiting() {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	for _, g := range k.waiting {
+		g.Open()
+	}
+	k.waiting = nil
+}
+
+func (k *Kill) every(env Env) time.Duration {
+	if k.Every > 0 {
+		return k.Every
+	}
+	return 5 * env.LeaseTTL()
+}
 
 // Act implements Actor.
 func (k *Kill) Act(ctx context.Context, env Env) {
-	every := k.Every
-	if every <= 0 {
-		every = 5 * env.LeaseTTL()
-	}
+	every := k.every(env)
+	defer k.releaseWaiting()
 	rt := env.Runtime()
 	for ctx.Err() == nil {
 		if rt.Sleep(ctx, time.Duration((0.5+env.Float64())*float64(every))) != nil {
@@ -57,5 +115,6 @@ func (k *Kill) Act(ctx context.Context, env Env) {
 			return
 		}
 		record(env, k.name, histories.FEnd, fmt.Sprintf("the receiver restarted and answers again after %v", time.Since(start).Round(time.Millisecond)))
+		k.releaseWaiting()
 	}
 }

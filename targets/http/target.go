@@ -89,7 +89,8 @@ func (t *Target) Base() string { return t.base.String() }
 // Setup checks that the receiver answers at all: any HTTP status will do.
 func (t *Target) Setup(ctx context.Context) error {
 	if _, err := t.do(ctx, t.readRequest, op{resource: "fencecheck-probe"}); err != nil {
-		return fmt.Errorf("receiver %s does not answer: %w", t.base, err)
+		msg := strings.TrimPrefix(err.Error(), targets.ErrDefinitelyNotApplied.Error()+": ")
+		return fmt.Errorf("receiver %s does not answer: %s", t.base, msg)
 	}
 	return nil
 }

@@ -1,0 +1,161 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/fencecheck/fencecheck/harness"
+	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/models"
+	"github.com/fencecheck/fencecheck/targets"
+	"github.com/fencecheck/fencecheck/verify"
+)
+
+type verifyFlags struct {
+	target  string
+	policy  string
+	require []string
+	store   string
+	json    bool
+	http    httpFlags
+}
+
+func newVerifyCommand() *cobra.Command {
+	var f verifyFlags
+	cmd := &cobra.Command{
+		Use:   "verify --target SPEC",
+		Short: "Run the conformance battery: named, deterministic scenarios, one hazard each",
+		Long: `verify plays a battery of scripted scenarios against a target, each on fresh
+resources, and prints a table (scenario | expected | observed | result):
+
+  stale-after-newer     the seed: 42 accepted, then 41 must be rejected
+  equal-token-repeat    a repeat of 42: rejected (strict) or accepted (accept-equal)
+  old-token-first       41 arrives before 42: allowed by fencing (info), a
+                        failure only under --require exclusive
+  check-then-set-race   8 writers race in rounds; the highest must be stored
+  two-first-writers     two writers create a missing resource at once
+  digit-boundaries      9→10, 99→100, 999→1000, 2^53, 2^63, 2^64-1
+  scope                 a token on one resource does not affect another
+  restart-durability    with --exec: 7 survives SIGKILL and restart, 6 is rejected
+
+The table, a result.json and the history of every operation go to
+store/verify-<target>/<time>/. Exit 0 when every required scenario passed,
+1 when one failed, 3 on errors (unreachable target, bad flags).`,
+		Args: exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runVerify(cmd.Context(), cmd.OutOrStdout(), f)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.target, "target", "", "the receiver under test (memory://NAME, http://HOST:PORT)")
+	fl.StringVar(&f.policy, "policy", "strict", "fencing policy: strict or accept-equal")
+	fl.StringSliceVar(&f.require, "require", nil, "extra invariants: exclusive (old-token-first becomes required)")
+	fl.StringVar(&f.store, "store", "store", "run store directory")
+	fl.BoolVar(&f.json, "json", false, "print the result as JSON")
+	f.http.register(fl)
+	return cmd
+}
+
+func runVerify(ctx context.Context, stdout io.Writer, f verifyFlags) error {
+	if f.target == "" {
+		return &usageError{fmt.Errorf("--target: required")}
+	}
+	opts := verify.Options{}
+	var err error
+	if opts.Policy, err = models.ParsePolicy(f.policy); err != nil {
+		return &usageError{fmt.Errorf("--policy: %w", err)}
+	}
+	for _, req := range f.require {
+		if req != "exclusive" {
+			return &usageError{fmt.Errorf("--require: unknown invariant %q (want exclusive)", req)}
+		}
+		opts.RequireExclusive = true
+	}
+	child, err := f.http.child(f.target)
+	if err != nil {
+		return err
+	}
+	t, err := openTarget(f.target, targetOptions{http: f.http, workers: 10, child: child})
+	if err != nil {
+		return err
+	}
+	defer t.close()
+	// The run directory exists before set-up only when a receiver
+	// process needs it for its output; otherwise an unreachable target
+	// leaves no empty run behind.
+	var dir string
+	if child != nil {
+		if dir, err = harness.CreateRunDir(f.store, "verify-"+harness.RunName(f.target), time.Now()); err != nil {
+			return err
+		}
+		child.SetLogDir(dir)
+	}
+	if s, ok := t.target.(targets.Setupper); ok {
+		if err := s.Setup(ctx); err != nil {
+			return fmt.Errorf("set up target %s: %w", t.name, err)
+		}
+	}
+	if dir == "" {
+		if dir, err = harness.CreateRunDir(f.store, "verify-"+harness.RunName(f.target), time.Now()); err != nil {
+			return err
+		}
+	}
+	if td, ok := t.target.(targets.Teardowner); ok {
+		defer td.Teardown(context.WithoutCancel(ctx))
+	}
+	rec, err := histories.CreateRecorder(filepath.Join(dir, harness.HistoryFile), histories.RecorderOptions{})
+	if err != nil {
+		return err
+	}
+	opts.Recorder = rec
+	outcomes := verify.Run(ctx, t.target, opts)
+	if err := rec.Close(); err != nil {
+		return fmt.Errorf("record history: %w", err)
+	}
+	rep := verify.Report{Target: t.name, Policy: opts.Policy.String(), Exclusive: opts.RequireExclusive,
+		Passed: verify.Passed(outcomes), Dir: dir, Outcomes: outcomes}
+	if err := writeVerifyFiles(dir, rep); err != nil {
+		return err
+	}
+	if f.json {
+		if err := verify.WriteJSON(stdout, rep); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintf(stdout, "verify %s (%s policy)\n\n", t.name, rep.Policy)
+		if err := verify.WriteTable(stdout, outcomes); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "\n%s; wrote %s\n", verify.Summary(outcomes), dir)
+	}
+	if !rep.Passed {
+		return &verdictExit{exitViolated}
+	}
+	return nil
+}
+
+func writeVerifyFiles(dir string, rep verify.Report) error {
+	for name, write := range map[string]func(io.Writer) error{
+		verify.TableFile:  func(w io.Writer) error { return verify.WriteTable(w, rep.Outcomes) },
+		verify.ResultFile: func(w io.Writer) error { return verify.WriteJSON(w, rep) },
+	} {
+		f, err := os.Create(filepath.Join(dir, name))
+		if err != nil {
+			return fmt.Errorf("write %s: %w", name, err)
+		}
+		if err := write(f); err != nil {
+			f.Close()
+			return fmt.Errorf("write %s: %w", name, err)
+		}
+		if err := f.Close(); err != nil {
+			return fmt.Errorf("write %s: %w", name, err)
+		}
+	}
+	return nil
+}
