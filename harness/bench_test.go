@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fencecheck/fencecheck/targets"
 	"github.com/fencecheck/fencecheck/targets/memory"
 )
 
@@ -42,8 +43,11 @@ func BenchmarkHarness(b *testing.B) {
 
 // BenchmarkPlainLoop is the same work without the harness: 8 goroutines,
 // each job a read and a write with the next token of its resource.
-func BenchmarkPlainLoop(b *testing.B) {
-	tgt := memory.NewFenced()
+func BenchmarkPlainLoop(b *testing.B) { plainLoop(b, memory.NewFenced()) }
+
+// plainLoop runs b.N operations against tgt from 8 goroutines, each job a
+// read and a write with the next token of its resource.
+func plainLoop(b *testing.B, tgt targets.Target) {
 	const workers, resources = 8, 64
 	var tokens [resources]atomic.Uint64
 	var issued atomic.Int64
