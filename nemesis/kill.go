@@ -34,7 +34,7 @@ type Process interface {
 type Kill struct {
 	toggle
 	proc Process
-	// Every is the mean time between crashes while active; default five
+	// Every is the mean time between crashes while active; default three
 	// lease TTLs.
 	Every time.Duration
 	// HoldShare is the probability that a worker at its pause point is
@@ -91,7 +91,7 @@ func (k *Kill) every(env Env) time.Duration {
 	if k.Every > 0 {
 		return k.Every
 	}
-	return 5 * env.LeaseTTL()
+	return 3 * env.LeaseTTL()
 }
 
 // Act implements Actor.

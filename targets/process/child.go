@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -83,7 +84,7 @@ func (c *Child) startLocked() error {
 		c.starts++
 		fmt.Fprintf(c.log, "--- fencecheck: start %d of %q at %s\n", c.starts, c.cmdline, time.Now().UTC().Format(time.RFC3339Nano))
 	}
-	cmd := exec.Command("/bin/sh", "-c", c.cmdline)
+	cmd := exec.Command("/bin/sh", "-c", shellCommand(c.cmdline))
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
@@ -166,9 +167,34 @@ func (c *Child) Kill() error {
 	c.mu.Unlock()
 	<-exited // SIGKILL cannot be caught; the wait is short
 	c.mu.Lock()
+	pgid := c.cmd.Process.Pid
 	c.cmd = nil
 	c.mu.Unlock()
+	return waitGroupGone(pgid)
+}
+
+// waitGroupGone waits until no process of the group is left, at most 2s.
+// A shell may exit before the receiver it forked has released its port,
+// and a restart before that would fail to bind. (A killed grandchild can
+// linger as a zombie until init reaps it, long after its port is free;
+// hence the bound. Simple commands are exec'd and have no grandchild.)
+func waitGroupGone(pgid int) error {
+	deadline := time.Now().Add(2 * time.Second)
+	for syscall.Kill(-pgid, 0) == nil && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
 	return nil
+}
+
+// shellCommand prefixes a simple command line with exec, so that the
+// receiver replaces the shell and is the child fencecheck waits for.
+// Command lines with shell syntax run as they are.
+func shellCommand(cmdline string) string {
+	trimmed := strings.TrimSpace(cmdline)
+	if strings.ContainsAny(trimmed, ";&|()<>`$\n") || strings.HasPrefix(trimmed, "exec ") {
+		return cmdline
+	}
+	return "exec " + trimmed
 }
 
 // Restart crashes the receiver and starts it again, waiting until it
@@ -186,6 +212,10 @@ func (c *Child) Stop(grace time.Duration) error {
 	c.mu.Lock()
 	running := c.cmd != nil
 	exited := c.exited
+	pgid := 0
+	if running {
+		pgid = c.cmd.Process.Pid
+	}
 	c.mu.Unlock()
 	if running {
 		_ = c.signal(syscall.SIGCONT)
@@ -195,6 +225,9 @@ func (c *Child) Stop(grace time.Duration) error {
 		case <-time.After(grace):
 			_ = c.signal(syscall.SIGKILL)
 			<-exited
+		}
+		if waitGroupGone(pgid) != nil {
+			_ = syscall.Kill(-pgid, syscall.SIGKILL) // a child that ignored SIGTERM
 		}
 	}
 	c.mu.Lock()
