@@ -55,6 +55,7 @@ FUZZTIME ?= 30s
 fuzz:
 	$(GO) test ./histories -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./histories -run '^$$' -fuzz '^FuzzRead$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./targets/http/receiver -run '^$$' -fuzz '^FuzzHandler$$' -fuzztime $(FUZZTIME)
 
 clean:
 	rm -rf bin replay-out store bench.txt
