@@ -159,7 +159,10 @@ func (res *Result) NotCovered() []string {
 	if cov.UnknownOutcomes == 0 {
 		gaps = append(gaps, "no operation had an unknown outcome")
 	}
-	gaps = append(gaps, "durability across receiver crashes, duplicate suppression, and side effects outside the resource are not tested by this run")
+	if cov.FaultActions["kill"] == 0 {
+		gaps = append(gaps, "durability across receiver crashes is not tested by this run (add --exec and --nemesis kill)")
+	}
+	gaps = append(gaps, "duplicate suppression and side effects outside the resource are not what fencing covers")
 	return gaps
 }
 
