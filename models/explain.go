@@ -27,13 +27,25 @@ import (
 func Explain(g Group, opts Options) Violation {
 	e := explainer{ops: g.Ops, policy: opts.Policy, fenced: opts.Kind == KindFenced}
 	var best *finding
-	for _, rule := range []func() *finding{e.staleAccepted, e.equalAccepted, e.wrongRejection, e.readOrigin, e.staleRead} {
-		if f := rule(); f != nil && (best == nil || f.at < best.at) {
+	rules := []struct {
+		name string
+		find func() *finding
+	}{
+		{RuleStaleAccepted, e.staleAccepted},
+		{RuleEqualAccepted, e.equalAccepted},
+		{RuleWrongRejection, e.wrongRejection},
+		{RuleReadOrigin, e.readOrigin},
+		{RuleStaleRead, e.staleRead},
+	}
+	for _, rule := range rules {
+		if f := rule.find(); f != nil && (best == nil || f.at < best.at) {
 			best = f
+			best.rule = rule.name
 		}
 	}
 	if best == nil {
 		best = e.fallback(opts)
+		best.rule = RuleNoOrder
 	}
 	return best.violation(g.Resource)
 }
@@ -50,13 +62,14 @@ type row struct {
 }
 
 type finding struct {
+	rule    string
 	at      int64 // when the evidence was complete
 	summary string
 	rows    []row
 }
 
 func (f *finding) violation(resource string) Violation {
-	v := Violation{Resource: resource, Summary: f.summary}
+	v := Violation{Resource: resource, Rule: f.rule, Summary: f.summary}
 	slices.SortStableFunc(f.rows, func(a, b row) int { return cmp.Compare(a.op.Call, b.op.Call) })
 	for _, r := range f.rows {
 		v.Steps = append(v.Steps, Step{

@@ -55,6 +55,9 @@ type Result struct {
 // Violation explains why one resource's history has no legal order.
 type Violation struct {
 	Resource string `json:"resource"`
+	// Rule names the kind of evidence (RuleStaleAccepted, …), so that a
+	// smaller history can be asked for the same kind of violation.
+	Rule string `json:"rule,omitempty"`
 	// Summary is one sentence a person can act on.
 	Summary string `json:"summary"`
 	// Steps are the operations that make the violation, in invocation
