@@ -73,4 +73,7 @@ type Step struct {
 	Return   int64  `json:"return_ns"` // histories.Infinity when unknown
 	Event    string `json:"event"`
 	Expected string `json:"expected"` // what the resource should have done
+	// Culprit marks the operation whose answer the resource must not
+	// have given; the other steps are the evidence around it.
+	Culprit bool `json:"culprit,omitempty"`
 }
