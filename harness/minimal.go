@@ -1,7 +1,6 @@
 package harness
 
 import (
-	"fmt"
 	"strings"
 	"time"
 
@@ -25,16 +24,10 @@ func shrinkFirst(h *histories.History, check models.Result, opts models.Options,
 }
 
 // writeMinimal writes the minimal counterexample for summary.txt and the
-// command line: a heading and the timeline table.
+// command line.
 func writeMinimal(b *strings.Builder, s *models.Shrunk) {
-	if s == nil {
-		return
+	if s != nil {
+		b.WriteString("\n")
+		_ = models.WriteShrunk(b, s)
 	}
-	done := "1-minimal"
-	if !s.Minimal {
-		done = "the time bound stopped the search early"
-	}
-	fmt.Fprintf(b, "\nminimal counterexample: %d of %d operations on %s (%s, %d checks, %v)\n",
-		len(s.Ops), s.From, s.Resource, done, s.Checks, s.Elapsed.Round(time.Millisecond))
-	_ = models.WriteViolation(b, s.Violation)
 }

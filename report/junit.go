@@ -79,7 +79,7 @@ type xmlCase struct {
 type xmlFailure struct {
 	Message string `xml:"message,attr"`
 	Type    string `xml:"type,attr,omitempty"`
-	Text    string `xml:",chardata"`
+	Text    string `xml:",cdata"`
 }
 
 type xmlSkipped struct {
