@@ -68,6 +68,8 @@ func New(dir string) (*Server, error) {
 	s.mux.HandleFunc("GET /latest/{$}", s.latest)
 	s.mux.HandleFunc("GET /runs/{name}/{stamp}/{$}", s.run)
 	s.mux.HandleFunc("GET /runs/{name}/{stamp}/{file}", s.file)
+	// Browsers ask for an icon; answering spares them a logged 404.
+	s.mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) })
 	return s, nil
 }
 
