@@ -65,7 +65,8 @@ func seconds(ns int64) float64 { return float64(ns) / 1e9 }
 // shade draws the fault windows as bands from bottom to top, behind the
 // data, and the lease reassignments as marks at the bottom.
 func shade(p *chart, h *histories.History, bottom, top float64) error {
-	ws := faultWindows(h.Others, endTime(h))
+	end := endTime(h)
+	ws := mergeWindows(faultWindows(h.Others, end), end)
 	for i, w := range ws {
 		band, err := plotter.NewPolygon(plotter.XYs{
 			{X: seconds(w.from), Y: bottom}, {X: seconds(w.to), Y: bottom}, {X: seconds(w.to), Y: top}, {X: seconds(w.from), Y: top},

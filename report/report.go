@@ -53,7 +53,7 @@ type Limits struct {
 	// PlotPoints bounds the operations drawn in the latency plot; the
 	// rest are sampled evenly. Default 2500.
 	PlotPoints int
-	// TimelineOps bounds the operations in timeline.html. Default 1500.
+	// TimelineOps bounds the operations in timeline.html. Default 1000.
 	TimelineOps int
 	// TableRows bounds the rows of the per-resource table. Default 50.
 	TableRows int
@@ -68,7 +68,7 @@ func (l *Limits) fillDefaults() {
 		l.PlotPoints = 2500
 	}
 	if l.TimelineOps <= 0 {
-		l.TimelineOps = 1500
+		l.TimelineOps = 1000
 	}
 	if l.TableRows <= 0 {
 		l.TableRows = 50

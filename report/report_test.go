@@ -172,3 +172,15 @@ func lacks(t *testing.T, page, sub string, msg ...any) {
 		t.Errorf("page has %q %v", sub, msg)
 	}
 }
+
+func TestMergeWindowsBoundsTheBands(t *testing.T) {
+	t.Parallel()
+	var ws []window
+	for i := range int64(10000) {
+		ws = append(ws, window{"pause", i * 1000, i*1000 + 400})
+	}
+	merged := mergeWindows(ws, 10000*1000)
+	assert.LessOrEqual(t, len(merged), windowBins)
+	assert.Equal(t, int64(0), merged[0].from)
+	assert.Equal(t, []window{{"a", 0, 30}, {"c", 500, 600}}, mergeWindows([]window{{"c", 500, 600}, {"a", 0, 10}, {"b", 5, 30}}, 1000))
+}

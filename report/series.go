@@ -1,6 +1,9 @@
 package report
 
 import (
+	"cmp"
+	"slices"
+
 	"github.com/fencecheck/fencecheck/histories"
 )
 
@@ -62,6 +65,32 @@ func faultWindows(others []histories.Event, end int64) []window {
 	return out
 }
 
+// windowBins is the resolution at which fault windows are drawn: windows
+// closer than 1/windowBins of the run merge into one band, so that a long
+// run with thousands of windows still draws at most a few hundred bands.
+const windowBins = 400
+
+// mergeWindows returns the union of ws, in time order, with gaps shorter
+// than end/windowBins closed.
+func mergeWindows(ws []window, end int64) []window {
+	ws = slices.Clone(ws)
+	slices.SortFunc(ws, func(a, b window) int { return cmp.Compare(a.from, b.from) })
+	gap := end / windowBins
+	var out []window
+	for _, w := range ws {
+		if w.from > end {
+			break
+		}
+		w.to = min(w.to, end)
+		if n := len(out); n > 0 && w.from <= out[n-1].to+gap {
+			out[n-1].to = max(out[n-1].to, w.to)
+			continue
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
 // reassignments returns the times at which a lease was granted on a
 // resource that had been granted before: a new owner, a higher token.
 func reassignments(others []histories.Event) []int64 {
@@ -79,7 +108,8 @@ func reassignments(others []histories.Event) []int64 {
 	return out
 }
 
-// endTime is the last time the history mentions.
+// endTime is the last time an operation was invoked or answered: plots
+// end there, even if faults or leases went on after the workers stopped.
 func endTime(h *histories.History) int64 {
 	var end int64
 	for i := range h.Operations {
@@ -88,9 +118,6 @@ func endTime(h *histories.History) int64 {
 		if op.Return != histories.Infinity {
 			end = max(end, op.Return)
 		}
-	}
-	if n := len(h.Others); n > 0 {
-		end = max(end, h.Others[n-1].Time)
 	}
 	return end
 }
