@@ -72,6 +72,12 @@ type Config struct {
 	RunName  string
 
 	CheckTimeout time.Duration // default 60s
+	// ShrinkTimeout bounds the search for a minimal counterexample when
+	// the history is invalid; default 10s, negative: do not shrink.
+	ShrinkTimeout time.Duration
+	// NoReport leaves report.html and the timelines out of the run
+	// directory.
+	NoReport bool
 	// Progress, if set, is called about four times a second while workers
 	// run, from a goroutine of its own.
 	Progress func(Progress)
@@ -118,6 +124,9 @@ func (c *Config) setDefaults() {
 	}
 	if c.CheckTimeout == 0 {
 		c.CheckTimeout = 60 * time.Second
+	}
+	if c.ShrinkTimeout == 0 {
+		c.ShrinkTimeout = 10 * time.Second
 	}
 	if c.RunName == "" {
 		c.RunName = runName(c.TargetName)

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/models"
 	"github.com/fencecheck/fencecheck/nemesis"
+	"github.com/fencecheck/fencecheck/report"
 )
 
 // Result is what a run concluded. It is written to result.json.
@@ -25,6 +27,10 @@ type Result struct {
 	Elapsed     time.Duration        `json:"elapsed_ns"`
 	Interrupted bool                 `json:"interrupted,omitempty"`
 	Truncated   bool                 `json:"history_truncated,omitempty"`
+
+	// Minimal is the first violation shrunk to a minimal counterexample.
+	Minimal *models.Shrunk     `json:"minimal,omitempty"`
+	history *histories.History // the checked history, for the report
 }
 
 // RunConfig is the part of the configuration needed to reproduce a run.
@@ -42,6 +48,7 @@ type RunConfig struct {
 	Policy           string   `json:"policy"`
 	RequireExclusive bool     `json:"require_exclusive"`
 	MinStale         int      `json:"min_stale"`
+	NoReport         bool     `json:"no_report,omitempty"`
 	Version          string   `json:"version"`
 }
 
@@ -54,7 +61,7 @@ func (c *Config) summary() RunConfig {
 		Target: c.TargetName, Workers: c.Workers, Resources: c.Resources, Duration: c.Duration.String(),
 		Ops: c.Ops, Rate: c.Rate, LeaseTTL: c.LeaseTTL.String(), Faults: faults, Seed: c.Seed,
 		Deterministic: c.Deterministic, Policy: c.Policy.String(), RequireExclusive: c.RequireExclusive,
-		MinStale: c.MinStale, Version: Version,
+		MinStale: c.MinStale, NoReport: c.NoReport, Version: Version,
 	}
 }
 
@@ -70,9 +77,11 @@ func (r *run) judge(path string) (Result, error) {
 	if err != nil {
 		return Result{}, fmt.Errorf("read back the recorded history: %w", err)
 	}
-	check := models.CheckPorcupine(h.Operations, models.Options{Policy: r.cfg.Policy, Timeout: r.cfg.CheckTimeout})
+	opts := models.Options{Policy: r.cfg.Policy, Timeout: r.cfg.CheckTimeout}
+	check := models.CheckPorcupine(h.Operations, opts)
 	cov, excl := measureCoverage(h)
-	res := Result{Check: check, Counts: histories.Count(h.Operations), Coverage: cov, Config: r.cfg.summary(), Truncated: h.Truncated}
+	res := Result{Check: check, Counts: histories.Count(h.Operations), Coverage: cov, Config: r.cfg.summary(), Truncated: h.Truncated, history: h}
+	res.Minimal = shrinkFirst(h, check, opts, r.cfg.ShrinkTimeout)
 	if r.cfg.RequireExclusive {
 		res.Exclusive = excl
 	}
@@ -124,6 +133,10 @@ func (res *Result) Summary() string {
 		fmt.Fprintf(&b, "interrupted the run was stopped early; the verdict covers the history recorded until then\n")
 	}
 	fmt.Fprintf(&b, "verdict     %s: %s\n", strings.ToUpper(string(res.Verdict)), res.Reason)
+	if res.Dir != "" && !res.Config.NoReport {
+		fmt.Fprintf(&b, "report      %s\n", filepath.Join(res.Dir, report.ReportFile))
+	}
+	writeMinimal(&b, res.Minimal)
 	for _, v := range res.Check.Violations {
 		b.WriteString("\n")
 		_ = models.WriteViolation(&b, v)

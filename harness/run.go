@@ -135,6 +135,11 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	if err := writeResult(dir, &res); err != nil {
 		return res, err
 	}
+	if !cfg.NoReport {
+		if err := writeReport(dir, &res); err != nil {
+			return res, err
+		}
+	}
 	return res, nil
 }
 

@@ -27,13 +27,25 @@ import (
 func Explain(g Group, opts Options) Violation {
 	e := explainer{ops: g.Ops, policy: opts.Policy, fenced: opts.Kind == KindFenced}
 	var best *finding
-	for _, rule := range []func() *finding{e.staleAccepted, e.equalAccepted, e.wrongRejection, e.readOrigin, e.staleRead} {
-		if f := rule(); f != nil && (best == nil || f.at < best.at) {
+	rules := []struct {
+		name string
+		find func() *finding
+	}{
+		{RuleStaleAccepted, e.staleAccepted},
+		{RuleEqualAccepted, e.equalAccepted},
+		{RuleWrongRejection, e.wrongRejection},
+		{RuleReadOrigin, e.readOrigin},
+		{RuleStaleRead, e.staleRead},
+	}
+	for _, rule := range rules {
+		if f := rule.find(); f != nil && (best == nil || f.at < best.at) {
 			best = f
+			best.rule = rule.name
 		}
 	}
 	if best == nil {
 		best = e.fallback(opts)
+		best.rule = RuleNoOrder
 	}
 	return best.violation(g.Resource)
 }
@@ -50,15 +62,28 @@ type row struct {
 }
 
 type finding struct {
+	rule    string
 	at      int64 // when the evidence was complete
 	summary string
 	rows    []row
 }
 
 func (f *finding) violation(resource string) Violation {
-	v := Violation{Resource: resource, Summary: f.summary}
+	v := Violation{Resource: resource, Rule: f.rule, Summary: f.summary}
 	slices.SortStableFunc(f.rows, func(a, b row) int { return cmp.Compare(a.op.Call, b.op.Call) })
-	for _, r := range f.rows {
+	// Every rule completes its evidence with the culprit's return
+	// (f.at); the fallback has no such time and puts its stuck
+	// operation first.
+	culprit := -1
+	for i, r := range f.rows {
+		if r.op.Return == f.at {
+			culprit = i
+		}
+	}
+	if culprit < 0 && len(f.rows) > 0 {
+		culprit = 0
+	}
+	for i, r := range f.rows {
 		v.Steps = append(v.Steps, Step{
 			OpID:     r.op.ID,
 			Process:  r.op.Process,
@@ -66,6 +91,7 @@ func (f *finding) violation(resource string) Violation {
 			Return:   r.op.Return,
 			Event:    DescribeHistoryOp(r.op),
 			Expected: r.expected,
+			Culprit:  i == culprit,
 		})
 	}
 	return v
@@ -378,6 +404,7 @@ func (e *explainer) fallback(opts Options) *finding {
 	}
 	f.summary = fmt.Sprintf("no order of the operations on this resource explains the answers: the longest legal sequence places %d of %d operations and cannot continue with operation #%d",
 		longest, len(e.ops), stuck.ID)
+	f.at = stuck.Return // marks it as the culprit
 	f.rows = append(f.rows, row{stuck, "an answer consistent with the operations before it"})
 	for i := range e.ops {
 		op := &e.ops[i]

@@ -137,10 +137,11 @@ func describeMetadata(m interface{}) string {
 	return s
 }
 
-// DescribeOperation renders an operation for people, HTML-escaped for
-// porcupine's visualization.
+// describeOperation renders an operation for porcupine's visualization.
 func describeOperation(input, output interface{}) string {
-	return html.EscapeString(DescribeOperation(input.(Input), output.(Output)))
+	// Porcupine's page sets an operation's description as text, but
+	// states and metadata as HTML: only those are escaped.
+	return DescribeOperation(input.(Input), output.(Output))
 }
 
 func describeState(state interface{}) string {

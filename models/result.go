@@ -55,6 +55,9 @@ type Result struct {
 // Violation explains why one resource's history has no legal order.
 type Violation struct {
 	Resource string `json:"resource"`
+	// Rule names the kind of evidence (RuleStaleAccepted, …), so that a
+	// smaller history can be asked for the same kind of violation.
+	Rule string `json:"rule,omitempty"`
 	// Summary is one sentence a person can act on.
 	Summary string `json:"summary"`
 	// Steps are the operations that make the violation, in invocation
@@ -70,4 +73,7 @@ type Step struct {
 	Return   int64  `json:"return_ns"` // histories.Infinity when unknown
 	Event    string `json:"event"`
 	Expected string `json:"expected"` // what the resource should have done
+	// Culprit marks the operation whose answer the resource must not
+	// have given; the other steps are the evidence around it.
+	Culprit bool `json:"culprit,omitempty"`
 }

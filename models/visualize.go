@@ -17,17 +17,7 @@ import (
 // annotations, so that a reader sees who held which token when a stale
 // write was sent. The check is re-run in verbose mode, bounded by timeout.
 func Visualize(w io.Writer, groups []Group, others []histories.Event, opts Options, timeout time.Duration) error {
-	var ops []histories.Operation
-	for _, g := range groups {
-		ops = append(ops, g.Ops...)
-	}
-	model := Model(opts)
-	_, info := porcupine.CheckOperationsVerbose(model, ToPorcupine(ops), timeout)
-	info.AddAnnotations(Annotations(others))
-	if err := porcupine.Visualize(model, info, w); err != nil {
-		return fmt.Errorf("visualize: %w", err)
-	}
-	return nil
+	return VisualizeView(w, View{Groups: groups, Others: others}, opts, timeout)
 }
 
 // Annotations turns lease events into points and nemesis start/stop pairs

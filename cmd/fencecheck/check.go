@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/models"
+	"github.com/fencecheck/fencecheck/report"
 )
 
 type checkFlags struct {
@@ -19,6 +21,7 @@ type checkFlags struct {
 	timeout time.Duration
 	html    string
 	json    bool
+	gates   checkGates
 }
 
 func newCheckCommand() *cobra.Command {
@@ -41,6 +44,7 @@ that make it as a short timeline.`,
 	fl.DurationVar(&f.timeout, "timeout", 60*time.Second, "give up and report inconclusive after this long (0: never)")
 	fl.StringVar(&f.html, "html", "", "write porcupine's interactive visualization to this file")
 	fl.BoolVar(&f.json, "json", false, "print the result as JSON")
+	f.gates.flags(cmd)
 	return cmd
 }
 
@@ -70,6 +74,7 @@ type checkReport struct {
 	Truncated bool             `json:"truncated,omitempty"`
 	Counts    histories.Counts `json:"counts"`
 	Result    models.Result    `json:"result"`
+	Minimal   *models.Shrunk   `json:"minimal,omitempty"`
 }
 
 func runCheck(stdout io.Writer, path string, f checkFlags) error {
@@ -82,7 +87,11 @@ func runCheck(stdout io.Writer, path string, f checkFlags) error {
 		return err
 	}
 	res := models.CheckPorcupine(h.Operations, opts)
-	rep := checkReport{History: path, Truncated: h.Truncated, Counts: histories.Count(h.Operations), Result: res}
+	rep := checkReport{History: path, Truncated: h.Truncated, Counts: histories.Count(h.Operations), Result: res,
+		Minimal: f.gates.shrink(h, res, opts)}
+	if err := f.gates.write(path, h, rep, f); err != nil {
+		return err
+	}
 	if f.html != "" {
 		if err := writeVisualization(f.html, h, res, opts); err != nil {
 			return err
@@ -98,6 +107,9 @@ func runCheck(stdout io.Writer, path string, f checkFlags) error {
 		printCheck(stdout, rep)
 		if f.html != "" {
 			fmt.Fprintf(stdout, "visualization  %s\n", f.html)
+		}
+		if f.gates.reportDir != "" {
+			fmt.Fprintf(stdout, "report         %s\n", filepath.Join(f.gates.reportDir, report.ReportFile))
 		}
 	}
 	return exitFor(res.Verdict)

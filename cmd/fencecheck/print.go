@@ -23,6 +23,7 @@ func printCheck(w io.Writer, rep checkReport) {
 		fmt.Fprintf(w, "fencing cap    %d unknown writes capped, %d dropped as certain no-ops\n", res.CappedWrites, res.DroppedWrite)
 	}
 	fmt.Fprintf(w, "verdict        %s\n", verdictLine(res))
+	printMinimal(w, rep.Minimal)
 	for _, v := range res.Violations {
 		fmt.Fprintln(w)
 		models.WriteViolation(w, v)

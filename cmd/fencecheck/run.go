@@ -17,6 +17,7 @@ import (
 	"github.com/fencecheck/fencecheck/harness"
 	"github.com/fencecheck/fencecheck/models"
 	"github.com/fencecheck/fencecheck/nemesis"
+	"github.com/fencecheck/fencecheck/report"
 )
 
 type runFlags struct {
@@ -41,6 +42,8 @@ type runFlags struct {
 	realtime      bool
 	noProgress    bool
 	opTimeout     time.Duration
+	junit         string
+	noReport      bool
 	seedGenerated bool
 	http          httpFlags
 }
@@ -97,6 +100,8 @@ receiver process's: kill (SIGKILL, then start again), pause-receiver
 	fl.BoolVar(&f.noProgress, "no-progress", false, "do not show the live progress line")
 	fl.DurationVar(&f.opTimeout, "op-timeout", 0, "how long a worker waits for an answer before recording an unknown outcome (default 4×lease-ttl)")
 	f.http.register(fl)
+	fl.StringVar(&f.junit, "junit", "", "also write the verdict as JUnit XML to this file (one test case per checked invariant)")
+	fl.BoolVar(&f.noReport, "no-report", false, "do not write report.html and the timelines into the run directory")
 	return cmd
 }
 
@@ -110,6 +115,7 @@ func (f *runFlags) config(t *openedTarget, faults []nemesis.Fault) (harness.Conf
 		Duration: f.duration, Ops: f.ops, Rate: f.rate, LeaseTTL: f.leaseTTL, ReadShare: f.readShare,
 		Faults: faults, Seed: f.seed, Deterministic: t.deterministic && !f.realtime, Policy: policy,
 		MinStale: f.minStale, StoreDir: f.store, RunName: f.name, CheckTimeout: f.checkTimeout, OpTimeout: f.opTimeout,
+		NoReport: f.noReport,
 	}
 	if f.readShare == 0 {
 		cfg.ReadShare = -1 // an explicit 0 means no extra reads
@@ -166,6 +172,11 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, f runFlags) error {
 	stopProgress()
 	if err != nil {
 		return err
+	}
+	if f.junit != "" {
+		if err := report.WriteJUnitFile(f.junit, res.JUnit()); err != nil {
+			return err
+		}
 	}
 	if f.json {
 		enc := json.NewEncoder(stdout)

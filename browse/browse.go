@@ -1,0 +1,183 @@
+// Package browse serves a read-only web view of a run store: a table of
+// the runs, and each run's report, timelines and files.
+//
+//	GET /                               the runs, newest first
+//	GET /latest/                        the newest run (store/latest)
+//	GET /runs/{name}/{stamp}/           that run's report
+//	GET /runs/{name}/{stamp}/{file}     one of the files a run writes
+//
+// It only reads, only the files a run writes, and only inside the store:
+// every path component is checked against a strict pattern, and every file
+// is opened through an os.Root, which refuses names and symbolic links
+// that lead outside the store.
+package browse
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"os"
+	"path"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// The files of a run directory that are served, and how.
+var files = map[string]struct {
+	contentType string
+	download    bool
+}{
+	"report.html":   {"text/html; charset=utf-8", false},
+	"timeline.html": {"text/html; charset=utf-8", false},
+	"minimal.html":  {"text/html; charset=utf-8", false},
+	"summary.txt":   {"text/plain; charset=utf-8", false},
+	"result.json":   {"application/json", false},
+	"history.jsonl": {"application/x-ndjson", true},
+	"minimal.jsonl": {"application/x-ndjson", true},
+}
+
+// component is what a run name or a timestamp may look like: no dots in
+// front (so no "." or ".."), no separators, nothing to decode.
+var component = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,200}$`)
+
+// latestLink is the store's link to its newest run (harness.LatestLink).
+const latestLink = "latest"
+
+// securityPolicy allows what the pages need: inline styles, porcupine's
+// inline script, and nothing from the network.
+const securityPolicy = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+
+// Server is the handler of a run store.
+type Server struct {
+	root *os.Root
+	dir  string
+	mux  *http.ServeMux
+}
+
+// New opens the run store at dir. Close releases it.
+func New(dir string) (*Server, error) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, fmt.Errorf("open run store %s: %w", dir, err)
+	}
+	s := &Server{root: root, dir: dir, mux: http.NewServeMux()}
+	s.mux.HandleFunc("GET /{$}", s.runs)
+	s.mux.HandleFunc("GET /latest/{$}", s.latest)
+	s.mux.HandleFunc("GET /runs/{name}/{stamp}/{$}", s.run)
+	s.mux.HandleFunc("GET /runs/{name}/{stamp}/{file}", s.file)
+	// Browsers ask for an icon; answering spares them a logged 404.
+	s.mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) })
+	return s, nil
+}
+
+// Close releases the store.
+func (s *Server) Close() error { return s.root.Close() }
+
+// ServeHTTP serves GET and HEAD requests; the store is read-only.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("Content-Security-Policy", securityPolicy)
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("Cache-Control", "no-cache")
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		h.Set("Allow", "GET, HEAD")
+		http.Error(w, "read-only: only GET and HEAD", http.StatusMethodNotAllowed)
+		return
+	}
+	s.mux.ServeHTTP(w, r)
+}
+
+// runDir returns the run directory a request names, or false after
+// answering 404.
+func (s *Server) runDir(w http.ResponseWriter, r *http.Request) (string, bool) {
+	name, stamp := r.PathValue("name"), r.PathValue("stamp")
+	if !component.MatchString(name) || !component.MatchString(stamp) || name == latestLink {
+		http.NotFound(w, r)
+		return "", false
+	}
+	return name + "/" + stamp, true
+}
+
+func (s *Server) run(w http.ResponseWriter, r *http.Request) {
+	if dir, ok := s.runDir(w, r); ok {
+		http.Redirect(w, r, "/runs/"+dir+"/report.html", http.StatusFound)
+	}
+}
+
+func (s *Server) latest(w http.ResponseWriter, r *http.Request) {
+	target, err := s.root.Readlink(latestLink)
+	parts := strings.Split(path.Clean(target), "/")
+	if err != nil || len(parts) != 2 || !component.MatchString(parts[0]) || !component.MatchString(parts[1]) {
+		http.Error(w, "the store has no latest run", http.StatusNotFound)
+		return
+	}
+	http.Redirect(w, r, "/runs/"+parts[0]+"/"+parts[1]+"/report.html", http.StatusFound)
+}
+
+func (s *Server) file(w http.ResponseWriter, r *http.Request) {
+	dir, ok := s.runDir(w, r)
+	if !ok {
+		return
+	}
+	name := r.PathValue("file")
+	kind, known := files[name]
+	if !known {
+		http.NotFound(w, r)
+		return
+	}
+	f, err := s.root.Open(dir + "/" + name)
+	if err != nil {
+		http.NotFound(w, r)
+		return
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() {
+		http.NotFound(w, r)
+		return
+	}
+	w.Header().Set("Content-Type", kind.contentType)
+	if kind.download {
+		run := strings.ReplaceAll(dir, "/", "-")
+		w.Header().Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": run + "-" + name}))
+	}
+	http.ServeContent(w, r, name, st.ModTime(), f)
+}
+
+// readFile reads a small file of the store, at most limit bytes.
+func (s *Server) readFile(name string, limit int64) ([]byte, error) {
+	f, err := s.root.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, errors.New("browse: file too large")
+	}
+	return data, nil
+}
+
+// isDir reports whether name is a directory inside the store; a link
+// that leads outside is not.
+func (s *Server) isDir(name string) bool {
+	st, err := s.root.Stat(name)
+	return err == nil && st.IsDir()
+}
+
+// started parses a run directory's timestamp name.
+func started(stamp string) time.Time {
+	base, _, _ := strings.Cut(stamp, "-") // quick successive runs get -1, -2
+	t, err := time.Parse("20060102T150405.000Z", base)
+	if err != nil {
+		return time.Time{}
+	}
+	return t
+}

@@ -1,0 +1,79 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/models"
+	"github.com/fencecheck/fencecheck/report"
+)
+
+// checkGates are check's outputs beyond the verdict: the minimal
+// counterexample, the report directory and the JUnit file.
+type checkGates struct {
+	shrinkTimeout time.Duration
+	reportDir     string
+	junit         string
+}
+
+func (g *checkGates) flags(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.DurationVar(&g.shrinkTimeout, "shrink-timeout", 10*time.Second, "bound the search for a minimal counterexample of a violation (negative: do not shrink)")
+	fl.StringVar(&g.reportDir, "report", "", "write report.html, timeline.html and, for a violation, minimal.html and minimal.jsonl into this directory")
+	fl.StringVar(&g.junit, "junit", "", "write the verdict as JUnit XML to this file (one test case per resource)")
+}
+
+// shrink returns the first violation's minimal counterexample, if any.
+func (g *checkGates) shrink(h *histories.History, res models.Result, opts models.Options) *models.Shrunk {
+	if res.Verdict != models.Violated || g.shrinkTimeout < 0 || len(res.Violations) == 0 {
+		return nil
+	}
+	s, ok := models.Shrink(h, res.Violations[0], opts, models.ShrinkOptions{Timeout: g.shrinkTimeout})
+	if !ok {
+		return nil
+	}
+	return &s
+}
+
+// write writes the report directory and the JUnit file that were asked for.
+func (g *checkGates) write(path string, h *histories.History, rep checkReport, f checkFlags) error {
+	if g.junit != "" {
+		suite := report.Suite{Name: "fencecheck check " + path, Properties: []report.Fact{{Name: "history", Value: path}},
+			Cases: report.CheckCases(rep.Result, report.Resources(h.Operations), rep.Minimal)}
+		if err := report.WriteJUnitFile(g.junit, suite); err != nil {
+			return err
+		}
+	}
+	if g.reportDir == "" {
+		return nil
+	}
+	if err := os.MkdirAll(g.reportDir, 0o755); err != nil {
+		return fmt.Errorf("--report: %w", err)
+	}
+	opts, _ := f.options()
+	in := report.Input{
+		Title: path, Verdict: rep.Result.Verdict, Reason: verdictLine(rep.Result), History: h, Check: rep.Result,
+		Options: opts, Minimal: rep.Minimal,
+		Command: fmt.Sprintf("fencecheck check %s --policy %s --model %s", path, f.policy, f.model),
+	}
+	if rep.Minimal != nil {
+		in.Files = []string{report.MinimalFile, report.MinimalJSONL}
+	}
+	if _, err := report.Write(g.reportDir, in, report.Limits{}); err != nil {
+		return fmt.Errorf("--report %s: %w", g.reportDir, err)
+	}
+	return nil
+}
+
+// printMinimal prints the minimal counterexample as a timeline table.
+func printMinimal(w io.Writer, s *models.Shrunk) {
+	if s != nil {
+		fmt.Fprintln(w)
+		_ = models.WriteShrunk(w, s)
+	}
+}

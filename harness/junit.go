@@ -1,0 +1,53 @@
+package harness
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/fencecheck/fencecheck/report"
+)
+
+// JUnit describes the run as a JUnit suite with one case per checked
+// invariant: linearizability of each resource, the exclusive requirement
+// when it was asked for, and the coverage gate when --min-stale is set.
+func (res *Result) JUnit() report.Suite {
+	cfg := res.Config
+	s := report.Suite{Name: "fencecheck run " + cfg.Target, Properties: []report.Fact{
+		{Name: "target", Value: cfg.Target}, {Name: "seed", Value: fmt.Sprint(cfg.Seed)},
+		{Name: "run", Value: res.Dir}, {Name: "command", Value: cfg.Command()},
+	}}
+	s.Cases = report.CheckCases(res.Check, res.resources(), res.Minimal)
+	if cfg.RequireExclusive {
+		c := report.Case{Name: "no write accepted after its lease was reassigned", Classname: "exclusive"}
+		if len(res.Exclusive) > 0 {
+			var b strings.Builder
+			for _, x := range res.Exclusive {
+				fmt.Fprintf(&b, "process %d wrote token %d to %s at %d ns, after token %d had been granted\n", x.Process, x.Token, x.Resource, x.Call, x.NewerToken)
+			}
+			c.Failure = &report.Failure{Type: "violation", Message: fmt.Sprintf("%d writes were accepted after their lease had been reassigned", len(res.Exclusive)), Text: b.String()}
+		}
+		s.Cases = append(s.Cases, c)
+	}
+	if cfg.MinStale > 0 {
+		c := report.Case{Name: fmt.Sprintf("at least %d stale writes exercised", cfg.MinStale), Classname: "coverage"}
+		if res.Coverage.StaleWrites < cfg.MinStale {
+			c.Error = &report.Failure{Type: "inconclusive", Message: fmt.Sprintf("only %d stale writes were exercised", res.Coverage.StaleWrites),
+				Text: strings.Join(res.NotCovered(), "\n")}
+		}
+		s.Cases = append(s.Cases, c)
+	}
+	return s
+}
+
+// resources names the run's resources: from the history when the Result
+// has it, else as the run names them.
+func (res *Result) resources() []string {
+	if res.history != nil {
+		return report.Resources(res.history.Operations)
+	}
+	var out []string
+	for i := range res.Config.Resources {
+		out = append(out, fmt.Sprintf("r%d", i))
+	}
+	return out
+}

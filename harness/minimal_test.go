@@ -1,0 +1,101 @@
+package harness
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/models"
+	"github.com/fencecheck/fencecheck/nemesis"
+	"github.com/fencecheck/fencecheck/targets/memory"
+)
+
+// bigRun records a deterministic run of about ops operations against a
+// broken receiver, without the report, and reads its history back.
+func bigRun(t *testing.T, target string, seed uint64, ops int, policy models.Policy) (Result, *histories.History) {
+	t.Helper()
+	tgt, err := memory.Open(target)
+	require.NoError(t, err)
+	faults, err := nemesis.Parse("pause,delay")
+	require.NoError(t, err)
+	res, err := Run(context.Background(), Config{Target: tgt, TargetName: "memory://" + target, Faults: faults, Seed: seed,
+		Ops: ops, Deterministic: true, Policy: policy, StoreDir: t.TempDir(), NoReport: true})
+	require.NoError(t, err)
+	require.Equal(t, models.Violated, res.Verdict, "seed %d", seed)
+	h, err := histories.ReadFile(filepath.Join(res.Dir, HistoryFile))
+	require.NoError(t, err)
+	return res, h
+}
+
+// TestMinimalCounterexamples: invalid histories of thousands of operations
+// from seeded runs shrink to at most six operations that are still
+// invalid, each within a few seconds; with the explanation's hint and by
+// delta debugging alone.
+func TestMinimalCounterexamples(t *testing.T) {
+	t.Parallel()
+	for _, target := range []string{"unfenced", "check-then-set"} {
+		for _, seed := range []uint64{1, 2, 3} {
+			for _, noHint := range []bool{false, true} {
+				name := target + "/seed " + string(rune('0'+seed))
+				if noHint {
+					name += "/ddmin alone"
+				}
+				t.Run(name, func(t *testing.T) {
+					t.Parallel()
+					res, h := bigRun(t, target, seed, 4000, models.Strict)
+					require.GreaterOrEqual(t, len(h.Operations), 4000)
+					opts := models.Options{Policy: models.Strict}
+					start := time.Now()
+					s, ok := models.Shrink(h, res.Check.Violations[0], opts, models.ShrinkOptions{NoHint: noHint})
+					elapsed := time.Since(start)
+					require.True(t, ok)
+					t.Logf("%s: %d operations → %d (%s) in %v, %d checks", name, len(h.Operations), len(s.Ops), s.Violation.Rule, elapsed.Round(time.Millisecond), s.Checks)
+					assert.LessOrEqual(t, len(s.Ops), 6)
+					assert.True(t, s.Minimal)
+					assert.Less(t, elapsed, 5*time.Second)
+					assert.Equal(t, models.Violated, models.CheckPorcupine(s.Ops, opts).Verdict, "still invalid")
+					if !noHint {
+						require.NotNil(t, res.Minimal, "the run shrank it too")
+						assert.Equal(t, s.OpIDs, res.Minimal.OpIDs)
+					}
+				})
+			}
+		}
+	}
+}
+
+// TestTheSeedsKindShrinksToTwoWrites: a stale write accepted after the
+// newer owner's write returned, found by a run against a receiver without
+// fencing, shrinks to exactly those two writes. The policy accepts equal
+// tokens, so that the owners' repeats are legal; the reads are left out,
+// because a stale read is usually evidence that completes earlier and
+// would be reported instead.
+func TestTheSeedsKindShrinksToTwoWrites(t *testing.T) {
+	t.Parallel()
+	opts := models.Options{Policy: models.AcceptEqual}
+	for _, seed := range []uint64{1, 2, 3} {
+		_, full := bigRun(t, "unfenced", seed, 3000, opts.Policy)
+		h := &histories.History{Others: full.Others}
+		for _, op := range full.Operations {
+			if op.IsWrite() {
+				h.Operations = append(h.Operations, op)
+			}
+		}
+		res := models.CheckPorcupine(h.Operations, opts)
+		require.NotEmpty(t, res.Violations, "seed %d", seed)
+		v := res.Violations[0]
+		require.Equal(t, models.RuleStaleAccepted, v.Rule, "seed %d: %s", seed, v.Summary)
+		s, ok := models.Shrink(h, v, opts, models.ShrinkOptions{})
+		require.True(t, ok)
+		t.Logf("seed %d: %d writes → %d: %s", seed, len(h.Operations), len(s.Ops), s.Violation.Summary)
+		require.Len(t, s.Ops, 2, "the newer accepted write and the stale accepted write")
+		assert.Greater(t, s.Ops[0].Token, s.Ops[1].Token)
+		assert.Equal(t, histories.StatusAccepted, s.Ops[1].Status)
+		assert.Less(t, s.Ops[0].Return, s.Ops[1].Call, "the newer write had returned before the stale one was sent")
+	}
+}

@@ -1,0 +1,74 @@
+package harness
+
+import (
+	"fmt"
+
+	"github.com/fencecheck/fencecheck/models"
+	"github.com/fencecheck/fencecheck/report"
+)
+
+// writeReport writes report.html, timeline.html and, for a violation,
+// minimal.html and minimal.jsonl into the run directory.
+func writeReport(dir string, res *Result) error {
+	if res.history == nil {
+		return nil
+	}
+	if _, err := report.Write(dir, res.ReportInput(), report.Limits{}); err != nil {
+		return fmt.Errorf("write report in %s: %w", dir, err)
+	}
+	return nil
+}
+
+// ReportInput describes the run for the report package. It needs the
+// checked history, which only a Result returned by Run carries.
+func (res *Result) ReportInput() report.Input {
+	cfg, cov := res.Config, res.Coverage
+	policy, _ := models.ParsePolicy(cfg.Policy)
+	in := report.Input{
+		Title: cfg.Target, Verdict: res.Verdict, Reason: res.Reason, Command: cfg.Command(),
+		Started: res.Started, Elapsed: res.Elapsed, History: res.history, Check: res.Check,
+		Options: models.Options{Policy: policy}, Minimal: res.Minimal, NotCovered: res.NotCovered(),
+		Files: []string{HistoryFile, ResultFile, SummaryFile},
+	}
+	in.Exercised = []report.Fact{
+		{Name: "stale writes submitted", Value: fmt.Sprintf("%d (%d rejected, %d accepted, %d unknown)", cov.StaleWrites, cov.StaleRejected, cov.StaleAccepted, cov.StaleUnknown)},
+		{Name: "equal-token repeats", Value: fmt.Sprintf("%d (%d accepted)", cov.EqualTokenRepeats, cov.EqualTokenAccepted)},
+		{Name: "old token accepted before the newer one arrived", Value: fmt.Sprint(cov.OldTokenFirst)},
+		{Name: "operations with unknown outcome", Value: fmt.Sprint(cov.UnknownOutcomes)},
+		{Name: "lease grants, expiries", Value: fmt.Sprintf("%d, %d", cov.LeaseGrants, cov.LeaseExpiries)},
+		{Name: "fault actions", Value: actionList(cov.FaultActions)},
+	}
+	mode := "real time"
+	if cfg.Deterministic {
+		mode = "deterministic (seeded scheduler, virtual clock)"
+	}
+	in.Config = []report.Fact{
+		{Name: "target", Value: cfg.Target},
+		{Name: "mode", Value: mode},
+		{Name: "seed", Value: fmt.Sprint(cfg.Seed)},
+		{Name: "workers, resources", Value: fmt.Sprintf("%d, %d", cfg.Workers, cfg.Resources)},
+		{Name: "length", Value: workloadLength(cfg)},
+		{Name: "lease TTL", Value: cfg.LeaseTTL},
+		{Name: "nemesis", Value: faultList(cfg.Faults)},
+		{Name: "policy", Value: cfg.Policy},
+		{Name: "require exclusive", Value: fmt.Sprint(cfg.RequireExclusive)},
+		{Name: "min stale writes", Value: fmt.Sprint(cfg.MinStale)},
+		{Name: "run directory", Value: res.Dir},
+		{Name: "fencecheck version", Value: cfg.Version},
+	}
+	if res.Interrupted {
+		in.Findings = append(in.Findings, "The run was interrupted; the verdict covers the history recorded until then.")
+	}
+	for i, x := range res.Exclusive {
+		if i == 10 {
+			in.Findings = append(in.Findings, fmt.Sprintf("… and %d more writes accepted after their lease was reassigned.", len(res.Exclusive)-10))
+			break
+		}
+		in.Findings = append(in.Findings, fmt.Sprintf("--require exclusive: process %d wrote token %d to %s, after token %d had been granted; the write was accepted.",
+			x.Process, x.Token, x.Resource, x.NewerToken))
+	}
+	if res.Minimal != nil {
+		in.Files = append(in.Files, report.MinimalFile, report.MinimalJSONL)
+	}
+	return in
+}

@@ -1,0 +1,58 @@
+package histories
+
+import (
+	"cmp"
+	"slices"
+)
+
+// Subset rebuilds the events of a sub-history: the invocation and
+// completion of each operation in ops and the events in others, in their
+// original order, renumbered from 0. The result is a history file in its
+// own right, which fencecheck check reads and judges again; that is how a
+// minimal counterexample becomes a regression fixture.
+//
+// An operation whose outcome is unknown is written without a completion,
+// which the format reads the same way as an info completion: the time of
+// an info completion is not kept in an Operation, and an unknown
+// operation is always the last of its process.
+func Subset(ops []Operation, others []Event) []Event {
+	events := make([]Event, 0, 2*len(ops)+len(others))
+	for i := range ops {
+		op := &ops[i]
+		inv := Event{Index: op.InvokeIndex, Time: op.Call, Process: op.Process, Type: TypeInvoke, F: op.F, Resource: op.Resource}
+		if op.IsWrite() {
+			inv.Token, inv.HasToken, inv.Value, inv.HasValue = op.Token, true, op.Value, true
+		}
+		events = append(events, inv)
+		if done, ok := completion(op); ok {
+			events = append(events, done)
+		}
+	}
+	events = append(events, others...)
+	slices.SortStableFunc(events, func(a, b Event) int { return cmp.Compare(a.Index, b.Index) })
+	for i := range events {
+		events[i].Index = int64(i)
+	}
+	return events
+}
+
+// completion rebuilds the completion event of op, if it has a known one.
+func completion(op *Operation) (Event, bool) {
+	if op.CompleteIndex < 0 || op.Return == Infinity {
+		return Event{}, false
+	}
+	e := Event{Index: op.CompleteIndex, Time: op.Return, Process: op.Process, F: op.F, Resource: op.Resource, Type: TypeOK}
+	switch {
+	case op.Status == StatusFailed:
+		e.Type = TypeFail
+	case op.IsWrite():
+		e.Token, e.HasToken, e.Value, e.HasValue = op.Token, true, op.Value, true
+		e.Outcome = Rejected
+		if op.Status == StatusAccepted {
+			e.Outcome = Accepted
+		}
+	default:
+		e.Token, e.HasToken, e.Value, e.HasValue = op.Token, op.HasToken, op.Value, op.HasValue
+	}
+	return e, true
+}

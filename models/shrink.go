@@ -1,0 +1,306 @@
+package models
+
+import (
+	"cmp"
+	"slices"
+	"time"
+
+	"github.com/fencecheck/fencecheck/histories"
+)
+
+// ShrinkOptions bound the search for a minimal counterexample.
+type ShrinkOptions struct {
+	// Timeout bounds the whole search; default 10s. When it runs out,
+	// the smallest invalid history found so far is returned, marked as
+	// not minimal.
+	Timeout time.Duration
+	// CheckTimeout bounds the check of one candidate; default 1s. A
+	// candidate the checker gives up on counts as valid, so it is kept
+	// out of the result rather than trusted.
+	CheckTimeout time.Duration
+	// NoHint starts delta debugging from the whole resource instead of
+	// first trying the operations the explanation names. The hint is
+	// almost always right and makes shrinking instant; without it the
+	// search shows what delta debugging alone achieves.
+	NoHint bool
+	_      struct{}
+}
+
+func (o *ShrinkOptions) fillDefaults() {
+	if o.Timeout <= 0 {
+		o.Timeout = 10 * time.Second
+	}
+	if o.CheckTimeout <= 0 {
+		o.CheckTimeout = time.Second
+	}
+}
+
+// Shrunk is a minimal counterexample: a sub-history of one resource that
+// is still invalid, with the same kind of violation as the history it came
+// from.
+type Shrunk struct {
+	Resource string `json:"resource"`
+	// Violation is Explain's account of the shrunk history.
+	Violation Violation `json:"violation"`
+	// OpIDs are the operations kept, as IDs in the original history.
+	OpIDs []int `json:"ops"`
+	// From is the number of operations of the history shrunk from.
+	From int `json:"from_ops"`
+	// Checks is the number of candidate histories checked.
+	Checks int `json:"checks"`
+	// Minimal says the search finished: leaving out any one operation
+	// makes the history valid, or changes what is wrong with it. It is
+	// false when the time bound cut the search short.
+	Minimal bool          `json:"one_minimal"`
+	Elapsed time.Duration `json:"elapsed_ns"`
+
+	// Ops are the operations kept and Others the lease and nemesis
+	// events around them, for display; Events rebuilds the history file.
+	Ops    []histories.Operation `json:"-"`
+	Others []histories.Event     `json:"-"`
+}
+
+// Events returns the shrunk history as events, a history file that
+// fencecheck check judges again.
+func (s *Shrunk) Events() []histories.Event { return histories.Subset(s.Ops, s.Others) }
+
+// Shrink reduces the history h, whose check found violation v, to a small
+// sub-history that is still invalid, by delta debugging (Zeller's ddmin):
+//
+//  1. Resources. Each resource is an independent register, so the
+//     violating resource alone is still invalid and the others go at once.
+//  2. The hint: the operations the explanation names, usually two or three.
+//  3. Processes: ddmin over the set of client processes.
+//  4. Operations: ddmin over single operations, down to a 1-minimal set.
+//
+// Every candidate is re-checked with CheckPorcupine. A candidate counts as
+// failing only if it is invalid with the same kind of violation
+// (Violation.Rule) and every value its reads returned is still written by
+// one of its writes: otherwise leaving out a write would "shrink" a stale
+// read into a read of a value nobody wrote, a different and meaningless
+// story. It returns false when v cannot be reproduced on its resource
+// within the bound.
+func Shrink(h *histories.History, v Violation, opts Options, so ShrinkOptions) (Shrunk, bool) {
+	so.fillDefaults()
+	start := time.Now()
+	s := &shrinker{opts: opts, rule: v.Rule, deadline: start.Add(so.Timeout), perCheck: so.CheckTimeout}
+	var base []histories.Operation
+	for _, op := range h.Operations {
+		if op.Resource == v.Resource && op.Status != histories.StatusFailed && (op.IsWrite() || op.Status != histories.StatusUnknown) {
+			base = append(base, op)
+		}
+	}
+	s.unwritten = valuesReadNotWritten(base)
+	if !s.fails(base) {
+		return Shrunk{}, false
+	}
+	cur := base
+	if !so.NoHint {
+		if hint := opsOf(base, v.Steps); len(hint) > 0 && len(hint) < len(cur) && s.fails(hint) {
+			cur = hint
+		}
+	}
+	cur = s.ddmin(cur, func(op *histories.Operation) int { return op.Process })
+	cur = s.ddmin(cur, func(op *histories.Operation) int { return op.ID })
+	// s.last explains cur: the search changes cur only to a candidate
+	// that just failed.
+	out := Shrunk{
+		Resource:  v.Resource,
+		Violation: s.last,
+		From:      len(h.Operations),
+		Checks:    s.checks,
+		Minimal:   !s.expired(),
+		Ops:       cur,
+		Others:    contextEvents(cur, h.Others, v.Resource),
+		Elapsed:   time.Since(start),
+	}
+	for _, op := range cur {
+		out.OpIDs = append(out.OpIDs, op.ID)
+	}
+	return out, true
+}
+
+type shrinker struct {
+	opts      Options
+	rule      string
+	deadline  time.Time
+	perCheck  time.Duration
+	unwritten map[string]bool // values read in the original that no write wrote
+	checks    int
+	last      Violation // the explanation of the last failing candidate
+}
+
+func (s *shrinker) expired() bool { return time.Now().After(s.deadline) }
+
+// fails reports whether ops is invalid in the same way as the original.
+func (s *shrinker) fails(ops []histories.Operation) bool {
+	if len(ops) == 0 || !s.readsClosed(ops) {
+		return false
+	}
+	s.checks++
+	o := s.opts
+	o.Timeout = min(s.perCheck, max(time.Until(s.deadline), time.Millisecond))
+	res := CheckPorcupine(ops, o)
+	if res.Verdict != Violated || !s.sameKind(res.Violations[0].Rule) {
+		return false
+	}
+	s.last = res.Violations[0]
+	return true
+}
+
+// sameKind accepts the original rule; a violation only the search could
+// find may shrink into any kind that is not an artefact of leaving
+// operations out (a rejection or a read whose justification was removed).
+func (s *shrinker) sameKind(rule string) bool {
+	if s.rule != RuleNoOrder {
+		return rule == s.rule
+	}
+	return rule != RuleWrongRejection && rule != RuleReadOrigin
+}
+
+// readsClosed reports whether every value ops read is written in ops,
+// unless the original history read it without any write either.
+func (s *shrinker) readsClosed(ops []histories.Operation) bool {
+	written := make(map[string]bool)
+	for i := range ops {
+		if ops[i].IsWrite() {
+			written[ops[i].Value] = true
+		}
+	}
+	for i := range ops {
+		op := &ops[i]
+		if !op.IsWrite() && op.HasValue && !written[op.Value] && !s.unwritten[op.Value] {
+			return false
+		}
+	}
+	return true
+}
+
+// ddmin removes units of operations (all operations sharing a key) while
+// the rest still fails, until no single unit can go or time runs out.
+func (s *shrinker) ddmin(ops []histories.Operation, key func(*histories.Operation) int) []histories.Operation {
+	units := groupBy(ops, key)
+	n := 2
+	for len(units) >= 2 && !s.expired() {
+		chunks := split(units, n)
+		switch next, ok := s.reduce(chunks); {
+		case ok && len(next) == 1:
+			units, n = chunks[next[0]], 2
+		case ok:
+			units, n = merged(chunks, next), max(n-1, 2)
+		case n >= len(units):
+			return flatten(units)
+		default:
+			n = min(2*n, len(units))
+		}
+	}
+	return flatten(units)
+}
+
+// reduce tries each chunk alone, then each complement, and returns the
+// chunks to keep.
+func (s *shrinker) reduce(chunks [][][]histories.Operation) ([]int, bool) {
+	for i := range chunks {
+		if s.expired() {
+			return nil, false
+		}
+		if s.fails(flatten(chunks[i])) {
+			return []int{i}, true
+		}
+	}
+	if len(chunks) == 2 {
+		return nil, false // the complements are the chunks themselves
+	}
+	for i := range chunks {
+		if s.expired() {
+			return nil, false
+		}
+		var keep []int
+		for j := range chunks {
+			if j != i {
+				keep = append(keep, j)
+			}
+		}
+		if s.fails(flatten(merged(chunks, keep))) {
+			return keep, true
+		}
+	}
+	return nil, false
+}
+
+func groupBy(ops []histories.Operation, key func(*histories.Operation) int) [][]histories.Operation {
+	index := make(map[int]int)
+	var units [][]histories.Operation
+	for i := range ops {
+		k := key(&ops[i])
+		u, ok := index[k]
+		if !ok {
+			u = len(units)
+			index[k] = u
+			units = append(units, nil)
+		}
+		units[u] = append(units[u], ops[i])
+	}
+	return units
+}
+
+// split cuts units into n chunks of nearly equal size.
+func split(units [][]histories.Operation, n int) [][][]histories.Operation {
+	chunks := make([][][]histories.Operation, 0, n)
+	for i := range n {
+		lo, hi := i*len(units)/n, (i+1)*len(units)/n
+		if hi > lo {
+			chunks = append(chunks, units[lo:hi])
+		}
+	}
+	return chunks
+}
+
+func merged(chunks [][][]histories.Operation, keep []int) [][]histories.Operation {
+	var out [][]histories.Operation
+	for _, i := range keep {
+		out = append(out, chunks[i]...)
+	}
+	return out
+}
+
+// flatten returns the operations of units in their original order, which
+// the checker and the explanation expect.
+func flatten(units [][]histories.Operation) []histories.Operation {
+	var out []histories.Operation
+	for _, u := range units {
+		out = append(out, u...)
+	}
+	slices.SortFunc(out, func(a, b histories.Operation) int { return cmp.Compare(a.ID, b.ID) })
+	return out
+}
+
+func opsOf(ops []histories.Operation, steps []Step) []histories.Operation {
+	want := make(map[int]bool)
+	for _, st := range steps {
+		want[st.OpID] = true
+	}
+	var out []histories.Operation
+	for _, op := range ops {
+		if want[op.ID] {
+			out = append(out, op)
+		}
+	}
+	return out
+}
+
+func valuesReadNotWritten(ops []histories.Operation) map[string]bool {
+	written := make(map[string]bool)
+	for i := range ops {
+		if ops[i].IsWrite() {
+			written[ops[i].Value] = true
+		}
+	}
+	out := make(map[string]bool)
+	for i := range ops {
+		if op := &ops[i]; !op.IsWrite() && op.HasValue && !written[op.Value] {
+			out[op.Value] = true
+		}
+	}
+	return out
+}

@@ -1,0 +1,56 @@
+package report_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/fencecheck/fencecheck/harness"
+	"github.com/fencecheck/fencecheck/nemesis"
+	"github.com/fencecheck/fencecheck/report"
+	"github.com/fencecheck/fencecheck/targets/memory"
+)
+
+// BenchmarkReport writes the report of a valid run, as fencecheck run
+// does at its end: report.html with its plots and timeline.html. It
+// reports the size of both files. The 100,000-operation case is the one
+// docs/performance.md quotes:
+//
+//	go test -run '^$' -bench 'Report/ops=100000' -benchtime 3x ./report
+func BenchmarkReport(b *testing.B) {
+	for _, ops := range []int{1000, 100000} {
+		b.Run("ops="+strconv.Itoa(ops), func(b *testing.B) {
+			faults, err := nemesis.Parse("pause,delay")
+			if err != nil {
+				b.Fatal(err)
+			}
+			res, err := harness.Run(context.Background(), harness.Config{Target: memory.NewFenced(), TargetName: "memory://fenced",
+				Faults: faults, Seed: 1, Ops: ops, Deterministic: true, StoreDir: b.TempDir(), NoReport: true})
+			if err != nil {
+				b.Fatal(err)
+			}
+			in := res.ReportInput()
+			dir := b.TempDir()
+			b.ResetTimer()
+			for range b.N {
+				if _, err := report.Write(dir, in, report.Limits{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.StopTimer()
+			b.ReportMetric(float64(res.Counts.Operations), "operations")
+			b.ReportMetric(size(b, dir, report.ReportFile)/1e6, "report-MB")
+			b.ReportMetric(size(b, dir, report.TimelineFile)/1e6, "timeline-MB")
+		})
+	}
+}
+
+func size(b *testing.B, dir, name string) float64 {
+	st, err := os.Stat(filepath.Join(dir, name))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return float64(st.Size())
+}

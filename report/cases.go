@@ -1,0 +1,80 @@
+package report
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/models"
+)
+
+// maxResourceCases: above this many resources, linearizability is one
+// case for the whole model rather than one per resource.
+const maxResourceCases = 100
+
+// CheckCases returns the JUnit cases of a check: linearizability of each
+// resource (or of the model as a whole, for many resources), failed with
+// the explanation and, where it belongs, the minimal counterexample.
+func CheckCases(check models.Result, resources []string, minimal *models.Shrunk) []Case {
+	violated := make(map[string]models.Violation)
+	for _, v := range check.Violations {
+		violated[v.Resource] = v
+	}
+	gaveUp := make(map[string]bool)
+	for _, r := range check.TimedOut {
+		gaveUp[r] = true
+	}
+	class := fmt.Sprintf("linearizable.%s.%s", check.Model, check.Policy)
+	if len(resources) > maxResourceCases {
+		c := Case{Name: fmt.Sprintf("%s model, %s policy, %d resources", check.Model, check.Policy, len(resources)), Classname: class, Time: check.Elapsed}
+		if len(check.Violations) > 0 {
+			c.Failure = violationFailure(check.Violations, minimal)
+		} else if len(check.TimedOut) > 0 {
+			c.Error = &Failure{Type: "inconclusive", Message: fmt.Sprintf("the checker gave up on %d resources", len(check.TimedOut)), Text: strings.Join(check.TimedOut, "\n")}
+		}
+		return []Case{c}
+	}
+	var cases []Case
+	for _, r := range resources {
+		c := Case{Name: "resource " + r, Classname: class}
+		if v, ok := violated[r]; ok {
+			c.Failure = violationFailure([]models.Violation{v}, minimal)
+		} else if gaveUp[r] {
+			c.Error = &Failure{Type: "inconclusive", Message: "the checker gave up on resource " + r + " (--timeout)"}
+		}
+		cases = append(cases, c)
+	}
+	return cases
+}
+
+func violationFailure(vs []models.Violation, minimal *models.Shrunk) *Failure {
+	var b strings.Builder
+	for _, v := range vs {
+		_ = models.WriteViolation(&b, v)
+		if minimal != nil && minimal.Resource == v.Resource {
+			fmt.Fprintf(&b, "\nminimal counterexample (%d of %d operations):\n", len(minimal.Ops), minimal.From)
+			_ = models.WriteViolation(&b, minimal.Violation)
+		}
+		b.WriteString("\n")
+	}
+	msg := vs[0].Summary
+	if len(vs) > 1 {
+		msg = fmt.Sprintf("%d resources violated; first: %s", len(vs), msg)
+	}
+	return &Failure{Type: "violation", Message: msg, Text: b.String()}
+}
+
+// Resources returns the names of the resources ops touch, sorted.
+func Resources(ops []histories.Operation) []string {
+	seen := make(map[string]bool)
+	var out []string
+	for i := range ops {
+		if r := ops[i].Resource; !seen[r] {
+			seen[r] = true
+			out = append(out, r)
+		}
+	}
+	slices.Sort(out)
+	return out
+}

@@ -1,0 +1,134 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/models"
+)
+
+// Files a report writes into a run directory.
+const (
+	ReportFile   = "report.html"
+	TimelineFile = "timeline.html"
+	MinimalFile  = "minimal.html"
+	MinimalJSONL = "minimal.jsonl"
+)
+
+// Input describes a checked history for the report. Callers fill what
+// they know; the report leaves out what is empty.
+type Input struct {
+	Title   string // what was tested: a target spec or a history file
+	Verdict models.Verdict
+	Reason  string // one sentence that explains the verdict
+	Command string // the command that reproduces it
+	Started time.Time
+	Elapsed time.Duration
+
+	History *histories.History
+	Check   models.Result
+	Options models.Options
+	Minimal *models.Shrunk // nil unless a violation was shrunk
+
+	Exercised  []Fact   // what the run exercised, for example the coverage
+	NotCovered []string // what it did not
+	Findings   []string // further violations, such as --require exclusive
+	Config     []Fact
+	// Files lists other files of the run directory to link to.
+	Files []string
+	_     struct{}
+}
+
+// Fact is one row of a two-column table.
+type Fact struct {
+	Name, Value string
+}
+
+// Limits keep reports small and quick for big histories.
+type Limits struct {
+	// PlotPoints bounds the operations drawn in the latency plot; the
+	// rest are sampled evenly. Default 2500.
+	PlotPoints int
+	// TimelineOps bounds the operations in timeline.html. Default 1000.
+	TimelineOps int
+	// TableRows bounds the rows of the per-resource table. Default 50.
+	TableRows int
+	// CheckTimeout bounds porcupine's verbose re-check behind each
+	// visualization. Default 10s.
+	CheckTimeout time.Duration
+	_            struct{}
+}
+
+func (l *Limits) fillDefaults() {
+	if l.PlotPoints <= 0 {
+		l.PlotPoints = 2500
+	}
+	if l.TimelineOps <= 0 {
+		l.TimelineOps = 1000
+	}
+	if l.TableRows <= 0 {
+		l.TableRows = 50
+	}
+	if l.CheckTimeout <= 0 {
+		l.CheckTimeout = 10 * time.Second
+	}
+}
+
+// Written says what Write produced and how long it took.
+type Written struct {
+	Files   []string      // paths written
+	Elapsed time.Duration // for the whole report
+}
+
+// Write writes report.html and timeline.html into dir, and minimal.html
+// and minimal.jsonl when in has a minimal counterexample.
+func Write(dir string, in Input, lim Limits) (Written, error) {
+	start := time.Now()
+	lim.fillDefaults()
+	if in.History == nil {
+		in.History = &histories.History{}
+	}
+	var out Written
+	put := func(name string, write func(*bytes.Buffer) error) error {
+		var buf bytes.Buffer
+		if err := write(&buf); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+			return fmt.Errorf("write %s: %w", path, err)
+		}
+		out.Files = append(out.Files, path)
+		return nil
+	}
+	var note string
+	if err := put(TimelineFile, func(b *bytes.Buffer) (err error) {
+		note, err = writeTimeline(b, &in, lim)
+		return err
+	}); err != nil {
+		return out, err
+	}
+	if in.Minimal != nil {
+		if err := put(MinimalFile, func(b *bytes.Buffer) error { return writeMinimal(b, &in, lim) }); err != nil {
+			return out, err
+		}
+		if err := put(MinimalJSONL, func(b *bytes.Buffer) error { return histories.Write(b, in.Minimal.Events()) }); err != nil {
+			return out, err
+		}
+	}
+	if err := put(ReportFile, func(b *bytes.Buffer) error {
+		p, err := newPage(&in, lim, note)
+		if err != nil {
+			return err
+		}
+		return pageTemplate.Execute(b, p)
+	}); err != nil {
+		return out, err
+	}
+	out.Elapsed = time.Since(start)
+	return out, nil
+}

@@ -1,0 +1,186 @@
+package report
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/models"
+)
+
+// input checks h and describes it as a caller would.
+func input(t *testing.T, h *histories.History, shrink bool) Input {
+	t.Helper()
+	opts := models.Options{Policy: models.Strict, Timeout: 30 * time.Second}
+	res := models.CheckPorcupine(h.Operations, opts)
+	in := Input{Title: "memory://test", Verdict: res.Verdict, Reason: "because", Command: "fencecheck run --target memory://test --seed 1",
+		History: h, Check: res, Options: opts, NotCovered: []string{"NO STALE WRITE WAS SUBMITTED", "no duplicate"},
+		Exercised: []Fact{{"stale writes", "3"}}, Config: []Fact{{"seed", "1"}}}
+	if shrink && res.Verdict == models.Violated {
+		s, ok := models.Shrink(h, res.Violations[0], opts, models.ShrinkOptions{})
+		require.True(t, ok)
+		in.Minimal = &s
+	}
+	return in
+}
+
+// external finds references a page would fetch from the network.
+var external = regexp.MustCompile(`(?i)(src|href)\s*=\s*["']?(https?:)?//|<link\b|@import|url\(\s*["']?https?:`)
+
+func TestReportOfAViolation(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	in := input(t, history(600, 3, true), true)
+	require.Equal(t, models.Violated, in.Verdict)
+	w, err := Write(dir, in, Limits{})
+	require.NoError(t, err)
+	assert.Len(t, w.Files, 4)
+
+	page := read(t, dir, ReportFile)
+	has(t, page, `<div class="verdict violated" id="verdict"><b>violated</b>because</div>`)
+	has(t, page, "fencecheck run --target memory://test --seed 1")
+	has(t, page, "Minimal counterexample")
+	has(t, page, `class="violating"`, "the culprit's row is marked")
+	has(t, page, "stale write accepted")
+	assert.Equal(t, 2, strings.Count(page, `<svg role="img" class="plot"`), "both plots are inline SVG")
+	has(t, page, `class="loud"`, "the missing stale write is shouted")
+	lacks(t, page, "<script", "the report needs no JavaScript")
+	assert.Empty(t, external.FindAllString(page, -1), "the report is self-contained")
+	has(t, page, `href="timeline.html"`)
+
+	for _, f := range []string{TimelineFile, MinimalFile} {
+		p := read(t, dir, f)
+		has(t, p, "back to the report", f)
+		assert.Empty(t, external.FindAllString(p, -1), "%s is self-contained", f)
+		has(t, p, "violation r1", "%s marks the steps", f)
+	}
+	back, err := histories.ReadFile(filepath.Join(dir, MinimalJSONL))
+	require.NoError(t, err)
+	assert.Equal(t, models.Violated, models.CheckPorcupine(back.Operations, in.Options).Verdict, "minimal.jsonl re-checks as invalid")
+	assert.LessOrEqual(t, len(back.Operations), 6)
+}
+
+func TestReportOfAValidHistory(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	in := input(t, history(300, 2, false), true)
+	require.Equal(t, models.Held, in.Verdict)
+	w, err := Write(dir, in, Limits{})
+	require.NoError(t, err)
+	assert.Len(t, w.Files, 2, "no minimal counterexample for a valid history")
+	page := read(t, dir, ReportFile)
+	has(t, page, `<b>held</b>`)
+	lacks(t, page, "Minimal counterexample")
+	has(t, read(t, dir, TimelineFile), "All 300 operations on 2 resources.")
+}
+
+func TestReportEscapesWhatTheHistorySays(t *testing.T) {
+	t.Parallel()
+	h := history(50, 1, false)
+	h.Operations[0].Resource = "<script>alert(1)</script>"
+	in := input(t, h, false)
+	in.Title = `<img src=x onerror=alert(1)>`
+	dir := t.TempDir()
+	_, err := Write(dir, in, Limits{})
+	require.NoError(t, err)
+	page := read(t, dir, ReportFile)
+	lacks(t, page, "<script>alert")
+	lacks(t, page, "<img src=x")
+}
+
+// TestTimelineStaysBounded: big histories get a bounded part, and the page
+// says which.
+func TestTimelineStaysBounded(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name  string
+		h     *histories.History
+		note  string
+		limit int
+	}{
+		{"valid: a sample of a few resources", history(20000, 8, false), "A sample: the first", 1000},
+		{"violation: its resource alone", history(3000, 4, true), "Only resource r1", 1000},
+		{"violation: a window of its resource", history(20000, 2, true), "A window around the first violation", 1000},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			in := input(t, tc.h, false)
+			var buf bytes.Buffer
+			note, err := writeTimeline(&buf, &in, Limits{TimelineOps: tc.limit, CheckTimeout: 10 * time.Second})
+			require.NoError(t, err)
+			assert.Contains(t, note, tc.note)
+			has(t, buf.String(), tc.note, "the page says what it shows")
+			assert.Less(t, buf.Len(), 2<<20, "the page stays small")
+			if in.Verdict == models.Violated {
+				has(t, buf.String(), "violation r1", "the violation is in view")
+			}
+			v, _ := chooseView(&in, tc.limit)
+			n := 0
+			for _, g := range v.Groups {
+				n += len(g.Ops)
+			}
+			assert.LessOrEqual(t, n, tc.limit+10)
+		})
+	}
+}
+
+func TestWindowAroundPrefersCleanCuts(t *testing.T) {
+	t.Parallel()
+	// Operations 0..9 one after another, except 4 and 5, which overlap.
+	var ops []histories.Operation
+	for i := range 10 {
+		ops = append(ops, histories.Operation{ID: i, Call: int64(10 * i), Return: int64(10*i + 5)})
+	}
+	ops[4].Return = 55
+	clean := cleanCuts(ops)
+	assert.False(t, clean[5], "operation 4 is still open when 5 begins")
+	assert.True(t, clean[4])
+	assert.Equal(t, 1, inFlight(ops, 5))
+	from, to := windowAround(ops, 6, 6, 4)
+	assert.Equal(t, 6, from+1+(6-from-1), "the step stays in the window")
+	assert.LessOrEqual(t, to-from, 4)
+	assert.NotEqual(t, 5, from, "never cut between two overlapping operations when a clean cut exists")
+}
+
+func read(t *testing.T, dir, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, name))
+	require.NoError(t, err)
+	return string(b)
+}
+
+// has and lacks check a page for a string without printing the page.
+func has(t *testing.T, page, sub string, msg ...any) {
+	t.Helper()
+	if !strings.Contains(page, sub) {
+		t.Errorf("page lacks %q %v", sub, msg)
+	}
+}
+
+func lacks(t *testing.T, page, sub string, msg ...any) {
+	t.Helper()
+	if strings.Contains(page, sub) {
+		t.Errorf("page has %q %v", sub, msg)
+	}
+}
+
+func TestMergeWindowsBoundsTheBands(t *testing.T) {
+	t.Parallel()
+	var ws []window
+	for i := range int64(10000) {
+		ws = append(ws, window{"pause", i * 1000, i*1000 + 400})
+	}
+	merged := mergeWindows(ws, 10000*1000)
+	assert.LessOrEqual(t, len(merged), windowBins)
+	assert.Equal(t, int64(0), merged[0].from)
+	assert.Equal(t, []window{{"a", 0, 30}, {"c", 500, 600}}, mergeWindows([]window{{"c", 500, 600}, {"a", 0, 10}, {"b", 5, 30}}, 1000))
+}
