@@ -13,6 +13,7 @@ import (
 	"github.com/fencecheck/fencecheck/harness"
 	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/models"
+	"github.com/fencecheck/fencecheck/report"
 	"github.com/fencecheck/fencecheck/targets"
 	"github.com/fencecheck/fencecheck/verify"
 )
@@ -23,6 +24,7 @@ type verifyFlags struct {
 	require []string
 	store   string
 	json    bool
+	junit   string
 	http    httpFlags
 }
 
@@ -58,6 +60,7 @@ store/verify-<target>/<time>/. Exit 0 when every required scenario passed,
 	fl.StringSliceVar(&f.require, "require", nil, "extra invariants: exclusive (old-token-first becomes required)")
 	fl.StringVar(&f.store, "store", "store", "run store directory")
 	fl.BoolVar(&f.json, "json", false, "print the result as JSON")
+	fl.StringVar(&f.junit, "junit", "", "also write the table as JUnit XML to this file (one test case per scenario)")
 	f.http.register(fl)
 	return cmd
 }
@@ -122,6 +125,11 @@ func runVerify(ctx context.Context, stdout io.Writer, f verifyFlags) error {
 		Passed: verify.Passed(outcomes), Dir: dir, Outcomes: outcomes}
 	if err := writeVerifyFiles(dir, rep); err != nil {
 		return err
+	}
+	if f.junit != "" {
+		if err := report.WriteJUnitFile(f.junit, verify.JUnit(rep)); err != nil {
+			return err
+		}
 	}
 	if f.json {
 		if err := verify.WriteJSON(stdout, rep); err != nil {

@@ -1,0 +1,32 @@
+package verify
+
+import (
+	"fmt"
+
+	"github.com/fencecheck/fencecheck/report"
+)
+
+// JUnit turns a battery into a JUnit suite: one test case per scenario,
+// failed with the expected and observed behaviour, skipped with the reason;
+// info scenarios (documented limits) pass.
+func JUnit(rep Report) report.Suite {
+	suite := report.Suite{
+		Name:       "fencecheck verify " + rep.Target,
+		Properties: []report.Fact{{Name: "target", Value: rep.Target}, {Name: "policy", Value: rep.Policy}, {Name: "dir", Value: rep.Dir}},
+	}
+	for _, o := range rep.Outcomes {
+		c := report.Case{Name: o.Scenario, Classname: "verify"}
+		switch o.Status {
+		case Fail:
+			c.Failure = &report.Failure{
+				Message: fmt.Sprintf("%s: expected %s, observed %s", o.Scenario, o.Expected, o.Observed),
+				Type:    "scenario",
+				Text:    fmt.Sprintf("hazard: %s\nexpected: %s\nobserved: %s\n", o.Hazard, o.Expected, o.Observed),
+			}
+		case Skip:
+			c.Skipped = o.Observed
+		}
+		suite.Cases = append(suite.Cases, c)
+	}
+	return suite
+}
