@@ -21,16 +21,16 @@ func TestCoverage(t *testing.T) {
 		return histories.Event{Process: -1, Actor: histories.ActorLease, F: histories.FAcquire, Resource: "r", Token: tok, HasToken: true, Holder: holder, HasHolder: true}
 	}
 	events := []histories.Event{
-		grant(1, 0),                         // 0
-		inv(0, 1, "a"),                      // 1 A sends with token 1
-		grant(2, 1),                         // 2 lease reassigned while A's write travels
-		ok(0, 1, histories.Accepted),        // 3 accepted: old token first (allowed)
-		inv(1, 2, "b"),                      // 4
-		ok(1, 2, histories.Accepted),        // 5
-		inv(1, 2, "b2"),                     // 6 B repeats its token
-		ok(1, 2, histories.Rejected),        // 7
-		inv(2, 1, "late"),                   // 8 A again with token 1: stale, and sent after reassignment
-		ok(2, 1, histories.Rejected),        // 9
+		grant(1, 0),                  // 0
+		inv(0, 1, "a"),               // 1 A sends with token 1
+		grant(2, 1),                  // 2 lease reassigned while A's write travels
+		ok(0, 1, histories.Accepted), // 3 accepted: old token first (allowed)
+		inv(1, 2, "b"),               // 4
+		ok(1, 2, histories.Accepted), // 5
+		inv(1, 2, "b2"),              // 6 B repeats its token
+		ok(1, 2, histories.Rejected), // 7
+		inv(2, 1, "late"),            // 8 A again with token 1: stale, and sent after reassignment
+		ok(2, 1, histories.Rejected), // 9
 		{Process: -1, Actor: histories.ActorNemesis, F: histories.FBegin, Fault: "pause"}, // 10
 	}
 	for i := range events {

@@ -210,7 +210,7 @@ func (r *run) finalReads(ctx context.Context) {
 		return
 	}
 	proc := r.cfg.Workers // a process id no worker starts with
-	r.final.Store(true)    // the final reads are not part of the operation limit
+	r.final.Store(true)   // the final reads are not part of the operation limit
 	for _, res := range r.resources {
 		r.read(ctx, &proc, res)
 	}
@@ -249,9 +249,9 @@ func (r *run) IntN(n int) int         { return r.rand.IntN(n) }
 func (r *run) Record(e *histories.Event) {
 	r.rec.Record(e)
 }
-func (r *run) LeaseTTL() time.Duration           { return r.cfg.LeaseTTL }
-func (r *run) ExpireLease(resource string) bool  { return r.leases.Expire(resource) }
-func (r *run) Resources() []string               { return r.resources }
+func (r *run) LeaseTTL() time.Duration          { return r.cfg.LeaseTTL }
+func (r *run) ExpireLease(resource string) bool { return r.leases.Expire(resource) }
+func (r *run) Resources() []string              { return r.resources }
 func (r *run) NewerAccepted(resource string, token uint64) sched.Gate {
 	return r.accepted.newer(resource, token)
 }
