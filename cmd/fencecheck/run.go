@@ -42,6 +42,7 @@ type runFlags struct {
 	noProgress    bool
 	opTimeout     time.Duration
 	seedGenerated bool
+	sql           sqlFlags
 }
 
 func newRunCommand() *cobra.Command {
@@ -68,7 +69,7 @@ resource), expire (end leases early), duplicate (deliver a write twice).`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.target, "target", "", "the receiver under test: memory://fenced, memory://unfenced, memory://check-then-set, memory://accept-equal")
+	fl.StringVar(&f.target, "target", "", "the receiver under test: memory://fenced, memory://unfenced, memory://check-then-set, memory://accept-equal, sqlite:///path/to.db, sqlite://:memory:, postgres://user@127.0.0.1:5432/db, mysql://user:pass@127.0.0.1:3306/db")
 	fl.IntVar(&f.workers, "workers", 8, "concurrent workers")
 	fl.IntVar(&f.resources, "resources", 4, "protected resources")
 	fl.DurationVar(&f.duration, "duration", 5*time.Second, "how long workers run (virtual time for memory targets)")
@@ -89,6 +90,7 @@ resource), expire (end leases early), duplicate (deliver a write twice).`,
 	fl.BoolVar(&f.realtime, "realtime", false, "run a memory target on the real clock instead of the deterministic simulation")
 	fl.BoolVar(&f.noProgress, "no-progress", false, "do not show the live progress line")
 	fl.DurationVar(&f.opTimeout, "op-timeout", 0, "how long a worker waits for an answer before recording an unknown outcome (default 4×lease-ttl)")
+	f.sql.register(fl)
 	return cmd
 }
 
@@ -136,7 +138,9 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, f runFlags) error {
 	if f.seedGenerated {
 		f.seed = randomSeed()
 	}
-	t, err := openTarget(f.target)
+	policy, _ := models.ParsePolicy(f.policy) // a bad policy is reported with the configuration
+	t, err := openTarget(ctx, f.target, targetOptions{
+		sql: f.sql.options(f.workers, policy == models.AcceptEqual), sqlSet: f.sql.given()})
 	if err != nil {
 		return err
 	}

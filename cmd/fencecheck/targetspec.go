@@ -1,11 +1,13 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
 	"github.com/fencecheck/fencecheck/targets"
 	"github.com/fencecheck/fencecheck/targets/memory"
+	sqltarget "github.com/fencecheck/fencecheck/targets/sql"
 )
 
 // openedTarget is a target opened from a spec, with what the harness needs
@@ -19,12 +21,21 @@ type openedTarget struct {
 	close         func() error
 }
 
+// targetOptions are the flags that only some kinds of target take.
+type targetOptions struct {
+	sql    sqltarget.Options
+	sqlSet bool // a --sql-* flag was given
+}
+
 // openTarget opens a target spec. Every scheme names its own package; there
 // is no registry.
-func openTarget(spec string) (*openedTarget, error) {
+func openTarget(ctx context.Context, spec string, o targetOptions) (*openedTarget, error) {
 	scheme, rest, ok := strings.Cut(spec, "://")
 	if !ok {
 		return nil, &usageError{fmt.Errorf("--target: %q is not a target spec (want memory://NAME)", spec)}
+	}
+	if o.sqlSet && !sqltarget.IsSpec(spec) {
+		return nil, &usageError{fmt.Errorf("--sql-* flags need a SQL target (%v), not %q", sqltarget.Schemes, scheme)}
 	}
 	switch scheme {
 	case "memory":
@@ -33,6 +44,13 @@ func openTarget(spec string) (*openedTarget, error) {
 			return nil, &usageError{fmt.Errorf("--target: %w", err)}
 		}
 		return &openedTarget{target: t, name: spec, deterministic: true, close: func() error { return nil }}, nil
+	case "sqlite", "postgres", "postgresql", "mysql":
+		// A real database on the real clock: never deterministic.
+		t, err := sqltarget.Open(ctx, spec, o.sql)
+		if err != nil {
+			return nil, err
+		}
+		return &openedTarget{target: t, name: sqlTargetName(t), close: t.Close}, nil
 	}
-	return nil, &usageError{fmt.Errorf("--target: unsupported scheme %q in %q (want memory://)", scheme, spec)}
+	return nil, &usageError{fmt.Errorf("--target: unsupported scheme %q in %q (want memory://, sqlite://, postgres://, mysql://)", scheme, sqltarget.Redact(spec))}
 }
