@@ -21,7 +21,7 @@ import (
 // services often do believing the transaction protects them; on SQLite as
 // two autocommit statements (see sqlite.go for why).
 func (t *Target) checkThenSet(ctx context.Context, a args) (targets.Outcome, error) {
-	conn, err := t.db.Conn(ctx)
+	conn, err := t.conn(ctx)
 	if err != nil {
 		return 0, notApplied(err)
 	}
@@ -49,6 +49,14 @@ func (t *Target) checkThenSet(ctx context.Context, a args) (targets.Outcome, err
 		return 0, fmt.Errorf("commit: %w", err)
 	}
 	return targets.Accepted, nil
+}
+
+// conn takes a connection from the pool, waiting at most the statement
+// timeout.
+func (t *Target) conn(ctx context.Context) (*sql.Conn, error) {
+	cctx, cancel := context.WithTimeout(ctx, t.timeout)
+	defer cancel()
+	return t.db.Conn(cctx)
 }
 
 // checkAndSet reads the stored token, compares, opens the window and

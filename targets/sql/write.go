@@ -32,13 +32,14 @@ func (t *Target) Write(ctx context.Context, resource string, token uint64, value
 // writeOnce runs the one write statement (the atomic upsert or the
 // user's) and reads its result with the package's rule.
 func (t *Target) writeOnce(ctx context.Context, a args) (targets.Outcome, error) {
-	conn, err := t.db.Conn(ctx)
+	// The wait for a connection counts against the statement's deadline.
+	sctx, cancel := context.WithTimeout(ctx, t.timeout)
+	defer cancel()
+	conn, err := t.db.Conn(sctx)
 	if err != nil {
 		return 0, notApplied(err)
 	}
 	defer conn.Close()
-	sctx, cancel := context.WithTimeout(ctx, t.timeout)
-	defer cancel()
 	n, err := apply(sctx, conn, t.write, a)
 	if err != nil {
 		return 0, classify(err)
