@@ -48,6 +48,7 @@ FUZZTIME ?= 30s
 fuzz:
 	$(GO) test ./histories -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./histories -run '^$$' -fuzz '^FuzzRead$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./targets/sql/internal/placeholders -run '^$$' -fuzz '^FuzzTranslate$$' -fuzztime $(FUZZTIME)
 
 clean:
 	rm -rf bin replay-out store bench.txt
