@@ -59,6 +59,12 @@ With a memory:// target the run is deterministic: a seeded scheduler and a
 virtual clock, no real sleeps; the same --seed gives the same history, byte
 for byte.
 
+SQL targets (sqlite:///path, postgres://…, mysql://…) run on the real clock
+against the database: --sql-mode picks a built-in statement in a scratch
+table (atomic, or check-then-set, broken on purpose), or --sql-setup,
+--sql-write and --sql-read supply your own with :resource, :token and
+:value (see docs/sql-receivers.md).
+
 Faults (--nemesis, comma-separated): pause (hold a worker after it prepared
 its write until a newer owner wrote), delay (hold a write on its way to the
 resource), expire (end leases early), duplicate (deliver a write twice).`,

@@ -3,6 +3,7 @@ package sql
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -87,4 +88,17 @@ func TestMemoryDatabaseIsShared(t *testing.T) {
 		require.NoError(t, conn.QueryRowContext(ctx, "SELECT value FROM "+tgt.Table()).Scan(&value))
 		assert.Equal(t, "v", value)
 	}
+}
+
+// TestPostgresqlScheme checks that postgresql:// is PostgreSQL too.
+func TestPostgresqlScheme(t *testing.T) {
+	t.Parallel()
+	spec := engine{name: "postgres", env: "FENCECHECK_POSTGRES_DSN"}.spec(t)
+	scheme, rest, _ := strings.Cut(spec, "://")
+	require.Equal(t, "postgres", scheme)
+	tgt := open(t, "postgresql://"+rest, Options{})
+	assert.Equal(t, "postgres", tgt.Dialect())
+	out, err := tgt.Write(context.Background(), "r", 1, "v")
+	require.NoError(t, err)
+	assert.Equal(t, targets.Accepted, out)
 }
