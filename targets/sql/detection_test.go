@@ -47,14 +47,14 @@ func TestDetectionOnRealDatabases(t *testing.T) {
 			spec := e.spec(t)
 			for seed := uint64(1); seed <= seeds; seed++ {
 				res := runHarness(t, spec, ModeAtomic, seed)
-				t.Logf("atomic seed %d: %s; %d ops, %d stale writes (%d rejected, %d unknown), %d unknown outcomes",
-					seed, res.Verdict, res.Counts.Operations, res.Coverage.StaleWrites, res.Coverage.StaleRejected,
+				t.Logf("%s atomic seed %d: %s; %d ops, %d stale writes (%d rejected, %d unknown), %d unknown outcomes",
+					e.name, seed, res.Verdict, res.Counts.Operations, res.Coverage.StaleWrites, res.Coverage.StaleRejected,
 					res.Coverage.StaleUnknown, res.Coverage.UnknownOutcomes)
 				assert.Equal(t, models.Held, res.Verdict, "atomic, seed %d: %s\n%s", seed, res.Reason, res.Summary())
 				assert.Positive(t, res.Coverage.StaleWrites, "atomic, seed %d exercised no stale write", seed)
 
 				res = runHarness(t, spec, ModeCheckThenSet, seed)
-				t.Logf("check-then-set seed %d: %s; %d ops, %d violations", seed, res.Verdict, res.Counts.Operations, len(res.Check.Violations))
+				t.Logf("%s check-then-set seed %d: %s; %d ops, violations on %d of 4 resources", e.name, seed, res.Verdict, res.Counts.Operations, len(res.Check.Violations))
 				assert.Equal(t, models.Violated, res.Verdict, "check-then-set, seed %d: %s\n%s", seed, res.Reason, res.Summary())
 			}
 		})
