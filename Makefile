@@ -56,6 +56,7 @@ fuzz:
 	$(GO) test ./histories -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./histories -run '^$$' -fuzz '^FuzzRead$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./targets/http/receiver -run '^$$' -fuzz '^FuzzHandler$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./targets/sql/internal/placeholders -run '^$$' -fuzz '^FuzzTranslate$$' -fuzztime $(FUZZTIME)
 
 clean:
 	rm -rf bin replay-out store bench.txt

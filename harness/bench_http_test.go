@@ -34,4 +34,4 @@ func BenchmarkHarnessHTTP(b *testing.B) {
 }
 
 // BenchmarkPlainLoopHTTP is the same work over HTTP without the harness.
-func BenchmarkPlainLoopHTTP(b *testing.B) { plainLoop(b, httpTarget(b)) }
+func BenchmarkPlainLoopHTTP(b *testing.B) { plainLoop(b, httpTarget(b), 8, 64) }

@@ -43,13 +43,15 @@ func BenchmarkHarness(b *testing.B) {
 
 // BenchmarkPlainLoop is the same work without the harness: 8 goroutines,
 // each job a read and a write with the next token of its resource.
-func BenchmarkPlainLoop(b *testing.B) { plainLoop(b, memory.NewFenced()) }
+func BenchmarkPlainLoop(b *testing.B) {
+	plainLoop(b, memory.NewFenced(), 8, 64)
+}
 
-// plainLoop runs b.N operations against tgt from 8 goroutines, each job a
-// read and a write with the next token of its resource.
-func plainLoop(b *testing.B, tgt targets.Target) {
-	const workers, resources = 8, 64
-	var tokens [resources]atomic.Uint64
+// plainLoop runs b.N operations against tgt from workers goroutines, each
+// job a read and a write with the next token of its resource, and nothing
+// else: no leases, no recording, no task per request.
+func plainLoop(b *testing.B, tgt targets.Target, workers, resources int) {
+	tokens := make([]atomic.Uint64, resources)
 	var issued atomic.Int64
 	ctx := context.Background()
 	b.ReportAllocs()

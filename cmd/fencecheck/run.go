@@ -46,6 +46,7 @@ type runFlags struct {
 	noReport      bool
 	seedGenerated bool
 	http          httpFlags
+	sql           sqlFlags
 }
 
 func newRunCommand() *cobra.Command {
@@ -61,6 +62,12 @@ says which hazards the run exercised.
 With a memory:// target the run is deterministic: a seeded scheduler and a
 virtual clock, no real sleeps; the same --seed gives the same history, byte
 for byte.
+
+SQL targets (sqlite:///path, postgres://…, mysql://…) run on the real clock
+against the database: --sql-mode picks a built-in statement in a scratch
+table (atomic, or check-then-set, broken on purpose), or --sql-setup,
+--sql-write and --sql-read supply your own with :resource, :token and
+:value (see docs/sql-receivers.md).
 
 Faults (--nemesis, comma-separated): pause (hold a worker after it prepared
 its write until a newer owner wrote), delay (hold a write on its way to the
@@ -78,7 +85,7 @@ receiver process's: kill (SIGKILL, then start again), pause-receiver
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.target, "target", "", "the receiver under test: memory://fenced, memory://unfenced, memory://check-then-set, memory://accept-equal, http://HOST:PORT")
+	fl.StringVar(&f.target, "target", "", "the receiver under test: memory://fenced, memory://unfenced, memory://check-then-set, memory://accept-equal, sqlite:///path/to.db, sqlite://:memory:, postgres://user@127.0.0.1:5432/db, mysql://user:pass@127.0.0.1:3306/db, http://HOST:PORT")
 	fl.IntVar(&f.workers, "workers", 8, "concurrent workers")
 	fl.IntVar(&f.resources, "resources", 4, "protected resources")
 	fl.DurationVar(&f.duration, "duration", 5*time.Second, "how long workers run (virtual time for memory targets)")
@@ -102,6 +109,7 @@ receiver process's: kill (SIGKILL, then start again), pause-receiver
 	f.http.register(fl)
 	fl.StringVar(&f.junit, "junit", "", "also write the verdict as JUnit XML to this file (one test case per checked invariant)")
 	fl.BoolVar(&f.noReport, "no-report", false, "do not write report.html and the timelines into the run directory")
+	f.sql.register(fl)
 	return cmd
 }
 
@@ -154,7 +162,9 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, f runFlags) error {
 	if err != nil {
 		return err
 	}
-	t, err := openTarget(f.target, targetOptions{http: f.http, workers: f.workers, faults: faults, child: child})
+	policy, _ := models.ParsePolicy(f.policy) // a bad policy is reported with the configuration
+	t, err := openTarget(ctx, f.target, targetOptions{http: f.http, workers: f.workers, faults: faults, child: child,
+		sql: f.sql.options(f.workers, policy == models.AcceptEqual), sqlSet: f.sql.given()})
 	if err != nil {
 		return err
 	}

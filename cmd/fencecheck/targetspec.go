@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -9,6 +10,7 @@ import (
 
 	"github.com/fencecheck/fencecheck/targets"
 	"github.com/fencecheck/fencecheck/targets/memory"
+	sqltarget "github.com/fencecheck/fencecheck/targets/sql"
 )
 
 // openedTarget is a target opened from a spec, with what the harness needs
@@ -28,14 +30,19 @@ type targetOptions struct {
 	workers int
 	faults  []nemesis.Fault // the proxy's toxics among them go in front of an HTTP receiver
 	child   *process.Child  // the receiver process of --exec
+	sql     sqltarget.Options
+	sqlSet  bool // a --sql-* flag was given
 }
 
 // openTarget opens a target spec. Every scheme names its own package; there
 // is no registry.
-func openTarget(spec string, o targetOptions) (*openedTarget, error) {
+func openTarget(ctx context.Context, spec string, o targetOptions) (*openedTarget, error) {
 	scheme, rest, ok := strings.Cut(spec, "://")
 	if !ok {
 		return nil, &usageError{fmt.Errorf("--target: %q is not a target spec (want memory://NAME)", spec)}
+	}
+	if o.sqlSet && !sqltarget.IsSpec(spec) {
+		return nil, &usageError{fmt.Errorf("--sql-* flags need a SQL target (%v), not %q", sqltarget.Schemes, scheme)}
 	}
 	switch scheme {
 	case "memory":
@@ -46,6 +53,13 @@ func openTarget(spec string, o targetOptions) (*openedTarget, error) {
 		return &openedTarget{target: t, name: spec, deterministic: true, close: func() error { return nil }}, nil
 	case "http", "https":
 		return openHTTP(spec, o)
+	case "sqlite", "postgres", "postgresql", "mysql":
+		// A real database on the real clock: never deterministic.
+		t, err := sqltarget.Open(ctx, spec, o.sql)
+		if err != nil {
+			return nil, err
+		}
+		return &openedTarget{target: t, name: sqlTargetName(t), close: t.Close}, nil
 	}
-	return nil, &usageError{fmt.Errorf("--target: unsupported scheme %q in %q (want memory:// or http://)", scheme, spec)}
+	return nil, &usageError{fmt.Errorf("--target: unsupported scheme %q in %q (want memory://, sqlite://, postgres://, mysql://, http://)", scheme, sqltarget.Redact(spec))}
 }

@@ -84,7 +84,7 @@ func runVerify(ctx context.Context, stdout io.Writer, f verifyFlags) error {
 	if err != nil {
 		return err
 	}
-	t, err := openTarget(f.target, targetOptions{http: f.http, workers: 10, child: child})
+	t, err := openTarget(ctx, f.target, targetOptions{http: f.http, workers: 10, child: child})
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,177 @@
+package main
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// sqlEngine is a database the end-to-end tests can run against: SQLite
+// always, PostgreSQL and MariaDB/MySQL when .ci/run (or you) export their
+// DSNs.
+type sqlEngine struct {
+	name string
+	env  string
+}
+
+var sqlEngines = []sqlEngine{{"sqlite", ""}, {"postgres", "FENCECHECK_POSTGRES_DSN"}, {"mysql", "FENCECHECK_MYSQL_DSN"}}
+
+func (e sqlEngine) spec(t *testing.T, dir string) string {
+	t.Helper()
+	if e.env == "" {
+		return "sqlite://" + filepath.Join(dir, "results.db")
+	}
+	spec := os.Getenv(e.env)
+	if spec == "" {
+		t.Skipf("%s is not set: no %s server to test against (.ci/run starts one and sets it)", e.env, e.name)
+	}
+	return spec
+}
+
+func uniqueTable(t *testing.T) string {
+	t.Helper()
+	var b [6]byte
+	_, err := rand.Read(b[:])
+	require.NoError(t, err)
+	return "results_" + hex.EncodeToString(b[:])
+}
+
+// ownStatements is a user's table and statements, as a service that keeps
+// its results in SQL would have them: rows created up front with token 0,
+// and an UPDATE guarded by the token. first_token is a column the service
+// also has, which a buggy guard compares instead of token.
+func ownStatements(table, write string) []string {
+	return []string{
+		"--sql-setup", "DROP TABLE IF EXISTS " + table,
+		"--sql-setup", "CREATE TABLE " + table + " (id VARCHAR(64) PRIMARY KEY, token BIGINT NOT NULL, first_token BIGINT NOT NULL, value TEXT)",
+		"--sql-setup", "INSERT INTO " + table + " (id, token, first_token) VALUES ('r0', 0, 0), ('r1', 0, 0), ('r2', 0, 0), ('r3', 0, 0)",
+		"--sql-write", fmt.Sprintf(write, table),
+		"--sql-read", "SELECT value, token FROM " + table + " WHERE id = :resource",
+		"--sql-teardown", "DROP TABLE " + table,
+	}
+}
+
+// TestRunOwnStatements is the issue's promise for a user's own statements:
+// a guard that is subtly wrong is caught (exit 1), and the correct one on
+// the same table holds (exit 0), on every engine.
+func TestRunOwnStatements(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name     string
+		write    string
+		code     int
+		contains string
+	}{
+		{"correct guard holds",
+			"UPDATE %s SET value = :value, token = :token WHERE id = :resource AND token < :token", 0, "HELD"},
+		{"equal tokens let through under strict",
+			"UPDATE %s SET value = :value, token = :token WHERE id = :resource AND token <= :token", 1, "accepted twice"},
+		{"the wrong column compared",
+			"UPDATE %s SET value = :value, token = :token WHERE id = :resource AND first_token < :token", 1, "VIOLATED"},
+	}
+	for _, e := range sqlEngines {
+		t.Run(e.name, func(t *testing.T) {
+			t.Parallel()
+			for _, tc := range cases {
+				t.Run(tc.name, func(t *testing.T) {
+					dir := t.TempDir()
+					table := uniqueTable(t)
+					args := append([]string{"run", "--target", e.spec(t, dir), "--workers", "8", "--duration", "2s",
+						"--lease-ttl", "30ms", "--nemesis", "pause,delay", "--seed", "1", "--store", "s"},
+						ownStatements(table, tc.write)...)
+					r := fencecheck(t, dir, args...)
+					assert.Equal(t, tc.code, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+					assert.Contains(t, r.stdout, tc.contains)
+					assert.Contains(t, r.stdout, "(own statements)")
+				})
+			}
+		})
+	}
+}
+
+// TestRunBuiltinSQLModes runs the built-in modes through the command on
+// SQLite: the atomic upsert holds, check-then-set is found.
+func TestRunBuiltinSQLModes(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		mode string
+		code int
+	}{{"atomic", 0}, {"check-then-set", 1}} {
+		t.Run(tc.mode, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			r := fencecheck(t, dir, "run", "--target", "sqlite://"+filepath.Join(dir, "x.db"), "--sql-mode", tc.mode,
+				"--duration", "2s", "--lease-ttl", "30ms", "--seed", "2", "--store", "s")
+			assert.Equal(t, tc.code, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+			again := fencecheck(t, dir, "check", "s/latest/history.jsonl")
+			assert.Equal(t, tc.code, again.code, "the stored history agrees: %s", again.stdout)
+		})
+	}
+}
+
+// TestRunSQLErrors covers what must fail fast with exit 3, naming the
+// target without its password.
+func TestRunSQLErrors(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name   string
+		args   []string
+		stderr string
+	}{
+		{"unreachable PostgreSQL", []string{"--target", "postgres://bob:s3cretpw@127.0.0.1:1/test"},
+			"open postgres://bob:xxxxx@127.0.0.1:1/test: failed to connect"},
+		{"unreachable MySQL", []string{"--target", "mysql://bob:s3cretpw@127.0.0.1:1/test"},
+			"open mysql://bob:xxxxx@127.0.0.1:1/test: dial tcp 127.0.0.1:1: connect: connection refused"},
+		{"unknown placeholder", []string{"--target", "sqlite:///tmp/never-opened.db", "--sql-write", "UPDATE t SET v = :vaule", "--sql-read", "SELECT v FROM t"},
+			"--sql-write: unknown placeholder :vaule"},
+		{"write without read", []string{"--target", "sqlite:///tmp/never-opened.db", "--sql-write", "UPDATE t SET v = :value"},
+			"need both a write and a read"},
+		{"mode and own statements", []string{"--target", "sqlite:///tmp/never-opened.db", "--sql-mode", "atomic", "--sql-write", "UPDATE t SET v = :value", "--sql-read", "SELECT v FROM t"},
+			"exclude each other"},
+		{"unknown mode", []string{"--target", "sqlite:///tmp/never-opened.db", "--sql-mode", "careful"}, `unknown sql-mode "careful"`},
+		{"SQL flags on a memory target", []string{"--target", "memory://fenced", "--sql-mode", "atomic"}, "--sql-* flags need a SQL target"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r := fencecheck(t, t.TempDir(), append([]string{"run", "--store", "s"}, tc.args...)...)
+			assert.Equal(t, 3, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+			assert.Contains(t, r.stderr, tc.stderr)
+			assert.NotContains(t, r.stdout+r.stderr, "s3cretpw")
+		})
+	}
+}
+
+// TestRunNeverPrintsThePassword runs against PostgreSQL with a password in
+// the spec (trust authentication ignores it) and looks for it everywhere a
+// run writes.
+func TestRunNeverPrintsThePassword(t *testing.T) {
+	t.Parallel()
+	spec := sqlEngine{"postgres", "FENCECHECK_POSTGRES_DSN"}.spec(t, "")
+	withPassword := strings.Replace(spec, "postgres://postgres@", "postgres://postgres:s3cretpw@", 1)
+	if withPassword == spec {
+		t.Skipf("FENCECHECK_POSTGRES_DSN %q has no postgres://postgres@ to add a password to", spec)
+	}
+	dir := t.TempDir()
+	r := fencecheck(t, dir, "run", "--target", withPassword, "--duration", "500ms", "--lease-ttl", "30ms", "--seed", "1", "--store", "s", "--json")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.NotContains(t, r.stdout+r.stderr, "s3cretpw")
+	assert.Contains(t, r.stdout, "postgres:xxxxx@")
+	require.NoError(t, filepath.Walk(filepath.Join(dir, "s"), func(path string, info os.FileInfo, err error) error {
+		require.NoError(t, err)
+		assert.NotContains(t, path, "s3cretpw")
+		if info.Mode().IsRegular() {
+			b, err := os.ReadFile(path)
+			require.NoError(t, err)
+			assert.NotContains(t, string(b), "s3cretpw", path)
+		}
+		return nil
+	}))
+}

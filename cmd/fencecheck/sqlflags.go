@@ -1,0 +1,54 @@
+package main
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	sqltarget "github.com/fencecheck/fencecheck/targets/sql"
+)
+
+// sqlFlags are run's options for SQL targets.
+type sqlFlags struct {
+	mode     string
+	setup    []string
+	write    string
+	read     string
+	teardown []string
+	timeout  time.Duration
+}
+
+func (s *sqlFlags) register(fl *pflag.FlagSet) {
+	fl.StringVar(&s.mode, "sql-mode", "", "SQL targets: built-in statements, atomic (one guarded upsert; the default) or check-then-set (read, compare, write: broken on purpose)")
+	fl.StringArrayVar(&s.setup, "sql-setup", nil, "SQL targets: a statement to run before the run (repeatable), e.g. to create and empty your table")
+	fl.StringVar(&s.write, "sql-write", "", "SQL targets: your write statement, with :resource, :token and :value; accepted when it affects (or RETURNING returns) a row, rejected when none")
+	fl.StringVar(&s.read, "sql-read", "", "SQL targets: your read statement, with :resource; returns value [, token], or no row")
+	fl.StringArrayVar(&s.teardown, "sql-teardown", nil, "SQL targets: a statement to run after the run (repeatable)")
+	fl.DurationVar(&s.timeout, "sql-timeout", 5*time.Second, "SQL targets: deadline of every statement")
+}
+
+// given reports whether any SQL-only flag was set.
+func (s *sqlFlags) given() bool {
+	return s.mode != "" || len(s.setup) > 0 || s.write != "" || s.read != "" || len(s.teardown) > 0
+}
+
+func (s *sqlFlags) options(workers int, acceptEqual bool) sqltarget.Options {
+	return sqltarget.Options{
+		Mode:        sqltarget.Mode(s.mode),
+		Statements:  sqltarget.Statements{Setup: s.setup, Write: s.write, Read: s.read, Teardown: s.teardown},
+		Workers:     max(workers, 1), // a bad --workers is reported by the run's configuration
+		AcceptEqual: acceptEqual,
+		Timeout:     s.timeout,
+	}
+}
+
+// sqlTargetName is the run's target name: the spec without its password,
+// and how it writes.
+func sqlTargetName(t *sqltarget.Target) string {
+	how := string(t.Mode())
+	if how == "" {
+		how = "own statements"
+	}
+	return fmt.Sprintf("%s (%s)", t.Name(), how)
+}

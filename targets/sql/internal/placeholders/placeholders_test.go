@@ -1,0 +1,134 @@
+package placeholders
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestTranslate(t *testing.T) {
+	t.Parallel()
+	const (
+		r = Resource
+		k = Token
+		v = Value
+	)
+	sqlite, postgres, mysql := SQLite, PostgreSQL, MySQL
+	cases := []struct {
+		name      string
+		syntax    Syntax
+		in        string
+		out       string
+		params    []Param
+		returning bool
+		err       string
+	}{
+		{name: "question marks repeat per use", syntax: sqlite,
+			in:  "UPDATE t SET value=:value, token=:token WHERE id=:resource AND token < :token",
+			out: "UPDATE t SET value=?, token=? WHERE id=? AND token < ?", params: []Param{v, k, r, k}},
+		{name: "dollar numbers are reused per name", syntax: postgres,
+			in:  "UPDATE t SET value=:value, token=:token WHERE id=:resource AND token < :token",
+			out: "UPDATE t SET value=$1, token=$2 WHERE id=$3 AND token < $2", params: []Param{v, k, r}},
+		{name: "casts are not placeholders", syntax: postgres,
+			in: "SELECT :token::bigint, '12:30'::time", out: "SELECT $1::bigint, '12:30'::time", params: []Param{k}},
+		{name: "string literals are left alone", syntax: sqlite,
+			in: "SELECT ':token', 'it''s :value', :value", out: "SELECT ':token', 'it''s :value', ?", params: []Param{v}},
+		{name: "quoted identifiers are left alone", syntax: postgres,
+			in: `SELECT "a:token" FROM t WHERE id = :resource`, out: `SELECT "a:token" FROM t WHERE id = $1`, params: []Param{r}},
+		{name: "backticks are left alone", syntax: mysql,
+			in: "SELECT `a:token` FROM t WHERE id = :resource", out: "SELECT `a:token` FROM t WHERE id = ?", params: []Param{r}},
+		{name: "MySQL backslash escapes a quote", syntax: mysql,
+			in: `SELECT 'it\'s :token', :value`, out: `SELECT 'it\'s :token', ?`, params: []Param{v}},
+		{name: "MySQL double quotes are strings", syntax: mysql,
+			in: `SELECT "a \" :token", :value`, out: `SELECT "a \" :token", ?`, params: []Param{v}},
+		{name: "standard strings take no backslash escape", syntax: postgres,
+			in: `SELECT 'a\', :value`, out: `SELECT 'a\', $1`, params: []Param{v}},
+		{name: "E strings do", syntax: postgres,
+			in: `SELECT E'a\' :token', :value`, out: `SELECT E'a\' :token', $1`, params: []Param{v}},
+		{name: "dollar quotes", syntax: postgres,
+			in: "SELECT $f$ :token $x$ $f$, $$:value$$, :resource", out: "SELECT $f$ :token $x$ $f$, $$:value$$, $1", params: []Param{r}},
+		{name: "line comments", syntax: sqlite,
+			in: "SELECT 1 -- :token\n, :value", out: "SELECT 1 -- :token\n, ?", params: []Param{v}},
+		{name: "MySQL hash comments", syntax: mysql,
+			in: "SELECT 1 # :token\n, :value", out: "SELECT 1 # :token\n, ?", params: []Param{v}},
+		{name: "MySQL double dash needs a space", syntax: mysql,
+			in: "SELECT 1--:token", out: "SELECT 1--?", params: []Param{k}},
+		{name: "block comments", syntax: sqlite,
+			in: "SELECT /* :token */ :value", out: "SELECT /* :token */ ?", params: []Param{v}},
+		{name: "PostgreSQL block comments nest", syntax: postgres,
+			in: "SELECT /* /* :token */ :value */ :resource", out: "SELECT /* /* :token */ :value */ $1", params: []Param{r}},
+		{name: "MySQL assignment", syntax: mysql,
+			in: "SELECT @x := :token", out: "SELECT @x := ?", params: []Param{k}},
+		{name: "RETURNING is found", syntax: postgres,
+			in: "INSERT INTO t VALUES (:resource) returning 1", out: "INSERT INTO t VALUES ($1) returning 1", params: []Param{r}, returning: true},
+		{name: "RETURNING in a literal is not", syntax: postgres,
+			in: "INSERT INTO t VALUES ('RETURNING')", out: "INSERT INTO t VALUES ('RETURNING')"},
+		{name: "a longer word is not", syntax: sqlite,
+			in: "SELECT returning_rows FROM t", out: "SELECT returning_rows FROM t"},
+		{name: "unknown name", syntax: sqlite, in: "SELECT :tokn", err: "unknown placeholder :tokn"},
+		{name: "question mark", syntax: mysql, in: "SELECT ?", err: "positional placeholder ?"},
+		{name: "PostgreSQL's ? is an operator", syntax: postgres, in: "SELECT '{}'::jsonb ? 'a'", out: "SELECT '{}'::jsonb ? 'a'"},
+		{name: "dollar number", syntax: postgres, in: "SELECT $1", err: "positional placeholder"},
+		{name: "unterminated literal", syntax: sqlite, in: "SELECT 'abc", err: "unterminated '"},
+		{name: "unterminated comment", syntax: sqlite, in: "SELECT /* abc", err: "unterminated comment"},
+		{name: "unterminated dollar quote", syntax: postgres, in: "SELECT $a$ abc", err: "unterminated $a$"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			q, err := Translate(tc.in, tc.syntax)
+			if tc.err != "" {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tc.err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tc.out, q.Text)
+			assert.Equal(t, tc.params, q.Params)
+			assert.Equal(t, tc.returning, q.Returning)
+		})
+	}
+}
+
+var syntaxes = map[string]Syntax{"sqlite": SQLite, "postgres": PostgreSQL, "mysql": MySQL}
+
+// FuzzTranslate checks, for any input the lexer accepts, in every
+// dialect, that only placeholders change: putting the names back gives the
+// input; and that nothing inside a string literal is ever a placeholder.
+func FuzzTranslate(f *testing.F) {
+	for _, s := range []string{
+		"UPDATE t SET value=:value, token=:token WHERE id=:resource AND token < :token",
+		"SELECT :token::bigint, '12:30'::time",
+		"SELECT 'it''s :value', \"a:b\", `c:d`, E'\\' :x', $f$ :token $f$ -- :y\n /* :z /* */ */ # :w\n",
+		"INSERT INTO t VALUES (:resource) RETURNING 1",
+		"SELECT @x := :token, 1--:value, $1, ?",
+		"", ":", "::", "'", "$", "$$", "/*", "--", "E'",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, stmt string) {
+		for name, sx := range syntaxes {
+			pieces, _, err := lex(stmt, sx)
+			if err != nil {
+				continue
+			}
+			var b strings.Builder
+			for _, p := range pieces {
+				if p.param != 0 {
+					b.WriteString(":")
+				}
+				b.WriteString(p.text)
+			}
+			if b.String() != stmt {
+				t.Fatalf("%s: lexing changed %q into %q", name, stmt, b.String())
+			}
+			literal := "SELECT '" + strings.ReplaceAll(strings.ReplaceAll(stmt, `\`, `\\`), "'", "''") + "'"
+			q, err := Translate(literal, sx)
+			if err != nil || len(q.Params) > 0 {
+				t.Fatalf("%s: %q inside a literal: params %v, error %v", name, stmt, q.Params, err)
+			}
+		}
+	})
+}
