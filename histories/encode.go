@@ -97,7 +97,9 @@ func appendString(buf []byte, s string) []byte {
 		r, size := utf8.DecodeRuneInString(s[i:])
 		if r == utf8.RuneError && size == 1 {
 			buf = append(buf, s[start:i]...)
-			buf = append(buf, `\ufffd`...)
+			// The character itself, not its escape: a decoded history
+			// then encodes to the same bytes again.
+			buf = utf8.AppendRune(buf, utf8.RuneError)
 			i += size
 			start = i
 			continue

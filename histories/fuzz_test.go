@@ -17,6 +17,7 @@ func FuzzDecode(f *testing.F) {
 		`{"index":0,"time":0,"process":0,"type":"invoke","f":"write","resource":"r","token":1,"value":"\ud83d\ude00\u0000","x":[{"y":[]}]}`,
 		`{"index":0,"time":0,"process":0,"type":"invoke","f":"write","resource":"r","token":-1,"value":"v"}`,
 		`{`, `"`, `{"a":[[[[[[[[`, ``,
+		"{\"index\":0,\"time\":0,\"process\":0,\"type\":\"invoke\",\"f\":\"write\",\"resource\":\"r\",\"token\":1,\"value\":\"\xd3\"}", // invalid UTF-8
 	} {
 		f.Add([]byte(seed))
 	}
