@@ -29,6 +29,12 @@ demo: build
 	@echo
 	@echo '$$ fencecheck run --target memory://fenced --nemesis pause,delay --seed 7          # exit 0'
 	@$(BIN) run --target memory://fenced --nemesis pause,delay --seed 7 --store store
+	@echo
+	@echo '$$ fencecheck run --target sqlite://$(CURDIR)/demo.db --duration 3s --seed 7        # the embedded default, exit 0'
+	@rm -f demo.db demo.db-*
+	@$(BIN) run --target sqlite://$(CURDIR)/demo.db --duration 3s --seed 7 --store store
+	@echo
+	@echo 'Open store/latest/report.html, or browse every run with: $(BIN) serve --store store'
 
 ## test: formatting, vet, and every test with the race detector (fuzz
 ## targets run their seed corpus).
@@ -59,4 +65,4 @@ fuzz:
 	$(GO) test ./targets/sql/internal/placeholders -run '^$$' -fuzz '^FuzzTranslate$$' -fuzztime $(FUZZTIME)
 
 clean:
-	rm -rf bin replay-out store bench.txt
+	rm -rf bin replay-out store bench.txt demo.db demo.db-*
