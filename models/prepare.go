@@ -20,20 +20,40 @@ type Group struct {
 // filters and caps them for the model in opts. It copies; ops is not
 // modified.
 func Prepare(ops []histories.Operation, opts Options) ([]Group, CapStats) {
-	index := make(map[string]int)
+	// Two passes, so that each group is allocated once at its final size:
+	// histories of millions of operations would otherwise spend most of
+	// the time growing and copying the groups.
+	which := make([]int32, len(ops)) // the group of each operation, -1 when left out
+	index := make(map[string]int32)
 	var groups []Group
+	var sizes []int
+	lastName, last := "", int32(-1)
 	for i := range ops {
-		op := ops[i]
+		op := &ops[i]
 		if op.Status == histories.StatusFailed || (!op.IsWrite() && op.Status == histories.StatusUnknown) {
+			which[i] = -1
 			continue
 		}
-		g, ok := index[op.Resource]
-		if !ok {
-			g = len(groups)
-			index[op.Resource] = g
-			groups = append(groups, Group{Resource: op.Resource})
+		if last < 0 || op.Resource != lastName {
+			g, ok := index[op.Resource]
+			if !ok {
+				g = int32(len(groups))
+				index[op.Resource] = g
+				groups = append(groups, Group{Resource: op.Resource})
+				sizes = append(sizes, 0)
+			}
+			lastName, last = op.Resource, g
 		}
-		groups[g].Ops = append(groups[g].Ops, op)
+		which[i] = last
+		sizes[last]++
+	}
+	for g := range groups {
+		groups[g].Ops = make([]histories.Operation, 0, sizes[g])
+	}
+	for i := range ops {
+		if g := which[i]; g >= 0 {
+			groups[g].Ops = append(groups[g].Ops, ops[i])
+		}
 	}
 	slices.SortFunc(groups, func(a, b Group) int {
 		if a.Resource < b.Resource {
