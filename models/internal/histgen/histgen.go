@@ -277,3 +277,22 @@ func finish(ops []op) []histories.Operation {
 	}
 	return out
 }
+
+// Bench returns the configuration of the benchmark histories: lease-like
+// tokens that clients reuse for a while (so there are repeats and stale
+// writes), half reads, and operations about five times longer than the
+// pauses between them, so that nearly all clients are in flight at once.
+func Bench(ops, resources, clients int, unknown float64, acceptEqual bool) Config {
+	return Config{
+		Resources:   resources,
+		Clients:     clients,
+		Ops:         ops,
+		ReadRatio:   0.5,
+		Unknown:     unknown,
+		Acquire:     0.3,
+		ReportToken: 0.5,
+		AcceptEqual: acceptEqual,
+		Duration:    2000,
+		Gap:         400,
+	}
+}
