@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/fencecheck/fencecheck/histories"
@@ -73,26 +74,32 @@ func CheckFast(ops []histories.Operation, opts Options) (Result, error) {
 	if opts.Kind != KindFenced {
 		return Result{}, fmt.Errorf("%w: the %s model is not supported", ErrFastPrecondition, opts.Kind)
 	}
-	groups, stats := Prepare(ops, opts)
+	// The groups, filter and fencing cap are Prepare's (the same code),
+	// so both checkers judge the same intervals; but as compact records,
+	// collected and checked in parallel.
+	resources := collectFast(ops)
 	res := Result{
-		Checker:      "fast",
-		Model:        opts.Kind.String(),
-		Policy:       opts.Policy.String(),
-		Resources:    len(groups),
-		CappedWrites: stats.Capped,
-		DroppedWrite: stats.Dropped,
+		Checker:   "fast",
+		Model:     opts.Kind.String(),
+		Policy:    opts.Policy.String(),
+		Resources: len(resources),
 	}
-	findings := make([]*finding, len(groups))
-	errs := make([]error, len(groups))
-	parallel(len(groups), func(i int) {
-		findings[i], errs[i] = checkFastGroup(groups[i], opts.Policy)
+	findings := make([]*finding, len(resources))
+	stats := make([]CapStats, len(resources))
+	errs := make([]error, len(resources))
+	parallel(len(resources), func(i int) {
+		findings[i], stats[i], errs[i] = checkFastResource(ops, &resources[i], opts.Policy)
 	})
 	if err := errors.Join(errs...); err != nil {
 		return Result{}, err
 	}
+	for _, st := range stats {
+		res.CappedWrites += st.Capped
+		res.DroppedWrite += st.Dropped
+	}
 	for i, f := range findings {
 		if f != nil {
-			res.Violations = append(res.Violations, f.violation(groups[i].Resource))
+			res.Violations = append(res.Violations, f.violation(resources[i].name))
 		}
 	}
 	res.Verdict = Held
@@ -107,12 +114,14 @@ func CheckFast(ops []histories.Operation, opts Options) (Result, error) {
 // caller should fall back to CheckPorcupine.
 var ErrFastPrecondition = errors.New("models: fast checker precondition does not hold")
 
-func checkFastGroup(g Group, p Policy) (*finding, error) {
-	pb, err := newFastProblem(g, p)
+func checkFastResource(ops []histories.Operation, r *fastResource, p Policy) (*finding, CapStats, error) {
+	recs := r.records()
+	stats := capRecords(p, recs)
+	pb, err := newFastProblem(ops, r.name, recs, p)
 	if err != nil {
-		return nil, err
+		return nil, stats, err
 	}
-	return pb.check(), nil
+	return pb.check(), stats, nil
 }
 
 // parallel calls fn(0) … fn(n-1) on at most GOMAXPROCS goroutines.
@@ -125,19 +134,15 @@ func parallel(n int, fn func(int)) {
 		return
 	}
 	var wg sync.WaitGroup
-	next := make(chan int)
+	var next atomic.Int64
 	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := range next {
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
 				fn(i)
 			}
 		}()
 	}
-	for i := range n {
-		next <- i
-	}
-	close(next)
 	wg.Wait()
 }

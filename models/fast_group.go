@@ -51,7 +51,7 @@ func (pb *fastProblem) summarize(forced []fastWrite) fastGroup {
 	var argmin int
 	for i := range forced {
 		w := &forced[i]
-		lo, hi := w.lo(), w.hi(pb.ops)
+		lo, hi := w.lo(), w.hi()
 		if lo.at > hi.at {
 			g.fail = pb.futureReadFinding(w, hi)
 			return g
@@ -92,7 +92,7 @@ func (pb *fastProblem) conflict(forced []fastWrite) (int, int, bool) {
 	}
 	his := make([]int64, n)
 	for i := range forced {
-		his[i] = forced[i].hi(pb.ops).at
+		his[i] = forced[i].hi().at
 	}
 	slices.SortFunc(byHi, func(a, b int) int { return cmp.Compare(his[a], his[b]) })
 	// best[k] and next[k]: the writes with the largest and second largest
@@ -140,8 +140,7 @@ type fastCover struct {
 
 func (pb *fastProblem) newCover(optional []fastWrite) fastCover {
 	c := fastCover{byRet: slices.Clone(optional)}
-	ret := func(w fastWrite) int64 { return pb.ops[w.op].Return }
-	slices.SortFunc(c.byRet, func(a, b fastWrite) int { return cmp.Compare(ret(b), ret(a)) })
+	slices.SortFunc(c.byRet, func(a, b fastWrite) int { return cmp.Compare(b.ret, a.ret) })
 	m := bound{nothingDue.at, -1}
 	for _, w := range c.byRet {
 		m = earlier(m, w.call)
@@ -152,8 +151,8 @@ func (pb *fastProblem) newCover(optional []fastWrite) fastCover {
 
 // earliest returns the earliest invocation among unknown writes that return
 // at or after next, that is, that can still take effect after the state.
-func (c *fastCover) earliest(pb *fastProblem, next int64) bound {
-	k := sort.Search(len(c.byRet), func(k int) bool { return pb.ops[c.byRet[k].op].Return < next })
+func (c *fastCover) earliest(next int64) bound {
+	k := sort.Search(len(c.byRet), func(k int) bool { return c.byRet[k].ret < next })
 	if k == 0 {
 		return nothingDue
 	}

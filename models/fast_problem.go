@@ -1,10 +1,8 @@
 package models
 
 import (
-	"cmp"
 	"fmt"
 	"math"
-	"slices"
 
 	"github.com/fencecheck/fencecheck/histories"
 )
@@ -13,8 +11,8 @@ import (
 const noBound int64 = math.MinInt64
 
 // bound is a time that constrains a linearization point, with the operation
-// it comes from (an index into the resource's operations, -1 for none), so
-// that a violation can name the operations that make it.
+// it comes from (a record of the resource, -1 for none), so that a
+// violation can name the operations that make it.
 type bound struct {
 	at int64
 	op int32
@@ -40,6 +38,7 @@ type fastWrite struct {
 	token  uint64
 	forced bool // accepted, or unknown but read: it took effect
 	call   bound
+	ret    int64 // its return, after the fencing cap
 	// Bounds that its reads put on it (forced writes only). after is the
 	// latest invocation among its reads: the next write to take effect
 	// comes after it. before is the earliest return among its reads: the
@@ -50,9 +49,7 @@ type fastWrite struct {
 
 // lo is the earliest the write can take effect; hi the latest.
 func (w *fastWrite) lo() bound { return w.call }
-func (w *fastWrite) hi(ops []histories.Operation) bound {
-	return earlier(bound{ops[w.op].Return, w.op}, w.before)
-}
+func (w *fastWrite) hi() bound { return earlier(bound{w.ret, w.op}, w.before) }
 
 // push is the lower bound the write puts on the next write to take effect:
 // its own invocation and those of its reads.
@@ -68,7 +65,8 @@ type fastReject struct {
 
 // fastProblem is one resource's history reduced to what the sweep needs.
 type fastProblem struct {
-	ops     []histories.Operation
+	ops     []histories.Operation // the whole history, for explanations
+	recs    []fastRecord          // the resource's operations
 	policy  Policy
 	writes  []fastWrite  // sorted by token, forced before optional
 	rejects []fastReject // sorted by token
@@ -80,106 +78,104 @@ type fastProblem struct {
 	fail *finding
 }
 
-// newFastProblem indexes g's writes by value, resolves every read to the
-// write it observed and collects the bounds reads put on writes. It fails
-// with ErrFastPrecondition when a value is written twice, because then a
-// read no longer names one write.
-func newFastProblem(g Group, p Policy) (*fastProblem, error) {
-	pb := &fastProblem{ops: g.Ops, policy: p, initial: bound{noBound, -1}}
-	writer, err := indexWrites(g)
-	if err != nil {
-		return nil, err
-	}
-	byOp := make([]int32, len(g.Ops)) // op index → position in pb.writes
-	for i := range g.Ops {
-		op := &g.Ops[i]
-		if !op.IsWrite() {
+// newFastProblem indexes the resource's writes by value, resolves every
+// read to the write it observed and collects the bounds reads put on
+// writes. It fails with ErrFastPrecondition when a value is written twice,
+// because then a read no longer names one write.
+func newFastProblem(ops []histories.Operation, resource string, recs []fastRecord, p Policy) (*fastProblem, error) {
+	pb := &fastProblem{ops: ops, recs: recs, policy: p, initial: bound{noBound, -1}}
+	writer := make(map[string]int32, len(recs)/2) // value → position in pb.writes, or -1-k for a rejected write at k
+	reads := make([]int32, 0, len(recs)/2+1)
+	pb.writes = make([]fastWrite, 0, len(recs)/4+1)
+	pb.rejects = make([]fastReject, 0, len(recs)/4+1)
+	for k := range recs {
+		r := &recs[k]
+		w := int32(len(pb.writes))
+		switch r.kind {
+		case kindDropped:
 			continue
+		case kindRead:
+			reads = append(reads, int32(k))
+			continue
+		case kindRejected:
+			pb.rejects = append(pb.rejects, fastReject{int32(k), r.token, bound{r.ret, int32(k)}})
+			w = -1 - int32(k)
+		default: // accepted or unknown
+			pb.writes = append(pb.writes, fastWrite{op: int32(k), token: r.token, forced: r.kind == kindAccepted,
+				call: bound{r.call, int32(k)}, ret: r.ret, after: bound{noBound, -1}, before: bound{histories.Infinity, -1}})
 		}
-		switch op.Status {
-		case histories.StatusRejected:
-			pb.rejects = append(pb.rejects, fastReject{int32(i), op.Token, bound{op.Return, int32(i)}})
-		case histories.StatusAccepted, histories.StatusUnknown:
-			w := fastWrite{op: int32(i), token: op.Token, forced: op.Status == histories.StatusAccepted,
-				call: bound{op.Call, int32(i)}, after: bound{noBound, -1}, before: bound{histories.Infinity, -1}}
-			byOp[i] = int32(len(pb.writes))
-			pb.writes = append(pb.writes, w)
+		op := pb.op(int32(k))
+		if prev, dup := writer[op.Value]; dup {
+			return nil, fmt.Errorf("%w: resource %q: value %q is written by operations #%d and #%d",
+				ErrFastPrecondition, resource, op.Value, pb.writeOp(prev).ID, op.ID)
 		}
+		writer[op.Value] = w
 	}
-	for i := range g.Ops {
-		if op := &g.Ops[i]; !op.IsWrite() && op.Status == histories.StatusOK {
-			pb.read(int32(i), writer, byOp)
-		}
+	for _, r := range reads {
+		pb.read(r, writer)
 	}
-	slices.SortFunc(pb.writes, func(a, b fastWrite) int {
-		if c := cmp.Compare(a.token, b.token); c != 0 {
-			return c
-		}
-		if a.forced != b.forced {
-			if a.forced {
-				return -1
-			}
-			return 1
-		}
-		return cmp.Compare(a.op, b.op)
-	})
-	slices.SortFunc(pb.rejects, func(a, b fastReject) int { return cmp.Compare(a.token, b.token) })
+	pb.sortWrites()
+	sortByToken(pb.rejects, func(r *fastReject) uint64 { return r.token })
 	return pb, nil
 }
 
-// indexWrites maps each written value to its write.
-func indexWrites(g Group) (map[string]int32, error) {
-	n := 0
-	for i := range g.Ops {
-		if g.Ops[i].IsWrite() {
-			n++
+// sortWrites orders the writes by token, forced ones first within a token
+// (sweepGroup relies on it), each kind in history order.
+func (pb *fastProblem) sortWrites() {
+	ordered := make([]fastWrite, 0, len(pb.writes))
+	for _, forced := range []bool{true, false} {
+		for _, w := range pb.writes {
+			if w.forced == forced {
+				ordered = append(ordered, w)
+			}
 		}
 	}
-	writer := make(map[string]int32, n)
-	for i := range g.Ops {
-		op := &g.Ops[i]
-		if !op.IsWrite() {
-			continue
-		}
-		if prev, dup := writer[op.Value]; dup {
-			return nil, fmt.Errorf("%w: resource %q: value %q is written by operations #%d and #%d",
-				ErrFastPrecondition, g.Resource, op.Value, g.Ops[prev].ID, op.ID)
-		}
-		writer[op.Value] = int32(i)
+	sortByToken(ordered, func(w *fastWrite) uint64 { return w.token })
+	pb.writes = ordered
+}
+
+// writeOp returns the operation a value of the writer index names.
+func (pb *fastProblem) writeOp(w int32) *histories.Operation {
+	if w < 0 {
+		return pb.op(-1 - w)
 	}
-	return writer, nil
+	return pb.op(pb.writes[w].op)
 }
 
 // read applies what read r observed: it names one write, which therefore
 // took effect, before r returned and with no other write between it and r.
-func (pb *fastProblem) read(r int32, writer map[string]int32, byOp []int32) {
-	rd := &pb.ops[r]
-	if !rd.HasValue {
-		if rd.HasToken && rd.Token != 0 {
-			pb.violate(readTokenFinding(rd, nil))
+func (pb *fastProblem) read(k int32, writer map[string]int32) {
+	r := &pb.recs[k]
+	if !r.hasValue {
+		if r.hasToken && r.token != 0 {
+			pb.violate(readTokenFinding(pb.op(k), nil))
 			return
 		}
-		pb.initial = later(pb.initial, bound{rd.Call, r})
+		pb.initial = later(pb.initial, bound{r.call, k})
 		return
 	}
-	w, ok := writer[rd.Value]
-	if !ok {
-		pb.violate(readNowhereFinding(rd))
-		return
+	w, ok := writer[pb.op(k).Value]
+	switch {
+	case !ok:
+		pb.violate(readNowhereFinding(pb.op(k)))
+	case w < 0:
+		pb.violate(readRejectedFinding(pb.op(k), pb.writeOp(w)))
+	case r.hasToken && r.token != pb.writes[w].token:
+		pb.violate(readTokenFinding(pb.op(k), pb.writeOp(w)))
+	default:
+		fw := &pb.writes[w]
+		fw.forced = true
+		fw.after = later(fw.after, bound{r.call, k})
+		fw.before = earlier(fw.before, bound{r.ret, k})
 	}
-	wop := &pb.ops[w]
-	if wop.Status == histories.StatusRejected {
-		pb.violate(readRejectedFinding(rd, wop))
-		return
+}
+
+// op returns the operation of record k, or nil for -1.
+func (pb *fastProblem) op(k int32) *histories.Operation {
+	if k < 0 {
+		return nil
 	}
-	if rd.HasToken && rd.Token != wop.Token {
-		pb.violate(readTokenFinding(rd, wop))
-		return
-	}
-	fw := &pb.writes[byOp[w]]
-	fw.forced = true
-	fw.after = later(fw.after, bound{rd.Call, r})
-	fw.before = earlier(fw.before, bound{rd.Return, r})
+	return &pb.ops[pb.recs[k].pos]
 }
 
 // violate keeps the violation whose evidence was complete earliest.

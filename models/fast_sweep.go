@@ -105,7 +105,7 @@ func (pb *fastProblem) sweepOptional(front *fastFront, optional []fastWrite) {
 	for i := range optional {
 		u := &optional[i]
 		k := front.firstDueBy(u.call.at)
-		if k == len(front.states) || front.states[k].next.at > pb.ops[u.op].Return {
+		if k == len(front.states) || front.states[k].next.at > u.ret {
 			continue
 		}
 		if next := later(front.states[k].next, u.call); next.at < best.at {
@@ -130,23 +130,22 @@ func (pb *fastProblem) sweepForced(front *fastFront, forced, optional []fastWrit
 	if len(optional) > 0 {
 		cover = pb.newCover(optional)
 	}
-	var blocked *fastState
-	for k := range front.states {
-		s := front.states[k]
+	blocked := -1 // the first state that could not unblock its rejections in time
+	for k, s := range front.states {
 		if s.next.at > g.earliestHi.at {
 			// States are sorted by next: none of the rest can either.
-			if blocked == nil {
+			if blocked < 0 {
 				return pb.orderFinding(s.next, g.earliestHi)
 			}
 			break
 		}
-		if g.firstLo.at <= s.due.at || cover.earliest(pb, s.next.at).at <= min(s.due.at, g.earliestHi.at) {
+		if g.firstLo.at <= s.due.at || cover.earliest(s.next.at).at <= min(s.due.at, g.earliestHi.at) {
 			front.reset(fastState{next: later(s.next, g.latestPush), due: nothingDue})
 			return nil
 		}
-		if blocked == nil {
-			blocked = &s
+		if blocked < 0 {
+			blocked = k
 		}
 	}
-	return pb.lateFirstFinding(*blocked, forced, g)
+	return pb.lateFirstFinding(front.states[blocked], forced, g)
 }

@@ -1,8 +1,11 @@
 package models_test
 
 import (
+	"cmp"
 	"errors"
+	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -330,5 +333,32 @@ func TestCheckFastIgnoresFailedAndUnknownReads(t *testing.T) {
 	res, err := models.CheckFast(h.ops, models.Options{})
 	if err != nil || res.Verdict != models.Held {
 		t.Fatalf("got %s, %v; want held", res.Verdict, err)
+	}
+}
+
+func TestSortByTokenIsStable(t *testing.T) {
+	t.Parallel()
+	for _, n := range []int{0, 1, 10, 63, 64, 1000} {
+		t.Run(strconv.Itoa(n), func(t *testing.T) {
+			t.Parallel()
+			type rec struct {
+				token uint64
+				seq   int
+			}
+			r := rand.New(rand.NewPCG(uint64(n), 1))
+			xs := make([]rec, n)
+			for i := range xs {
+				xs[i] = rec{token: r.Uint64N(50), seq: i}
+				if i%7 == 0 {
+					xs[i].token = r.Uint64() // large tokens need all eight passes
+				}
+			}
+			want := slices.Clone(xs)
+			slices.SortStableFunc(want, func(a, b rec) int { return cmp.Compare(a.token, b.token) })
+			models.SortByTokenForTest(xs, func(x *rec) uint64 { return x.token })
+			if !slices.Equal(xs, want) {
+				t.Fatalf("got %v, want %v", xs, want)
+			}
+		})
 	}
 }

@@ -40,22 +40,15 @@ func at(t int64) string {
 	return time.Duration(t).String()
 }
 
-func (pb *fastProblem) op(i int32) *histories.Operation {
-	if i < 0 {
-		return nil
-	}
-	return &pb.ops[i]
-}
-
 // writerOf returns the write whose value read rd returned, or nil. It scans:
 // it is called only to explain.
 func (pb *fastProblem) writerOf(rd *histories.Operation) *histories.Operation {
 	if rd == nil || rd.IsWrite() || !rd.HasValue {
 		return nil
 	}
-	for i := range pb.ops {
-		if w := &pb.ops[i]; w.IsWrite() && w.Value == rd.Value {
-			return w
+	for k := range pb.recs {
+		if r := &pb.recs[k]; r.kind != kindRead && r.kind != kindDropped && pb.op(int32(k)).Value == rd.Value {
+			return pb.op(int32(k))
 		}
 	}
 	return nil
@@ -123,7 +116,7 @@ func (pb *fastProblem) conflictFinding(a, b *fastWrite) *finding {
 		x.Value, y.Value, x.Token, pb.cannotPrecede(a, b), pb.cannotPrecede(b, a))
 	w.add(x, "take effect before or after %q, with its reads in between", y.Value)
 	w.add(y, "take effect before or after %q, with its reads in between", x.Value)
-	for _, s := range []bound{a.hi(pb.ops), b.hi(pb.ops), a.push(), b.push()} {
+	for _, s := range []bound{a.hi(), b.hi(), a.push(), b.push()} {
 		if op := pb.op(s.op); op != nil && !op.IsWrite() {
 			w.add(op, "a read between its write and the next one")
 		}
@@ -134,7 +127,7 @@ func (pb *fastProblem) conflictFinding(a, b *fastWrite) *finding {
 // cannotPrecede says why a cannot take effect before b: push(a) > hi(b).
 func (pb *fastProblem) cannotPrecede(a, b *fastWrite) string {
 	x, y := pb.op(a.op), pb.op(b.op)
-	p, h := a.push(), b.hi(pb.ops)
+	p, h := a.push(), b.hi()
 	late := fmt.Sprintf("a read of %q began only at %s", x.Value, at(p.at))
 	if p.op == a.op {
 		late = fmt.Sprintf("%q was sent only at %s", x.Value, at(p.at))
