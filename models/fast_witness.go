@@ -11,7 +11,9 @@ import (
 // mostly two times that contradict an order the model forces (a write with
 // a lower token, or a read of it, begins only after a write with a higher
 // token had taken effect), or a rejection that nothing could justify in
-// time. Each finding names the operations the times come from.
+// time. Each finding names the operations the times come from. As in
+// Explain, a finding's at is the return of the operation whose answer the
+// resource must not have given.
 
 // witness collects the rows of a finding without repeating an operation.
 type witness struct {
@@ -85,14 +87,17 @@ func (pb *fastProblem) observer(w *fastWrite) *histories.Operation {
 
 func (pb *fastProblem) strictZeroFinding(w *fastWrite) *finding {
 	op := pb.op(w.op)
-	return newWitness(op.Call, "write with token 0 took effect, but under the strict policy a token must exceed the highest accepted, which starts at 0").
+	return newWitness(op.Return, "write with token 0 took effect, but under the strict policy a token must exceed the highest accepted, which starts at 0").
 		add(op, "reject token 0").
 		add(pb.observer(w), "a read that observed the write").done()
 }
 
 func (pb *fastProblem) strictTwiceFinding(a, b *fastWrite) *finding {
 	x, y := pb.op(a.op), pb.op(b.op)
-	return newWitness(max(x.Call, y.Call), "token %d took effect twice; under the strict policy a repeat of the current token must be rejected (use --policy accept-equal if repeats are intended)", x.Token).
+	if y.Return < x.Return {
+		x, y = y, x // the repeat is the one answered last
+	}
+	return newWitness(y.Return, "token %d took effect twice; under the strict policy a repeat of the current token must be rejected (use --policy accept-equal if repeats are intended)", x.Token).
 		add(x, "accept token %d", x.Token).
 		add(pb.observer(a), "a read that observed it").
 		add(y, "reject the repeat of token %d", y.Token).
@@ -112,7 +117,7 @@ func (pb *fastProblem) futureReadFinding(w *fastWrite, hi bound) *finding {
 // effect before the other's write or reads began.
 func (pb *fastProblem) conflictFinding(a, b *fastWrite) *finding {
 	x, y := pb.op(a.op), pb.op(b.op)
-	w := newWitness(max(x.Call, y.Call), "the writes of %q and %q share token %d, so either may take effect first, but neither can: %s; and %s",
+	w := newWitness(max(x.Return, y.Return), "the writes of %q and %q share token %d, so either may take effect first, but neither can: %s; and %s",
 		x.Value, y.Value, x.Token, pb.cannotPrecede(a, b), pb.cannotPrecede(b, a))
 	w.add(x, "take effect before or after %q, with its reads in between", y.Value)
 	w.add(y, "take effect before or after %q, with its reads in between", x.Value)
@@ -172,7 +177,7 @@ func (pb *fastProblem) orderFinding(lo, hi bound) *finding {
 		w.add(y, "returned the newer value %q", newer.Value)
 		return w.add(x, "return %q or a newer value", newer.Value).done()
 	}
-	w := newWitness(x.Call, "no order explains the answers: the write of %q (token %d, %s) must take effect before the write of %q (token %d), but it was sent at %s, after the latter had taken effect by %s",
+	w := newWitness(x.Return, "no order explains the answers: the write of %q (token %d, %s) must take effect before the write of %q (token %d), but it was sent at %s, after the latter had taken effect by %s",
 		x.Value, x.Token, x.Status, newer.Value, newer.Token, at(lo.at), at(hi.at))
 	w.add(newer, "the write with the higher token")
 	w.add(y, "shows the higher token in effect")
