@@ -102,7 +102,8 @@ func CheckFast(ops []histories.Operation, opts Options) (Result, error) {
 	if len(ops) > math.MaxInt32 {
 		return Result{}, fmt.Errorf("%w: %d operations, more than records can address", ErrFastPrecondition, len(ops))
 	}
-	resources := collectFast(ops)
+	values := make([]string, len(ops))
+	resources := collectFast(ops, values)
 	res := Result{
 		Checker:   "fast",
 		Model:     opts.Kind.String(),
@@ -113,7 +114,7 @@ func CheckFast(ops []histories.Operation, opts Options) (Result, error) {
 	stats := make([]CapStats, len(resources))
 	errs := make([]error, len(resources))
 	parallel(len(resources), func(i int) {
-		findings[i], stats[i], errs[i] = checkFastResource(ops, &resources[i], opts.Policy)
+		findings[i], stats[i], errs[i] = checkFastResource(ops, values, &resources[i], opts.Policy)
 	})
 	if err := errors.Join(errs...); err != nil {
 		return Result{}, err
@@ -139,10 +140,10 @@ func CheckFast(ops []histories.Operation, opts Options) (Result, error) {
 // caller should fall back to CheckPorcupine.
 var ErrFastPrecondition = errors.New("models: fast checker precondition does not hold")
 
-func checkFastResource(ops []histories.Operation, r *fastResource, p Policy) (*finding, CapStats, error) {
+func checkFastResource(ops []histories.Operation, values []string, r *fastResource, p Policy) (*finding, CapStats, error) {
 	recs := r.records()
-	stats := capRecords(p, recs)
-	pb, err := newFastProblem(ops, r.name, recs, p)
+	stats := r.capRecords(p, recs)
+	pb, err := newFastProblem(ops, values, r, recs, p)
 	if err != nil {
 		return nil, stats, err
 	}

@@ -1,6 +1,7 @@
 package models
 
 import (
+	"hash/maphash"
 	"runtime"
 	"slices"
 	"strings"
@@ -19,12 +20,15 @@ const (
 	kindDropped // an unknown write the fencing cap showed to be a no-op
 )
 
-// fastRecord is the part of an operation the fast checker uses: 32 bytes
+// fastRecord is the part of an operation the fast checker uses: 40 bytes
 // instead of 128, a resource's records side by side, so that the checker's
 // passes stay in cache. It holds no pointer, so the garbage collector
-// neither scans records nor slows down their copies; the value is read
-// from the operation, at pos in the history, when it is needed.
+// neither scans records nor slows down their copies. The value is hashed
+// while the history is read in order (its bytes are then in cache, and a
+// resource's values are not side by side); the string itself is read
+// only to confirm a match.
 type fastRecord struct {
+	hash     uint64 // of the value
 	token    uint64
 	call     int64
 	ret      int64
@@ -40,17 +44,22 @@ type fastRecord struct {
 type fastResource struct {
 	name  string
 	parts [][]fastRecord
+	count [kindDropped]int // records of each kind, to size what is built from them
 }
 
 // collectFast groups the operations a checker must judge (see checkable)
 // by resource, in order of the resources' names, as records. It splits the
 // history among GOMAXPROCS goroutines; each part of a resource keeps
-// history order, and parts are in history order too.
-func collectFast(ops []histories.Operation) []fastResource {
+// history order, and parts are in history order too. values receives
+// every operation's value, at its position: confirming a match reads
+// strings from this dense copy instead of from operations scattered over
+// the history.
+func collectFast(ops []histories.Operation, values []string) []fastResource {
 	chunks := max(1, min(runtime.GOMAXPROCS(0), len(ops)/4096))
 	local := make([][]fastResource, chunks)
+	seed := maphash.MakeSeed()
 	parallel(chunks, func(c int) {
-		local[c] = collectChunk(ops, c*len(ops)/chunks, (c+1)*len(ops)/chunks)
+		local[c] = collectChunk(ops, values, c*len(ops)/chunks, (c+1)*len(ops)/chunks, seed)
 	})
 	index := make(map[string]int)
 	var all []fastResource
@@ -63,6 +72,9 @@ func collectFast(ops []histories.Operation) []fastResource {
 				all = append(all, fastResource{name: r.name})
 			}
 			all[i].parts = append(all[i].parts, r.parts...)
+			for k, n := range r.count {
+				all[i].count[k] += n
+			}
 		}
 	}
 	slices.SortFunc(all, func(a, b fastResource) int { return strings.Compare(a.name, b.name) })
@@ -71,44 +83,79 @@ func collectFast(ops []histories.Operation) []fastResource {
 
 // collectChunk collects ops[lo:hi] in two passes, the first to size each
 // resource's records exactly: growing them copies more than it saves.
-func collectChunk(ops []histories.Operation, lo, hi int) []fastResource {
-	index := make(map[string]int32)
+func collectChunk(ops []histories.Operation, values []string, lo, hi int, seed maphash.Seed) []fastResource {
+	var names resourceNames
 	var rs []fastResource
 	var sizes []int
 	which := make([]int32, hi-lo)
-	lastName, last := "", int32(-1)
 	for i := lo; i < hi; i++ {
 		op := &ops[i]
 		if !checkable(op) {
 			which[i-lo] = -1
 			continue
 		}
-		if last < 0 || op.Resource != lastName {
-			g, ok := index[op.Resource]
-			if !ok {
-				g = int32(len(rs))
-				index[op.Resource] = g
-				rs = append(rs, fastResource{name: op.Resource})
-				sizes = append(sizes, 0)
-			}
-			lastName, last = op.Resource, g
+		g, added := names.id(op.Resource)
+		if added {
+			rs = append(rs, fastResource{name: op.Resource})
+			sizes = append(sizes, 0)
 		}
-		which[i-lo] = last
-		sizes[last]++
+		which[i-lo] = g
+		sizes[g]++
+		values[i] = op.Value
 	}
 	for g := range rs {
 		rs[g].parts = [][]fastRecord{make([]fastRecord, 0, sizes[g])}
 	}
 	for i, g := range which {
 		if g >= 0 {
-			rs[g].parts[0] = append(rs[g].parts[0], record(&ops[lo+i], lo+i))
+			r := record(&ops[lo+i], lo+i, seed)
+			rs[g].parts[0] = append(rs[g].parts[0], r)
+			rs[g].count[r.kind]++
 		}
 	}
 	return rs
 }
 
-func record(op *histories.Operation, i int) fastRecord {
-	r := fastRecord{token: op.Token, call: op.Call, ret: op.Return, pos: int32(i),
+// resourceNames numbers resource names in order of appearance. Every
+// operation needs its resource's number; a map lookup per operation cost
+// more than the rest of collecting it, so a small direct-mapped cache,
+// indexed by the name's length and last bytes, answers first.
+type resourceNames struct {
+	index map[string]int32
+	cache [256]struct {
+		name string
+		id   int32
+		set  bool
+	}
+}
+
+// id returns the number of name, and whether it is new.
+func (n *resourceNames) id(name string) (int32, bool) {
+	h := len(name)
+	if len(name) > 0 {
+		h = h*31 + int(name[len(name)-1])
+	}
+	if len(name) > 1 {
+		h = h*31 + int(name[len(name)-2])
+	}
+	c := &n.cache[h&255]
+	if c.set && c.name == name {
+		return c.id, false
+	}
+	if n.index == nil {
+		n.index = make(map[string]int32)
+	}
+	id, ok := n.index[name]
+	if !ok {
+		id = int32(len(n.index))
+		n.index[name] = id
+	}
+	c.name, c.id, c.set = name, id, true
+	return id, !ok
+}
+
+func record(op *histories.Operation, i int, seed maphash.Seed) fastRecord {
+	r := fastRecord{hash: maphash.String(seed, op.Value), token: op.Token, call: op.Call, ret: op.Return, pos: int32(i),
 		hasValue: op.HasValue, hasToken: op.HasToken}
 	if op.F == histories.FWrite {
 		switch op.Status {
@@ -140,23 +187,27 @@ func (r *fastResource) records() []fastRecord {
 }
 
 // capRecords applies the fencing cap (see ApplyFencingCap) to one
-// resource's records, with the same code as Prepare.
-func capRecords(p Policy, recs []fastRecord) CapStats {
-	var writes []capWrite
+// resource's records, with the same code as Prepare. It has nothing to do
+// without unknown writes.
+func (r *fastResource) capRecords(p Policy, recs []fastRecord) CapStats {
+	if r.count[kindUnknown] == 0 || r.count[kindAccepted] == 0 {
+		return CapStats{}
+	}
+	writes := make([]capWrite, 0, r.count[kindUnknown]+r.count[kindAccepted])
 	for k := range recs {
-		if r := &recs[k]; r.kind == kindAccepted || r.kind == kindUnknown {
-			writes = append(writes, capWrite{int32(k), r.kind == kindUnknown, r.token, r.ret})
+		if rec := &recs[k]; rec.kind == kindAccepted || rec.kind == kindUnknown {
+			writes = append(writes, capWrite{int32(k), rec.kind == kindUnknown, rec.token, rec.ret})
 		}
 	}
 	var st CapStats
 	for _, c := range fencingCap(p, writes) {
-		r := &recs[c.k]
-		if c.limit < r.call {
-			r.kind = kindDropped
+		rec := &recs[c.k]
+		if c.limit < rec.call {
+			rec.kind = kindDropped
 			st.Dropped++
 			continue
 		}
-		r.ret = c.limit
+		rec.ret = c.limit
 		st.Capped++
 	}
 	return st

@@ -66,6 +66,7 @@ type fastReject struct {
 // fastProblem is one resource's history reduced to what the sweep needs.
 type fastProblem struct {
 	ops     []histories.Operation // the whole history, for explanations
+	values  []string              // the history's values, by position (see collectFast)
 	recs    []fastRecord          // the resource's operations
 	policy  Policy
 	writes  []fastWrite  // sorted by token, forced before optional
@@ -82,12 +83,13 @@ type fastProblem struct {
 // read to the write it observed and collects the bounds reads put on
 // writes. It fails with ErrFastPrecondition when a value is written twice,
 // because then a read no longer names one write.
-func newFastProblem(ops []histories.Operation, resource string, recs []fastRecord, p Policy) (*fastProblem, error) {
-	pb := &fastProblem{ops: ops, recs: recs, policy: p, initial: bound{noBound, -1}}
-	writer := make(map[string]int32, len(recs)/2) // value → position in pb.writes, or -1-k for a rejected write at k
-	reads := make([]int32, 0, len(recs)/2+1)
-	pb.writes = make([]fastWrite, 0, len(recs)/4+1)
-	pb.rejects = make([]fastReject, 0, len(recs)/4+1)
+func newFastProblem(ops []histories.Operation, values []string, res *fastResource, recs []fastRecord, p Policy) (*fastProblem, error) {
+	pb := &fastProblem{ops: ops, values: values, recs: recs, policy: p, initial: bound{noBound, -1}}
+	writes := res.count[kindAccepted] + res.count[kindUnknown] // an upper bound, the cap may drop some
+	writer := newFastIndex(writes + res.count[kindRejected])
+	reads := make([]int32, 0, res.count[kindRead])
+	pb.writes = make([]fastWrite, 0, writes)
+	pb.rejects = make([]fastReject, 0, res.count[kindRejected])
 	for k := range recs {
 		r := &recs[k]
 		w := int32(len(pb.writes))
@@ -104,15 +106,15 @@ func newFastProblem(ops []histories.Operation, resource string, recs []fastRecor
 			pb.writes = append(pb.writes, fastWrite{op: int32(k), token: r.token, forced: r.kind == kindAccepted,
 				call: bound{r.call, int32(k)}, ret: r.ret, after: bound{noBound, -1}, before: bound{histories.Infinity, -1}})
 		}
-		op := pb.op(int32(k))
-		if prev, dup := writer[op.Value]; dup {
+		if prev, dup := pb.lookup(&writer, int32(k)); dup {
+			op := pb.op(int32(k))
 			return nil, fmt.Errorf("%w: resource %q: value %q is written by operations #%d and #%d",
-				ErrFastPrecondition, resource, op.Value, pb.writeOp(prev).ID, op.ID)
+				ErrFastPrecondition, res.name, op.Value, pb.writeOp(prev).ID, op.ID)
 		}
-		writer[op.Value] = w
+		pb.insert(&writer, int32(k), w)
 	}
 	for _, r := range reads {
-		pb.read(r, writer)
+		pb.read(r, &writer)
 	}
 	pb.sortWrites()
 	sortByToken(pb.rejects, func(r *fastReject) uint64 { return r.token })
@@ -120,14 +122,24 @@ func newFastProblem(ops []histories.Operation, resource string, recs []fastRecor
 }
 
 // sortWrites orders the writes by token, forced ones first within a token
-// (sweepGroup relies on it), each kind in history order.
+// (sweepGroup relies on it), each kind in history order: forced ones are
+// moved before optional ones, then a stable sort by token keeps that.
 func (pb *fastProblem) sortWrites() {
-	ordered := make([]fastWrite, 0, len(pb.writes))
-	for _, forced := range []bool{true, false} {
-		for _, w := range pb.writes {
-			if w.forced == forced {
-				ordered = append(ordered, w)
-			}
+	forced := 0
+	for i := range pb.writes {
+		if pb.writes[i].forced {
+			forced++
+		}
+	}
+	ordered := make([]fastWrite, len(pb.writes))
+	f, o := 0, forced
+	for _, w := range pb.writes {
+		if w.forced {
+			ordered[f] = w
+			f++
+		} else {
+			ordered[o] = w
+			o++
 		}
 	}
 	sortByToken(ordered, func(w *fastWrite) uint64 { return w.token })
@@ -144,7 +156,7 @@ func (pb *fastProblem) writeOp(w int32) *histories.Operation {
 
 // read applies what read r observed: it names one write, which therefore
 // took effect, before r returned and with no other write between it and r.
-func (pb *fastProblem) read(k int32, writer map[string]int32) {
+func (pb *fastProblem) read(k int32, writer *fastIndex) {
 	r := &pb.recs[k]
 	if !r.hasValue {
 		if r.hasToken && r.token != 0 {
@@ -154,7 +166,7 @@ func (pb *fastProblem) read(k int32, writer map[string]int32) {
 		pb.initial = later(pb.initial, bound{r.call, k})
 		return
 	}
-	w, ok := writer[pb.op(k).Value]
+	w, ok := pb.lookup(writer, k)
 	switch {
 	case !ok:
 		pb.violate(readNowhereFinding(pb.op(k)))
