@@ -47,13 +47,13 @@ func differentialCases() int {
 }
 
 // diffCase makes one small history, valid by construction and then
-// four times in five corrupted in one to three places (a corruption often
+// nine times in ten corrupted in one to three places (a corruption often
 // leaves the history legal, so roughly half the cases end up invalid); and a policy,
 // usually the one it was made with.
 func diffCase(r *rand.Rand) ([]histories.Operation, models.Options) {
 	cfg := histgen.Small(r)
 	ops := histgen.Generate(r, cfg)
-	if r.IntN(5) != 0 {
+	if r.IntN(10) != 0 {
 		histgen.Corrupt(r, ops, 1+r.IntN(3))
 	}
 	policy := models.Strict
