@@ -75,6 +75,9 @@ func compare(ops []histories.Operation, opts models.Options) (models.Verdict, st
 			got.Verdict, ref.Verdict, opts.Policy, describeViolations(got), describeOps(ops))
 	case got.Verdict == models.Violated && len(got.Violations) != len(ref.Violations):
 		return ref.Verdict, fmt.Sprintf("fast finds %d violating resources, porcupine %d\n%s", len(got.Violations), len(ref.Violations), describeOps(ops))
+	case got.CappedWrites != ref.CappedWrites || got.DroppedWrite != ref.DroppedWrite || got.Resources != ref.Resources:
+		return ref.Verdict, fmt.Sprintf("fast capped %d, dropped %d of %d resources; Prepare %d, %d of %d\n%s",
+			got.CappedWrites, got.DroppedWrite, got.Resources, ref.CappedWrites, ref.DroppedWrite, ref.Resources, describeOps(ops))
 	}
 	for _, v := range got.Violations {
 		if v.Summary == "" || len(v.Steps) == 0 {
