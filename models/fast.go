@@ -116,8 +116,10 @@ func CheckFast(ops []histories.Operation, opts Options) (Result, error) {
 	parallel(len(resources), func(i int) {
 		findings[i], stats[i], errs[i] = checkFastResource(ops, values, &resources[i], opts.Policy)
 	})
-	if err := errors.Join(errs...); err != nil {
-		return Result{}, err
+	for _, err := range errs {
+		if err != nil {
+			return Result{}, err // the first resource, by name, that fast cannot judge
+		}
 	}
 	for _, st := range stats {
 		res.CappedWrites += st.Capped

@@ -362,3 +362,16 @@ func TestSortByTokenIsStable(t *testing.T) {
 		})
 	}
 }
+
+func TestCheckFastPreconditionNamesFirstResource(t *testing.T) {
+	t.Parallel()
+	var h hist
+	for _, r := range []string{"b", "a"} {
+		h.on(r, h.write(0, 1, 1, "same", accepted))
+		h.on(r, h.write(2, 3, 2, "same", accepted))
+	}
+	_, err := models.CheckFast(h.ops, models.Options{})
+	if !errors.Is(err, models.ErrFastPrecondition) || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), `resource "a"`) {
+		t.Fatalf("error %q, want one line about resource \"a\"", err)
+	}
+}
