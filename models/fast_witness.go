@@ -197,6 +197,11 @@ func (pb *fastProblem) blocking(t uint64) string {
 // that blocks it began only after it answered.
 func (pb *fastProblem) lateBlockFinding(rj *fastReject, lost fastState) *finding {
 	r, x := pb.op(rj.op), pb.op(lost.next.op)
+	if newer := pb.newerBefore(lost.next); newer.op >= 0 {
+		// The late operation contradicts an accepted write on its own: a
+		// stale read or write explains more plainly than the rejection.
+		return pb.orderFinding(lost.next, newer)
+	}
 	w := newWitness(r.Return, "wrong rejection: write with token %d was rejected, but no write with a token %s can have taken effect before it answered at %s",
 		r.Token, pb.blocking(r.Token), at(r.Return))
 	w.add(r, "accept token %d: it is not stale", r.Token)
@@ -216,6 +221,32 @@ func (pb *fastProblem) lateBlockFinding(rj *fastReject, lost fastState) *finding
 		w.add(x, "still saw a state that does not block token %d", r.Token)
 	}
 	return w.done()
+}
+
+// newerBefore looks for the plainest evidence against the operation that
+// lo comes from (a write, or a read of one): an accepted write with a
+// higher token (any token, for a read of nothing) that had returned before
+// that operation began, which therefore took effect before it although it
+// must come after. It returns the earliest such return, or op -1.
+func (pb *fastProblem) newerBefore(lo bound) bound {
+	x := pb.op(lo.op)
+	if x == nil {
+		return bound{histories.Infinity, -1}
+	}
+	older, anyToken := x, false
+	if !x.IsWrite() {
+		older = pb.writerOf(x)
+		anyToken = older == nil
+	}
+	best := bound{histories.Infinity, -1}
+	for i := range pb.writes {
+		w := &pb.writes[i]
+		if pb.recs[w.op].kind != kindAccepted || w.ret >= lo.at || (!anyToken && w.token <= older.Token) {
+			continue
+		}
+		best = earlier(best, bound{w.ret, w.op})
+	}
+	return best
 }
 
 // lateFirstFinding explains a rejection that returned before the first write
