@@ -6,7 +6,7 @@ PKGS    := ./...
 BENCH   ?= .
 COUNT   ?= 6
 
-.PHONY: all build demo test fmt-check vet bench lint fuzz clean
+.PHONY: all build demo test fmt-check vet bench bench-checker diff-checker lint fuzz clean
 
 all: build
 
@@ -54,7 +54,7 @@ bench:
 	@echo "compare with: go run golang.org/x/perf/cmd/benchstat@latest old.txt bench.txt"
 
 lint: fmt-check vet
-	$(GO) run honnef.co/go/tools/cmd/staticcheck@2025.1.1 $(PKGS)
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 $(PKGS)
 
 ## fuzz: run each fuzz target for FUZZTIME (default 30s).
 FUZZTIME ?= 30s
@@ -63,6 +63,20 @@ fuzz:
 	$(GO) test ./histories -run '^$$' -fuzz '^FuzzRead$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./targets/http/receiver -run '^$$' -fuzz '^FuzzHandler$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./targets/sql/internal/placeholders -run '^$$' -fuzz '^FuzzTranslate$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./histories -run '^$$' -fuzz '^FuzzReadParallelMatchesReader$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./models -run '^$$' -fuzz '^FuzzFastMatchesPorcupine$$' -fuzztime $(FUZZTIME)
+
+## bench-checker: the fast checker and porcupine side by side on the same
+## generated histories (1 and 50 resources, 5 and 50 clients, 10k to 1M
+## operations, 0/1/10 % unknown writes, valid and invalid); wall time and
+## peak memory of each, in a child process capped at 8 GiB. Takes long.
+bench-checker:
+	$(GO) test ./models -run '^$$' -bench BenchmarkCheckers -benchtime 1x -timeout 3h
+
+## diff-checker: the 100,000-case differential run of the fast checker
+## against porcupine (every go test runs a bounded subset).
+diff-checker:
+	$(GO) test ./models -run TestFastDifferential -diff.cases=100000 -v
 
 clean:
 	rm -rf bin replay-out store bench.txt demo.db demo.db-*

@@ -27,6 +27,7 @@ type Result struct {
 	Elapsed     time.Duration        `json:"elapsed_ns"`
 	Interrupted bool                 `json:"interrupted,omitempty"`
 	Truncated   bool                 `json:"history_truncated,omitempty"`
+	Notes       []string             `json:"notes,omitempty"`
 
 	// Minimal is the first violation shrunk to a minimal counterexample.
 	Minimal *models.Shrunk     `json:"minimal,omitempty"`
@@ -78,9 +79,12 @@ func (r *run) judge(path string) (Result, error) {
 		return Result{}, fmt.Errorf("read back the recorded history: %w", err)
 	}
 	opts := models.Options{Policy: r.cfg.Policy, Timeout: r.cfg.CheckTimeout}
-	check := models.CheckPorcupine(h.Operations, opts)
+	check, note := models.Check(h.Operations, opts)
 	cov, excl := measureCoverage(h)
 	res := Result{Check: check, Counts: histories.Count(h.Operations), Coverage: cov, Config: r.cfg.summary(), Truncated: h.Truncated, history: h}
+	if note != "" {
+		res.Notes = append(res.Notes, note)
+	}
 	res.Minimal = shrinkFirst(h, check, opts, r.cfg.ShrinkTimeout)
 	if r.cfg.RequireExclusive {
 		res.Exclusive = excl
@@ -129,6 +133,9 @@ func (res *Result) Summary() string {
 		fmt.Fprintf(&b, "not covered %s\n", gap)
 	}
 	fmt.Fprintf(&b, "checker     %s, %s model, %s policy, %s\n", res.Check.Checker, res.Check.Model, res.Check.Policy, res.Check.Elapsed.Round(time.Microsecond))
+	for _, n := range res.Notes {
+		fmt.Fprintf(&b, "note        %s\n", n)
+	}
 	if res.Interrupted {
 		fmt.Fprintf(&b, "interrupted the run was stopped early; the verdict covers the history recorded until then\n")
 	}

@@ -2,6 +2,7 @@ package histories
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -57,7 +58,20 @@ type decoder struct {
 	// line (resources, functions, actors), so reading a large history does
 	// not allocate them again and again.
 	interned map[string]string
+	// values, when set, receives the bytes of every value instead of a
+	// string per value: a block of lines then makes one string for all
+	// its values (see block.decode), which saves an allocation per line.
+	values *valueBatch
 }
+
+// valueBatch collects the values of a block's events.
+type valueBatch struct {
+	bytes []byte
+	spans []valueSpan
+	event int32 // the event being decoded
+}
+
+type valueSpan struct{ event, start, end int32 }
 
 func newDecoder() *decoder {
 	return &decoder{interned: make(map[string]string)}
@@ -153,7 +167,7 @@ func (d *decoder) field(key []byte, e *Event) error {
 		}
 	case "value":
 		if err = d.mark(seenValue, "value"); err == nil {
-			e.Value, e.HasValue, err = d.nullableString("value")
+			e.Value, e.HasValue, err = d.value()
 		}
 	case "outcome":
 		if err = d.mark(seenOutcome, "outcome"); err == nil {
@@ -281,11 +295,11 @@ func (d *decoder) nonNegative(field string) (int64, error) {
 	if !ok {
 		return 0, fieldErr(field, "not a non-negative integer")
 	}
-	n, err := strconv.ParseInt(string(b), 10, 64)
-	if err != nil {
+	n, ok := parseDigits(b, math.MaxInt64)
+	if !ok {
 		return 0, fieldErr(field, "out of range")
 	}
-	return n, nil
+	return int64(n), nil
 }
 
 func (d *decoder) token() (uint64, bool, error) {
@@ -296,11 +310,26 @@ func (d *decoder) token() (uint64, bool, error) {
 	if !ok {
 		return 0, false, fieldErr("token", "not an unsigned integer")
 	}
-	n, err := strconv.ParseUint(string(b), 10, 64)
-	if err != nil {
+	n, ok := parseDigits(b, math.MaxUint64)
+	if !ok {
 		return 0, false, fieldErr("token", "out of range for an unsigned 64-bit integer")
 	}
 	return n, true, nil
+}
+
+// parseDigits converts ASCII digits to a number no greater than limit. It
+// replaces strconv on the hot path: converting the bytes to a string for
+// strconv allocated on every field.
+func parseDigits(b []byte, limit uint64) (uint64, bool) {
+	var n uint64
+	for _, c := range b {
+		d := uint64(c - '0')
+		if n > (limit-d)/10 {
+			return 0, false
+		}
+		n = n*10 + d
+	}
+	return n, true
 }
 
 func (d *decoder) eventType() (Type, error) {
@@ -348,6 +377,25 @@ func (d *decoder) internedString(field string) (string, error) {
 		d.interned[s] = s
 	}
 	return s, nil
+}
+
+// value decodes the value field, into d.values when batching.
+func (d *decoder) value() (string, bool, error) {
+	if d.values == nil {
+		return d.nullableString("value")
+	}
+	if d.consumeLiteral("null") {
+		return "", false, nil
+	}
+	b, err := d.rawString("value")
+	if err != nil {
+		return "", false, err
+	}
+	v := d.values
+	start := int32(len(v.bytes))
+	v.bytes = append(v.bytes, b...)
+	v.spans = append(v.spans, valueSpan{v.event, start, int32(len(v.bytes))})
+	return "", true, nil
 }
 
 func (d *decoder) nullableString(field string) (string, bool, error) {

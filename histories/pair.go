@@ -2,6 +2,7 @@ package histories
 
 import (
 	"fmt"
+	"slices"
 )
 
 // Pairer turns a stream of events into operations, validating as it goes:
@@ -15,8 +16,8 @@ import (
 type Pairer struct {
 	ops      []Operation
 	others   []Event
-	pending  map[int]int   // process → position in ops of its open operation
-	retired  map[int]int64 // process → index of its info completion
+	pending  procTable // process → position in ops of its open operation
+	retired  procTable // process → index of its info completion
 	events   int
 	last     Event
 	anyEvent bool
@@ -24,7 +25,7 @@ type Pairer struct {
 
 // NewPairer returns an empty Pairer.
 func NewPairer() *Pairer {
-	return &Pairer{pending: make(map[int]int), retired: make(map[int]int64)}
+	return &Pairer{}
 }
 
 // Add consumes the next event. Its errors say what is wrong without a
@@ -52,11 +53,11 @@ func (p *Pairer) Add(e *Event) error {
 }
 
 func (p *Pairer) invoke(e *Event) error {
-	if at, busy := p.pending[e.Process]; busy {
+	if at, busy := p.pending.get(e.Process); busy {
 		return fieldErr("process", "%d invoked index %d while its operation from index %d was still in flight",
 			e.Process, e.Index, p.ops[at].InvokeIndex)
 	}
-	if idx, gone := p.retired[e.Process]; gone {
+	if idx, gone := p.retired.get(e.Process); gone {
 		return fieldErr("process", "%d reused after its unknown outcome at index %d; continue under a new process id", e.Process, idx)
 	}
 	op := Operation{
@@ -74,13 +75,19 @@ func (p *Pairer) invoke(e *Event) error {
 		op.Token, op.HasToken = e.Token, true
 		op.Value, op.HasValue = e.Value, true
 	}
-	p.pending[e.Process] = len(p.ops)
+	p.pending.set(e.Process, int64(len(p.ops)))
+	if len(p.ops) == cap(p.ops) {
+		// Double, rather than append's 1.25 for large slices: a history
+		// of a million operations would otherwise be copied five times
+		// over while it is read.
+		p.ops = slices.Grow(p.ops, max(len(p.ops), 1024))
+	}
 	p.ops = append(p.ops, op)
 	return nil
 }
 
 func (p *Pairer) complete(e *Event) error {
-	at, ok := p.pending[e.Process]
+	at, ok := p.pending.get(e.Process)
 	if !ok {
 		return fieldErr("process", "%d completes with %s at index %d but has no invocation in flight", e.Process, e.Type, e.Index)
 	}
@@ -93,12 +100,12 @@ func (p *Pairer) complete(e *Event) error {
 	case op.F == FWrite && e.HasToken && e.Token != op.Token:
 		return fieldErr("token", "completion %d does not match invocation %d at index %d", e.Token, op.Token, op.InvokeIndex)
 	}
-	delete(p.pending, e.Process)
+	p.pending.remove(e.Process)
 	op.CompleteIndex = e.Index
 	switch e.Type {
 	case TypeInfo:
 		// Return stays at Infinity: the effect may happen at any later time.
-		p.retired[e.Process] = e.Index
+		p.retired.set(e.Process, e.Index)
 		return nil
 	case TypeFail:
 		op.Status = StatusFailed
@@ -116,6 +123,14 @@ func (p *Pairer) complete(e *Event) error {
 	}
 	op.Return = e.Time
 	return nil
+}
+
+// reserve makes room for n operations in all, when it knows how many to
+// expect.
+func (p *Pairer) reserve(n int) {
+	if n > cap(p.ops) {
+		p.ops = slices.Grow(p.ops, n-len(p.ops))
+	}
 }
 
 // Finish ends the stream. Operations still in flight keep an unknown

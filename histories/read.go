@@ -5,10 +5,26 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 )
 
-// Read reads and pairs a whole history from r; name appears in errors.
+// Read reads and pairs a whole history from r; name appears in errors. It
+// decodes on every processor (see pipeline.go) and gives the same history
+// and the same errors as reading with a Reader.
 func Read(r io.Reader, name string) (*History, error) {
+	return read(r, name, 0)
+}
+
+// read is Read knowing the input's size, when total > 0.
+func read(r io.Reader, name string, total int64) (*History, error) {
+	if n := runtime.GOMAXPROCS(0); n > 1 {
+		return readParallel(r, name, n, total)
+	}
+	return readSequential(r, name)
+}
+
+// readSequential reads with a Reader, on one goroutine.
+func readSequential(r io.Reader, name string) (*History, error) {
 	rd := NewReader(r, name)
 	p := NewPairer()
 	var e Event
@@ -35,5 +51,9 @@ func ReadFile(path string) (*History, error) {
 		return nil, fmt.Errorf("open history %s: %w", path, err)
 	}
 	defer f.Close()
-	return Read(f, path)
+	var total int64
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+		total = st.Size()
+	}
+	return read(f, path, total)
 }

@@ -1,6 +1,7 @@
 package models
 
 import (
+	"cmp"
 	"slices"
 
 	"github.com/fencecheck/fencecheck/histories"
@@ -30,55 +31,105 @@ type CapStats struct {
 // ops must all belong to one resource.
 func ApplyFencingCap(p Policy, ops []histories.Operation) ([]histories.Operation, CapStats) {
 	var stats CapStats
+	caps := fencingCap(p, capWrites(ops, nil))
+	kept := ops[:0]
+	for k, op := range ops {
+		if len(caps) > 0 && caps[0].k == int32(k) {
+			limit := caps[0].limit
+			caps = caps[1:]
+			if limit < op.Call {
+				stats.Dropped++
+				continue
+			}
+			op.Return = limit
+			stats.Capped++
+		}
+		kept = append(kept, op)
+	}
+	return kept, stats
+}
+
+// capWrite is what the fencing cap needs of a write that may have taken
+// effect: k is its position in its group.
+type capWrite struct {
+	k       int32
+	unknown bool // else accepted
+	token   uint64
+	ret     int64
+}
+
+// capWrites collects the accepted and unknown writes among ops (at
+// positions pos, or all of them when pos is nil).
+func capWrites(ops []histories.Operation, pos []int32) []capWrite {
+	var out []capWrite
+	n := len(ops)
+	if pos != nil {
+		n = len(pos)
+	}
+	for k := range n {
+		op := &ops[k]
+		if pos != nil {
+			op = &ops[pos[k]]
+		}
+		if op.F == histories.FWrite && (op.Status == histories.StatusAccepted || op.Status == histories.StatusUnknown) {
+			out = append(out, capWrite{int32(k), op.Status == histories.StatusUnknown, op.Token, op.Return})
+		}
+	}
+	return out
+}
+
+// capped is an unknown write (at position k of its group) whose return the
+// fencing cap moves back to limit; limit < its Call means the write can
+// only have been a no-op.
+type capped struct {
+	k     int32
+	limit int64
+}
+
+// fencingCap computes the cap for the writes of one resource, in group
+// order; it returns the capped ones, in the same order. ApplyFencingCap,
+// Prepare and CheckFast share it, so that both checkers judge the same
+// intervals.
+func fencingCap(p Policy, writes []capWrite) []capped {
 	type acc struct {
 		token uint64
 		ret   int64
 	}
 	var accepted []acc
-	for i := range ops {
-		if ops[i].IsWrite() && ops[i].Status == histories.StatusAccepted {
-			accepted = append(accepted, acc{ops[i].Token, ops[i].Return})
+	unknown := 0
+	for _, w := range writes {
+		if w.unknown {
+			unknown++
+		} else {
+			accepted = append(accepted, acc{w.token, w.ret})
 		}
 	}
-	if len(accepted) == 0 {
-		return ops, stats
+	if len(accepted) == 0 || unknown == 0 {
+		return nil
 	}
-	slices.SortFunc(accepted, func(a, b acc) int {
-		switch {
-		case a.token < b.token:
-			return -1
-		case a.token > b.token:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(accepted, func(a, b acc) int { return cmp.Compare(a.token, b.token) })
 	// suffixMin[i] is the earliest return among accepted[i:].
 	suffixMin := make([]int64, len(accepted)+1)
 	suffixMin[len(accepted)] = histories.Infinity
 	for i := len(accepted) - 1; i >= 0; i-- {
 		suffixMin[i] = min(suffixMin[i+1], accepted[i].ret)
 	}
-	kept := ops[:0]
-	for _, op := range ops {
-		if op.IsWrite() && op.Status == histories.StatusUnknown {
-			// First accepted token that blocks op.Token: ≥ under strict,
-			// > under accept-equal.
-			first, _ := slices.BinarySearchFunc(accepted, op.Token, func(a acc, t uint64) int {
-				if p.Blocks(a.token, t) {
-					return 1
-				}
-				return -1
-			})
-			if limit := suffixMin[first]; limit < op.Return {
-				if limit < op.Call {
-					stats.Dropped++
-					continue
-				}
-				op.Return = limit
-				stats.Capped++
-			}
+	var caps []capped
+	for _, w := range writes {
+		if !w.unknown {
+			continue
 		}
-		kept = append(kept, op)
+		// First accepted token that blocks w.token: ≥ under strict,
+		// > under accept-equal.
+		first, _ := slices.BinarySearchFunc(accepted, w.token, func(a acc, t uint64) int {
+			if p.Blocks(a.token, t) {
+				return 1
+			}
+			return -1
+		})
+		if limit := suffixMin[first]; limit < w.ret {
+			caps = append(caps, capped{w.k, limit})
+		}
 	}
-	return kept, stats
+	return caps
 }

@@ -25,6 +25,18 @@ import (
 // together), the explanation falls back to porcupine's longest legal
 // prefix.
 func Explain(g Group, opts Options) Violation {
+	best := explainByRules(g, opts)
+	if best == nil {
+		e := explainer{ops: g.Ops, policy: opts.Policy, fenced: opts.Kind == KindFenced}
+		best = e.fallback(opts)
+		best.rule = RuleNoOrder
+	}
+	return best.violation(g.Resource)
+}
+
+// explainByRules applies the rules that need no search and returns the
+// evidence that is complete earliest, or nil when none applies.
+func explainByRules(g Group, opts Options) *finding {
 	e := explainer{ops: g.Ops, policy: opts.Policy, fenced: opts.Kind == KindFenced}
 	var best *finding
 	rules := []struct {
@@ -43,11 +55,7 @@ func Explain(g Group, opts Options) Violation {
 			best.rule = rule.name
 		}
 	}
-	if best == nil {
-		best = e.fallback(opts)
-		best.rule = RuleNoOrder
-	}
-	return best.violation(g.Resource)
+	return best
 }
 
 type explainer struct {

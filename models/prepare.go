@@ -2,6 +2,7 @@ package models
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/anishathalye/porcupine"
 
@@ -18,42 +19,78 @@ type Group struct {
 
 // Prepare groups ops by resource, in order of the resources' names, and
 // filters and caps them for the model in opts. It copies; ops is not
-// modified.
+// modified. CheckFast judges the same groups, filter and cap (the same
+// functions: checkable and fencingCap) without copying operations.
 func Prepare(ops []histories.Operation, opts Options) ([]Group, CapStats) {
-	index := make(map[string]int)
-	var groups []Group
-	for i := range ops {
-		op := ops[i]
-		if op.Status == histories.StatusFailed || (!op.IsWrite() && op.Status == histories.StatusUnknown) {
-			continue
-		}
-		g, ok := index[op.Resource]
-		if !ok {
-			g = len(groups)
-			index[op.Resource] = g
-			groups = append(groups, Group{Resource: op.Resource})
-		}
-		groups[g].Ops = append(groups[g].Ops, op)
-	}
-	slices.SortFunc(groups, func(a, b Group) int {
-		if a.Resource < b.Resource {
-			return -1
-		}
-		if a.Resource > b.Resource {
-			return 1
-		}
-		return 0
-	})
+	index := groupByResource(ops)
+	groups := make([]Group, len(index))
 	var total CapStats
-	if opts.Kind == KindFenced {
-		for i := range groups {
+	for g, x := range index {
+		out := make([]histories.Operation, len(x.pos))
+		for k, i := range x.pos {
+			out[k] = ops[i]
+		}
+		if opts.Kind == KindFenced {
 			var st CapStats
-			groups[i].Ops, st = ApplyFencingCap(opts.Policy, groups[i].Ops)
+			out, st = ApplyFencingCap(opts.Policy, out)
 			total.Capped += st.Capped
 			total.Dropped += st.Dropped
 		}
+		groups[g] = Group{Resource: x.resource, Ops: out}
 	}
 	return groups, total
+}
+
+// groupIndex is a resource's operations, as positions in the history.
+type groupIndex struct {
+	resource string
+	pos      []int32
+}
+
+// checkable reports whether a checker must judge op: a failed operation
+// and a read without an answer can have had no observable effect.
+func checkable(op *histories.Operation) bool {
+	return op.Status != histories.StatusFailed && (op.F == histories.FWrite || op.Status != histories.StatusUnknown)
+}
+
+// groupByResource keeps the operations a checker must judge and groups them
+// by resource, in order of the resources' names. It allocates each group
+// once, at its final size.
+func groupByResource(ops []histories.Operation) []groupIndex {
+	which := make([]int32, len(ops)) // the group of each operation, -1 when left out
+	byName := make(map[string]int32)
+	var groups []groupIndex
+	var sizes []int
+	lastName, last := "", int32(-1)
+	for i := range ops {
+		op := &ops[i]
+		if !checkable(op) {
+			which[i] = -1
+			continue
+		}
+		if last < 0 || op.Resource != lastName {
+			g, ok := byName[op.Resource]
+			if !ok {
+				g = int32(len(groups))
+				byName[op.Resource] = g
+				groups = append(groups, groupIndex{resource: op.Resource})
+				sizes = append(sizes, 0)
+			}
+			lastName, last = op.Resource, g
+		}
+		which[i] = last
+		sizes[last]++
+	}
+	for g := range groups {
+		groups[g].pos = make([]int32, 0, sizes[g])
+	}
+	for i, g := range which {
+		if g >= 0 {
+			groups[g].pos = append(groups[g].pos, int32(i))
+		}
+	}
+	slices.SortFunc(groups, func(a, b groupIndex) int { return strings.Compare(a.resource, b.resource) })
+	return groups
 }
 
 // ToPorcupine converts operations for porcupine. Process ids become dense

@@ -91,14 +91,16 @@ func Shrink(h *histories.History, v Violation, opts Options, so ShrinkOptions) (
 		}
 	}
 	s.unwritten = valuesReadNotWritten(base)
-	if !s.fails(base) {
-		return Shrunk{}, false
-	}
+	// The hint first: on a resource of a million operations it is the
+	// only candidate porcupine decides quickly.
 	cur := base
-	if !so.NoHint {
-		if hint := opsOf(base, v.Steps); len(hint) > 0 && len(hint) < len(cur) && s.fails(hint) {
-			cur = hint
-		}
+	hint := opsOf(base, v.Steps)
+	switch {
+	case !so.NoHint && len(hint) > 0 && len(hint) < len(base) && (s.fails(hint) || s.adopt(hint)):
+		cur = hint
+	case s.fails(base) || s.adopt(base):
+	default:
+		return Shrunk{}, false
 	}
 	cur = s.ddmin(cur, func(op *histories.Operation) int { return op.Process })
 	cur = s.ddmin(cur, func(op *histories.Operation) int { return op.ID })
@@ -131,6 +133,21 @@ type shrinker struct {
 }
 
 func (s *shrinker) expired() bool { return time.Now().After(s.deadline) }
+
+// adopt accepts ops as the starting point when it is invalid with a rule
+// other than v's: v may come from another checker (the fast one), whose
+// explanation can name the same violation differently. From then on the
+// search keeps the kind porcupine and Explain see.
+func (s *shrinker) adopt(ops []histories.Operation) bool {
+	saved := s.rule
+	s.rule = RuleNoOrder // accept any kind that is not an artefact
+	if !s.fails(ops) {
+		s.rule = saved
+		return false
+	}
+	s.rule = s.last.Rule
+	return true
+}
 
 // fails reports whether ops is invalid in the same way as the original.
 func (s *shrinker) fails(ops []histories.Operation) bool {

@@ -18,6 +18,7 @@ import (
 type checkFlags struct {
 	policy  string
 	model   string
+	checker string
 	timeout time.Duration
 	html    string
 	json    bool
@@ -30,17 +31,23 @@ func newCheckCommand() *cobra.Command {
 		Use:   "check HISTORY",
 		Short: "Check a recorded history against the fenced-register model",
 		Long: `check reads a history in the JSON Lines format (docs/history-format.md),
-pairs invocations with completions and judges the result with porcupine
-against the fenced-register model. For a violation it prints the operations
-that make it as a short timeline.`,
+pairs invocations with completions and judges the result against the
+fenced-register model. For a violation it prints the operations that make it
+as a short timeline.
+
+The fast checker (the default) is exact and takes O(n log n); it needs each
+value to be written once per resource. When that does not hold, or with
+--model register, check falls back to porcupine and says why. --checker both
+runs the two and exits 3 if they reach opposite verdicts.`,
 		Args: exactArgs(1, "one HISTORY file"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runCheck(cmd.OutOrStdout(), args[0], f)
+			return runCheck(cmd.OutOrStdout(), cmd.ErrOrStderr(), args[0], f)
 		},
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.policy, "policy", "strict", "fencing policy: strict or accept-equal")
 	fl.StringVar(&f.model, "model", "fenced", "model: fenced (fenced register) or register (plain register, last writer wins)")
+	fl.StringVar(&f.checker, "checker", checkerFast, "checker: fast, porcupine, or both (exit 3 if they disagree)")
 	fl.DurationVar(&f.timeout, "timeout", 60*time.Second, "give up and report inconclusive after this long (0: never)")
 	fl.StringVar(&f.html, "html", "", "write porcupine's interactive visualization to this file")
 	fl.BoolVar(&f.json, "json", false, "print the result as JSON")
@@ -62,6 +69,9 @@ func (f checkFlags) options() (models.Options, error) {
 	default:
 		return opts, &usageError{fmt.Errorf("--model: unknown model %q (want fenced or register)", f.model)}
 	}
+	if err := validChecker(f.checker); err != nil {
+		return opts, &usageError{fmt.Errorf("--checker: %w", err)}
+	}
 	if f.timeout < 0 {
 		return opts, &usageError{fmt.Errorf("--timeout: must not be negative")}
 	}
@@ -75,9 +85,10 @@ type checkReport struct {
 	Counts    histories.Counts `json:"counts"`
 	Result    models.Result    `json:"result"`
 	Minimal   *models.Shrunk   `json:"minimal,omitempty"`
+	Notes     []string         `json:"notes,omitempty"`
 }
 
-func runCheck(stdout io.Writer, path string, f checkFlags) error {
+func runCheck(stdout, stderr io.Writer, path string, f checkFlags) error {
 	opts, err := f.options()
 	if err != nil {
 		return err
@@ -86,8 +97,14 @@ func runCheck(stdout io.Writer, path string, f checkFlags) error {
 	if err != nil {
 		return err
 	}
-	res := models.CheckPorcupine(h.Operations, opts)
-	rep := checkReport{History: path, Truncated: h.Truncated, Counts: histories.Count(h.Operations), Result: res,
+	res, notes, err := modelCheckers.judge(h.Operations, opts, f.checker)
+	if err != nil {
+		return err
+	}
+	for _, n := range notes {
+		fmt.Fprintf(stderr, "fencecheck: note: %s\n", n)
+	}
+	rep := checkReport{History: path, Truncated: h.Truncated, Counts: histories.Count(h.Operations), Result: res, Notes: notes,
 		Minimal: f.gates.shrink(h, res, opts)}
 	if err := f.gates.write(path, h, rep, f); err != nil {
 		return err

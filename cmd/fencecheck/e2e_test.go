@@ -149,7 +149,7 @@ func TestCheckExitCodes(t *testing.T) {
 	}{
 		{name: "correct history holds", args: []string{"check", good}, code: 0, stdout: "HELD"},
 		{name: "stale write accepted is a violation", args: []string{"check", stale}, code: 1, stdout: "stale write accepted"},
-		{name: "checker gives up: inconclusive", args: []string{"check", stale, "--timeout", "1ns"}, code: 2, stdout: "INCONCLUSIVE"},
+		{name: "checker gives up: inconclusive", args: []string{"check", stale, "--checker", "porcupine", "--timeout", "1ns"}, code: 2, stdout: "INCONCLUSIVE"},
 		{name: "malformed input names file, line and field", args: []string{"check", malformed}, code: 3, stderr: `history.jsonl:2: field "token": not an unsigned integer`},
 		{name: "missing file", args: []string{"check", filepath.Join(dir, "nope.jsonl")}, code: 3, stderr: "open history"},
 		{name: "bad flag names the flag", args: []string{"check", good, "--polcy", "strict"}, code: 3, stderr: "--polcy"},

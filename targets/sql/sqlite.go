@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"database/sql"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"net/url"
 	"strings"
@@ -53,7 +54,7 @@ var sqlite = dialect{
 // freed between statements.
 func openSQLite(ctx context.Context, path string, o Options) (*sql.DB, func() error, error) {
 	if path == "" {
-		return nil, nil, fmt.Errorf("no database file: want sqlite:///path/to.db or sqlite://:memory:")
+		return nil, nil, errors.New("no database file (want sqlite:///path/to.db or sqlite://:memory:)")
 	}
 	if strings.ContainsAny(path, "?#") {
 		return nil, nil, fmt.Errorf("database file %q: ? and # are not supported in SQLite paths", path)

@@ -1,0 +1,4 @@
+package models
+
+// SortByTokenForTest exposes sortByToken to the external tests.
+func SortByTokenForTest[T any](xs []T, token func(*T) uint64) { sortByToken(xs, token) }

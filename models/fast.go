@@ -1,0 +1,209 @@
+package models
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/fencecheck/fencecheck/histories"
+)
+
+// CheckFast judges a fenced-register history exactly, in O(n log n) per
+// resource, where porcupine searches an exponential space. It needs every
+// value to be written at most once per resource, so that a read names the
+// write it observed; histories that fencecheck generates have that.
+//
+// # Why the problem is small
+//
+// Writes that take effect do so in increasing token order (strict: each
+// token above the highest so far, which starts at 0) or non-decreasing
+// order (accept-equal), so the highest accepted token is always the token
+// of the last write that took effect, and the state after any prefix of a
+// linearization is that write (or none). Reads and rejections change
+// nothing. So the order of the writes that take effect is forced, except
+// among writes that share a token (accept-equal). A read's value names its
+// write w (a read of nothing names the initial state; a reported token
+// must be w's, or 0): the read goes after w and before the next write that
+// takes effect. A rejection of token t needs a write with a blocking token
+// (≥ t strict, > t accept-equal) to take effect before it; as tokens only
+// grow, that is the first such write. A write with unknown outcome may take
+// effect or not; one whose value was read did. Accepted writes and read
+// unknown writes are forced; the other unknown writes are optional.
+//
+// # From orders to times
+//
+// With closed intervals, a total order is a linearization iff each
+// operation can be given a point in [Call, Return], non-decreasing along
+// the order. Given the points x(w) of the writes that take effect, a read
+// of w fits iff its Call ≤ x(next write) and x(w) ≤ its Return, and a
+// rejection fits iff x(first blocking write) ≤ its Return. So the question
+// is only about the writes' points: each has lower bounds (its Call, the
+// previous point, and the Calls of the previous write's reads) and upper
+// bounds (its Return, the Returns of its reads, and the Returns of the
+// rejections it must unblock). All upper bounds are fixed times, so taking
+// every point as early as its lower bounds allow is never worse.
+//
+// # The sweep
+//
+// Sweeping writes and rejections in token order, all that matters for the
+// rest of the sweep is a pair (next, due): the earliest the next write can
+// take effect, and the earliest Return among rejections still waiting for
+// a blocking write. A pair with earlier next and later due leaves every
+// choice the other leaves, so only the Pareto front is kept (fastFront).
+// A rejection lowers the dues and discards states whose next is past its
+// Return. An optional write is worth taking only as the first of its token
+// (it unblocks the waiting rejections; taking more of one token only adds
+// constraints), so a token's optional writes add at most one state: from
+// the best state whose due is not before the write's Call and whose next
+// is not after its Return. Forced writes are taken by every state, so the
+// front collapses to the best state that can take them (a same-token
+// optional write may go first to unblock rejections); for several forced
+// writes of one token, fastGroup shows that they can be ordered iff no two
+// of them each need the other first, and that the next they hand on does
+// not depend on their order. Under strict, a token can take effect once
+// and token 0 never, so forced repeats are violations and optional ones
+// are ignored.
+//
+// # Why it is exact
+//
+// Sound: a state surviving the sweep with nothing due records which
+// writes took effect; their earliest points, with each read and rejection
+// placed as above, form a linearization. Complete: a linearization takes
+// some writes in token order with points that meet every bound; by
+// induction over the sweep, after each token some kept state is at least
+// as good as the linearization's (next no later, due no earlier), because
+// every step keeps the best state for each choice the linearization can
+// make. So a linearization exists iff a state with nothing due survives.
+// The differential test against porcupine (fast_diff_test.go) checks this
+// on hundreds of thousands of small histories.
+//
+// # Cost
+//
+// Hashing values, a radix sort of tokens and the sweep are linear; binary
+// searches and the order test of equal-token groups make it O(n log n).
+// Operations are collected as compact records by GOMAXPROCS goroutines, and
+// resources are checked in parallel. Prepare's filter and fencing cap are
+// applied (the same functions), so both checkers judge the same intervals.
+// opts.Timeout is not needed and ignored.
+//
+// CheckFast returns an error wrapping ErrFastPrecondition when it cannot
+// judge the history: a value written twice within a resource, or a model
+// other than the fenced register. The caller should then use
+// CheckPorcupine.
+func CheckFast(ops []histories.Operation, opts Options) (Result, error) {
+	start := time.Now()
+	if opts.Kind != KindFenced {
+		return Result{}, fmt.Errorf("%w: the %s model is not supported", ErrFastPrecondition, opts.Kind)
+	}
+	if len(ops) > math.MaxInt32 {
+		return Result{}, fmt.Errorf("%w: %d operations, more than records can address", ErrFastPrecondition, len(ops))
+	}
+	values := make([]string, len(ops))
+	resources := collectFast(ops, values)
+	res := Result{
+		Checker:   "fast",
+		Model:     opts.Kind.String(),
+		Policy:    opts.Policy.String(),
+		Resources: len(resources),
+	}
+	findings := make([]*finding, len(resources))
+	stats := make([]CapStats, len(resources))
+	errs := make([]error, len(resources))
+	parallel(len(resources), func(i int) {
+		findings[i], stats[i], errs[i] = checkFastResource(ops, values, &resources[i], opts.Policy)
+	})
+	for _, err := range errs {
+		if err != nil {
+			return Result{}, err // the first resource, by name, that fast cannot judge
+		}
+	}
+	for _, st := range stats {
+		res.CappedWrites += st.Capped
+		res.DroppedWrite += st.Dropped
+	}
+	preferRuleExplanations(ops, opts, resources, findings)
+	for i, f := range findings {
+		if f != nil {
+			res.Violations = append(res.Violations, f.violation(resources[i].name))
+		}
+	}
+	res.Verdict = Held
+	if len(res.Violations) > 0 {
+		res.Verdict = Violated
+	}
+	res.Elapsed = time.Since(start)
+	return res, nil
+}
+
+// preferRuleExplanations applies Explain's principle across both sources
+// of evidence: the evidence that is complete earliest wins. The sweep finds
+// the violation it meets first in token order, which can be a later
+// symptom (the stale read after the seed's stale write was accepted);
+// where one of Explain's rules has evidence complete strictly earlier, its
+// finding replaces the witness, so that both checkers tell the seed's
+// story the same way. It runs only for violating resources.
+func preferRuleExplanations(ops []histories.Operation, opts Options, resources []fastResource, findings []*finding) {
+	bad := make(map[string]int)
+	for i, f := range findings {
+		if f != nil {
+			bad[resources[i].name] = i
+		}
+	}
+	if len(bad) == 0 {
+		return
+	}
+	var sub []histories.Operation
+	for i := range ops {
+		if _, ok := bad[ops[i].Resource]; ok {
+			sub = append(sub, ops[i])
+		}
+	}
+	groups, _ := Prepare(sub, opts)
+	for _, g := range groups {
+		i := bad[g.Resource]
+		if f := explainByRules(g, opts); f != nil && f.at < findings[i].at {
+			findings[i] = f
+		}
+	}
+}
+
+// ErrFastPrecondition says that CheckFast cannot judge a history and the
+// caller should fall back to CheckPorcupine.
+var ErrFastPrecondition = errors.New("models: fast checker precondition does not hold")
+
+func checkFastResource(ops []histories.Operation, values []string, r *fastResource, p Policy) (*finding, CapStats, error) {
+	recs := r.records()
+	stats := r.capRecords(p, recs)
+	pb, err := newFastProblem(ops, values, r, recs, p)
+	if err != nil {
+		return nil, stats, err
+	}
+	return pb.check(), stats, nil
+}
+
+// parallel calls fn(0) … fn(n-1) on at most GOMAXPROCS goroutines.
+func parallel(n int, fn func(int)) {
+	workers := min(n, runtime.GOMAXPROCS(0))
+	if workers <= 1 {
+		for i := range n {
+			fn(i)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	var next atomic.Int64
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+				fn(i)
+			}
+		}()
+	}
+	wg.Wait()
+}

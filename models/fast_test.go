@@ -1,0 +1,377 @@
+package models_test
+
+import (
+	"cmp"
+	"errors"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/models"
+)
+
+// hist builds operations by hand; every builder appends one operation and
+// returns its ID, for the expected steps of a violation.
+type hist struct{ ops []histories.Operation }
+
+func (h *hist) add(o histories.Operation) int {
+	o.ID = len(h.ops)
+	o.Process = o.ID
+	if o.Resource == "" {
+		o.Resource = "r"
+	}
+	h.ops = append(h.ops, o)
+	return o.ID
+}
+
+// write adds a write; status is accepted, rejected or unknown (then ret is
+// ignored: the return is Infinity).
+func (h *hist) write(call, ret int64, token uint64, value string, status histories.Status) int {
+	if status == histories.StatusUnknown {
+		ret = histories.Infinity
+	}
+	return h.add(histories.Operation{F: histories.FWrite, Token: token, HasToken: true, Value: value, HasValue: true, Status: status, Call: call, Return: ret})
+}
+
+func (h *hist) read(call, ret int64, value string) int {
+	return h.add(histories.Operation{F: histories.FRead, Value: value, HasValue: true, Status: histories.StatusOK, Call: call, Return: ret})
+}
+
+func (h *hist) readToken(call, ret int64, value string, token uint64) int {
+	id := h.read(call, ret, value)
+	h.ops[id].Token, h.ops[id].HasToken = token, true
+	return id
+}
+
+func (h *hist) readNothing(call, ret int64) int {
+	return h.add(histories.Operation{F: histories.FRead, Status: histories.StatusOK, Call: call, Return: ret})
+}
+
+func (h *hist) on(resource string, id int) int {
+	h.ops[id].Resource = resource
+	return id
+}
+
+const (
+	accepted = histories.StatusAccepted
+	rejected = histories.StatusRejected
+	unknown  = histories.StatusUnknown
+)
+
+type fastCase struct {
+	name    string
+	policy  models.Policy
+	build   func(h *hist) []int // returns the IDs the explanation must name
+	want    models.Verdict
+	summary string // a fragment of the violation's summary
+}
+
+var fastCases = []fastCase{
+	{name: "seed timeline, accept-equal", policy: models.AcceptEqual, want: models.Held, build: func(h *hist) []int {
+		h.readNothing(1000, 1100)
+		h.write(3000, 3100, 42, "new-result", accepted)
+		h.write(4000, 4100, 41, "old-result", rejected)
+		h.write(5000, 5100, 42, "new-result-again", accepted)
+		h.read(6000, 6100, "new-result-again")
+		return nil
+	}},
+	{name: "seed timeline, strict rejects the repeat", policy: models.Strict, want: models.Held, build: func(h *hist) []int {
+		h.write(3000, 3100, 42, "new-result", accepted)
+		h.write(4000, 4100, 41, "old-result", rejected)
+		h.write(5000, 5100, 42, "new-result-again", rejected)
+		h.readToken(6000, 6100, "new-result", 42)
+		return nil
+	}},
+	{name: "seed's stale write accepted without fencing", policy: models.Strict, want: models.Violated, summary: "stale write accepted: token 41", build: func(h *hist) []int {
+		b := h.write(3000, 3100, 42, "new-result", accepted)
+		a := h.write(4000, 4100, 41, "old-result", accepted)
+		return []int{b, a}
+	}},
+	{name: "old token before the newer reaches the resource", policy: models.Strict, want: models.Held, build: func(h *hist) []int {
+		h.write(4000, 4100, 41, "old-result", accepted)
+		h.write(5000, 5100, 42, "new-result", accepted)
+		return nil
+	}},
+	{name: "wrong rejection with nothing written", policy: models.Strict, want: models.Violated, summary: "wrong rejection", build: func(h *hist) []int {
+		return []int{h.write(0, 10, 5, "a", rejected)}
+	}},
+	{name: "wrong rejection before the blocking write was sent", policy: models.Strict, want: models.Violated, summary: "wrong rejection", build: func(h *hist) []int {
+		r := h.write(0, 10, 5, "a", rejected)
+		w := h.write(20, 30, 6, "b", accepted)
+		return []int{r, w}
+	}},
+	{name: "rejection justified by a concurrent write", policy: models.Strict, want: models.Held, build: func(h *hist) []int {
+		h.write(0, 10, 5, "a", rejected)
+		h.write(10, 30, 6, "b", accepted)
+		return nil
+	}},
+	{name: "strict rejects token 0 from the start", policy: models.Strict, want: models.Held, build: func(h *hist) []int {
+		h.write(0, 1, 0, "zero", rejected)
+		return nil
+	}},
+	{name: "strict never accepts token 0", policy: models.Strict, want: models.Violated, summary: "token 0", build: func(h *hist) []int {
+		return []int{h.write(0, 1, 0, "zero", accepted)}
+	}},
+	{name: "accept-equal accepts token 0", policy: models.AcceptEqual, want: models.Held, build: func(h *hist) []int {
+		h.write(0, 1, 0, "zero", accepted)
+		h.readToken(2, 3, "zero", 0)
+		return nil
+	}},
+	{name: "strict token accepted twice", policy: models.Strict, want: models.Violated, summary: "took effect twice", build: func(h *hist) []int {
+		return []int{h.write(0, 1, 7, "a", accepted), h.write(2, 3, 7, "b", accepted)}
+	}},
+	{name: "read of a rejected value", policy: models.Strict, want: models.Violated, summary: "rejected", build: func(h *hist) []int {
+		h.write(0, 1, 9, "new", accepted)
+		w := h.write(2, 3, 8, "old", rejected)
+		r := h.read(4, 5, "old")
+		return []int{w, r}
+	}},
+	{name: "read of a value nobody wrote", policy: models.Strict, want: models.Violated, summary: "no write", build: func(h *hist) []int {
+		return []int{h.read(4, 5, "ghost")}
+	}},
+	{name: "read before its write was sent", policy: models.AcceptEqual, want: models.Violated, summary: "before the write", build: func(h *hist) []int {
+		r := h.read(0, 1, "later")
+		w := h.write(2, 3, 1, "later", accepted)
+		return []int{r, w}
+	}},
+	{name: "read reports the wrong token", policy: models.Strict, want: models.Violated, summary: "reported token 3", build: func(h *hist) []int {
+		w := h.write(0, 1, 2, "v", accepted)
+		r := h.readToken(2, 3, "v", 3)
+		return []int{w, r}
+	}},
+	{name: "unwritten read reports token 0", policy: models.Strict, want: models.Held, build: func(h *hist) []int {
+		id := h.readNothing(0, 1)
+		h.ops[id].HasToken = true
+		return nil
+	}},
+	{name: "unwritten read reports a token", policy: models.Strict, want: models.Violated, summary: "unwritten", build: func(h *hist) []int {
+		id := h.readNothing(0, 1)
+		h.ops[id].Token, h.ops[id].HasToken = 3, true
+		return []int{id}
+	}},
+	{name: "stale read", policy: models.AcceptEqual, want: models.Violated, summary: "stale read", build: func(h *hist) []int {
+		a := h.write(0, 1, 1, "old", accepted)
+		b := h.write(2, 3, 2, "new", accepted)
+		r := h.read(4, 5, "old")
+		return []int{a, b, r}
+	}},
+	{name: "unwritten read after an accepted write", policy: models.Strict, want: models.Violated, summary: "unwritten", build: func(h *hist) []int {
+		w := h.write(0, 1, 1, "v", accepted)
+		r := h.readNothing(2, 3)
+		return []int{w, r}
+	}},
+	{name: "touching intervals are concurrent", policy: models.Strict, want: models.Held, build: func(h *hist) []int {
+		h.write(0, 5, 1, "v", accepted)
+		h.readNothing(5, 6)
+		return nil
+	}},
+	{name: "unknown write applied", policy: models.Strict, want: models.Held, build: func(h *hist) []int {
+		h.write(0, 0, 3, "maybe", unknown)
+		h.read(10, 11, "maybe")
+		h.readToken(12, 13, "maybe", 3)
+		return nil
+	}},
+	{name: "unknown write not applied", policy: models.Strict, want: models.Held, build: func(h *hist) []int {
+		h.write(0, 0, 3, "maybe", unknown)
+		h.readNothing(10, 11)
+		return nil
+	}},
+	{name: "unknown write applied, then not", policy: models.Strict, want: models.Violated, summary: "unwritten", build: func(h *hist) []int {
+		w := h.write(0, 0, 3, "maybe", unknown)
+		r := h.read(10, 11, "maybe")
+		n := h.readNothing(12, 13)
+		return []int{w, r, n}
+	}},
+	{name: "unknown write justifies a rejection", policy: models.Strict, want: models.Held, build: func(h *hist) []int {
+		h.write(0, 0, 5, "maybe", unknown)
+		h.write(2, 3, 4, "stale", rejected)
+		h.readNothing(0, 1)
+		return nil
+	}},
+	{name: "unknown write of an equal token cannot block under accept-equal", policy: models.AcceptEqual, want: models.Violated, summary: "wrong rejection", build: func(h *hist) []int {
+		h.write(0, 0, 5, "maybe", unknown)
+		return []int{h.write(2, 3, 5, "equal", rejected)}
+	}},
+	{name: "unknown write that blocks must not hide a later read", policy: models.Strict, want: models.Violated, build: func(h *hist) []int {
+		h.write(0, 1, 1, "first", accepted)
+		h.write(0, 0, 5, "maybe", unknown)
+		h.write(2, 3, 4, "stale", rejected)
+		h.read(4, 5, "first")
+		return nil
+	}},
+	{name: "accept-equal repeats in any order", policy: models.AcceptEqual, want: models.Held, build: func(h *hist) []int {
+		h.write(0, 10, 7, "a", accepted)
+		h.write(0, 10, 7, "b", accepted)
+		h.write(0, 10, 7, "c", accepted)
+		h.read(1, 2, "c")
+		h.read(3, 4, "a")
+		h.read(5, 6, "b")
+		h.readToken(11, 12, "b", 7)
+		return nil
+	}},
+	{name: "accept-equal repeats that each must come first", policy: models.AcceptEqual, want: models.Violated, summary: "share token 7", build: func(h *hist) []int {
+		a := h.write(0, 10, 7, "a", accepted)
+		b := h.write(0, 10, 7, "b", accepted)
+		h.read(1, 2, "a")
+		h.read(3, 4, "b")
+		h.read(5, 6, "a")
+		return []int{a, b}
+	}},
+	{name: "accept-equal: only a repeat that can go first unblocks in time", policy: models.AcceptEqual, want: models.Violated, summary: "wrong rejection", build: func(h *hist) []int {
+		r := h.write(0, 5, 0, "stale", rejected)
+		h.write(0, 10, 1, "f", accepted)
+		h.read(25, 26, "f")
+		g := h.write(6, 20, 1, "g", accepted)
+		return []int{r, g}
+	}},
+	{name: "accept-equal: the repeat that can go first unblocks in time", policy: models.AcceptEqual, want: models.Held, build: func(h *hist) []int {
+		h.write(0, 5, 0, "stale", rejected)
+		h.write(0, 10, 1, "f", accepted)
+		h.read(11, 12, "f")
+		h.write(6, 20, 1, "g", accepted)
+		return nil
+	}},
+	{name: "several resources, one broken", policy: models.Strict, want: models.Violated, summary: "stale read", build: func(h *hist) []int {
+		h.on("a", h.write(0, 1, 1, "a1", accepted))
+		h.on("a", h.read(2, 3, "a1"))
+		h.on("b", h.write(0, 1, 1, "b1", accepted))
+		h.on("b", h.write(2, 3, 2, "b2", accepted))
+		return []int{h.on("b", h.read(4, 5, "b1"))}
+	}},
+}
+
+func TestCheckFast(t *testing.T) {
+	t.Parallel()
+	for _, tc := range fastCases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var h hist
+			named := tc.build(&h)
+			opts := models.Options{Kind: models.KindFenced, Policy: tc.policy}
+			if ref := models.CheckPorcupine(h.ops, opts); ref.Verdict != tc.want {
+				t.Fatalf("porcupine says %s, the case expects %s: fix the case", ref.Verdict, tc.want)
+			}
+			res, err := models.CheckFast(h.ops, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Verdict != tc.want || res.Checker != "fast" {
+				t.Fatalf("verdict %s by %s, want %s by fast; %+v", res.Verdict, res.Checker, tc.want, res.Violations)
+			}
+			if tc.want != models.Violated {
+				return
+			}
+			if len(res.Violations) != 1 {
+				t.Fatalf("%d violations, want 1: %+v", len(res.Violations), res.Violations)
+			}
+			v := res.Violations[0]
+			t.Logf("%s: %s", v.Resource, v.Summary)
+			if !strings.Contains(v.Summary, tc.summary) {
+				t.Errorf("summary %q does not say %q", v.Summary, tc.summary)
+			}
+			var steps []int
+			for _, s := range v.Steps {
+				steps = append(steps, s.OpID)
+				if s.Event == "" || s.Expected == "" {
+					t.Errorf("step without event or expectation: %+v", s)
+				}
+			}
+			for _, id := range named {
+				if !slices.Contains(steps, id) {
+					t.Errorf("steps %v do not name operation #%d; summary %q", steps, id, v.Summary)
+				}
+				if h.ops[id].Resource != v.Resource {
+					t.Errorf("violation on %q, want %q", v.Resource, h.ops[id].Resource)
+				}
+			}
+		})
+	}
+}
+
+func TestCheckFastPrecondition(t *testing.T) {
+	t.Parallel()
+	var h hist
+	h.on("report", h.write(0, 1, 1, "same", accepted))
+	h.on("other", h.write(0, 1, 1, "same", accepted)) // another resource: fine
+	h.on("report", h.write(2, 3, 2, "same", rejected))
+	tests := []struct {
+		name string
+		opts models.Options
+		want []string
+	}{
+		{"repeated value", models.Options{Kind: models.KindFenced}, []string{`"report"`, `"same"`, "#0", "#2"}},
+		{"plain register", models.Options{Kind: models.KindRegister}, []string{"register"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := models.CheckFast(h.ops, tc.opts)
+			if !errors.Is(err, models.ErrFastPrecondition) {
+				t.Fatalf("error %v, want ErrFastPrecondition", err)
+			}
+			for _, s := range tc.want {
+				if !strings.Contains(err.Error(), s) {
+					t.Errorf("error %q does not name %s", err, s)
+				}
+			}
+		})
+	}
+}
+
+func TestCheckFastIgnoresFailedAndUnknownReads(t *testing.T) {
+	t.Parallel()
+	var h hist
+	h.write(0, 1, 1, "v", accepted)
+	// A failed write may repeat a value: it is dropped before the check.
+	id := h.write(2, 3, 1, "v", accepted)
+	h.ops[id].Status = histories.StatusFailed
+	id = h.read(4, 5, "ghost")
+	h.ops[id].Status, h.ops[id].Return = histories.StatusUnknown, histories.Infinity
+	res, err := models.CheckFast(h.ops, models.Options{})
+	if err != nil || res.Verdict != models.Held {
+		t.Fatalf("got %s, %v; want held", res.Verdict, err)
+	}
+}
+
+func TestSortByTokenIsStable(t *testing.T) {
+	t.Parallel()
+	for _, n := range []int{0, 1, 10, 63, 64, 1000} {
+		t.Run(strconv.Itoa(n), func(t *testing.T) {
+			t.Parallel()
+			type rec struct {
+				token uint64
+				seq   int
+			}
+			r := rand.New(rand.NewPCG(uint64(n), 1))
+			xs := make([]rec, n)
+			for i := range xs {
+				xs[i] = rec{token: r.Uint64N(50), seq: i}
+				if i%7 == 0 {
+					xs[i].token = r.Uint64() // large tokens need all eight passes
+				}
+			}
+			want := slices.Clone(xs)
+			slices.SortStableFunc(want, func(a, b rec) int { return cmp.Compare(a.token, b.token) })
+			models.SortByTokenForTest(xs, func(x *rec) uint64 { return x.token })
+			if !slices.Equal(xs, want) {
+				t.Fatalf("got %v, want %v", xs, want)
+			}
+		})
+	}
+}
+
+func TestCheckFastPreconditionNamesFirstResource(t *testing.T) {
+	t.Parallel()
+	var h hist
+	for _, r := range []string{"b", "a"} {
+		h.on(r, h.write(0, 1, 1, "same", accepted))
+		h.on(r, h.write(2, 3, 2, "same", accepted))
+	}
+	_, err := models.CheckFast(h.ops, models.Options{})
+	if !errors.Is(err, models.ErrFastPrecondition) || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), `resource "a"`) {
+		t.Fatalf("error %q, want one line about resource \"a\"", err)
+	}
+}
