@@ -156,20 +156,32 @@ func preferRuleExplanations(ops []histories.Operation, opts Options, resources [
 	if len(bad) == 0 {
 		return
 	}
+	// Evidence complete before the witness's only involves operations
+	// invoked before it, so the rules see that prefix alone: it gives
+	// them the same answers, and keeps them off the rest of the history.
 	var sub []histories.Operation
+	count := make(map[string]int)
 	for i := range ops {
-		if _, ok := bad[ops[i].Resource]; ok {
+		if j, ok := bad[ops[i].Resource]; ok && ops[i].Call <= findings[j].at {
 			sub = append(sub, ops[i])
+			count[ops[i].Resource]++
 		}
 	}
 	groups, _ := Prepare(sub, opts)
 	for _, g := range groups {
 		i := bad[g.Resource]
+		if count[g.Resource] > ruleExplanationLimit {
+			continue // the witness is exact too; the rules would only cost time
+		}
 		if f := explainByRules(g, opts); f != nil && f.at < findings[i].at {
 			findings[i] = f
 		}
 	}
 }
+
+// ruleExplanationLimit bounds the prefix on which preferRuleExplanations
+// applies Explain's rules, so that explaining never dominates checking.
+const ruleExplanationLimit = 200_000
 
 // ErrFastPrecondition says that CheckFast cannot judge a history and the
 // caller should fall back to CheckPorcupine.

@@ -83,24 +83,23 @@ func (s *Shrunk) Events() []histories.Event { return histories.Subset(s.Ops, s.O
 func Shrink(h *histories.History, v Violation, opts Options, so ShrinkOptions) (Shrunk, bool) {
 	so.fillDefaults()
 	start := time.Now()
-	s := &shrinker{opts: opts, rule: v.Rule, deadline: start.Add(so.Timeout), perCheck: so.CheckTimeout}
-	var base []histories.Operation
-	for _, op := range h.Operations {
-		if op.Resource == v.Resource && op.Status != histories.StatusFailed && (op.IsWrite() || op.Status != histories.StatusUnknown) {
-			base = append(base, op)
-		}
-	}
-	s.unwritten = valuesReadNotWritten(base)
-	// The hint first: on a resource of a million operations it is the
-	// only candidate porcupine decides quickly.
-	cur := base
-	hint := opsOf(base, v.Steps)
-	switch {
-	case !so.NoHint && len(hint) > 0 && len(hint) < len(base) && (s.fails(hint) || s.adopt(hint)):
+	s := &shrinker{opts: opts, rule: v.Rule, deadline: start.Add(so.Timeout), perCheck: so.CheckTimeout, resource: v.Resource, all: h.Operations}
+	// The hint first, and the resource's whole history only if the hint
+	// does not fail: on a resource of a million operations the hint is
+	// the only candidate porcupine decides quickly, and copying the
+	// history would cost more than the search.
+	var cur []histories.Operation
+	hint := s.checkable(func(op *histories.Operation) bool {
+		return slices.ContainsFunc(v.Steps, func(st Step) bool { return st.OpID == op.ID })
+	})
+	if !so.NoHint && len(hint) > 0 && (s.fails(hint) || s.adopt(hint)) {
 		cur = hint
-	case s.fails(base) || s.adopt(base):
-	default:
-		return Shrunk{}, false
+	} else {
+		base := s.checkable(func(*histories.Operation) bool { return true })
+		if !s.fails(base) && !s.adopt(base) {
+			return Shrunk{}, false
+		}
+		cur = base
 	}
 	cur = s.ddmin(cur, func(op *histories.Operation) int { return op.Process })
 	cur = s.ddmin(cur, func(op *histories.Operation) int { return op.ID })
@@ -123,11 +122,16 @@ func Shrink(h *histories.History, v Violation, opts Options, so ShrinkOptions) (
 }
 
 type shrinker struct {
-	opts      Options
-	rule      string
-	deadline  time.Time
-	perCheck  time.Duration
-	unwritten map[string]bool // values read in the original that no write wrote
+	opts     Options
+	rule     string
+	deadline time.Time
+	perCheck time.Duration
+	resource string
+	all      []histories.Operation // the original history, all resources
+	// unwritten: values read on the resource that no write there wrote,
+	// computed on first need (see isUnwritten).
+	unwritten map[string]bool
+	lookups   int
 	checks    int
 	last      Violation // the explanation of the last failing candidate
 }
@@ -186,7 +190,7 @@ func (s *shrinker) readsClosed(ops []histories.Operation) bool {
 	}
 	for i := range ops {
 		op := &ops[i]
-		if !op.IsWrite() && op.HasValue && !written[op.Value] && !s.unwritten[op.Value] {
+		if !op.IsWrite() && op.HasValue && !written[op.Value] && !s.isUnwritten(op.Value) {
 			return false
 		}
 	}
@@ -292,18 +296,37 @@ func flatten(units [][]histories.Operation) []histories.Operation {
 	return out
 }
 
-func opsOf(ops []histories.Operation, steps []Step) []histories.Operation {
-	want := make(map[int]bool)
-	for _, st := range steps {
-		want[st.OpID] = true
-	}
+// checkable returns the operations of the resource that a checker sees
+// (no failed operations, no reads of unknown outcome) and keep selects.
+func (s *shrinker) checkable(keep func(*histories.Operation) bool) []histories.Operation {
 	var out []histories.Operation
-	for _, op := range ops {
-		if want[op.ID] {
-			out = append(out, op)
+	for i := range s.all {
+		op := &s.all[i]
+		if op.Resource == s.resource && op.Status != histories.StatusFailed && (op.IsWrite() || op.Status != histories.StatusUnknown) && keep(op) {
+			out = append(out, *op)
 		}
 	}
 	return out
+}
+
+// isUnwritten reports whether value was read on the resource in the
+// original history without any write there writing it. A few values are
+// looked up by scanning; past that, the whole answer is computed once.
+func (s *shrinker) isUnwritten(value string) bool {
+	if s.unwritten != nil {
+		return s.unwritten[value]
+	}
+	if s.lookups < 16 {
+		s.lookups++
+		for i := range s.all {
+			if op := &s.all[i]; op.Resource == s.resource && op.IsWrite() && op.Value == value {
+				return false
+			}
+		}
+		return true
+	}
+	s.unwritten = valuesReadNotWritten(s.checkable(func(*histories.Operation) bool { return true }))
+	return s.unwritten[value]
 }
 
 func valuesReadNotWritten(ops []histories.Operation) map[string]bool {
