@@ -19,10 +19,15 @@ type worker struct {
 	jobs int
 }
 
-// newProcess moves w to a fresh process id, unique across workers.
-func (r *run) newProcess(w *worker) {
-	w.proc += r.cfg.Workers + 1 // the +1 leaves room for the final reader's ids
+// newProcess moves a client to a fresh process id, unique across workers:
+// its operation with unknown outcome may still be in flight.
+func (r *run) newProcess(proc *int) {
+	*proc += r.cfg.Workers + 1 // the +1 leaves room for the final reader's ids
 }
+
+// errNoAnswer stands for the answer of a request the worker stopped
+// waiting for.
+var errNoAnswer = errors.New("harness: no answer within the operation timeout")
 
 // call runs op as a task of its own and waits for it at most OpTimeout. A
 // request that has left the worker is not withdrawn when the worker stops
@@ -52,35 +57,27 @@ func (r *run) write(ctx context.Context, w *worker, resource string, token uint6
 		Token: token, HasToken: true, Value: value, HasValue: true}
 	r.rec.Record(&inv)
 	r.sent.observe(resource, token)
-	var out targets.Outcome
-	var err error
+	var sentOut targets.Outcome
+	var sentErr error
 	msg := nemesis.Write{Worker: w.id, Process: w.proc, Resource: resource, Token: token, Value: value}
 	answered := r.call(ctx, func(ctx context.Context) {
-		out, err = r.deliver(ctx, msg)
+		sentOut, sentErr = r.deliver(ctx, msg)
 	})
-	done := inv
-	done.Outcome = histories.OutcomeNone
-	switch {
-	case !answered:
-		done.Type = histories.TypeInfo
-	case errors.Is(err, targets.ErrDefinitelyNotApplied):
-		done.Type = histories.TypeFail
-	case err != nil:
-		done.Type = histories.TypeInfo
-	default:
-		done.Type = histories.TypeOK
-		done.Outcome = histories.Rejected
-		if out == targets.Accepted {
-			done.Outcome = histories.Accepted
-		}
+	// Unanswered, the request may still arrive; its answer is not ours
+	// to read.
+	var out targets.Outcome
+	err := errNoAnswer
+	if answered {
+		out, err = sentOut, sentErr
 	}
+	done := targets.WriteCompletion(inv, out, err)
 	r.rec.Record(&done)
 	r.count(&done)
 	if done.Outcome == histories.Accepted {
 		r.accepted.observe(resource, token)
 	}
 	if done.Type == histories.TypeInfo {
-		r.newProcess(w)
+		r.newProcess(&w.proc)
 	}
 }
 
@@ -105,26 +102,23 @@ func (r *run) read(ctx context.Context, proc *int, resource string) {
 	}
 	inv := histories.Event{Process: *proc, Type: histories.TypeInvoke, F: histories.FRead, Resource: resource}
 	r.rec.Record(&inv)
-	var got targets.Reading
-	var err error
+	var sentGot targets.Reading
+	var sentErr error
 	answered := r.call(ctx, func(ctx context.Context) {
 		r.latency(ctx)
-		got, err = r.cfg.Target.Read(ctx, resource)
+		sentGot, sentErr = r.cfg.Target.Read(ctx, resource)
 		r.latency(ctx)
 	})
-	done := inv
-	switch {
-	case !answered || err != nil:
-		done.Type = histories.TypeInfo
-	default:
-		done.Type = histories.TypeOK
-		done.Value, done.HasValue = got.Value, got.Found
-		done.Token, done.HasToken = got.Token, got.HasToken
+	var got targets.Reading
+	err := errNoAnswer
+	if answered {
+		got, err = sentGot, sentErr
 	}
+	done := targets.ReadCompletion(inv, got, err)
 	r.rec.Record(&done)
 	r.count(&done)
 	if done.Type == histories.TypeInfo {
-		*proc += r.cfg.Workers + 1
+		r.newProcess(proc)
 	}
 }
 

@@ -43,26 +43,16 @@ func (tr *tracer) nemesis(f, fault, detail string) {
 // invokeWrite records the invocation only, for writes whose delivery the
 // script controls.
 func (tr *tracer) invokeWrite(process int, resource string, token uint64, value string) {
-	tr.emit(histories.Event{Process: process, Type: histories.TypeInvoke, F: histories.FWrite,
-		Resource: resource, Token: token, HasToken: true, Value: value, HasValue: true})
+	tr.emit(writeInvocation(process, resource, token, value))
 }
 
 // deliverWrite sends the write to the target and records its completion.
 func (tr *tracer) deliverWrite(ctx context.Context, t targets.Target, process int, resource string, token uint64, value string) (targets.Outcome, error) {
 	out, err := t.Write(ctx, resource, token, value)
-	e := histories.Event{Process: process, F: histories.FWrite, Resource: resource,
-		Token: token, HasToken: true, Value: value, HasValue: true}
+	tr.emit(targets.WriteCompletion(writeInvocation(process, resource, token, value), out, err))
 	if err != nil {
-		e.Type = histories.TypeInfo
-		tr.emit(e)
 		return 0, fmt.Errorf("write token %d to %s: %w", token, resource, err)
 	}
-	e.Type = histories.TypeOK
-	e.Outcome = histories.Rejected
-	if out == targets.Accepted {
-		e.Outcome = histories.Accepted
-	}
-	tr.emit(e)
 	return out, nil
 }
 
@@ -72,17 +62,17 @@ func (tr *tracer) write(ctx context.Context, t targets.Target, process int, reso
 }
 
 func (tr *tracer) read(ctx context.Context, t targets.Target, process int, resource string) (targets.Reading, error) {
-	tr.emit(histories.Event{Process: process, Type: histories.TypeInvoke, F: histories.FRead, Resource: resource})
+	inv := histories.Event{Process: process, Type: histories.TypeInvoke, F: histories.FRead, Resource: resource}
+	tr.emit(inv)
 	r, err := t.Read(ctx, resource)
-	e := histories.Event{Process: process, F: histories.FRead, Resource: resource}
+	tr.emit(targets.ReadCompletion(inv, r, err))
 	if err != nil {
-		e.Type = histories.TypeInfo
-		tr.emit(e)
 		return r, fmt.Errorf("read %s: %w", resource, err)
 	}
-	e.Type = histories.TypeOK
-	e.Value, e.HasValue = r.Value, r.Found
-	e.Token, e.HasToken = r.Token, r.HasToken
-	tr.emit(e)
 	return r, nil
+}
+
+func writeInvocation(process int, resource string, token uint64, value string) histories.Event {
+	return histories.Event{Process: process, Type: histories.TypeInvoke, F: histories.FWrite,
+		Resource: resource, Token: token, HasToken: true, Value: value, HasValue: true}
 }

@@ -74,17 +74,7 @@ func (s *script) write(ctx context.Context, resource string, token uint64, value
 		Resource: resource, Token: token, HasToken: true, Value: value, HasValue: true}
 	s.record(inv)
 	out, err := s.t.Write(ctx, resource, token, value)
-	done := inv
-	switch {
-	case err != nil:
-		done.Type = histories.TypeInfo
-	default:
-		done.Type, done.Outcome = histories.TypeOK, histories.Rejected
-		if out == targets.Accepted {
-			done.Outcome = histories.Accepted
-		}
-	}
-	s.record(done)
+	s.record(targets.WriteCompletion(inv, out, err))
 	return answer{out, err}
 }
 
@@ -116,15 +106,7 @@ func (s *script) read(ctx context.Context, resource string) reading {
 	inv := histories.Event{Process: int(s.procs.Add(1)), Type: histories.TypeInvoke, F: histories.FRead, Resource: resource}
 	s.record(inv)
 	r, err := s.t.Read(ctx, resource)
-	done := inv
-	if err != nil {
-		done.Type = histories.TypeInfo
-	} else {
-		done.Type = histories.TypeOK
-		done.Value, done.HasValue = r.Value, r.Found
-		done.Token, done.HasToken = r.Token, r.HasToken
-	}
-	s.record(done)
+	s.record(targets.ReadCompletion(inv, r, err))
 	return reading{r, err}
 }
 
