@@ -2,9 +2,9 @@ package histories
 
 import (
 	"bufio"
-	"fmt"
 	"io"
-	"os"
+
+	"github.com/fencecheck/fencecheck/internal/files"
 )
 
 // Write writes events to w in the history format, renumbering nothing:
@@ -23,16 +23,5 @@ func Write(w io.Writer, events []Event) error {
 
 // WriteFile writes events to the file at path, replacing it.
 func WriteFile(path string, events []Event) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("create history %s: %w", path, err)
-	}
-	if err := Write(f, events); err != nil {
-		f.Close()
-		return fmt.Errorf("write history %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("close history %s: %w", path, err)
-	}
-	return nil
+	return files.Write(path, "history", func(w io.Writer) error { return Write(w, events) })
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/internal/files"
 )
 
 // Lines returns the seed's four replay lines.
@@ -50,12 +51,12 @@ func (r *Report) WriteFiles(dir string) ([]string, error) {
 		paths = append(paths, p)
 	}
 	p := filepath.Join(dir, "comparison.csv")
-	if err := writeFile(p, r.writeCSV); err != nil {
+	if err := files.Write(p, "comparison", r.writeCSV); err != nil {
 		return nil, err
 	}
 	paths = append(paths, p)
 	p = filepath.Join(dir, "comparison.json")
-	if err := writeFile(p, r.writeJSON); err != nil {
+	if err := files.Write(p, "comparison", r.writeJSON); err != nil {
 		return nil, err
 	}
 	return append(paths, p), nil
@@ -79,19 +80,4 @@ func (r *Report) writeJSON(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(r.Comparison)
-}
-
-func writeFile(path string, fill func(io.Writer) error) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("create %s: %w", path, err)
-	}
-	if err := fill(f); err != nil {
-		f.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("close %s: %w", path, err)
-	}
-	return nil
 }

@@ -4,8 +4,9 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
-	"os"
 	"time"
+
+	"github.com/fencecheck/fencecheck/internal/files"
 )
 
 // Suite is a JUnit test suite: one per command that judges (a run, a
@@ -138,18 +139,7 @@ func WriteJUnit(w io.Writer, suites ...Suite) error {
 
 // WriteJUnitFile writes suites to the file at path.
 func WriteJUnitFile(path string, suites ...Suite) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("create junit report %s: %w", path, err)
-	}
-	if err := WriteJUnit(f, suites...); err != nil {
-		f.Close()
-		return fmt.Errorf("write junit report %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("close junit report %s: %w", path, err)
-	}
-	return nil
+	return files.Write(path, "junit report", func(w io.Writer) error { return WriteJUnit(w, suites...) })
 }
 
 func secs(d time.Duration) string { return fmt.Sprintf("%.3f", d.Seconds()) }

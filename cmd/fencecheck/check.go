@@ -4,13 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/internal/files"
 	"github.com/fencecheck/fencecheck/models"
 	"github.com/fencecheck/fencecheck/report"
 )
@@ -149,16 +149,7 @@ func writeVisualization(path string, h *histories.History, res models.Result, op
 		}
 		groups = kept
 	}
-	out, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("create visualization %s: %w", path, err)
-	}
-	if err := models.Visualize(out, groups, h.Others, opts, opts.Timeout); err != nil {
-		out.Close()
-		return fmt.Errorf("write visualization %s: %w", path, err)
-	}
-	if err := out.Close(); err != nil {
-		return fmt.Errorf("close visualization %s: %w", path, err)
-	}
-	return nil
+	return files.Write(path, "visualization", func(w io.Writer) error {
+		return models.Visualize(w, groups, h.Others, opts, opts.Timeout)
+	})
 }

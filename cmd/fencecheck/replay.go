@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -71,7 +72,7 @@ func runReplay(cmd *cobra.Command, w io.Writer, out, spec string) error {
 // replayReceiver returns a constructor of fresh receivers for spec; each
 // replay case starts from an empty resource.
 func replayReceiver(spec string) (func() targets.Target, error) {
-	name, ok := cutPrefix(spec, "memory://")
+	name, ok := strings.CutPrefix(spec, "memory://")
 	if !ok {
 		return nil, &usageError{fmt.Errorf("--target: replay supports memory:// targets here, got %q", spec)}
 	}
@@ -82,11 +83,4 @@ func replayReceiver(spec string) (func() targets.Target, error) {
 		t, _ := memory.Open(name)
 		return t
 	}, nil
-}
-
-func cutPrefix(s, prefix string) (string, bool) {
-	if len(s) >= len(prefix) && s[:len(prefix)] == prefix {
-		return s[len(prefix):], true
-	}
-	return s, false
 }

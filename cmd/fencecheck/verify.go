@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -12,6 +11,7 @@ import (
 
 	"github.com/fencecheck/fencecheck/harness"
 	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/internal/files"
 	"github.com/fencecheck/fencecheck/models"
 	"github.com/fencecheck/fencecheck/report"
 	"github.com/fencecheck/fencecheck/targets"
@@ -153,16 +153,8 @@ func writeVerifyFiles(dir string, rep verify.Report) error {
 		verify.TableFile:  func(w io.Writer) error { return verify.WriteTable(w, rep.Outcomes) },
 		verify.ResultFile: func(w io.Writer) error { return verify.WriteJSON(w, rep) },
 	} {
-		f, err := os.Create(filepath.Join(dir, name))
-		if err != nil {
-			return fmt.Errorf("write %s: %w", name, err)
-		}
-		if err := write(f); err != nil {
-			f.Close()
-			return fmt.Errorf("write %s: %w", name, err)
-		}
-		if err := f.Close(); err != nil {
-			return fmt.Errorf("write %s: %w", name, err)
+		if err := files.Write(filepath.Join(dir, name), "verify result", write); err != nil {
+			return err
 		}
 	}
 	return nil
