@@ -56,9 +56,9 @@ runs the two and exits 3 if they reach opposite verdicts.`,
 }
 
 func (f checkFlags) options() (models.Options, error) {
-	policy, err := models.ParsePolicy(f.policy)
+	policy, err := parsePolicy(f.policy)
 	if err != nil {
-		return models.Options{}, &usageError{fmt.Errorf("--policy: %w", err)}
+		return models.Options{}, err
 	}
 	opts := models.Options{Policy: policy, Timeout: f.timeout}
 	switch f.model {

@@ -114,9 +114,9 @@ receiver process's: kill (SIGKILL, then start again), pause-receiver
 }
 
 func (f *runFlags) config(t *openedTarget, faults []nemesis.Fault) (harness.Config, error) {
-	policy, err := models.ParsePolicy(f.policy)
+	policy, err := parsePolicy(f.policy)
 	if err != nil {
-		return harness.Config{}, &usageError{fmt.Errorf("--policy: %w", err)}
+		return harness.Config{}, err
 	}
 	cfg := harness.Config{
 		Target: t.target, TargetName: t.name, Workers: f.workers, Resources: f.resources,
@@ -135,11 +135,8 @@ func (f *runFlags) config(t *openedTarget, faults []nemesis.Fault) (harness.Conf
 		}
 		cfg.Schedule = sc
 	}
-	for _, req := range f.require {
-		if req != "exclusive" {
-			return cfg, &usageError{fmt.Errorf("--require: unknown invariant %q (want exclusive)", req)}
-		}
-		cfg.RequireExclusive = true
+	if cfg.RequireExclusive, err = requiresExclusive(f.require); err != nil {
+		return cfg, err
 	}
 	if err := cfg.Validate(); err != nil && cfg.Target != nil {
 		return cfg, &usageError{err}

@@ -12,7 +12,6 @@ import (
 	"github.com/fencecheck/fencecheck/harness"
 	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/internal/files"
-	"github.com/fencecheck/fencecheck/models"
 	"github.com/fencecheck/fencecheck/report"
 	"github.com/fencecheck/fencecheck/targets"
 	"github.com/fencecheck/fencecheck/verify"
@@ -71,14 +70,11 @@ func runVerify(ctx context.Context, stdout io.Writer, f verifyFlags) error {
 	}
 	opts := verify.Options{}
 	var err error
-	if opts.Policy, err = models.ParsePolicy(f.policy); err != nil {
-		return &usageError{fmt.Errorf("--policy: %w", err)}
+	if opts.Policy, err = parsePolicy(f.policy); err != nil {
+		return err
 	}
-	for _, req := range f.require {
-		if req != "exclusive" {
-			return &usageError{fmt.Errorf("--require: unknown invariant %q (want exclusive)", req)}
-		}
-		opts.RequireExclusive = true
+	if opts.RequireExclusive, err = requiresExclusive(f.require); err != nil {
+		return err
 	}
 	child, err := f.http.child(f.target)
 	if err != nil {

@@ -1,0 +1,30 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/fencecheck/fencecheck/models"
+)
+
+// parsePolicy parses --policy, the same on every command that judges.
+func parsePolicy(s string) (models.Policy, error) {
+	p, err := models.ParsePolicy(s)
+	if err != nil {
+		return p, &usageError{fmt.Errorf("--policy: %w", err)}
+	}
+	return p, nil
+}
+
+// requiresExclusive parses --require: the only extra invariant is
+// exclusive (no write accepted from a holder whose lease was reassigned
+// before it was sent).
+func requiresExclusive(list []string) (bool, error) {
+	exclusive := false
+	for _, req := range list {
+		if req != "exclusive" {
+			return false, &usageError{fmt.Errorf("--require: unknown invariant %q (want exclusive)", req)}
+		}
+		exclusive = true
+	}
+	return exclusive, nil
+}
