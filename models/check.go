@@ -15,7 +15,12 @@ func Check(ops []histories.Operation, opts Options) (Result, string) {
 	if err == nil {
 		return res, ""
 	}
-	note := "the fast checker cannot judge this history (" +
-		strings.TrimPrefix(err.Error(), ErrFastPrecondition.Error()+": ") + "); porcupine judged it"
-	return CheckPorcupine(ops, opts), note
+	return CheckPorcupine(ops, opts), FallbackNote(err)
+}
+
+// FallbackNote says why the fast checker could not judge a history (err is
+// what CheckFast returned) and that porcupine judges it instead.
+func FallbackNote(err error) string {
+	return "the fast checker cannot judge this history (" +
+		strings.TrimPrefix(err.Error(), ErrFastPrecondition.Error()+": ") + "); falling back to porcupine"
 }

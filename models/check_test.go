@@ -17,7 +17,7 @@ func TestCheckFallsBackToPorcupine(t *testing.T) {
 	repeated := new(hb).w(1, 42, "same", 0, 10, acc).w(1, 43, "same", 20, 30, acc).r(2, "same", 43, 40, 50).ops
 	res, note = Check(repeated, Options{})
 	assert.Equal(t, "porcupine", res.Checker)
-	assert.Contains(t, note, "porcupine judged it")
+	assert.Contains(t, note, "falling back to porcupine")
 	assert.Equal(t, Held, res.Verdict)
 
 	res, note = Check(unique, Options{Kind: KindRegister})

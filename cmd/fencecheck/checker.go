@@ -43,8 +43,7 @@ func (c checkers) judge(ops []histories.Operation, opts models.Options, checker 
 	}
 	fast, err := c.fast(ops, opts)
 	if errors.Is(err, models.ErrFastPrecondition) {
-		note := fmt.Sprintf("the fast checker cannot judge this history (%s); falling back to porcupine", strings.TrimPrefix(err.Error(), models.ErrFastPrecondition.Error()+": "))
-		return c.porcupine(ops, opts), []string{note}, nil
+		return c.porcupine(ops, opts), []string{models.FallbackNote(err)}, nil
 	}
 	if err != nil {
 		return models.Result{}, nil, fmt.Errorf("fast checker: %w", err)
