@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/targets"
 )
 
@@ -20,9 +19,7 @@ var oldTokenFirst = scenario{
 	hazard: "an old token reaches the resource before the newer one (the documented limit)",
 	run: func(ctx context.Context, s *script) Outcome {
 		r := s.resource()
-		s.lease(histories.FAcquire, r, 41, 0, "worker A receives token 41")
-		s.lease(histories.FExpire, r, 41, 0, "worker A's lease expires while its write is on the way")
-		s.lease(histories.FAcquire, r, 42, 1, "worker B receives token 42")
+		s.handover(r, "worker A's lease expires while its write is on the way")
 		a := s.write(ctx, r, 41, "old-result")
 		b := s.write(ctx, r, 42, "new-result")
 		got := s.read(ctx, r)

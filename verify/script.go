@@ -43,6 +43,14 @@ func (s *script) lease(f, resource string, token uint64, holder int, detail stri
 		Token: token, HasToken: true, Holder: holder, HasHolder: true, Detail: detail})
 }
 
+// handover records the seed's reassignment on resource: A holds 41, loses
+// it (why), and B receives 42.
+func (s *script) handover(resource, why string) {
+	s.lease(histories.FAcquire, resource, 41, 0, "worker A receives token 41")
+	s.lease(histories.FExpire, resource, 41, 0, why)
+	s.lease(histories.FAcquire, resource, 42, 1, "worker B receives token 42")
+}
+
 // answer is a write's result as the table shows it.
 type answer struct {
 	out targets.Outcome

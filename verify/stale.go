@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/targets"
 )
 
@@ -16,9 +15,7 @@ var staleAfterNewer = scenario{
 	hazard: "the seed: a stale write arrives after a newer token was accepted",
 	run: func(ctx context.Context, s *script) Outcome {
 		r := s.resource()
-		s.lease(histories.FAcquire, r, 41, 0, "worker A receives token 41")
-		s.lease(histories.FExpire, r, 41, 0, "worker A pauses; its lease expires")
-		s.lease(histories.FAcquire, r, 42, 1, "worker B receives token 42")
+		s.handover(r, "worker A pauses; its lease expires")
 		b := s.write(ctx, r, 42, "new-result")
 		a := s.write(ctx, r, 41, "old-result")
 		got := s.read(ctx, r)
