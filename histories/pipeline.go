@@ -25,12 +25,9 @@ import (
 // thousand events, enough to amortize the hand-over between stages.
 const blockBytes = 1 << 20
 
-// readerBuffer is Reader's buffer size. Reader gives up on a line once it
-// has read MaxLineBytes of it in whole buffers, so the parallel reader
-// allows the same length before it reports the line as too long.
-const readerBuffer = 1 << 20
-
-const lineLimit = MaxLineBytes + readerBuffer
+// lineLimit is the shortest line, its newline not counted, that both
+// readers refuse as too long.
+const lineLimit = MaxLineBytes + 1
 
 // block is a run of whole lines and, once decoded, their events.
 type block struct {

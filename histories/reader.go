@@ -8,7 +8,8 @@ import (
 	"io"
 )
 
-// MaxLineBytes bounds one history line. Real lines are a few hundred bytes;
+// MaxLineBytes bounds one history line, its newline not counted. Real
+// lines are a few hundred bytes;
 // the bound keeps a corrupt file without newlines from exhausting memory.
 const MaxLineBytes = 16 << 20
 
@@ -81,20 +82,27 @@ func (r *Reader) readLine() ([]byte, error) {
 		chunk, err := r.br.ReadSlice('\n')
 		switch {
 		case err == nil:
-			r.line++
-			if len(r.long) == 0 {
-				return chunk, nil
+			line := chunk
+			if len(r.long) > 0 {
+				line = append(r.long, chunk...)
 			}
-			return append(r.long, chunk...), nil
+			if len(line)-1 > MaxLineBytes { // the newline does not count
+				return nil, r.tooLong()
+			}
+			r.line++
+			return line, nil
 		case errors.Is(err, bufio.ErrBufferFull):
 			r.long = append(r.long, chunk...)
 			if len(r.long) > MaxLineBytes {
-				return nil, &LineError{File: r.name, Line: r.line + 1, Err: fmt.Errorf("line longer than %d bytes", MaxLineBytes)}
+				return nil, r.tooLong()
 			}
 		case errors.Is(err, io.EOF):
 			r.long = append(r.long, chunk...)
 			if len(r.long) == 0 {
 				return nil, io.EOF
+			}
+			if len(r.long) > MaxLineBytes {
+				return nil, r.tooLong()
 			}
 			r.line++
 			return r.long, nil
@@ -102,4 +110,9 @@ func (r *Reader) readLine() ([]byte, error) {
 			return nil, fmt.Errorf("read %s: %w", r.name, err)
 		}
 	}
+}
+
+// tooLong reports the line being read as longer than MaxLineBytes.
+func (r *Reader) tooLong() error {
+	return &LineError{File: r.name, Line: r.line + 1, Err: fmt.Errorf("line longer than %d bytes", MaxLineBytes)}
 }

@@ -102,3 +102,36 @@ func TestReadLargeHistoryStreams(t *testing.T) {
 	assert.Len(t, h.Operations, 100000)
 	assert.Equal(t, 200000, h.Events)
 }
+
+// TestLineLimitIsExact: a line of MaxLineBytes (its newline not counted)
+// is read, one byte more is refused, by the sequential Reader and by
+// the parallel reader alike, whether or not the line ends in a newline.
+func TestLineLimitIsExact(t *testing.T) {
+	t.Parallel()
+	line := func(n int) string {
+		head := `{"index":0,"time":0,"process":0,"type":"invoke","f":"write","resource":"r","token":1,"value":"`
+		return head + strings.Repeat("x", n-len(head)-2) + `"}`
+	}
+	for _, tc := range []struct {
+		name    string
+		content string
+		ok      bool
+	}{
+		{"at the limit", line(MaxLineBytes) + "\n", true},
+		{"at the limit, last line without newline", line(MaxLineBytes), true},
+		{"one byte over", line(MaxLineBytes+1) + "\n", false},
+		{"one byte over, without newline", line(MaxLineBytes + 1), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, seqErr := readSequential(strings.NewReader(tc.content), "h.jsonl")
+			_, parErr := readBlocks(strings.NewReader(tc.content), "h.jsonl", 2, blockBytes, 0)
+			for _, err := range []error{seqErr, parErr} {
+				if tc.ok {
+					assert.NoError(t, err)
+				} else {
+					assert.ErrorContains(t, err, ":1: line longer than")
+				}
+			}
+		})
+	}
+}
