@@ -72,6 +72,9 @@ type Config struct {
 	RunName  string
 
 	CheckTimeout time.Duration // default 60s
+	// Version is fencecheck's version, recorded in every result; default
+	// "dev".
+	Version string
 	// ShrinkTimeout bounds the search for a minimal counterexample when
 	// the history is invalid; default 10s, negative: do not shrink.
 	ShrinkTimeout time.Duration
@@ -122,6 +125,9 @@ func (c *Config) setDefaults() {
 	if c.StoreDir == "" {
 		c.StoreDir = "store"
 	}
+	if c.Version == "" {
+		c.Version = "dev"
+	}
 	if c.CheckTimeout == 0 {
 		c.CheckTimeout = 60 * time.Second
 	}
@@ -129,7 +135,7 @@ func (c *Config) setDefaults() {
 		c.ShrinkTimeout = 10 * time.Second
 	}
 	if c.RunName == "" {
-		c.RunName = runName(c.TargetName)
+		c.RunName = RunName(c.TargetName)
 	}
 }
 

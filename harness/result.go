@@ -62,13 +62,9 @@ func (c *Config) summary() RunConfig {
 		Target: c.TargetName, Workers: c.Workers, Resources: c.Resources, Duration: c.Duration.String(),
 		Ops: c.Ops, Rate: c.Rate, LeaseTTL: c.LeaseTTL.String(), Faults: faults, Seed: c.Seed,
 		Deterministic: c.Deterministic, Policy: c.Policy.String(), RequireExclusive: c.RequireExclusive,
-		MinStale: c.MinStale, NoReport: c.NoReport, Version: Version,
+		MinStale: c.MinStale, NoReport: c.NoReport, Version: c.Version,
 	}
 }
-
-// Version is fencecheck's version, recorded in every result. The command
-// sets it from its build information.
-var Version = "dev"
 
 // judge reads the recorded history back, checks it and measures coverage.
 // Reading the file rather than memory checks exactly what a user would

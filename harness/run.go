@@ -66,7 +66,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		return Result{}, fmt.Errorf("invalid configuration: %w", err)
 	}
 	started := time.Now().UTC()
-	dir, err := createRunDir(cfg.StoreDir, cfg.RunName, started)
+	dir, err := CreateRunDir(cfg.StoreDir, cfg.RunName, started)
 	if err != nil {
 		return Result{}, err
 	}

@@ -21,10 +21,10 @@ const (
 // so that quick successive runs do not collide.
 const TimestampFormat = "20060102T150405.000Z"
 
-// createRunDir makes store/<name>/<UTC timestamp>/ and points store/latest
-// at it. The history is recorded straight into it, so a killed run leaves
-// its history there.
-func createRunDir(store, name string, at time.Time) (string, error) {
+// CreateRunDir makes store/<name>/<UTC timestamp>/ and points store/latest
+// at it. A run records its history straight into it, so a killed run
+// leaves its history there; verify writes its results there too.
+func CreateRunDir(store, name string, at time.Time) (string, error) {
 	stamp := at.UTC().Format(TimestampFormat)
 	rel := filepath.Join(name, stamp)
 	dir := filepath.Join(store, rel)
@@ -63,9 +63,9 @@ func pointLatest(store, rel string) error {
 	return nil
 }
 
-// runName derives a folder name from a target spec:
+// RunName derives a folder name from a target spec:
 // "memory://check-then-set" → "memory-check-then-set".
-func runName(target string) string {
+func RunName(target string) string {
 	if target == "" {
 		return "run"
 	}
@@ -97,12 +97,3 @@ func writeResult(dir string, res *Result) error {
 	}
 	return nil
 }
-
-// CreateRunDir makes store/<name>/<UTC timestamp>/ and points store/latest
-// at it, for commands other than run that write to the run store (verify).
-func CreateRunDir(store, name string, at time.Time) (string, error) {
-	return createRunDir(store, name, at)
-}
-
-// RunName derives a run folder name from a target spec.
-func RunName(target string) string { return runName(target) }

@@ -170,7 +170,7 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, f runFlags) error {
 	if err != nil {
 		return err
 	}
-	harness.Version = version
+	cfg.Version = version
 	stopProgress := func() {}
 	if !f.noProgress && !f.json && isTerminal(stderr) {
 		cfg.Progress, stopProgress = progressLine(stderr)

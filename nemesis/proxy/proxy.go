@@ -105,12 +105,9 @@ func Start(upstream string, toxics ...Toxic) (*Proxy, error) {
 		return nil, fmt.Errorf("proxy listen: %w", err)
 	}
 	p := &Proxy{upstream: u, toxics: toxics, ln: ln,
-		client: &http.Client{
-			Transport: &http.Transport{Proxy: nil, MaxIdleConnsPerHost: 64, IdleConnTimeout: 30 * time.Second, DisableCompression: true},
-			CheckRedirect: func(*http.Request, []*http.Request) error {
-				return http.ErrUseLastResponse
-			},
-		},
+		// Sized like a target for 30 workers: 64 idle connections, as
+		// many as the proxy can have in flight upstream.
+		client: httptarget.NewClient(30, Timeout),
 	}
 	p.srv = &http.Server{Handler: p, ReadHeaderTimeout: 5 * time.Second, IdleTimeout: 60 * time.Second}
 	go func() { _ = p.srv.Serve(ln) }()

@@ -79,7 +79,7 @@ func New(base string, o Options) (*Target, error) {
 		o.Timeout = 2 * time.Second
 	}
 	u.Path = strings.TrimSuffix(u.Path, "/")
-	return &Target{base: u, adapter: o.Adapter.withDefaults(), client: newClient(o.Workers, o.Timeout),
+	return &Target{base: u, adapter: o.Adapter.withDefaults(), client: NewClient(o.Workers, o.Timeout),
 		timeout: o.Timeout, desc: o.Describe}, nil
 }
 
