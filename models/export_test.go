@@ -1,4 +1,7 @@
 package models
 
 // SortByTokenForTest exposes sortByToken to the external tests.
-func SortByTokenForTest[T any](xs []T, token func(*T) uint64) { sortByToken(xs, token) }
+func SortByTokenForTest[T any](xs []T, token func(*T) uint64) {
+	var tmp []T
+	sortByToken(xs, &tmp, token)
+}

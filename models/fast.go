@@ -83,18 +83,32 @@ import (
 //
 // # Cost
 //
-// Hashing values, a radix sort of tokens and the sweep are linear; binary
-// searches and the order test of equal-token groups make it O(n log n).
-// Operations are collected as compact records by GOMAXPROCS goroutines, and
-// resources are checked in parallel. Prepare's filter and fencing cap are
-// applied (the same functions), so both checkers judge the same intervals.
-// opts.Timeout is not needed and ignored.
+// Hashing written values, a radix sort of tokens (skipped when they are in
+// order already) and the sweep are linear; binary searches and the order
+// test of equal-token groups make it O(n log n). The history is read once
+// more to size the records: GOMAXPROCS goroutines collect stretches of it,
+// writing each resource's writes (64 bytes, no pointer) straight to their
+// places, and matching each read, by comparing values while they are in
+// cache, with one of the last writes of its resource; what a matched read
+// says is folded into its write, so reads cost no memory. The few reads
+// not matched there (their write is older, or in another stretch) are
+// looked up in an index of hashes. Resources are then checked in parallel,
+// in buffers reused across resources and checks. Prepare's filter and
+// fencing cap are applied (the same functions), so both checkers judge the
+// same intervals. opts.Timeout is not needed and ignored.
 //
 // CheckFast returns an error wrapping ErrFastPrecondition when it cannot
-// judge the history: a value written twice within a resource, or a model
-// other than the fenced register. The caller should then use
+// judge the history: a value written twice within a resource (by any
+// writes, including ones rejected or shown by the cap to be no-ops), or a
+// model other than the fenced register. The caller should then use
 // CheckPorcupine.
 func CheckFast(ops []histories.Operation, opts Options) (Result, error) {
+	return checkFast(ops, opts, max(1, min(runtime.GOMAXPROCS(0), len(ops)/4096)))
+}
+
+// checkFast is CheckFast with the history collected in the given number of
+// stretches, so that tests can compare any split with none.
+func checkFast(ops []histories.Operation, opts Options, chunks int) (Result, error) {
 	start := time.Now()
 	if opts.Kind != KindFenced {
 		return Result{}, fmt.Errorf("%w: the %s model is not supported", ErrFastPrecondition, opts.Kind)
@@ -102,8 +116,9 @@ func CheckFast(ops []histories.Operation, opts Options) (Result, error) {
 	if len(ops) > math.MaxInt32 {
 		return Result{}, fmt.Errorf("%w: %d operations, more than records can address", ErrFastPrecondition, len(ops))
 	}
-	values := make([]string, len(ops))
-	resources := collectFast(ops, values)
+	bufs := collectPool.Get().(*collectBuffers)
+	defer collectPool.Put(bufs)
+	resources := collectFast(ops, bufs, chunks)
 	res := Result{
 		Checker:   "fast",
 		Model:     opts.Kind.String(),
@@ -113,8 +128,13 @@ func CheckFast(ops []histories.Operation, opts Options) (Result, error) {
 	findings := make([]*finding, len(resources))
 	stats := make([]CapStats, len(resources))
 	errs := make([]error, len(resources))
-	parallel(len(resources), func(i int) {
-		findings[i], stats[i], errs[i] = checkFastResource(ops, values, &resources[i], opts.Policy)
+	scratch := make([]*fastScratch, workers(len(resources)))
+	for w := range scratch {
+		scratch[w] = scratchPool.Get().(*fastScratch)
+		defer scratchPool.Put(scratch[w])
+	}
+	parallel(len(resources), func(w, i int) {
+		findings[i], stats[i], errs[i] = checkFastResource(ops, &resources[i], opts.Policy, scratch[w])
 	})
 	for _, err := range errs {
 		if err != nil {
@@ -187,33 +207,36 @@ const ruleExplanationLimit = 200_000
 // caller should fall back to CheckPorcupine.
 var ErrFastPrecondition = errors.New("models: fast checker precondition does not hold")
 
-func checkFastResource(ops []histories.Operation, values []string, r *fastResource, p Policy) (*finding, CapStats, error) {
-	recs := r.records()
-	stats := r.capRecords(p, recs)
-	pb, err := newFastProblem(ops, values, r, recs, p)
+func checkFastResource(ops []histories.Operation, r *fastResource, p Policy, sc *fastScratch) (*finding, CapStats, error) {
+	stats := r.capWrites(p, sc)
+	pb, err := newFastProblem(ops, r, p, sc)
 	if err != nil {
 		return nil, stats, err
 	}
 	return pb.check(), stats, nil
 }
 
-// parallel calls fn(0) … fn(n-1) on at most GOMAXPROCS goroutines.
-func parallel(n int, fn func(int)) {
-	workers := min(n, runtime.GOMAXPROCS(0))
-	if workers <= 1 {
+// workers is how many goroutines parallel uses for n tasks.
+func workers(n int) int { return max(1, min(n, runtime.GOMAXPROCS(0))) }
+
+// parallel calls fn(w, 0) … fn(w, n-1) on workers(n) goroutines, where w
+// numbers the goroutine, so that each can have its own buffers.
+func parallel(n int, fn func(w, i int)) {
+	count := workers(n)
+	if count == 1 {
 		for i := range n {
-			fn(i)
+			fn(0, i)
 		}
 		return
 	}
 	var wg sync.WaitGroup
 	var next atomic.Int64
-	for range workers {
+	for w := range count {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
-				fn(i)
+				fn(w, i)
 			}
 		}()
 	}

@@ -316,3 +316,30 @@ func heapPeak(fn func()) uint64 {
 	}
 	return peak - base
 }
+
+// BenchmarkCheckFast measures CheckFast alone, warm, on a few cells of
+// BenchmarkCheckers, for comparing changes with benchstat:
+//
+//	go test ./models -run '^$' -bench BenchmarkCheckFast -count 10 > new.txt
+//	benchstat old.txt new.txt
+//
+// ns/operation is the time per operation of the history.
+func BenchmarkCheckFast(b *testing.B) {
+	for _, c := range []benchCell{
+		{Resources: 1, Clients: 5, Ops: 10_000},
+		{Resources: 1, Clients: 50, Ops: 100_000, Unknown: 0.1},
+		{Resources: 50, Clients: 5, Ops: 10_000},
+		{Resources: 50, Clients: 50, Ops: 100_000, Unknown: 0.1},
+		{Resources: 50, Clients: 50, Ops: 1_000_000, Unknown: 0.01, Invalid: true},
+	} {
+		ops := c.history()
+		b.Run(c.String(), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := models.CheckFast(ops, models.Options{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(c.Ops), "ns/operation")
+		})
+	}
+}

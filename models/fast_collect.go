@@ -2,135 +2,321 @@ package models
 
 import (
 	"hash/maphash"
-	"runtime"
 	"slices"
 	"strings"
+	"unsafe"
 
 	"github.com/fencecheck/fencecheck/histories"
 )
 
-// fastKind is what a record stands for.
+// fastKind is what a write stands for.
 type fastKind uint8
 
 const (
-	kindRead fastKind = iota // a read that answered
-	kindAccepted
+	kindAccepted fastKind = iota
 	kindRejected
 	kindUnknown
 	kindDropped // an unknown write the fencing cap showed to be a no-op
 )
 
-// fastRecord is the part of an operation the fast checker uses: 40 bytes
-// instead of 128, a resource's records side by side, so that the checker's
-// passes stay in cache. It holds no pointer, so the garbage collector
-// neither scans records nor slows down their copies. The value is hashed
-// while the history is read in order (its bytes are then in cache, and a
-// resource's values are not side by side); the string itself is read
-// only to confirm a match.
-type fastRecord struct {
+// noMatch is what recentWrites.find returns when no write matches.
+const noMatch int32 = -1
+
+// fastResource is what collecting keeps of one resource: its writes in
+// history order, with the reads already matched to them folded in, and
+// the few reads that collecting could not match.
+type fastResource struct {
+	name   string
+	writes []fastWrite
+	reads  []fastRead
+	// initial is the latest invocation among reads that found the
+	// resource unwritten: the first write takes effect after it.
+	initial bound
+	count   [kindDropped]int // writes of each kind, to size what is built from them
+}
+
+// fastRead is a read that collecting left for the problem to match (see
+// collectRecords): 40 bytes without a pointer.
+type fastRead struct {
 	hash     uint64 // of the value
 	token    uint64
 	call     int64
 	ret      int64
-	pos      int32
-	kind     fastKind
+	op       int32 // the operation's position in the history
 	hasValue bool
 	hasToken bool
 }
 
-// fastResource is one resource's records, in history order: the
-// concatenation of parts, one per stretch of the history collected in
-// parallel.
-type fastResource struct {
-	name  string
-	parts [][]fastRecord
-	count [kindDropped]int // records of each kind, to size what is built from them
+// recentWrites remembers the last writes of a resource while collecting,
+// so that a read can be matched with the write it observed while both
+// values are in cache.
+type recentWrites struct {
+	at      int // where the next write goes, modulo len(entries)
+	entries [8]struct {
+		value string
+		w     int32 // the write, in the resource's writes; noMatch when unset
+	}
+}
+
+func (r *recentWrites) init() {
+	for i := range r.entries {
+		r.entries[i].w = noMatch
+	}
+}
+
+// find returns the latest remembered write of value, or noMatch. It
+// compares values directly: most reads match the first or second entry,
+// which costs less than hashing the read's value.
+func (r *recentWrites) find(value string) int32 {
+	for i := range len(r.entries) {
+		e := &r.entries[(r.at-1-i)&(len(r.entries)-1)]
+		if e.w != noMatch && e.value == value {
+			return e.w
+		}
+	}
+	return noMatch
+}
+
+func (r *recentWrites) add(value string, w int32) {
+	e := &r.entries[r.at&(len(r.entries)-1)]
+	e.value, e.w = value, w
+	r.at++
 }
 
 // collectFast groups the operations a checker must judge (see checkable)
-// by resource, in order of the resources' names, as records. It splits the
-// history among GOMAXPROCS goroutines; each part of a resource keeps
-// history order, and parts are in history order too. values receives
-// every operation's value, at its position: confirming a match reads
-// strings from this dense copy instead of from operations scattered over
-// the history.
-func collectFast(ops []histories.Operation, values []string) []fastResource {
-	chunks := max(1, min(runtime.GOMAXPROCS(0), len(ops)/4096))
-	local := make([][]fastResource, chunks)
-	seed := maphash.MakeSeed()
-	parallel(chunks, func(c int) {
-		local[c] = collectChunk(ops, values, c*len(ops)/chunks, (c+1)*len(ops)/chunks, seed)
+// by resource, in order of the resources' names. The history is split into
+// chunks stretches, collected in parallel, each in two passes:
+// the first numbers each operation's resource and counts its writes, which
+// sizes every resource's writes exactly (growing them copied more than the
+// second pass costs); the second writes them straight to their places,
+// all resources' in one allocation, and matches reads with writes. Its
+// per-operation buffers are bufs'.
+func collectFast(ops []histories.Operation, bufs *collectBuffers, chunks int) []fastResource {
+	chunks = max(1, min(chunks, len(ops)))
+	bufs.which = resize(bufs.which, len(ops))
+	which := bufs.which // each operation's resource in its stretch, -1 when left out
+	local := make([]chunkNames, chunks)
+	bounds := func(c int) (int, int) { return c * len(ops) / chunks, (c + 1) * len(ops) / chunks }
+	parallel(chunks, func(_, c int) {
+		lo, hi := bounds(c)
+		local[c] = numberResources(ops[lo:hi], which[lo:hi])
 	})
+
+	// Number the resources by name, and give each stretch of each
+	// resource its place.
 	index := make(map[string]int)
-	var all []fastResource
-	for _, rs := range local {
-		for _, r := range rs {
-			i, ok := index[r.name]
+	var names []string
+	global := make([][]int, chunks) // a stretch's resource numbers, in names
+	for c, l := range local {
+		global[c] = make([]int, len(l.names))
+		for g, name := range l.names {
+			i, ok := index[name]
 			if !ok {
-				i = len(all)
-				index[r.name] = i
-				all = append(all, fastResource{name: r.name})
+				i = len(names)
+				index[name] = i
+				names = append(names, name)
 			}
-			all[i].parts = append(all[i].parts, r.parts...)
-			for k, n := range r.count {
-				all[i].count[k] += n
+			global[c][g] = i
+		}
+	}
+	order := make([]int, len(names))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return strings.Compare(names[a], names[b]) })
+	rank := make([]int, len(names))
+	all := make([]fastResource, len(names))
+	for r, i := range order {
+		rank[i] = r
+		all[r] = fastResource{name: names[i], initial: bound{noBound, -1}}
+	}
+	for c := range global {
+		for g, i := range global[c] {
+			global[c][g] = rank[i]
+		}
+	}
+	sizes := make([]int, len(all))
+	offset := make([][]int32, chunks) // where a stretch's writes of a resource start, in the resource's
+	for c, l := range local {
+		offset[c] = make([]int32, len(l.names))
+		for g, n := range l.writes {
+			r := global[c][g]
+			offset[c][g] = int32(sizes[r])
+			sizes[r] += n
+		}
+	}
+	total := 0
+	for _, n := range sizes {
+		total += n
+	}
+	bufs.writes = resize(bufs.writes, total)
+	writes := bufs.writes
+	for r := range all {
+		all[r].writes, writes = writes[:sizes[r]:sizes[r]], writes[sizes[r]:]
+	}
+
+	seed := maphash.MakeSeed()
+	slots := make([][]resourceSlot, chunks)
+	parallel(chunks, func(_, c int) {
+		lo, hi := bounds(c)
+		dst := make([]resourceSlot, len(local[c].names))
+		for g := range dst {
+			dst[g] = resourceSlot{writes: all[global[c][g]].writes, next: offset[c][g], initial: bound{noBound, -1}}
+			dst[g].recent.init()
+		}
+		collectRecords(ops, lo, hi, which[lo:hi], dst, seed)
+		slots[c] = dst
+	})
+	for c := range slots {
+		for g := range slots[c] {
+			s, r := &slots[c][g], &all[global[c][g]]
+			r.reads = append(r.reads, s.reads...)
+			r.initial = later(r.initial, s.initial)
+			for k := range s.count {
+				r.count[k] += s.count[k]
 			}
 		}
 	}
-	slices.SortFunc(all, func(a, b fastResource) int { return strings.Compare(a.name, b.name) })
 	return all
 }
 
-// collectChunk collects ops[lo:hi] in two passes, the first to size each
-// resource's records exactly: growing them copies more than it saves.
-func collectChunk(ops []histories.Operation, values []string, lo, hi int, seed maphash.Seed) []fastResource {
+// chunkNames is what the first pass learns of a stretch: its resources'
+// names in order of appearance, and how many writes each has.
+type chunkNames struct {
+	names  []string
+	writes []int
+}
+
+// numberResources sets which[i] to the number of ops[i]'s resource in the
+// stretch, or -1 when a checker leaves the operation out.
+func numberResources(ops []histories.Operation, which []int32) chunkNames {
 	var names resourceNames
-	var rs []fastResource
-	var sizes []int
-	which := make([]int32, hi-lo)
-	for i := lo; i < hi; i++ {
+	var l chunkNames
+	for i := range ops {
 		op := &ops[i]
 		if !checkable(op) {
-			which[i-lo] = -1
+			which[i] = -1
 			continue
 		}
 		g, added := names.id(op.Resource)
 		if added {
-			rs = append(rs, fastResource{name: op.Resource})
-			sizes = append(sizes, 0)
+			l.names = append(l.names, op.Resource)
+			l.writes = append(l.writes, 0)
 		}
-		which[i-lo] = g
-		sizes[g]++
-		values[i] = op.Value
+		which[i] = g
+		l.writes[g] += isWrite(op)
 	}
-	for g := range rs {
-		rs[g].parts = [][]fastRecord{make([]fastRecord, 0, sizes[g])}
-	}
-	for i, g := range which {
-		if g >= 0 {
-			r := record(&ops[lo+i], lo+i, seed)
-			rs[g].parts[0] = append(rs[g].parts[0], r)
-			rs[g].count[r.kind]++
+	return l
+}
+
+// resourceSlot is where the second pass puts one resource's operations of
+// a stretch.
+type resourceSlot struct {
+	writes  []fastWrite // the resource's, all stretches'
+	next    int32       // where the next write goes
+	recent  recentWrites
+	reads   []fastRead
+	initial bound
+	count   [kindDropped]int
+}
+
+// collectRecords is the second pass over ops[lo:hi]. A read is usually of
+// one of the last few writes of its resource: it is matched there, its
+// value compared while both values are in cache, and what it says is
+// folded into its write at once, which is all the checker needs of it
+// (see fastWrite). A read that matches none, or that contradicts its
+// write (the write was rejected, or the read reports another token), is
+// kept for newFastProblem, which also explains the contradiction.
+func collectRecords(ops []histories.Operation, lo, hi int, which []int32, dst []resourceSlot, seed maphash.Seed) {
+	for i := lo; i < hi; i++ {
+		g := which[i-lo]
+		if g < 0 {
+			continue
 		}
+		op := &ops[i]
+		d := &dst[g]
+		if op.F == histories.FWrite {
+			k := d.next
+			d.next++
+			kind := writeKinds[op.Status]
+			d.writes[k] = fastWrite{hash: maphash.String(seed, op.Value), token: op.Token, call: op.Call, ret: op.Return,
+				afterAt: noBound, beforeAt: histories.Infinity, op: int32(i), afterOp: -1, beforeOp: -1,
+				kind: kind, forced: kind == kindAccepted}
+			d.count[kind]++
+			d.recent.add(op.Value, k)
+			continue
+		}
+		if !op.HasValue {
+			if !op.HasToken || op.Token == 0 {
+				d.initial = later(d.initial, bound{op.Call, int32(i)})
+				continue
+			}
+		} else {
+			if k := d.recent.find(op.Value); k != noMatch {
+				if w := &d.writes[k]; w.kind != kindRejected && (!op.HasToken || op.Token == w.token) {
+					w.observe(op.Call, op.Return, int32(i))
+					continue
+				}
+			}
+			d.reads = append(d.reads, fastRead{hash: maphash.String(seed, op.Value), token: op.Token, call: op.Call, ret: op.Return, op: int32(i),
+				hasValue: true, hasToken: op.HasToken})
+			continue
+		}
+		d.reads = append(d.reads, fastRead{token: op.Token, call: op.Call, ret: op.Return, op: int32(i), hasToken: op.HasToken})
 	}
-	return rs
+}
+
+// writeKinds is the kind of a write by its status.
+var writeKinds = [...]fastKind{
+	histories.StatusUnknown:  kindUnknown,
+	histories.StatusAccepted: kindAccepted,
+	histories.StatusRejected: kindRejected,
+	histories.StatusOK:       kindUnknown, // not a write's status; the reader refuses it
+	histories.StatusFailed:   kindUnknown, // not checkable, never collected
+}
+
+// isWrite is 1 for a write and 0 for a read, without a branch: reads and
+// writes alternate at random, which a branch would mispredict.
+func isWrite(op *histories.Operation) int {
+	var n int
+	if op.F == histories.FWrite {
+		n = 1
+	}
+	return n
 }
 
 // resourceNames numbers resource names in order of appearance. Every
-// operation needs its resource's number; a map lookup per operation cost
-// more than the rest of collecting it, so a small direct-mapped cache,
-// indexed by the name's length and last bytes, answers first.
+// operation needs its resource's number, and a map lookup per operation
+// cost more than the rest of collecting it. The history reader keeps one
+// copy of each name, so operations of a resource share its bytes: a
+// small direct-mapped cache indexed by the bytes' address answers first,
+// without reading them; a name with bytes of its own (a history built in
+// memory) gets a second cache indexed by its length and last bytes.
 type resourceNames struct {
-	index map[string]int32
-	cache [256]struct {
-		name string
-		id   int32
-		set  bool
-	}
+	index  map[string]int32
+	byAddr [256]cachedName
+	byTail [256]cachedName
+}
+
+type cachedName struct {
+	name string
+	id   int32
+	set  bool
 }
 
 // id returns the number of name, and whether it is new.
 func (n *resourceNames) id(name string) (int32, bool) {
+	addr := uintptr(unsafe.Pointer(unsafe.StringData(name)))
+	a := &n.byAddr[(uint64(addr)*0x9e3779b97f4a7c15)>>56]
+	if a.set && unsafe.StringData(a.name) == unsafe.StringData(name) && len(a.name) == len(name) {
+		return a.id, false
+	}
+	id, added := n.slow(name)
+	a.name, a.id, a.set = name, id, true
+	return id, added
+}
+
+func (n *resourceNames) slow(name string) (int32, bool) {
 	h := len(name)
 	if len(name) > 0 {
 		h = h*31 + int(name[len(name)-1])
@@ -138,7 +324,7 @@ func (n *resourceNames) id(name string) (int32, bool) {
 	if len(name) > 1 {
 		h = h*31 + int(name[len(name)-2])
 	}
-	c := &n.cache[h&255]
+	c := &n.byTail[h&255]
 	if c.set && c.name == name {
 		return c.id, false
 	}
@@ -154,60 +340,29 @@ func (n *resourceNames) id(name string) (int32, bool) {
 	return id, !ok
 }
 
-func record(op *histories.Operation, i int, seed maphash.Seed) fastRecord {
-	r := fastRecord{hash: maphash.String(seed, op.Value), token: op.Token, call: op.Call, ret: op.Return, pos: int32(i),
-		hasValue: op.HasValue, hasToken: op.HasToken}
-	if op.F == histories.FWrite {
-		switch op.Status {
-		case histories.StatusAccepted:
-			r.kind = kindAccepted
-		case histories.StatusRejected:
-			r.kind = kindRejected
-		default:
-			r.kind = kindUnknown
-		}
-	}
-	return r
-}
-
-// records returns the resource's records in one slice.
-func (r *fastResource) records() []fastRecord {
-	if len(r.parts) == 1 {
-		return r.parts[0]
-	}
-	n := 0
-	for _, p := range r.parts {
-		n += len(p)
-	}
-	out := make([]fastRecord, 0, n)
-	for _, p := range r.parts {
-		out = append(out, p...)
-	}
-	return out
-}
-
-// capRecords applies the fencing cap (see ApplyFencingCap) to one
-// resource's records, with the same code as Prepare. It has nothing to do
+// capWrites applies the fencing cap (see ApplyFencingCap) to one
+// resource's writes, with the same code as Prepare. It has nothing to do
 // without unknown writes.
-func (r *fastResource) capRecords(p Policy, recs []fastRecord) CapStats {
+func (r *fastResource) capWrites(p Policy, sc *fastScratch) CapStats {
 	if r.count[kindUnknown] == 0 || r.count[kindAccepted] == 0 {
 		return CapStats{}
 	}
-	writes := make([]capWrite, 0, r.count[kindUnknown]+r.count[kindAccepted])
-	for k := range recs {
-		if rec := &recs[k]; rec.kind == kindAccepted || rec.kind == kindUnknown {
-			writes = append(writes, capWrite{int32(k), rec.kind == kindUnknown, rec.token, rec.ret})
+	writes := sc.capWrites[:0]
+	defer func() { sc.capWrites = writes }()
+	for k := range r.writes {
+		if w := &r.writes[k]; w.kind == kindAccepted || w.kind == kindUnknown {
+			writes = append(writes, capWrite{int32(k), w.kind == kindUnknown, w.token, w.ret})
 		}
 	}
 	var st CapStats
 	for _, c := range fencingCap(p, writes) {
-		rec := &recs[c.k]
-		if c.limit < rec.call {
-			rec.kind = kindDropped
+		w := &r.writes[c.k]
+		if c.limit < w.call {
+			w.kind = kindDropped
 			st.Dropped++
 			continue
 		}
-		rec.ret = c.limit
+		w.ret = c.limit
 		st.Capped++
 	}
 	return st

@@ -143,7 +143,7 @@ func (pb *fastProblem) newCover(optional []fastWrite) fastCover {
 	slices.SortFunc(c.byRet, func(a, b fastWrite) int { return cmp.Compare(b.ret, a.ret) })
 	m := bound{nothingDue.at, -1}
 	for _, w := range c.byRet {
-		m = earlier(m, w.call)
+		m = earlier(m, w.lo())
 		c.minCall = append(c.minCall, m)
 	}
 	return c

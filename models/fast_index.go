@@ -1,60 +1,66 @@
 package models
 
+import "github.com/fencecheck/fencecheck/histories"
+
 // fastIndex finds the write of a value by the hash of the value, which the
-// records carry: building and probing the index reads no string, and a
-// match is confirmed by comparing the strings, so a collision of hashes can
-// cost time but never a wrong verdict. Writers are writer indices (see
-// newFastProblem).
+// writes and reads carry: building and probing the index reads no string,
+// and a match is confirmed by comparing the strings, so a collision of
+// hashes can cost time but never a wrong verdict. It is an open-addressing
+// table with linear probing, at most half full: a resource's index stays
+// small enough for the cache, and a probe is a few integer comparisons.
+// It holds positions in a resource's writes.
 type fastIndex struct {
-	first map[uint64]int32
-	// more holds further writes whose value has a hash already in first,
-	// in the rare case of a collision.
-	more map[uint64][]int32
+	slots []indexSlot
+	mask  uint64
 }
 
-func newFastIndex(n int) fastIndex { return fastIndex{first: make(map[uint64]int32, n)} }
-
-// valueOf returns the value of record k's operation.
-func (pb *fastProblem) valueOf(k int32) string { return pb.values[pb.recs[k].pos] }
-
-// recordOf returns the record of a writer index.
-func (pb *fastProblem) recordOf(w int32) int32 {
-	if w < 0 {
-		return -1 - w
-	}
-	return pb.writes[w].op
+type indexSlot struct {
+	hash uint64
+	w    int32
+	used bool
 }
 
-// lookup returns the writer index of record k's value, if some write wrote
-// it.
-func (pb *fastProblem) lookup(ix *fastIndex, k int32) (int32, bool) {
-	h := pb.recs[k].hash
-	w, ok := ix.first[h]
-	if !ok {
-		return 0, false
+// index returns an empty index for n values, in sc's buffer.
+func (sc *fastScratch) index(n int) fastIndex {
+	size := 8
+	for size < 2*n {
+		size *= 2
 	}
-	v := pb.valueOf(k)
-	if pb.valueOf(pb.recordOf(w)) == v {
-		return w, true
-	}
-	for _, w := range ix.more[h] {
-		if pb.valueOf(pb.recordOf(w)) == v {
-			return w, true
+	sc.slots = resize(sc.slots, size)
+	clear(sc.slots)
+	return fastIndex{slots: sc.slots, mask: uint64(size - 1)}
+}
+
+// lookup returns the write in writes of value, whose hash is h, if one
+// wrote it; ops holds the values.
+func (ix *fastIndex) lookup(ops []histories.Operation, writes []fastWrite, h uint64, value string) (int32, bool) {
+	for i := h & ix.mask; ix.slots[i].used; i = (i + 1) & ix.mask {
+		if s := &ix.slots[i]; s.hash == h && ops[writes[s.w].op].Value == value {
+			return s.w, true
 		}
 	}
 	return 0, false
 }
 
-// insert records that writer index w wrote record k's value, which lookup
-// did not find.
-func (pb *fastProblem) insert(ix *fastIndex, k, w int32) {
-	h := pb.recs[k].hash
-	if _, taken := ix.first[h]; !taken {
-		ix.first[h] = w
-		return
+// insert records that writes[w] wrote its value. It returns the write that
+// wrote the value before, if one did.
+func (ix *fastIndex) insert(ops []histories.Operation, writes []fastWrite, w int32) (int32, bool) {
+	h := writes[w].hash
+	var value string
+	var fetched bool
+	i := h & ix.mask
+	for ; ix.slots[i].used; i = (i + 1) & ix.mask {
+		s := &ix.slots[i]
+		if s.hash != h {
+			continue
+		}
+		if !fetched {
+			value, fetched = ops[writes[w].op].Value, true
+		}
+		if ops[writes[s.w].op].Value == value {
+			return s.w, true
+		}
 	}
-	if ix.more == nil {
-		ix.more = make(map[uint64][]int32)
-	}
-	ix.more[h] = append(ix.more[h], w)
+	ix.slots[i] = indexSlot{hash: h, w: w, used: true}
+	return 0, false
 }

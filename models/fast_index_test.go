@@ -7,45 +7,49 @@ import (
 )
 
 // TestFastIndexCollisions gives every value the same hash: the index must
-// still tell the values apart by comparing them.
+// still tell the values apart by comparing them, find values written
+// twice, and find the write of each value a read returned.
 func TestFastIndexCollisions(t *testing.T) {
 	t.Parallel()
 	ops := []histories.Operation{
 		{F: histories.FWrite, Value: "a", HasValue: true, Token: 1, Status: histories.StatusAccepted},
 		{F: histories.FWrite, Value: "b", HasValue: true, Token: 2, Status: histories.StatusAccepted},
 		{F: histories.FWrite, Value: "c", HasValue: true, Token: 3, Status: histories.StatusRejected},
+		{F: histories.FWrite, Value: "b", HasValue: true, Token: 4, Status: histories.StatusAccepted},
 		{F: histories.FRead, Value: "b", HasValue: true, Status: histories.StatusOK},
 		{F: histories.FRead, Value: "z", HasValue: true, Status: histories.StatusOK},
 	}
-	values := make([]string, len(ops))
-	recs := make([]fastRecord, len(ops))
-	for i := range ops {
-		values[i] = ops[i].Value
-		recs[i] = fastRecord{hash: 42, pos: int32(i)}
+	writes := make([]fastWrite, 4)
+	for i := range writes {
+		writes[i] = fastWrite{hash: 42, op: int32(i)}
 	}
-	pb := &fastProblem{ops: ops, values: values, recs: recs, writes: []fastWrite{{op: 0}, {op: 1}}}
-	ix := newFastIndex(3)
-	for k, w := range []int32{0, 1, -1 - 2} {
-		if _, dup := pb.lookup(&ix, int32(k)); dup {
-			t.Fatalf("value %q found before it was inserted", values[k])
+	ix := new(fastScratch).index(len(writes))
+	for w := range 3 {
+		if _, dup := ix.lookup(ops, writes, 42, ops[w].Value); dup {
+			t.Fatalf("value %q found before it was inserted", ops[w].Value)
 		}
-		pb.insert(&ix, int32(k), w)
+		if _, dup := ix.insert(ops, writes, int32(w)); dup {
+			t.Fatalf("value %q inserted twice", ops[w].Value)
+		}
+	}
+	if prev, dup := ix.insert(ops, writes, 3); !dup || prev != 1 {
+		t.Errorf("inserting \"b\" again: %d, %v; want the first writer, 1, true", prev, dup)
 	}
 	tests := []struct {
-		record int32
-		want   int32
-		found  bool
+		op    int
+		want  int32
+		found bool
 	}{
 		{0, 0, true},
 		{1, 1, true},
-		{2, -3, true},
-		{3, 1, true}, // the read of "b"
-		{4, 0, false},
+		{2, 2, true},
+		{4, 1, true}, // the read of "b"
+		{5, 0, false},
 	}
 	for _, tc := range tests {
-		got, ok := pb.lookup(&ix, tc.record)
+		got, ok := ix.lookup(ops, writes, 42, ops[tc.op].Value)
 		if ok != tc.found || (ok && got != tc.want) {
-			t.Errorf("lookup of %q: %d, %v; want %d, %v", values[tc.record], got, ok, tc.want, tc.found)
+			t.Errorf("lookup of %q: %d, %v; want %d, %v", ops[tc.op].Value, got, ok, tc.want, tc.found)
 		}
 	}
 }

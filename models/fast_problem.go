@@ -32,28 +32,51 @@ func earlier(a, b bound) bound {
 	return a
 }
 
-// fastWrite is a write that may have taken effect: accepted, or unknown.
+// fastWrite is a write of one resource, 64 bytes without a pointer, so
+// that a resource's writes sit side by side in cache and the garbage
+// collector neither scans them nor slows down their copies. Collecting
+// makes it, and folds into it the reads that observed it (observe):
+// they are all the checker needs of those reads. The sweep judges the
+// writes that may have taken effect (accepted, or unknown).
 type fastWrite struct {
-	op     int32
-	token  uint64
-	forced bool // accepted, or unknown but read: it took effect
-	call   bound
-	ret    int64 // its return, after the fencing cap
-	// Bounds that its reads put on it (forced writes only). after is the
+	hash  uint64 // of the value (see fastIndex)
+	token uint64
+	call  int64
+	ret   int64 // its return, after the fencing cap
+	// Bounds that its reads put on it, which make it forced. after is the
 	// latest invocation among its reads: the next write to take effect
 	// comes after it. before is the earliest return among its reads: the
-	// write took effect before it.
-	after  bound
-	before bound
+	// write took effect before it. Each is a time and the read it comes
+	// from (-1 for none).
+	afterAt, beforeAt int64
+	op                int32 // the operation's position in the history
+	afterOp, beforeOp int32
+	kind              fastKind
+	forced            bool // accepted, or unknown but read: it took effect
 }
 
+// observe folds in a read, invoked at call and answered at ret, that
+// returned the write's value.
+func (w *fastWrite) observe(call, ret int64, op int32) {
+	w.forced = true
+	if call > w.afterAt {
+		w.afterAt, w.afterOp = call, op
+	}
+	if ret < w.beforeAt {
+		w.beforeAt, w.beforeOp = ret, op
+	}
+}
+
+func (w *fastWrite) after() bound  { return bound{w.afterAt, w.afterOp} }
+func (w *fastWrite) before() bound { return bound{w.beforeAt, w.beforeOp} }
+
 // lo is the earliest the write can take effect; hi the latest.
-func (w *fastWrite) lo() bound { return w.call }
-func (w *fastWrite) hi() bound { return earlier(bound{w.ret, w.op}, w.before) }
+func (w *fastWrite) lo() bound { return bound{w.call, w.op} }
+func (w *fastWrite) hi() bound { return earlier(bound{w.ret, w.op}, w.before()) }
 
 // push is the lower bound the write puts on the next write to take effect:
 // its own invocation and those of its reads.
-func (w *fastWrite) push() bound { return later(w.call, w.after) }
+func (w *fastWrite) push() bound { return later(w.lo(), w.after()) }
 
 // fastReject is a rejected write: some write whose token blocks it must have
 // taken effect before it answered.
@@ -64,130 +87,127 @@ type fastReject struct {
 }
 
 // fastProblem is one resource's history reduced to what the sweep needs.
+// Operations are named by their positions in the history.
 type fastProblem struct {
-	ops     []histories.Operation // the whole history, for explanations
-	values  []string              // the history's values, by position (see collectFast)
-	recs    []fastRecord          // the resource's operations
+	ops     []histories.Operation // the whole history, for values and explanations
+	all     []fastWrite           // the resource's writes, in history order
 	policy  Policy
-	writes  []fastWrite  // sorted by token, forced before optional
+	writes  []fastWrite  // those that may have taken effect, sorted by token, forced before optional
 	rejects []fastReject // sorted by token
 	// initial is the latest invocation among reads that found the
 	// resource unwritten: the first write takes effect after it.
 	initial bound
 	// fail is a violation visible without ordering anything, such as a
 	// read of a value nobody wrote.
-	fail *finding
+	fail    *finding
+	scratch *fastScratch
 }
 
-// newFastProblem indexes the resource's writes by value, resolves every
-// read to the write it observed and collects the bounds reads put on
-// writes. It fails with ErrFastPrecondition when a value is written twice,
-// because then a read no longer names one write.
-func newFastProblem(ops []histories.Operation, values []string, res *fastResource, recs []fastRecord, p Policy) (*fastProblem, error) {
-	pb := &fastProblem{ops: ops, values: values, recs: recs, policy: p, initial: bound{noBound, -1}}
-	writes := res.count[kindAccepted] + res.count[kindUnknown] // an upper bound, the cap may drop some
-	writer := newFastIndex(writes + res.count[kindRejected])
-	reads := make([]int32, 0, res.count[kindRead])
-	pb.writes = make([]fastWrite, 0, writes)
-	pb.rejects = make([]fastReject, 0, res.count[kindRejected])
-	for k := range recs {
-		r := &recs[k]
-		w := int32(len(pb.writes))
-		switch r.kind {
-		case kindDropped:
-			continue
-		case kindRead:
-			reads = append(reads, int32(k))
-			continue
-		case kindRejected:
-			pb.rejects = append(pb.rejects, fastReject{int32(k), r.token, bound{r.ret, int32(k)}})
-			w = -1 - int32(k)
-		default: // accepted or unknown
-			pb.writes = append(pb.writes, fastWrite{op: int32(k), token: r.token, forced: r.kind == kindAccepted,
-				call: bound{r.call, int32(k)}, ret: r.ret, after: bound{noBound, -1}, before: bound{histories.Infinity, -1}})
-		}
-		if prev, dup := pb.lookup(&writer, int32(k)); dup {
-			op := pb.op(int32(k))
+// newFastProblem indexes the resource's writes by value, matches the reads
+// that collecting left over with the writes they observed, and sorts the
+// writes and rejections by token. It fails with ErrFastPrecondition when a
+// value is written twice, because then a read no longer names one write.
+// Its slices are sc's.
+func newFastProblem(ops []histories.Operation, res *fastResource, p Policy, sc *fastScratch) (*fastProblem, error) {
+	pb := &fastProblem{ops: ops, all: res.writes, policy: p, initial: res.initial, scratch: sc}
+	ix := sc.index(len(res.writes))
+	for w := range res.writes {
+		if prev, dup := ix.insert(ops, res.writes, int32(w)); dup {
+			op := pb.op(res.writes[w].op)
 			return nil, fmt.Errorf("%w: resource %q: value %q is written by operations #%d and #%d",
-				ErrFastPrecondition, res.name, op.Value, pb.writeOp(prev).ID, op.ID)
+				ErrFastPrecondition, res.name, op.Value, pb.op(res.writes[prev].op).ID, op.ID)
 		}
-		pb.insert(&writer, int32(k), w)
+		if x := &res.writes[w]; x.kind == kindDropped && x.beforeOp >= 0 {
+			// A read matched while collecting observed a write that the
+			// cap shows cannot have taken effect.
+			pb.violate(readNowhereFinding(pb.op(x.beforeOp)))
+		}
 	}
-	for _, r := range reads {
-		pb.read(r, &writer)
+	for i := range res.reads {
+		pb.read(&res.reads[i], &ix)
 	}
 	pb.sortWrites()
-	sortByToken(pb.rejects, func(r *fastReject) uint64 { return r.token })
+	sc.rejects = sc.rejects[:0]
+	for i := range res.writes {
+		if w := &res.writes[i]; w.kind == kindRejected {
+			sc.rejects = append(sc.rejects, fastReject{w.op, w.token, bound{w.ret, w.op}})
+		}
+	}
+	pb.rejects = sc.rejects
+	sortByToken(pb.rejects, &sc.rejected, func(r *fastReject) uint64 { return r.token })
 	return pb, nil
 }
 
-// sortWrites orders the writes by token, forced ones first within a token
-// (sweepGroup relies on it), each kind in history order: forced ones are
-// moved before optional ones, then a stable sort by token keeps that.
+// sortWrites orders the writes that may have taken effect by token, forced
+// ones first within a token (sweepGroup relies on it), each kind in history
+// order: forced ones are placed before optional ones, then a stable sort by
+// token keeps that.
 func (pb *fastProblem) sortWrites() {
-	forced := 0
-	for i := range pb.writes {
-		if pb.writes[i].forced {
-			forced++
+	forced, n := 0, 0
+	for i := range pb.all {
+		if w := &pb.all[i]; w.kind == kindAccepted || w.kind == kindUnknown {
+			n++
+			if w.forced {
+				forced++
+			}
 		}
 	}
-	ordered := make([]fastWrite, len(pb.writes))
+	sc := pb.scratch
+	sc.ordered = resize(sc.ordered, n)
+	ordered := sc.ordered
 	f, o := 0, forced
-	for _, w := range pb.writes {
-		if w.forced {
-			ordered[f] = w
+	for i := range pb.all {
+		w := &pb.all[i]
+		switch {
+		case w.kind != kindAccepted && w.kind != kindUnknown:
+		case w.forced:
+			ordered[f] = *w
 			f++
-		} else {
-			ordered[o] = w
+		default:
+			ordered[o] = *w
 			o++
 		}
 	}
-	sortByToken(ordered, func(w *fastWrite) uint64 { return w.token })
+	sortByToken(ordered, &sc.sorting, func(w *fastWrite) uint64 { return w.token })
 	pb.writes = ordered
 }
 
-// writeOp returns the operation a value of the writer index names.
-func (pb *fastProblem) writeOp(w int32) *histories.Operation {
-	if w < 0 {
-		return pb.op(-1 - w)
-	}
-	return pb.op(pb.writes[w].op)
-}
-
-// read applies what read r observed: it names one write, which therefore
-// took effect, before r returned and with no other write between it and r.
-func (pb *fastProblem) read(k int32, writer *fastIndex) {
-	r := &pb.recs[k]
+// read matches a read that collecting left over, and applies what it
+// observed: it names one write, which therefore took effect, before the
+// read returned and with no other write between them.
+func (pb *fastProblem) read(r *fastRead, ix *fastIndex) {
+	rd := pb.op(r.op)
 	if !r.hasValue {
 		if r.hasToken && r.token != 0 {
-			pb.violate(readTokenFinding(pb.op(k), nil))
+			pb.violate(readTokenFinding(rd, nil))
 			return
 		}
-		pb.initial = later(pb.initial, bound{r.call, k})
+		pb.initial = later(pb.initial, bound{r.call, r.op})
 		return
 	}
-	w, ok := pb.lookup(writer, k)
+	k, ok := ix.lookup(pb.ops, pb.all, r.hash, rd.Value)
+	var w *fastWrite
+	if ok {
+		w = &pb.all[k]
+	}
 	switch {
-	case !ok:
-		pb.violate(readNowhereFinding(pb.op(k)))
-	case w < 0:
-		pb.violate(readRejectedFinding(pb.op(k), pb.writeOp(w)))
-	case r.hasToken && r.token != pb.writes[w].token:
-		pb.violate(readTokenFinding(pb.op(k), pb.writeOp(w)))
+	case !ok || w.kind == kindDropped:
+		pb.violate(readNowhereFinding(rd))
+	case w.kind == kindRejected:
+		pb.violate(readRejectedFinding(rd, pb.op(w.op)))
+	case r.hasToken && r.token != w.token:
+		pb.violate(readTokenFinding(rd, pb.op(w.op)))
 	default:
-		fw := &pb.writes[w]
-		fw.forced = true
-		fw.after = later(fw.after, bound{r.call, k})
-		fw.before = earlier(fw.before, bound{r.ret, k})
+		w.observe(r.call, r.ret, r.op)
 	}
 }
 
-// op returns the operation of record k, or nil for -1.
+// op returns the operation at position k of the history, or nil for -1.
 func (pb *fastProblem) op(k int32) *histories.Operation {
 	if k < 0 {
 		return nil
 	}
-	return &pb.ops[pb.recs[k].pos]
+	return &pb.ops[k]
 }
 
 // violate keeps the violation whose evidence was complete earliest.

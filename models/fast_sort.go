@@ -1,10 +1,23 @@
 package models
 
-// sortByToken sorts records stably by token. The sweep sorts every write
-// and rejection of a resource; tokens are small integers in practice, so
-// a least-significant-digit radix sort over the bytes the largest token
-// needs (one or two passes) beats a comparison sort by a wide margin.
-func sortByToken[T any](xs []T, token func(*T) uint64) {
+// sortByToken sorts records stably by token, with *tmp as a buffer of
+// len(xs) that it grows when it must. The sweep sorts every write and
+// rejection of a resource; in a history that fencecheck recorded they
+// are nearly in token order already, and tokens are small integers, so
+// it checks for order first, and otherwise a least-significant-digit
+// radix sort over the bytes the largest token needs (one or two passes)
+// beats a comparison sort by a wide margin.
+func sortByToken[T any](xs []T, tmp *[]T, token func(*T) uint64) {
+	var hi uint64
+	sorted := true
+	for i := range xs {
+		t := token(&xs[i])
+		sorted = sorted && t >= hi
+		hi = max(hi, t)
+	}
+	if sorted {
+		return
+	}
 	if len(xs) < 64 {
 		// Insertion sort: stable, and without the allocations a
 		// comparison function taking the records' addresses would cause.
@@ -15,11 +28,8 @@ func sortByToken[T any](xs []T, token func(*T) uint64) {
 		}
 		return
 	}
-	var hi uint64
-	for i := range xs {
-		hi = max(hi, token(&xs[i]))
-	}
-	src, dst := xs, make([]T, len(xs))
+	*tmp = resize(*tmp, len(xs))
+	src, dst := xs, *tmp
 	for shift := uint(0); shift < 64 && hi>>shift > 0; shift += 8 {
 		var count [257]int
 		for i := range src {

@@ -104,11 +104,11 @@ func (pb *fastProblem) sweepOptional(front *fastFront, optional []fastWrite) {
 	best := bound{nothingDue.at, -1}
 	for i := range optional {
 		u := &optional[i]
-		k := front.firstDueBy(u.call.at)
+		k := front.firstDueBy(u.call)
 		if k == len(front.states) || front.states[k].next.at > u.ret {
 			continue
 		}
-		if next := later(front.states[k].next, u.call); next.at < best.at {
+		if next := later(front.states[k].next, u.lo()); next.at < best.at {
 			best = next
 		}
 	}

@@ -48,9 +48,9 @@ func (pb *fastProblem) writerOf(rd *histories.Operation) *histories.Operation {
 	if rd == nil || rd.IsWrite() || !rd.HasValue {
 		return nil
 	}
-	for k := range pb.recs {
-		if r := &pb.recs[k]; r.kind != kindRead && r.kind != kindDropped && pb.op(int32(k)).Value == rd.Value {
-			return pb.op(int32(k))
+	for k := range pb.all {
+		if w := &pb.all[k]; w.kind != kindDropped && pb.op(w.op).Value == rd.Value {
+			return pb.op(w.op)
 		}
 	}
 	return nil
@@ -79,10 +79,10 @@ func readTokenFinding(rd, w *histories.Operation) *finding {
 
 // observer returns a read that shows w took effect, if any.
 func (pb *fastProblem) observer(w *fastWrite) *histories.Operation {
-	if w.before.op >= 0 {
-		return pb.op(w.before.op)
+	if w.beforeOp >= 0 {
+		return pb.op(w.beforeOp)
 	}
-	return pb.op(w.after.op)
+	return pb.op(w.afterOp)
 }
 
 func (pb *fastProblem) strictZeroFinding(w *fastWrite) *finding {
@@ -241,7 +241,7 @@ func (pb *fastProblem) newerBefore(lo bound) bound {
 	best := bound{histories.Infinity, -1}
 	for i := range pb.writes {
 		w := &pb.writes[i]
-		if pb.recs[w.op].kind != kindAccepted || w.ret >= lo.at || (!anyToken && w.token <= older.Token) {
+		if w.kind != kindAccepted || w.ret >= lo.at || (!anyToken && w.token <= older.Token) {
 			continue
 		}
 		best = earlier(best, bound{w.ret, w.op})

@@ -121,6 +121,12 @@ func schedule(r *rand.Rand, cfg Config) []op {
 		process[c] = c
 	}
 	nextProcess := clients
+	// One string per resource name, as the history reader makes them
+	// (it interns names): operations share their resource's.
+	names := make([]string, resources)
+	for i := range names {
+		names[i] = fmt.Sprintf("r%d", i)
+	}
 	ops := make([]op, 0, cfg.Ops)
 	for i := range cfg.Ops {
 		c := i % clients
@@ -128,7 +134,7 @@ func schedule(r *rand.Rand, cfg Config) []op {
 		ret := call + r.Int64N(cfg.Duration+1)
 		o := op{client: c, lin: call + r.Int64N(ret-call+1), tie: r.Uint64()}
 		o.Process = process[c]
-		o.Resource = fmt.Sprintf("r%d", r.IntN(resources))
+		o.Resource = names[r.IntN(resources)]
 		o.Call, o.Return = call, ret
 		o.F = histories.FWrite
 		if r.Float64() < cfg.ReadRatio {

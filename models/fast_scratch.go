@@ -1,0 +1,38 @@
+package models
+
+import "sync"
+
+// fastScratch holds the buffers a CheckFast worker builds a resource's
+// problem in. They are reused from one resource to the next and, through
+// scratchPool, from one check to the next: a check allocates almost
+// nothing but its records, which matters to callers that check many
+// histories (the shrinker checks hundreds of sub-histories, verify one
+// per scenario) and to every check's garbage collector, which would
+// otherwise scan the history once per few megabytes allocated. Nothing a
+// check returns refers to a scratch buffer.
+type fastScratch struct {
+	ordered, sorting  []fastWrite
+	rejects, rejected []fastReject
+	slots             []indexSlot
+	capWrites         []capWrite
+}
+
+var scratchPool = sync.Pool{New: func() any { return new(fastScratch) }}
+
+// resize returns a slice of length n, reusing s's array when it is large
+// enough; the elements are not cleared.
+func resize[T any](s []T, n int) []T {
+	if cap(s) >= n {
+		return s[:n]
+	}
+	return make([]T, n, n+n/4)
+}
+
+// collectBuffers are a check's per-operation buffers (see collectFast),
+// reused through collectPool like fastScratch.
+type collectBuffers struct {
+	which  []int32
+	writes []fastWrite
+}
+
+var collectPool = sync.Pool{New: func() any { return new(collectBuffers) }}
