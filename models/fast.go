@@ -179,20 +179,35 @@ func preferRuleExplanations(ops []histories.Operation, opts Options, resources [
 	// Evidence complete before the witness's only involves operations
 	// invoked before it, so the rules see that prefix alone: it gives
 	// them the same answers, and keeps them off the rest of the history.
-	var sub []histories.Operation
+	// A resource whose prefix is over the limit is left out before the
+	// prefix is copied: the witness is exact too, and the rules would
+	// only cost time.
 	count := make(map[string]int)
 	for i := range ops {
 		if j, ok := bad[ops[i].Resource]; ok && ops[i].Call <= findings[j].at {
-			sub = append(sub, ops[i])
 			count[ops[i].Resource]++
+		}
+	}
+	n := 0
+	for name, c := range count {
+		if c > ruleExplanationLimit {
+			delete(bad, name)
+			continue
+		}
+		n += c
+	}
+	if len(bad) == 0 {
+		return
+	}
+	sub := make([]histories.Operation, 0, n)
+	for i := range ops {
+		if j, ok := bad[ops[i].Resource]; ok && ops[i].Call <= findings[j].at {
+			sub = append(sub, ops[i])
 		}
 	}
 	groups, _ := Prepare(sub, opts)
 	for _, g := range groups {
 		i := bad[g.Resource]
-		if count[g.Resource] > ruleExplanationLimit {
-			continue // the witness is exact too; the rules would only cost time
-		}
 		if f := explainByRules(g, opts); f != nil && f.at < findings[i].at {
 			findings[i] = f
 		}
