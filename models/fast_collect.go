@@ -2,8 +2,8 @@ package models
 
 import (
 	"hash/maphash"
+	"maps"
 	"slices"
-	"strings"
 	"unsafe"
 
 	"github.com/fencecheck/fencecheck/histories"
@@ -32,7 +32,6 @@ type fastResource struct {
 	// initial is the latest invocation among reads that found the
 	// resource unwritten: the first write takes effect after it.
 	initial bound
-	count   [kindDropped]int // writes of each kind, to size what is built from them
 }
 
 // fastRead is a read that collecting left for the problem to match (see
@@ -51,16 +50,10 @@ type fastRead struct {
 // so that a read can be matched with the write it observed while both
 // values are in cache.
 type recentWrites struct {
-	at      int // where the next write goes, modulo len(entries)
+	added   uint // writes added so far; the latest is at (added-1) modulo len(entries)
 	entries [8]struct {
 		value string
-		w     int32 // the write, in the resource's writes; noMatch when unset
-	}
-}
-
-func (r *recentWrites) init() {
-	for i := range r.entries {
-		r.entries[i].w = noMatch
+		w     int32 // the write, in the resource's writes
 	}
 }
 
@@ -68,9 +61,8 @@ func (r *recentWrites) init() {
 // compares values directly: most reads match the first or second entry,
 // which costs less than hashing the read's value.
 func (r *recentWrites) find(value string) int32 {
-	for i := range len(r.entries) {
-		e := &r.entries[(r.at-1-i)&(len(r.entries)-1)]
-		if e.w != noMatch && e.value == value {
+	for i := range min(r.added, uint(len(r.entries))) {
+		if e := &r.entries[(r.added-1-i)%uint(len(r.entries))]; e.value == value {
 			return e.w
 		}
 	}
@@ -78,9 +70,9 @@ func (r *recentWrites) find(value string) int32 {
 }
 
 func (r *recentWrites) add(value string, w int32) {
-	e := &r.entries[r.at&(len(r.entries)-1)]
+	e := &r.entries[r.added%uint(len(r.entries))]
 	e.value, e.w = value, w
-	r.at++
+	r.added++
 }
 
 // collectFast groups the operations a checker must judge (see checkable)
@@ -93,7 +85,7 @@ func (r *recentWrites) add(value string, w int32) {
 // per-operation buffers are bufs'.
 func collectFast(ops []histories.Operation, bufs *collectBuffers, chunks int) []fastResource {
 	chunks = max(1, min(chunks, len(ops)))
-	bufs.which = resize(bufs.which, len(ops))
+	bufs.which = slices.Grow(bufs.which[:0], len(ops))[:len(ops)]
 	which := bufs.which // each operation's resource in its stretch, -1 when left out
 	local := make([]chunkNames, chunks)
 	bounds := func(c int) (int, int) { return c * len(ops) / chunks, (c + 1) * len(ops) / chunks }
@@ -102,54 +94,37 @@ func collectFast(ops []histories.Operation, bufs *collectBuffers, chunks int) []
 		local[c] = numberResources(ops[lo:hi], which[lo:hi])
 	})
 
-	// Number the resources by name, and give each stretch of each
-	// resource its place.
-	index := make(map[string]int)
-	var names []string
-	global := make([][]int, chunks) // a stretch's resource numbers, in names
+	// Number the resources in order of their names, and give each stretch
+	// of each resource its place among the resource's writes.
+	rank := make(map[string]int)
+	for _, l := range local {
+		for _, name := range l.names {
+			rank[name] = 0
+		}
+	}
+	names := slices.Sorted(maps.Keys(rank))
+	all := make([]fastResource, len(names))
+	for r, name := range names {
+		rank[name] = r
+		all[r] = fastResource{name: name, initial: bound{noBound, -1}}
+	}
+	global := make([][]int, chunks)   // a stretch's resources, as positions in all
+	offset := make([][]int32, chunks) // where a stretch's writes of a resource start, in the resource's
+	sizes := make([]int, len(all))
 	for c, l := range local {
 		global[c] = make([]int, len(l.names))
-		for g, name := range l.names {
-			i, ok := index[name]
-			if !ok {
-				i = len(names)
-				index[name] = i
-				names = append(names, name)
-			}
-			global[c][g] = i
-		}
-	}
-	order := make([]int, len(names))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortFunc(order, func(a, b int) int { return strings.Compare(names[a], names[b]) })
-	rank := make([]int, len(names))
-	all := make([]fastResource, len(names))
-	for r, i := range order {
-		rank[i] = r
-		all[r] = fastResource{name: names[i], initial: bound{noBound, -1}}
-	}
-	for c := range global {
-		for g, i := range global[c] {
-			global[c][g] = rank[i]
-		}
-	}
-	sizes := make([]int, len(all))
-	offset := make([][]int32, chunks) // where a stretch's writes of a resource start, in the resource's
-	for c, l := range local {
 		offset[c] = make([]int32, len(l.names))
-		for g, n := range l.writes {
-			r := global[c][g]
-			offset[c][g] = int32(sizes[r])
-			sizes[r] += n
+		for g, name := range l.names {
+			r := rank[name]
+			global[c][g], offset[c][g] = r, int32(sizes[r])
+			sizes[r] += l.writes[g]
 		}
 	}
 	total := 0
 	for _, n := range sizes {
 		total += n
 	}
-	bufs.writes = resize(bufs.writes, total)
+	bufs.writes = slices.Grow(bufs.writes[:0], total)[:total]
 	writes := bufs.writes
 	for r := range all {
 		all[r].writes, writes = writes[:sizes[r]:sizes[r]], writes[sizes[r]:]
@@ -162,7 +137,6 @@ func collectFast(ops []histories.Operation, bufs *collectBuffers, chunks int) []
 		dst := make([]resourceSlot, len(local[c].names))
 		for g := range dst {
 			dst[g] = resourceSlot{writes: all[global[c][g]].writes, next: offset[c][g], initial: bound{noBound, -1}}
-			dst[g].recent.init()
 		}
 		collectRecords(ops, lo, hi, which[lo:hi], dst, seed)
 		slots[c] = dst
@@ -172,9 +146,6 @@ func collectFast(ops []histories.Operation, bufs *collectBuffers, chunks int) []
 			s, r := &slots[c][g], &all[global[c][g]]
 			r.reads = append(r.reads, s.reads...)
 			r.initial = later(r.initial, s.initial)
-			for k := range s.count {
-				r.count[k] += s.count[k]
-			}
 		}
 	}
 	return all
@@ -204,7 +175,9 @@ func numberResources(ops []histories.Operation, which []int32) chunkNames {
 			l.writes = append(l.writes, 0)
 		}
 		which[i] = g
-		l.writes[g] += isWrite(op)
+		if op.F == histories.FWrite {
+			l.writes[g]++
+		}
 	}
 	return l
 }
@@ -217,7 +190,6 @@ type resourceSlot struct {
 	recent  recentWrites
 	reads   []fastRead
 	initial bound
-	count   [kindDropped]int
 }
 
 // collectRecords is the second pass over ops[lo:hi]. A read is usually of
@@ -226,7 +198,9 @@ type resourceSlot struct {
 // folded into its write at once, which is all the checker needs of it
 // (see fastWrite). A read that matches none, or that contradicts its
 // write (the write was rejected, or the read reports another token), is
-// kept for newFastProblem, which also explains the contradiction.
+// kept for newFastProblem, which also explains the contradiction; so is a
+// read of nothing that reports a token other than 0, which no write
+// explains.
 func collectRecords(ops []histories.Operation, lo, hi int, which []int32, dst []resourceSlot, seed maphash.Seed) {
 	for i := lo; i < hi; i++ {
 		g := which[i-lo]
@@ -238,51 +212,34 @@ func collectRecords(ops []histories.Operation, lo, hi int, which []int32, dst []
 		if op.F == histories.FWrite {
 			k := d.next
 			d.next++
-			kind := writeKinds[op.Status]
+			kind := kindUnknown
+			switch op.Status {
+			case histories.StatusAccepted:
+				kind = kindAccepted
+			case histories.StatusRejected:
+				kind = kindRejected
+			}
 			d.writes[k] = fastWrite{hash: maphash.String(seed, op.Value), token: op.Token, call: op.Call, ret: op.Return,
 				afterAt: noBound, beforeAt: histories.Infinity, op: int32(i), afterOp: -1, beforeOp: -1,
 				kind: kind, forced: kind == kindAccepted}
-			d.count[kind]++
 			d.recent.add(op.Value, k)
 			continue
 		}
-		if !op.HasValue {
-			if !op.HasToken || op.Token == 0 {
-				d.initial = later(d.initial, bound{op.Call, int32(i)})
-				continue
-			}
-		} else {
+		switch {
+		case !op.HasValue && (!op.HasToken || op.Token == 0):
+			d.initial = later(d.initial, bound{op.Call, int32(i)})
+			continue
+		case op.HasValue:
 			if k := d.recent.find(op.Value); k != noMatch {
 				if w := &d.writes[k]; w.kind != kindRejected && (!op.HasToken || op.Token == w.token) {
 					w.observe(op.Call, op.Return, int32(i))
 					continue
 				}
 			}
-			d.reads = append(d.reads, fastRead{hash: maphash.String(seed, op.Value), token: op.Token, call: op.Call, ret: op.Return, op: int32(i),
-				hasValue: true, hasToken: op.HasToken})
-			continue
 		}
-		d.reads = append(d.reads, fastRead{token: op.Token, call: op.Call, ret: op.Return, op: int32(i), hasToken: op.HasToken})
+		d.reads = append(d.reads, fastRead{hash: maphash.String(seed, op.Value), token: op.Token, call: op.Call,
+			ret: op.Return, op: int32(i), hasValue: op.HasValue, hasToken: op.HasToken})
 	}
-}
-
-// writeKinds is the kind of a write by its status.
-var writeKinds = [...]fastKind{
-	histories.StatusUnknown:  kindUnknown,
-	histories.StatusAccepted: kindAccepted,
-	histories.StatusRejected: kindRejected,
-	histories.StatusOK:       kindUnknown, // not a write's status; the reader refuses it
-	histories.StatusFailed:   kindUnknown, // not checkable, never collected
-}
-
-// isWrite is 1 for a write and 0 for a read, without a branch: reads and
-// writes alternate at random, which a branch would mispredict.
-func isWrite(op *histories.Operation) int {
-	var n int
-	if op.F == histories.FWrite {
-		n = 1
-	}
-	return n
 }
 
 // resourceNames numbers resource names in order of appearance. Every
@@ -344,7 +301,7 @@ func (n *resourceNames) slow(name string) (int32, bool) {
 // resource's writes, with the same code as Prepare. It has nothing to do
 // without unknown writes.
 func (r *fastResource) capWrites(p Policy, sc *fastScratch) CapStats {
-	if r.count[kindUnknown] == 0 || r.count[kindAccepted] == 0 {
+	if !slices.ContainsFunc(r.writes, func(w fastWrite) bool { return w.kind == kindUnknown }) {
 		return CapStats{}
 	}
 	writes := sc.capWrites[:0]

@@ -1,6 +1,10 @@
 package models
 
-import "github.com/fencecheck/fencecheck/histories"
+import (
+	"slices"
+
+	"github.com/fencecheck/fencecheck/histories"
+)
 
 // fastIndex finds the write of a value by the hash of the value, which the
 // writes and reads carry: building and probing the index reads no string,
@@ -26,7 +30,7 @@ func (sc *fastScratch) index(n int) fastIndex {
 	for size < 2*n {
 		size *= 2
 	}
-	sc.slots = resize(sc.slots, size)
+	sc.slots = slices.Grow(sc.slots[:0], size)[:size]
 	clear(sc.slots)
 	return fastIndex{slots: sc.slots, mask: uint64(size - 1)}
 }

@@ -3,6 +3,7 @@ package models
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/fencecheck/fencecheck/histories"
 )
@@ -153,7 +154,7 @@ func (pb *fastProblem) sortWrites() {
 		}
 	}
 	sc := pb.scratch
-	sc.ordered = resize(sc.ordered, n)
+	sc.ordered = slices.Grow(sc.ordered[:0], n)[:n]
 	ordered := sc.ordered
 	f, o := 0, forced
 	for i := range pb.all {
@@ -178,11 +179,9 @@ func (pb *fastProblem) sortWrites() {
 func (pb *fastProblem) read(r *fastRead, ix *fastIndex) {
 	rd := pb.op(r.op)
 	if !r.hasValue {
-		if r.hasToken && r.token != 0 {
-			pb.violate(readTokenFinding(rd, nil))
-			return
-		}
-		pb.initial = later(pb.initial, bound{r.call, r.op})
+		// Collecting leaves only the reads of nothing that report a
+		// token other than the initial 0.
+		pb.violate(readTokenFinding(rd, nil))
 		return
 	}
 	k, ok := ix.lookup(pb.ops, pb.all, r.hash, rd.Value)

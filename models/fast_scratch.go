@@ -19,15 +19,6 @@ type fastScratch struct {
 
 var scratchPool = sync.Pool{New: func() any { return new(fastScratch) }}
 
-// resize returns a slice of length n, reusing s's array when it is large
-// enough; the elements are not cleared.
-func resize[T any](s []T, n int) []T {
-	if cap(s) >= n {
-		return s[:n]
-	}
-	return make([]T, n, n+n/4)
-}
-
 // collectBuffers are a check's per-operation buffers (see collectFast),
 // reused through collectPool like fastScratch.
 type collectBuffers struct {

@@ -1,5 +1,7 @@
 package models
 
+import "slices"
+
 // sortByToken sorts records stably by token, with *tmp as a buffer of
 // len(xs) that it grows when it must. The sweep sorts every write and
 // rejection of a resource; in a history that fencecheck recorded they
@@ -28,7 +30,7 @@ func sortByToken[T any](xs []T, tmp *[]T, token func(*T) uint64) {
 		}
 		return
 	}
-	*tmp = resize(*tmp, len(xs))
+	*tmp = slices.Grow((*tmp)[:0], len(xs))[:len(xs)]
 	src, dst := xs, *tmp
 	for shift := uint(0); shift < 64 && hi>>shift > 0; shift += 8 {
 		var count [257]int
