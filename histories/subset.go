@@ -19,13 +19,9 @@ func Subset(ops []Operation, others []Event) []Event {
 	events := make([]Event, 0, 2*len(ops)+len(others))
 	for i := range ops {
 		op := &ops[i]
-		inv := Event{Index: op.InvokeIndex, Time: op.Call, Process: op.Process, Type: TypeInvoke, F: op.F, Resource: op.Resource}
-		if op.IsWrite() {
-			inv.Token, inv.HasToken, inv.Value, inv.HasValue = op.Token, true, op.Value, true
-		}
-		events = append(events, inv)
-		if done, ok := completion(op); ok {
-			events = append(events, done)
+		events = append(events, Invocation(op))
+		if op.CompleteIndex >= 0 && op.Return != Infinity {
+			events = append(events, Completion(op))
 		}
 	}
 	events = append(events, others...)
@@ -36,13 +32,23 @@ func Subset(ops []Operation, others []Event) []Event {
 	return events
 }
 
-// completion rebuilds the completion event of op, if it has a known one.
-func completion(op *Operation) (Event, bool) {
-	if op.CompleteIndex < 0 || op.Return == Infinity {
-		return Event{}, false
+// Invocation rebuilds the invocation event of op, at op.InvokeIndex.
+func Invocation(op *Operation) Event {
+	e := Event{Index: op.InvokeIndex, Time: op.Call, Process: op.Process, Type: TypeInvoke, F: op.F, Resource: op.Resource}
+	if op.IsWrite() {
+		e.Token, e.HasToken, e.Value, e.HasValue = op.Token, true, op.Value, true
 	}
+	return e
+}
+
+// Completion rebuilds the completion event of op, at op.CompleteIndex and
+// op.Return: an info completion when its outcome is unknown (a caller that
+// writes one chooses its time, as Return is then Infinity).
+func Completion(op *Operation) Event {
 	e := Event{Index: op.CompleteIndex, Time: op.Return, Process: op.Process, F: op.F, Resource: op.Resource, Type: TypeOK}
 	switch {
+	case op.Status == StatusUnknown:
+		e.Type = TypeInfo
 	case op.Status == StatusFailed:
 		e.Type = TypeFail
 	case op.IsWrite():
@@ -54,5 +60,5 @@ func completion(op *Operation) (Event, bool) {
 	default:
 		e.Token, e.HasToken, e.Value, e.HasValue = op.Token, op.HasToken, op.Value, op.HasValue
 	}
-	return e, true
+	return e
 }

@@ -47,38 +47,14 @@ func Events(ops []histories.Operation) []histories.Event {
 	events := make([]histories.Event, len(stamps))
 	for n, s := range stamps {
 		o := &ops[s.op]
-		e := histories.Event{Index: int64(n), Time: s.time, Process: o.Process, F: o.F, Resource: o.Resource}
-		if !s.finish {
+		if s.finish {
+			o.CompleteIndex = int64(n)
+			events[n] = histories.Completion(o)
+		} else {
 			o.InvokeIndex = int64(n)
-			e.Type = histories.TypeInvoke
-			if o.IsWrite() {
-				e.Token, e.HasToken, e.Value, e.HasValue = o.Token, true, o.Value, true
-			}
-			events[n] = e
-			continue
+			events[n] = histories.Invocation(o)
 		}
-		o.CompleteIndex = int64(n)
-		complete(&e, o)
-		events[n] = e
+		events[n].Time = s.time // an unknown outcome's info comes right after its invocation
 	}
 	return events
-}
-
-func complete(e *histories.Event, o *histories.Operation) {
-	switch o.Status {
-	case histories.StatusUnknown:
-		e.Type = histories.TypeInfo
-	case histories.StatusFailed:
-		e.Type = histories.TypeFail
-	case histories.StatusOK:
-		e.Type = histories.TypeOK
-		e.Token, e.HasToken, e.Value, e.HasValue = o.Token, o.HasToken, o.Value, o.HasValue
-	default:
-		e.Type = histories.TypeOK
-		e.Token, e.HasToken, e.Value, e.HasValue = o.Token, true, o.Value, true
-		e.Outcome = histories.Rejected
-		if o.Status == histories.StatusAccepted {
-			e.Outcome = histories.Accepted
-		}
-	}
 }

@@ -1,0 +1,51 @@
+package histories
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestSubsetRebuildsTheHistory: the events Subset rebuilds from paired
+// operations pair to the same operations, and are the original events
+// where the original had no info completion (Subset writes an unknown
+// outcome without a completion, which reads the same).
+func TestSubsetRebuildsTheHistory(t *testing.T) {
+	t.Parallel()
+	lease := Event{Index: 7, Time: 7, Process: -1, Actor: ActorLease, F: FExpire, Resource: "r", Token: 41, HasToken: true}
+	events := []Event{
+		inv(0, 0, 0, FWrite, 41, "a"),
+		inv(1, 1, 1, FWrite, 42, "b"),
+		inv(2, 2, 2, FWrite, 43, "c"),
+		inv(3, 3, 3, FRead, 0, ""),
+		{Index: 4, Time: 4, Process: 0, Type: TypeOK, F: FWrite, Resource: "r", Token: 41, HasToken: true, Value: "a", HasValue: true, Outcome: Rejected},
+		{Index: 5, Time: 5, Process: 1, Type: TypeOK, F: FWrite, Resource: "r", Token: 42, HasToken: true, Value: "b", HasValue: true, Outcome: Accepted},
+		done(6, 6, 2, TypeFail, FWrite, OutcomeNone),
+		lease,
+		{Index: 8, Time: 8, Process: 3, Type: TypeOK, F: FRead, Resource: "r", Value: "b", HasValue: true, Token: 42, HasToken: true},
+		inv(9, 9, 4, FWrite, 44, "d"), // never completes
+	}
+	h, err := Pair(events)
+	require.NoError(t, err)
+	rebuilt := Subset(h.Operations, []Event{lease})
+	assert.Equal(t, events, rebuilt)
+	again, err := Pair(rebuilt)
+	require.NoError(t, err)
+	assert.Equal(t, h.Operations, again.Operations)
+}
+
+// TestCompletionOfAnUnknownOutcome: Completion gives an info event for an
+// operation whose outcome is unknown, which pairs back to it.
+func TestCompletionOfAnUnknownOutcome(t *testing.T) {
+	t.Parallel()
+	h, err := Pair([]Event{inv(0, 10, 7, FWrite, 5, "x"), done(1, 20, 7, TypeInfo, FWrite, OutcomeNone)})
+	require.NoError(t, err)
+	op := h.Operations[0]
+	inv, done := Invocation(&op), Completion(&op)
+	assert.Equal(t, TypeInfo, done.Type)
+	done.Time = 20 // Return is +∞: the caller chooses the info's time
+	again, err := Pair([]Event{inv, done})
+	require.NoError(t, err)
+	assert.Equal(t, h.Operations, again.Operations)
+}
