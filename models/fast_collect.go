@@ -48,30 +48,32 @@ type fastRead struct {
 
 // recentWrites remembers the last writes of a resource while collecting,
 // so that a read can be matched with the write it observed while both
-// values are in cache.
+// are in cache. It keeps the hashes of their values, not the values: a
+// read is hashed once, compared with each entry as an integer, and only
+// a match of hashes is confirmed by comparing the strings. Holding no
+// pointer also spares every write's entry a write barrier.
 type recentWrites struct {
 	added   uint // writes added so far; the latest is at (added-1) modulo len(entries)
 	entries [8]struct {
-		value string
-		w     int32 // the write, in the resource's writes
+		hash uint64
+		w    int32 // the write, in the resource's writes
 	}
 }
 
-// find returns the latest remembered write of value, or noMatch. It
-// compares values directly: most reads match the first or second entry,
-// which costs less than hashing the read's value.
-func (r *recentWrites) find(value string) int32 {
+// find returns the latest remembered write of value, whose hash is h, or
+// noMatch; writes and ops hold the writes' values.
+func (r *recentWrites) find(h uint64, value string, writes []fastWrite, ops []histories.Operation) int32 {
 	for i := range min(r.added, uint(len(r.entries))) {
-		if e := &r.entries[(r.added-1-i)%uint(len(r.entries))]; e.value == value {
+		if e := &r.entries[(r.added-1-i)%uint(len(r.entries))]; e.hash == h && ops[writes[e.w].op].Value == value {
 			return e.w
 		}
 	}
 	return noMatch
 }
 
-func (r *recentWrites) add(value string, w int32) {
+func (r *recentWrites) add(h uint64, w int32) {
 	e := &r.entries[r.added%uint(len(r.entries))]
-	e.value, e.w = value, w
+	e.hash, e.w = h, w
 	r.added++
 }
 
@@ -219,25 +221,28 @@ func collectRecords(ops []histories.Operation, lo, hi int, which []int32, dst []
 			case histories.StatusRejected:
 				kind = kindRejected
 			}
-			d.writes[k] = fastWrite{hash: maphash.String(seed, op.Value), token: op.Token, call: op.Call, ret: op.Return,
+			h := maphash.String(seed, op.Value)
+			d.writes[k] = fastWrite{hash: h, token: op.Token, call: op.Call, ret: op.Return,
 				afterAt: noBound, beforeAt: histories.Infinity, op: int32(i), afterOp: -1, beforeOp: -1,
 				kind: kind, forced: kind == kindAccepted}
-			d.recent.add(op.Value, k)
+			d.recent.add(h, k)
 			continue
 		}
+		var h uint64
 		switch {
 		case !op.HasValue && (!op.HasToken || op.Token == 0):
 			d.initial = later(d.initial, bound{op.Call, int32(i)})
 			continue
 		case op.HasValue:
-			if k := d.recent.find(op.Value); k != noMatch {
+			h = maphash.String(seed, op.Value)
+			if k := d.recent.find(h, op.Value, d.writes, ops); k != noMatch {
 				if w := &d.writes[k]; w.kind != kindRejected && (!op.HasToken || op.Token == w.token) {
 					w.observe(op.Call, op.Return, int32(i))
 					continue
 				}
 			}
 		}
-		d.reads = append(d.reads, fastRead{hash: maphash.String(seed, op.Value), token: op.Token, call: op.Call,
+		d.reads = append(d.reads, fastRead{hash: h, token: op.Token, call: op.Call,
 			ret: op.Return, op: int32(i), hasValue: op.HasValue, hasToken: op.HasToken})
 	}
 }
