@@ -31,7 +31,7 @@ type CapStats struct {
 // ops must all belong to one resource.
 func ApplyFencingCap(p Policy, ops []histories.Operation) ([]histories.Operation, CapStats) {
 	var stats CapStats
-	caps := fencingCap(p, capWrites(ops, nil))
+	caps := fencingCap(p, capWrites(ops, nil), nil)
 	kept := ops[:0]
 	for k, op := range ops {
 		if len(caps) > 0 && caps[0].k == int32(k) {
@@ -86,50 +86,77 @@ type capped struct {
 	limit int64
 }
 
+// capScratch holds fencingCap's buffers, so that a caller that caps many
+// resources (CheckFast) allocates them once. The nil *capScratch is
+// valid: fencingCap then allocates.
+type capScratch struct {
+	accepted []capAccepted
+	tokens   []uint64
+	earliest []int64
+	caps     []capped
+}
+
+// capAccepted is an accepted write as the cap sees it.
+type capAccepted struct {
+	token uint64
+	ret   int64
+}
+
 // fencingCap computes the cap for the writes of one resource, in group
-// order; it returns the capped ones, in the same order. ApplyFencingCap,
-// Prepare and CheckFast share it, so that both checkers judge the same
-// intervals.
-func fencingCap(p Policy, writes []capWrite) []capped {
-	type acc struct {
-		token uint64
-		ret   int64
+// order; it returns the capped ones, in the same order, in sc's buffer
+// when sc is not nil. ApplyFencingCap, Prepare and CheckFast share it, so
+// that both checkers judge the same intervals.
+//
+// The accepted writes are sorted by token (a history that fencecheck
+// recorded has them in that order already, which is checked first), and
+// each unknown write finds the first accepted token that blocks its own
+// by binary search; the earliest return from there on is its cap. That
+// is O(n log n), and no comparison function is called per step.
+func fencingCap(p Policy, writes []capWrite, sc *capScratch) []capped {
+	if sc == nil {
+		sc = new(capScratch)
 	}
-	var accepted []acc
+	accepted := sc.accepted[:0]
 	unknown := 0
 	for _, w := range writes {
 		if w.unknown {
 			unknown++
 		} else {
-			accepted = append(accepted, acc{w.token, w.ret})
+			accepted = append(accepted, capAccepted{w.token, w.ret})
 		}
 	}
+	sc.accepted = accepted
 	if len(accepted) == 0 || unknown == 0 {
 		return nil
 	}
-	slices.SortFunc(accepted, func(a, b acc) int { return cmp.Compare(a.token, b.token) })
-	// suffixMin[i] is the earliest return among accepted[i:].
-	suffixMin := make([]int64, len(accepted)+1)
-	suffixMin[len(accepted)] = histories.Infinity
-	for i := len(accepted) - 1; i >= 0; i-- {
-		suffixMin[i] = min(suffixMin[i+1], accepted[i].ret)
+	byToken := func(a, b capAccepted) int { return cmp.Compare(a.token, b.token) }
+	if !slices.IsSortedFunc(accepted, byToken) {
+		slices.SortFunc(accepted, byToken)
 	}
-	var caps []capped
+	// tokens are the accepted tokens in order; earliest[i] is the earliest
+	// return among accepted[i:].
+	n := len(accepted)
+	tokens := slices.Grow(sc.tokens[:0], n)[:n]
+	earliest := slices.Grow(sc.earliest[:0], n+1)[:n+1]
+	earliest[n] = histories.Infinity
+	for i := n - 1; i >= 0; i-- {
+		tokens[i] = accepted[i].token
+		earliest[i] = min(earliest[i+1], accepted[i].ret)
+	}
+	sc.tokens, sc.earliest = tokens, earliest
+	caps := sc.caps[:0]
 	for _, w := range writes {
 		if !w.unknown {
 			continue
 		}
-		// First accepted token that blocks w.token: ≥ under strict,
-		// > under accept-equal.
-		first, _ := slices.BinarySearchFunc(accepted, w.token, func(a acc, t uint64) int {
-			if p.Blocks(a.token, t) {
-				return 1
-			}
-			return -1
-		})
-		if limit := suffixMin[first]; limit < w.ret {
+		first := n
+		if lowest, ok := p.lowestBlocker(w.token); ok {
+			first, _ = slices.BinarySearch(tokens, lowest)
+		}
+		if limit := earliest[first]; limit < w.ret {
 			caps = append(caps, capped{w.k, limit})
 		}
 	}
+	sc.caps = caps
 	return caps
 }

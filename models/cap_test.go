@@ -1,6 +1,7 @@
 package models
 
 import (
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -52,6 +53,24 @@ func TestFencingCap(t *testing.T) {
 			policy:     Strict,
 			ops:        new(hb).w(0, 10, "x", 0, 0, unk).w(1, 50, "a", 0, 40, acc).w(2, 20, "b", 0, 30, acc).w(3, 5, "c", 0, 100, acc),
 			wantReturn: map[int]int64{0: 30}, capped: 1,
+		},
+		{
+			name:       "accepted writes out of token order are sorted first",
+			policy:     Strict,
+			ops:        new(hb).w(1, 60, "a", 0, 40, acc).w(2, 20, "b", 0, 30, acc).w(3, 5, "c", 0, 15, acc).w(0, 30, "x", 0, 0, unk).w(4, 10, "y", 0, 0, unk),
+			wantReturn: map[int]int64{3: 40, 4: 30}, capped: 2,
+		},
+		{
+			name:       "nothing blocks the largest token under accept-equal",
+			policy:     AcceptEqual,
+			ops:        new(hb).w(1, math.MaxUint64, "a", 0, 10, acc).w(0, math.MaxUint64, "x", 5, 0, unk),
+			wantReturn: map[int]int64{1: histories.Infinity},
+		},
+		{
+			name:       "the largest token blocks itself under strict",
+			policy:     Strict,
+			ops:        new(hb).w(1, math.MaxUint64, "a", 0, 10, acc).w(0, math.MaxUint64, "x", 5, 0, unk),
+			wantReturn: map[int]int64{1: 10}, capped: 1,
 		},
 	}
 	for _, tc := range cases {

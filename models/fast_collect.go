@@ -317,7 +317,7 @@ func (r *fastResource) capWrites(p Policy, sc *fastScratch) CapStats {
 		}
 	}
 	var st CapStats
-	for _, c := range fencingCap(p, writes) {
+	for _, c := range fencingCap(p, writes, &sc.capScratch) {
 		w := &r.writes[c.k]
 		if c.limit < w.call {
 			w.kind = kindDropped

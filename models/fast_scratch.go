@@ -15,6 +15,7 @@ type fastScratch struct {
 	rejects, rejected []fastReject
 	slots             []indexSlot
 	capWrites         []capWrite
+	capScratch
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(fastScratch) }}

@@ -4,7 +4,10 @@
 // violation in terms a person can act on.
 package models
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // Policy says how a fenced resource treats a token equal to the highest it
 // has accepted.
@@ -55,3 +58,17 @@ func (p Policy) Accepts(highest, token uint64) bool {
 // Blocks reports whether, once token accepted has been accepted, a write
 // with token must be rejected from then on.
 func (p Policy) Blocks(accepted, token uint64) bool { return !p.Accepts(accepted, token) }
+
+// lowestBlocker returns the lowest accepted token that blocks token (see
+// Blocks), and false when none does. Blocks is monotone in the accepted
+// token, so the accepted tokens that block token are exactly those at or
+// above the lowest blocker: the fencing cap finds them by binary search.
+func (p Policy) lowestBlocker(token uint64) (uint64, bool) {
+	if p == AcceptEqual {
+		if token == math.MaxUint64 {
+			return 0, false
+		}
+		return token + 1, true
+	}
+	return token, true
+}
