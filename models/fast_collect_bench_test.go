@@ -1,6 +1,7 @@
 package models
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"runtime"
 	"testing"
@@ -8,33 +9,51 @@ import (
 	"github.com/fencecheck/fencecheck/models/internal/histgen"
 )
 
-// BenchmarkCollectFast measures the fast checker's collecting alone on
-// BenchmarkCheckFast's 50-resource, 100,000-operation cell: the first pass
-// (numbering each operation's resource) on one goroutine, and both passes
-// as CheckFast runs them. It shows how much of a check is spent before any
-// checking:
+// BenchmarkCollectFast splits the fast checker's time on the two cells of
+// BenchmarkCheckers where it is furthest from 100 times porcupine's speed
+// (50 resources, nearly sequential histories): the first pass of
+// collecting (numbering each operation's resource) on one goroutine, both
+// passes as CheckFast runs them, and the whole check. It shows how much
+// of a check is spent before any checking:
 //
 //	go test ./models -run '^$' -bench BenchmarkCollectFast -count 6
 func BenchmarkCollectFast(b *testing.B) {
-	const n = 100_000
-	r := rand.New(rand.NewPCG(n, 50*100+50)) // BenchmarkCheckers' seed for the cell
-	ops := histgen.Generate(r, histgen.Bench(n, 50, 50, 0.1, false))
-	report := func(b *testing.B) {
-		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/operation")
+	for _, c := range []struct {
+		ops, clients int
+		unknown      float64
+	}{
+		{10_000, 5, 0},
+		{100_000, 50, 0.1},
+	} {
+		const resources = 50
+		r := rand.New(rand.NewPCG(uint64(c.ops), resources*100+uint64(c.clients))) // BenchmarkCheckers' seed for the cell
+		ops := histgen.Generate(r, histgen.Bench(c.ops, resources, c.clients, c.unknown, false))
+		report := func(b *testing.B) {
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(c.ops), "ns/operation")
+		}
+		name := fmt.Sprintf("resources=%d/clients=%d/ops=%d/unknown=%g%%", resources, c.clients, c.ops, 100*c.unknown)
+		b.Run(name+"/first-pass", func(b *testing.B) {
+			which := make([]int32, len(ops))
+			for b.Loop() {
+				numberResources(ops, which)
+			}
+			report(b)
+		})
+		b.Run(name+"/both-passes", func(b *testing.B) {
+			var bufs collectBuffers
+			chunks := max(1, min(runtime.GOMAXPROCS(0), len(ops)/4096))
+			for b.Loop() {
+				collectFast(ops, &bufs, chunks)
+			}
+			report(b)
+		})
+		b.Run(name+"/check", func(b *testing.B) {
+			for b.Loop() {
+				if _, err := CheckFast(ops, Options{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			report(b)
+		})
 	}
-	b.Run("first-pass", func(b *testing.B) {
-		which := make([]int32, len(ops))
-		for b.Loop() {
-			numberResources(ops, which)
-		}
-		report(b)
-	})
-	b.Run("both-passes", func(b *testing.B) {
-		var bufs collectBuffers
-		chunks := max(1, min(runtime.GOMAXPROCS(0), len(ops)/4096))
-		for b.Loop() {
-			collectFast(ops, &bufs, chunks)
-		}
-		report(b)
-	})
 }
