@@ -271,7 +271,10 @@ func TestBenchChild(t *testing.T) {
 	// FreeOSMemory (it is reported as first-ns), and would measure the VM
 	// more than the checker. Both checkers are timed warm, the same way:
 	// repeated for a second, or once more when a check takes longer. A
-	// check that gave up is not repeated.
+	// check that gave up is not repeated. Before each repetition of a
+	// long check the garbage of the previous one is collected, outside
+	// the time: porcupine's invalid checks peak at 6 GB, and two of them
+	// would pass the memory cap that only one check is held to.
 	start := time.Now()
 	m.PeakHeap = heapPeak(check)
 	m.Elapsed = time.Since(start)
@@ -279,11 +282,16 @@ func TestBenchChild(t *testing.T) {
 	m.PeakRSS, _ = procStatus(os.Getpid(), "VmHWM")
 	if m.Verdict != models.Inconclusive {
 		var runs int
-		start := time.Now()
-		for runs = 0; runs < 1000 && (runs == 0 || time.Since(start) < time.Second); runs++ {
+		var spent time.Duration
+		for runs = 0; runs < 1000 && (runs == 0 || spent < time.Second); runs++ {
+			if m.First > 100*time.Millisecond {
+				runtime.GC()
+			}
+			start := time.Now()
 			check()
+			spent += time.Since(start)
 		}
-		m.Elapsed = time.Since(start) / time.Duration(runs)
+		m.Elapsed = spent / time.Duration(runs)
 	}
 	line, err := json.Marshal(m)
 	if err != nil {
