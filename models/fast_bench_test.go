@@ -103,9 +103,9 @@ type measurement struct {
 	Verdict  models.Verdict
 	Elapsed  time.Duration
 	First    time.Duration // the first check, cold
-	PeakRSS  int64  // bytes, while checking
-	PeakHeap uint64 // bytes of live heap added while checking
-	Killed   string // why the parent stopped the child, if it did
+	PeakRSS  int64         // bytes, while checking
+	PeakHeap uint64        // bytes of live heap added while checking
+	Killed   string        // why the parent stopped the child, if it did
 }
 
 func (c benchCell) run(b *testing.B) {
