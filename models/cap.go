@@ -91,7 +91,6 @@ type capped struct {
 // valid: fencingCap then allocates.
 type capScratch struct {
 	accepted []capAccepted
-	tokens   []uint64
 	earliest []int64
 	caps     []capped
 }
@@ -110,8 +109,8 @@ type capAccepted struct {
 // The accepted writes are sorted by token (a history that fencecheck
 // recorded has them in that order already, which is checked first), and
 // each unknown write finds the first accepted token that blocks its own
-// by binary search; the earliest return from there on is its cap. That
-// is O(n log n), and no comparison function is called per step.
+// by binary search for Policy.lowestBlocker; the earliest return from
+// there on is its cap. That is O(n log n).
 func fencingCap(p Policy, writes []capWrite, sc *capScratch) []capped {
 	if sc == nil {
 		sc = new(capScratch)
@@ -133,17 +132,14 @@ func fencingCap(p Policy, writes []capWrite, sc *capScratch) []capped {
 	if !slices.IsSortedFunc(accepted, byToken) {
 		slices.SortFunc(accepted, byToken)
 	}
-	// tokens are the accepted tokens in order; earliest[i] is the earliest
-	// return among accepted[i:].
+	// earliest[i] is the earliest return among accepted[i:].
 	n := len(accepted)
-	tokens := slices.Grow(sc.tokens[:0], n)[:n]
 	earliest := slices.Grow(sc.earliest[:0], n+1)[:n+1]
 	earliest[n] = histories.Infinity
 	for i := n - 1; i >= 0; i-- {
-		tokens[i] = accepted[i].token
 		earliest[i] = min(earliest[i+1], accepted[i].ret)
 	}
-	sc.tokens, sc.earliest = tokens, earliest
+	sc.earliest = earliest
 	caps := sc.caps[:0]
 	for _, w := range writes {
 		if !w.unknown {
@@ -151,7 +147,7 @@ func fencingCap(p Policy, writes []capWrite, sc *capScratch) []capped {
 		}
 		first := n
 		if lowest, ok := p.lowestBlocker(w.token); ok {
-			first, _ = slices.BinarySearch(tokens, lowest)
+			first, _ = slices.BinarySearchFunc(accepted, lowest, func(a capAccepted, t uint64) int { return cmp.Compare(a.token, t) })
 		}
 		if limit := earliest[first]; limit < w.ret {
 			caps = append(caps, capped{w.k, limit})
