@@ -13,10 +13,10 @@ import (
 // BenchmarkCheckers where it is furthest from 100 times porcupine's speed
 // (50 resources, nearly sequential histories): the first pass of
 // collecting (numbering each operation's resource) on one goroutine, both
-// passes as CheckFast runs them, and the whole check. It shows how much
-// of a check is spent before any checking:
+// passes as CheckFast runs them. Set beside BenchmarkCheckFast's same
+// cells, it shows how much of a check is spent before any checking:
 //
-//	go test ./models -run '^$' -bench BenchmarkCollectFast -count 6
+//	go test ./models -run '^$' -bench 'BenchmarkCollectFast|BenchmarkCheckFast/resources=50/clients=(5|50)/ops=(10000|100000)$/' -count 6
 func BenchmarkCollectFast(b *testing.B) {
 	for _, c := range []struct {
 		ops, clients int
@@ -44,14 +44,6 @@ func BenchmarkCollectFast(b *testing.B) {
 			chunks := max(1, min(runtime.GOMAXPROCS(0), len(ops)/4096))
 			for b.Loop() {
 				collectFast(ops, &bufs, chunks)
-			}
-			report(b)
-		})
-		b.Run(name+"/check", func(b *testing.B) {
-			for b.Loop() {
-				if _, err := CheckFast(ops, Options{}); err != nil {
-					b.Fatal(err)
-				}
 			}
 			report(b)
 		})
