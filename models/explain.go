@@ -35,10 +35,13 @@ func Explain(g Group, opts Options) Violation {
 }
 
 // explainByRules applies the rules that need no search and returns the
-// evidence that is complete earliest, or nil when none applies.
+// evidence that is complete earliest, or nil when none applies (on a tie,
+// the earlier rule in the list below). The rules are independent and run
+// in parallel, on what newExplainer prepared once for all of them: a
+// violating resource is usually the only one left to work on, and its
+// history can be long.
 func explainByRules(g Group, opts Options) *finding {
-	e := explainer{ops: g.Ops, policy: opts.Policy, fenced: opts.Kind == KindFenced}
-	var best *finding
+	e := newExplainer(g.Ops, opts)
 	rules := []struct {
 		name string
 		find func() *finding
@@ -49,10 +52,18 @@ func explainByRules(g Group, opts Options) *finding {
 		{RuleReadOrigin, e.readOrigin},
 		{RuleStaleRead, e.staleRead},
 	}
-	for _, rule := range rules {
-		if f := rule.find(); f != nil && (best == nil || f.at < best.at) {
+	// The costliest rules are started first, so that two cores finish
+	// together.
+	order := []int{4, 2, 3, 1, 0}
+	found := make([]*finding, len(rules))
+	parallel(len(order), func(_, k int) {
+		found[order[k]] = rules[order[k]].find()
+	})
+	var best *finding
+	for i, f := range found {
+		if f != nil && (best == nil || f.at < best.at) {
 			best = f
-			best.rule = rule.name
+			best.rule = rules[i].name
 		}
 	}
 	return best
@@ -62,6 +73,85 @@ type explainer struct {
 	ops    []histories.Operation
 	policy Policy
 	fenced bool
+	// What newExplainer prepares for the rules, which only read it: the
+	// accepted writes, the writes that may have taken effect, the
+	// rejected writes and the reads that returned, each in history
+	// order, and the writes by value.
+	accepted, writers, rejected, reads []*histories.Operation
+	byValue                            valueIndex
+}
+
+// valueIndex finds the writes of a value: latest maps a value to its
+// latest write (a position in ops) and earlier chains each write to the
+// previous write of the same value, or -1. One map of positions, not a
+// slice of writes per value, because explaining runs on violating
+// histories of any size and two rules need it.
+type valueIndex struct {
+	latest  map[string]int32
+	earlier []int32
+}
+
+// newExplainer prepares, in one pass over ops, what the rules share.
+func newExplainer(ops []histories.Operation, opts Options) *explainer {
+	e := &explainer{ops: ops, policy: opts.Policy, fenced: opts.Kind == KindFenced}
+	var writes, accepted, writers, rejected, reads int
+	for i := range ops {
+		switch op := &ops[i]; {
+		case !op.IsWrite():
+			if op.Status == histories.StatusOK {
+				reads++
+			}
+		case op.Status == histories.StatusAccepted:
+			writes, accepted, writers = writes+1, accepted+1, writers+1
+		case op.Status == histories.StatusRejected:
+			writes, rejected = writes+1, rejected+1
+		default:
+			writes++
+			if mayHaveApplied(op) {
+				writers++
+			}
+		}
+	}
+	e.accepted = make([]*histories.Operation, 0, accepted)
+	e.writers = make([]*histories.Operation, 0, writers)
+	e.rejected = make([]*histories.Operation, 0, rejected)
+	e.reads = make([]*histories.Operation, 0, reads)
+	e.byValue = valueIndex{latest: make(map[string]int32, writes), earlier: make([]int32, len(ops))}
+	for i := range ops {
+		op := &ops[i]
+		e.byValue.earlier[i] = -1
+		if !op.IsWrite() {
+			if op.Status == histories.StatusOK {
+				e.reads = append(e.reads, op)
+			}
+			continue
+		}
+		switch op.Status {
+		case histories.StatusAccepted:
+			e.accepted = append(e.accepted, op)
+		case histories.StatusRejected:
+			e.rejected = append(e.rejected, op)
+		}
+		if mayHaveApplied(op) {
+			e.writers = append(e.writers, op)
+		}
+		if prev, ok := e.byValue.latest[op.Value]; ok {
+			e.byValue.earlier[i] = prev
+		}
+		e.byValue.latest[op.Value] = int32(i)
+	}
+	return e
+}
+
+// writesOf calls fn with each write of value, latest first, until fn
+// returns false.
+func (e *explainer) writesOf(value string, fn func(w *histories.Operation) bool) {
+	k, ok := e.byValue.latest[value]
+	for ; ok && k >= 0; k = e.byValue.earlier[k] {
+		if !fn(&e.ops[k]) {
+			return
+		}
+	}
 }
 
 type row struct {
@@ -116,20 +206,6 @@ func DescribeHistoryOp(op *histories.Operation) string {
 	return "read → " + describeRead(Output{Value: op.Value, HasValue: op.HasValue, Token: op.Token, HasToken: op.HasToken})
 }
 
-func (e *explainer) filter(keep func(*histories.Operation) bool) []*histories.Operation {
-	var out []*histories.Operation
-	for i := range e.ops {
-		if keep(&e.ops[i]) {
-			out = append(out, &e.ops[i])
-		}
-	}
-	return out
-}
-
-func isAccepted(op *histories.Operation) bool {
-	return op.IsWrite() && op.Status == histories.StatusAccepted
-}
-
 func mayHaveApplied(op *histories.Operation) bool {
 	return op.IsWrite() && (op.Status == histories.StatusAccepted || op.Status == histories.StatusUnknown)
 }
@@ -141,10 +217,9 @@ func (e *explainer) staleAccepted() *finding {
 	if !e.fenced {
 		return nil
 	}
-	accepted := e.filter(isAccepted)
-	byReturn := slices.Clone(accepted)
+	byReturn := slices.Clone(e.accepted)
 	slices.SortFunc(byReturn, func(a, b *histories.Operation) int { return cmp.Compare(a.Return, b.Return) })
-	byCall := slices.Clone(accepted)
+	byCall := slices.Clone(e.accepted)
 	slices.SortFunc(byCall, func(a, b *histories.Operation) int { return cmp.Compare(a.Call, b.Call) })
 	var best *finding
 	var highest *histories.Operation // highest token among those returned so far
@@ -180,9 +255,9 @@ func (e *explainer) equalAccepted() *finding {
 	if !e.fenced || e.policy != Strict {
 		return nil
 	}
-	first := make(map[uint64]*histories.Operation)
+	first := make(map[uint64]*histories.Operation, len(e.accepted))
 	var best *finding
-	for _, w := range e.filter(isAccepted) {
+	for _, w := range e.accepted {
 		prev, ok := first[w.Token]
 		if !ok {
 			first[w.Token] = w
@@ -210,11 +285,9 @@ func (e *explainer) wrongRejection() *finding {
 	if !e.fenced {
 		return nil
 	}
-	writers := e.filter(mayHaveApplied)
+	writers := slices.Clone(e.writers)
 	slices.SortFunc(writers, func(a, b *histories.Operation) int { return cmp.Compare(a.Call, b.Call) })
-	rejected := e.filter(func(op *histories.Operation) bool {
-		return op.IsWrite() && op.Status == histories.StatusRejected
-	})
+	rejected := slices.Clone(e.rejected)
 	slices.SortFunc(rejected, func(a, b *histories.Operation) int { return cmp.Compare(a.Return, b.Return) })
 	var highest *histories.Operation
 	j := 0
@@ -245,37 +318,34 @@ func (e *explainer) wrongRejection() *finding {
 // readOrigin: a read returned a value that no write which could have taken
 // effect had written by then.
 func (e *explainer) readOrigin() *finding {
-	byValue := make(map[string][]*histories.Operation)
-	for i := range e.ops {
-		if op := &e.ops[i]; op.IsWrite() {
-			byValue[op.Value] = append(byValue[op.Value], op)
-		}
-	}
 	var best *finding
 	consider := func(f *finding) {
 		if best == nil || f.at < best.at {
 			best = f
 		}
 	}
-	for i := range e.ops {
-		r := &e.ops[i]
-		if r.IsWrite() || r.Status != histories.StatusOK || !r.HasValue {
+	for _, r := range e.reads {
+		if !r.HasValue {
 			continue
 		}
+		// The latest write of each kind, as the writes come latest first.
 		var rejected, future, applied *histories.Operation
-		for _, w := range byValue[r.Value] {
+		writes := 0
+		e.writesOf(r.Value, func(w *histories.Operation) bool {
+			writes++
 			switch {
 			case !mayHaveApplied(w):
-				rejected = w
+				rejected = cmp.Or(rejected, w)
 			case w.Call > r.Return:
-				future = w
+				future = cmp.Or(future, w)
 			default:
-				applied = w
+				applied = cmp.Or(applied, w)
 			}
-		}
+			return true
+		})
 		switch {
 		case applied != nil:
-			if e.fenced && r.HasToken && r.Token != applied.Token && len(byValue[r.Value]) == 1 {
+			if e.fenced && r.HasToken && r.Token != applied.Token && writes == 1 {
 				consider(&finding{at: r.Return,
 					summary: fmt.Sprintf("read reported token %d for value %q, which was written with token %d", r.Token, r.Value, applied.Token),
 					rows: []row{
@@ -309,19 +379,24 @@ func (e *explainer) readOrigin() *finding {
 // staleRead: a read returned an older value although a write that must
 // come after it had been accepted and had returned before the read began.
 func (e *explainer) staleRead() *finding {
-	writerOf := make(map[string]*histories.Operation)
-	count := make(map[string]int)
-	for i := range e.ops {
-		if op := &e.ops[i]; op.IsWrite() {
-			count[op.Value]++
-			if mayHaveApplied(op) {
-				writerOf[op.Value] = op
-			}
+	// writerOf returns the write of value, when exactly one write wrote
+	// it and it may have taken effect.
+	writerOf := func(value string) *histories.Operation {
+		var only *histories.Operation
+		writes := 0
+		e.writesOf(value, func(w *histories.Operation) bool {
+			writes++
+			only = w
+			return writes < 2
+		})
+		if writes != 1 || !mayHaveApplied(only) {
+			return nil
 		}
+		return only
 	}
-	accepted := e.filter(isAccepted)
+	accepted := slices.Clone(e.accepted)
 	slices.SortFunc(accepted, func(a, b *histories.Operation) int { return cmp.Compare(a.Return, b.Return) })
-	reads := e.filter(func(op *histories.Operation) bool { return !op.IsWrite() && op.Status == histories.StatusOK })
+	reads := slices.Clone(e.reads)
 	slices.SortFunc(reads, func(a, b *histories.Operation) int { return cmp.Compare(a.Call, b.Call) })
 	var maxToken, latest *histories.Operation // among accepted writes returned before the read
 	j := 0
@@ -348,7 +423,7 @@ func (e *explainer) staleRead() *finding {
 					{latest, "record the value"},
 					{r, fmt.Sprintf("return %q or a newer value", latest.Value)},
 				}}
-		} else if w := writerOf[r.Value]; w != nil && count[r.Value] == 1 {
+		} else if w := writerOf(r.Value); w != nil {
 			var newer *histories.Operation
 			if e.fenced && maxToken.Token > w.Token {
 				newer = maxToken
