@@ -30,8 +30,16 @@ type CapStats struct {
 //
 // ops must all belong to one resource.
 func ApplyFencingCap(p Policy, ops []histories.Operation) ([]histories.Operation, CapStats) {
+	return applyCaps(ops, fencingCap(p, capWrites(ops, nil), nil))
+}
+
+// applyCaps shortens or drops the writes of ops that caps name (by
+// position in ops), in place, and returns the ones to keep.
+func applyCaps(ops []histories.Operation, caps []capped) ([]histories.Operation, CapStats) {
 	var stats CapStats
-	caps := fencingCap(p, capWrites(ops, nil), nil)
+	if len(caps) == 0 {
+		return ops, stats // nothing to shorten: spare copying every operation onto itself
+	}
 	kept := ops[:0]
 	for k, op := range ops {
 		if len(caps) > 0 && caps[0].k == int32(k) {

@@ -167,10 +167,12 @@ func checkFast(ops []histories.Operation, opts Options, chunks int) (Result, err
 // finding replaces the witness, so that both checkers tell the seed's
 // story the same way. It runs only for violating resources.
 func preferRuleExplanations(ops []histories.Operation, opts Options, resources []fastResource, findings []*finding) {
-	bad := make(map[string]int)
+	var bad []int // the violating resources, as positions in resources
+	latest := int64(math.MinInt64)
 	for i, f := range findings {
 		if f != nil {
-			bad[resources[i].name] = i
+			bad = append(bad, i)
+			latest = max(latest, f.at)
 		}
 	}
 	if len(bad) == 0 {
@@ -179,39 +181,78 @@ func preferRuleExplanations(ops []histories.Operation, opts Options, resources [
 	// Evidence complete before the witness's only involves operations
 	// invoked before it, so the rules see that prefix alone: it gives
 	// them the same answers, and keeps them off the rest of the history.
-	// A resource whose prefix is over the limit is left out before the
-	// prefix is copied: the witness is exact too, and the rules would
-	// only cost time.
-	count := make(map[string]int)
-	for i := range ops {
-		if j, ok := bad[ops[i].Resource]; ok && ops[i].Call <= findings[j].at {
-			count[ops[i].Resource]++
+	// The prefixes are gathered as positions first, so that a resource
+	// whose prefix is over the limit is left out before anything is
+	// copied: the witness is exact too, and the rules would only cost
+	// time. Usually one resource violates, and matching its name is a
+	// comparison (of equal pointers, as the reader shares names'
+	// bytes), not a map lookup per operation.
+	pos := make([][]int32, len(bad))
+	which := func(name string) int { // the position in bad, or -1
+		if name == resources[bad[0]].name {
+			return 0
+		}
+		return -1
+	}
+	if len(bad) > 1 {
+		byName := make(map[string]int, len(bad))
+		for b, i := range bad {
+			byName[resources[i].name] = b
+		}
+		which = func(name string) int {
+			if b, ok := byName[name]; ok {
+				return b
+			}
+			return -1
 		}
 	}
-	n := 0
-	for name, c := range count {
-		if c > ruleExplanationLimit {
-			delete(bad, name)
+	for i := range ops {
+		op := &ops[i]
+		if op.Call > latest || !checkable(op) {
 			continue
 		}
-		n += c
-	}
-	if len(bad) == 0 {
-		return
-	}
-	sub := make([]histories.Operation, 0, n)
-	for i := range ops {
-		if j, ok := bad[ops[i].Resource]; ok && ops[i].Call <= findings[j].at {
-			sub = append(sub, ops[i])
+		if b := which(op.Resource); b >= 0 && op.Call <= findings[bad[b]].at && len(pos[b]) <= ruleExplanationLimit {
+			pos[b] = append(pos[b], int32(i))
 		}
 	}
-	groups, _ := Prepare(sub, opts)
-	for _, g := range groups {
-		i := bad[g.Resource]
+	for b, i := range bad {
+		if len(pos[b]) > ruleExplanationLimit {
+			continue
+		}
+		p := pos[b]
+		var caps []capped
+		if opts.Kind == KindFenced {
+			caps = fencingCap(opts.Policy, capWrites(ops, p), nil)
+		}
+		g := Group{Resource: resources[i].name}
+		if len(caps) == 0 && len(p) > 0 && int(p[len(p)-1]-p[0]) == len(p)-1 {
+			// The prefix is a stretch of the history (one resource,
+			// nothing left out) that the cap leaves as it is: the rules
+			// read it in place, as they modify nothing.
+			g.Ops = ops[p[0] : p[0]+int32(len(p))]
+		} else {
+			g.Ops, _ = applyCaps(gather(ops, p), caps)
+		}
 		if f := explainByRules(g, opts); f != nil && f.at < findings[i].at {
 			findings[i] = f
 		}
 	}
+}
+
+// gather copies the operations at positions pos (increasing) of ops,
+// runs of consecutive ones at once: one move each, not one per operation
+// with its write barriers.
+func gather(ops []histories.Operation, pos []int32) []histories.Operation {
+	out := make([]histories.Operation, 0, len(pos))
+	for len(pos) > 0 {
+		n := 1
+		for n < len(pos) && pos[n] == pos[0]+int32(n) {
+			n++
+		}
+		out = append(out, ops[pos[0]:pos[0]+int32(n)]...)
+		pos = pos[n:]
+	}
+	return out
 }
 
 // ruleExplanationLimit bounds the prefix on which preferRuleExplanations
