@@ -134,23 +134,53 @@ func collectFast(ops []histories.Operation, bufs *collectBuffers, chunks int) []
 
 	seed := maphash.MakeSeed()
 	slots := make([][]resourceSlot, chunks)
+	for len(bufs.left) < chunks {
+		bufs.left = append(bufs.left, nil)
+	}
 	parallel(chunks, func(_, c int) {
 		lo, hi := bounds(c)
 		dst := make([]resourceSlot, len(local[c].names))
 		for g := range dst {
 			dst[g] = resourceSlot{writes: all[global[c][g]].writes, next: offset[c][g], initial: bound{noBound, -1}}
 		}
-		collectRecords(ops, lo, hi, which[lo:hi], dst, seed)
+		bufs.left[c] = collectRecords(ops, lo, hi, which[lo:hi], dst, seed, bufs.left[c][:0])
 		slots[c] = dst
 	})
+	// The reads left over go to their resources, in history order, all
+	// in one buffer.
+	clear(sizes)
 	for c := range slots {
 		for g := range slots[c] {
-			s, r := &slots[c][g], &all[global[c][g]]
-			r.reads = append(r.reads, s.reads...)
-			r.initial = later(r.initial, s.initial)
+			r := &all[global[c][g]]
+			r.initial = later(r.initial, slots[c][g].initial)
+		}
+		for _, l := range bufs.left[c] {
+			sizes[global[c][l.res]]++
+		}
+	}
+	total = 0
+	for _, n := range sizes {
+		total += n
+	}
+	bufs.allLeft = slices.Grow(bufs.allLeft[:0], total)[:total]
+	reads := bufs.allLeft
+	for r := range all {
+		all[r].reads, reads = reads[:0:sizes[r]], reads[sizes[r]:]
+	}
+	for c := range slots {
+		for _, l := range bufs.left[c] {
+			r := &all[global[c][l.res]]
+			r.reads = append(r.reads, l.fastRead)
 		}
 	}
 	return all
+}
+
+// leftRead is a read that collecting left for newFastProblem, and the
+// number of its resource in its stretch.
+type leftRead struct {
+	fastRead
+	res int32
 }
 
 // chunkNames is what the first pass learns of a stretch: its resources'
@@ -190,11 +220,11 @@ type resourceSlot struct {
 	writes  []fastWrite // the resource's, all stretches'
 	next    int32       // where the next write goes
 	recent  recentWrites
-	reads   []fastRead
 	initial bound
 }
 
-// collectRecords is the second pass over ops[lo:hi]. A read is usually of
+// collectRecords is the second pass over ops[lo:hi]; it appends the reads
+// it leaves over to left and returns it. A read is usually of
 // one of the last few writes of its resource: it is matched there, its
 // value compared while both values are in cache, and what it says is
 // folded into its write at once, which is all the checker needs of it
@@ -203,7 +233,7 @@ type resourceSlot struct {
 // kept for newFastProblem, which also explains the contradiction; so is a
 // read of nothing that reports a token other than 0, which no write
 // explains.
-func collectRecords(ops []histories.Operation, lo, hi int, which []int32, dst []resourceSlot, seed maphash.Seed) {
+func collectRecords(ops []histories.Operation, lo, hi int, which []int32, dst []resourceSlot, seed maphash.Seed, left []leftRead) []leftRead {
 	for i := lo; i < hi; i++ {
 		g := which[i-lo]
 		if g < 0 {
@@ -242,9 +272,10 @@ func collectRecords(ops []histories.Operation, lo, hi int, which []int32, dst []
 				}
 			}
 		}
-		d.reads = append(d.reads, fastRead{hash: h, token: op.Token, call: op.Call,
-			ret: op.Return, op: int32(i), hasValue: op.HasValue, hasToken: op.HasToken})
+		left = append(left, leftRead{fastRead{hash: h, token: op.Token, call: op.Call,
+			ret: op.Return, op: int32(i), hasValue: op.HasValue, hasToken: op.HasToken}, g})
 	}
+	return left
 }
 
 // resourceNames numbers resource names in order of appearance. Every

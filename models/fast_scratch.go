@@ -25,6 +25,10 @@ var scratchPool = sync.Pool{New: func() any { return new(fastScratch) }}
 type collectBuffers struct {
 	which  []int32
 	writes []fastWrite
+	// Each stretch's reads left for newFastProblem, with the number of
+	// their resource in the stretch; then all of them, by resource.
+	left    [][]leftRead
+	allLeft []fastRead
 }
 
 var collectPool = sync.Pool{New: func() any { return new(collectBuffers) }}
