@@ -43,13 +43,12 @@ func applyCaps(ops []histories.Operation, caps []capped) ([]histories.Operation,
 	kept := ops[:0]
 	for k, op := range ops {
 		if len(caps) > 0 && caps[0].k == int32(k) {
-			limit := caps[0].limit
+			c := caps[0]
 			caps = caps[1:]
-			if limit < op.Call {
+			if !c.apply(&op) {
 				stats.Dropped++
 				continue
 			}
-			op.Return = limit
 			stats.Capped++
 		}
 		kept = append(kept, op)
@@ -92,6 +91,16 @@ func capWrites(ops []histories.Operation, pos []int32) []capWrite {
 type capped struct {
 	k     int32
 	limit int64
+}
+
+// apply caps op's return, and reports whether op is kept: false when the
+// write can only have been a no-op.
+func (c capped) apply(op *histories.Operation) bool {
+	if c.limit < op.Call {
+		return false
+	}
+	op.Return = c.limit
+	return true
 }
 
 // capScratch holds fencingCap's buffers, so that a caller that caps many

@@ -25,10 +25,13 @@ import (
 // together), the explanation falls back to porcupine's longest legal
 // prefix.
 func Explain(g Group, opts Options) Violation {
-	best := explainByRules(g, opts)
+	ops := make([]*histories.Operation, len(g.Ops))
+	for i := range g.Ops {
+		ops[i] = &g.Ops[i]
+	}
+	best := explainByRules(ops, opts)
 	if best == nil {
-		e := explainer{ops: g.Ops, policy: opts.Policy, fenced: opts.Kind == KindFenced}
-		best = e.fallback(opts)
+		best = fallback(g.Ops, opts)
 		best.rule = RuleNoOrder
 	}
 	return best.violation(g.Resource)
@@ -39,9 +42,11 @@ func Explain(g Group, opts Options) Violation {
 // the earlier rule in the list below). The rules are independent and run
 // in parallel, on what newExplainer prepared once for all of them: a
 // violating resource is usually the only one left to work on, and its
-// history can be long.
-func explainByRules(g Group, opts Options) *finding {
-	e := newExplainer(g.Ops, opts)
+// history can be long. ops are one resource's operations, filtered and
+// capped as for a checker (see Group), in history order; they are read,
+// never modified.
+func explainByRules(ops []*histories.Operation, opts Options) *finding {
+	e := newExplainer(ops, opts)
 	rules := []struct {
 		name string
 		find func() *finding
@@ -70,7 +75,7 @@ func explainByRules(g Group, opts Options) *finding {
 }
 
 type explainer struct {
-	ops    []histories.Operation
+	ops    []*histories.Operation
 	policy Policy
 	fenced bool
 	// What newExplainer prepares for the rules, which only read it: the
@@ -92,11 +97,11 @@ type valueIndex struct {
 }
 
 // newExplainer prepares, in one pass over ops, what the rules share.
-func newExplainer(ops []histories.Operation, opts Options) *explainer {
+func newExplainer(ops []*histories.Operation, opts Options) *explainer {
 	e := &explainer{ops: ops, policy: opts.Policy, fenced: opts.Kind == KindFenced}
 	var writes, accepted, writers, rejected, reads int
-	for i := range ops {
-		switch op := &ops[i]; {
+	for _, op := range ops {
+		switch {
 		case !op.IsWrite():
 			if op.Status == histories.StatusOK {
 				reads++
@@ -117,8 +122,7 @@ func newExplainer(ops []histories.Operation, opts Options) *explainer {
 	e.rejected = make([]*histories.Operation, 0, rejected)
 	e.reads = make([]*histories.Operation, 0, reads)
 	e.byValue = valueIndex{latest: make(map[string]int32, writes), earlier: make([]int32, len(ops))}
-	for i := range ops {
-		op := &ops[i]
+	for i, op := range ops {
 		e.byValue.earlier[i] = -1
 		if !op.IsWrite() {
 			if op.Status == histories.StatusOK {
@@ -148,7 +152,7 @@ func newExplainer(ops []histories.Operation, opts Options) *explainer {
 func (e *explainer) writesOf(value string, fn func(w *histories.Operation) bool) {
 	k, ok := e.byValue.latest[value]
 	for ; ok && k >= 0; k = e.byValue.earlier[k] {
-		if !fn(&e.ops[k]) {
+		if !fn(e.ops[k]) {
 			return
 		}
 	}
@@ -454,12 +458,12 @@ const fallbackLimit = 5000
 
 // fallback names the first operation that porcupine's longest legal prefix
 // could not place, and the operations concurrent with it.
-func (e *explainer) fallback(opts Options) *finding {
-	f := &finding{summary: fmt.Sprintf("no order of the %d operations on this resource explains the answers the resource gave", len(e.ops))}
-	if len(e.ops) > fallbackLimit {
+func fallback(ops []histories.Operation, opts Options) *finding {
+	f := &finding{summary: fmt.Sprintf("no order of the %d operations on this resource explains the answers the resource gave", len(ops))}
+	if len(ops) > fallbackLimit {
 		return f
 	}
-	res, info := porcupine.CheckOperationsVerbose(Model(opts), ToPorcupine(e.ops), 10*time.Second)
+	res, info := porcupine.CheckOperationsVerbose(Model(opts), ToPorcupine(ops), 10*time.Second)
 	if res != porcupine.Illegal {
 		return f
 	}
@@ -477,20 +481,20 @@ func (e *explainer) fallback(opts Options) *finding {
 		}
 	}
 	var stuck *histories.Operation
-	for i := range e.ops {
-		if !placed[i] && (stuck == nil || e.ops[i].Call < stuck.Call) {
-			stuck = &e.ops[i]
+	for i := range ops {
+		if !placed[i] && (stuck == nil || ops[i].Call < stuck.Call) {
+			stuck = &ops[i]
 		}
 	}
 	if stuck == nil {
 		return f
 	}
 	f.summary = fmt.Sprintf("no order of the operations on this resource explains the answers: the longest legal sequence places %d of %d operations and cannot continue with operation #%d",
-		longest, len(e.ops), stuck.ID)
+		longest, len(ops), stuck.ID)
 	f.at = stuck.Return // marks it as the culprit
 	f.rows = append(f.rows, row{stuck, "an answer consistent with the operations before it"})
-	for i := range e.ops {
-		op := &e.ops[i]
+	for i := range ops {
+		op := &ops[i]
 		if op != stuck && op.Call <= stuck.Return && op.Return >= stuck.Call && len(f.rows) < 8 {
 			f.rows = append(f.rows, row{op, "concurrent with it"})
 		}

@@ -182,9 +182,8 @@ func preferRuleExplanations(ops []histories.Operation, opts Options, resources [
 	// invoked before it, so the rules see that prefix alone: it gives
 	// them the same answers, and keeps them off the rest of the history.
 	// The prefixes are gathered as positions first, so that a resource
-	// whose prefix is over the limit is left out before anything is
-	// copied: the witness is exact too, and the rules would only cost
-	// time. Usually one resource violates, and matching its name is a
+	// whose prefix is over the limit is left out before anything else is
+	// done: the witness is exact too, and the rules would only cost time. Usually one resource violates, and matching its name is a
 	// comparison (of equal pointers, as the reader shares names'
 	// bytes), not a map lookup per operation.
 	pos := make([][]int32, len(bad))
@@ -219,40 +218,31 @@ func preferRuleExplanations(ops []histories.Operation, opts Options, resources [
 		if len(pos[b]) > ruleExplanationLimit {
 			continue
 		}
-		p := pos[b]
+		// The rules read the prefix where it is, through pointers: only
+		// the writes that the cap shortens are copied, and the ones it
+		// shows to be no-ops are left out, as Prepare would.
 		var caps []capped
 		if opts.Kind == KindFenced {
-			caps = fencingCap(opts.Policy, capWrites(ops, p), nil)
+			caps = fencingCap(opts.Policy, capWrites(ops, pos[b]), nil)
 		}
-		g := Group{Resource: resources[i].name}
-		if len(caps) == 0 && len(p) > 0 && int(p[len(p)-1]-p[0]) == len(p)-1 {
-			// The prefix is a stretch of the history (one resource,
-			// nothing left out) that the cap leaves as it is: the rules
-			// read it in place, as they modify nothing.
-			g.Ops = ops[p[0] : p[0]+int32(len(p))]
-		} else {
-			g.Ops, _ = applyCaps(gather(ops, p), caps)
+		prefix := make([]*histories.Operation, 0, len(pos[b]))
+		for k, p := range pos[b] {
+			op := &ops[p]
+			if len(caps) > 0 && caps[0].k == int32(k) {
+				short := *op
+				kept := caps[0].apply(&short)
+				caps = caps[1:]
+				if !kept {
+					continue
+				}
+				op = &short
+			}
+			prefix = append(prefix, op)
 		}
-		if f := explainByRules(g, opts); f != nil && f.at < findings[i].at {
+		if f := explainByRules(prefix, opts); f != nil && f.at < findings[i].at {
 			findings[i] = f
 		}
 	}
-}
-
-// gather copies the operations at positions pos (increasing) of ops,
-// runs of consecutive ones at once: one move each, not one per operation
-// with its write barriers.
-func gather(ops []histories.Operation, pos []int32) []histories.Operation {
-	out := make([]histories.Operation, 0, len(pos))
-	for len(pos) > 0 {
-		n := 1
-		for n < len(pos) && pos[n] == pos[0]+int32(n) {
-			n++
-		}
-		out = append(out, ops[pos[0]:pos[0]+int32(n)]...)
-		pos = pos[n:]
-	}
-	return out
 }
 
 // ruleExplanationLimit bounds the prefix on which preferRuleExplanations
