@@ -348,6 +348,7 @@ func BenchmarkCheckFast(b *testing.B) {
 	for _, c := range []benchCell{
 		{Resources: 1, Clients: 5, Ops: 10_000},
 		{Resources: 1, Clients: 5, Ops: 10_000, Invalid: true},
+		{Resources: 1, Clients: 5, Ops: 10_000, Unknown: 0.01, Invalid: true},
 		{Resources: 1, Clients: 50, Ops: 100_000, Unknown: 0.1},
 		{Resources: 50, Clients: 5, Ops: 10_000},
 		{Resources: 50, Clients: 50, Ops: 100_000, Unknown: 0.1},
