@@ -183,9 +183,10 @@ func preferRuleExplanations(ops []histories.Operation, opts Options, resources [
 	// them the same answers, and keeps them off the rest of the history.
 	// The prefixes are gathered as positions first, so that a resource
 	// whose prefix is over the limit is left out before anything else is
-	// done: the witness is exact too, and the rules would only cost time. Usually one resource violates, and matching its name is a
-	// comparison (of equal pointers, as the reader shares names'
-	// bytes), not a map lookup per operation.
+	// done: the witness is exact too, and the rules would only cost
+	// time. Usually one resource violates, and matching its name is a
+	// comparison (of equal pointers, as the reader shares names' bytes),
+	// not a map lookup per operation.
 	pos := make([][]int32, len(bad))
 	which := func(name string) int { // the position in bad, or -1
 		if name == resources[bad[0]].name {
