@@ -30,13 +30,8 @@ type CapStats struct {
 //
 // ops must all belong to one resource.
 func ApplyFencingCap(p Policy, ops []histories.Operation) ([]histories.Operation, CapStats) {
-	return applyCaps(ops, fencingCap(p, capWrites(ops, nil), nil))
-}
-
-// applyCaps shortens or drops the writes of ops that caps name (by
-// position in ops), in place, and returns the ones to keep.
-func applyCaps(ops []histories.Operation, caps []capped) ([]histories.Operation, CapStats) {
 	var stats CapStats
+	caps := fencingCap(p, capWrites(ops, nil), nil)
 	if len(caps) == 0 {
 		return ops, stats // nothing to shorten: spare copying every operation onto itself
 	}
@@ -54,6 +49,29 @@ func applyCaps(ops []histories.Operation, caps []capped) ([]histories.Operation,
 		kept = append(kept, op)
 	}
 	return kept, stats
+}
+
+// cappedView is ApplyFencingCap for the operations of ops at positions
+// pos (one resource's, increasing), without copying or modifying them: it
+// returns pointers to them, except that a write the cap shortens points
+// to a shortened copy and one it drops is left out.
+func cappedView(p Policy, ops []histories.Operation, pos []int32) []*histories.Operation {
+	caps := fencingCap(p, capWrites(ops, pos), nil)
+	view := make([]*histories.Operation, 0, len(pos))
+	for k, i := range pos {
+		op := &ops[i]
+		if len(caps) > 0 && caps[0].k == int32(k) {
+			short := *op
+			kept := caps[0].apply(&short)
+			caps = caps[1:]
+			if !kept {
+				continue
+			}
+			op = &short
+		}
+		view = append(view, op)
+	}
+	return view
 }
 
 // capWrite is what the fencing cap needs of a write that may have taken
@@ -93,10 +111,13 @@ type capped struct {
 	limit int64
 }
 
-// apply caps op's return, and reports whether op is kept: false when the
-// write can only have been a no-op.
+// keeps reports whether a write invoked at call is kept: a write whose
+// cap comes before its invocation can only have been a no-op.
+func (c capped) keeps(call int64) bool { return c.limit >= call }
+
+// apply caps op's return, and reports whether op is kept (see keeps).
 func (c capped) apply(op *histories.Operation) bool {
-	if c.limit < op.Call {
+	if !c.keeps(op.Call) {
 		return false
 	}
 	op.Return = c.limit

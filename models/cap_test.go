@@ -2,6 +2,7 @@ package models
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -76,7 +77,21 @@ func TestFencingCap(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			kept, st := ApplyFencingCap(tc.policy, tc.ops.ops)
+			original := slices.Clone(tc.ops.ops)
+			pos := make([]int32, len(original))
+			for i := range pos {
+				pos[i] = int32(i)
+			}
+			view := cappedView(tc.policy, tc.ops.ops, pos)
+			assert.Equal(t, original, tc.ops.ops, "cappedView modified the history")
+			kept, st := ApplyFencingCap(tc.policy, slices.Clone(tc.ops.ops))
+			// The fast checker's explanations read the view, Prepare's
+			// groups are what ApplyFencingCap keeps: the same operations.
+			if assert.Len(t, view, len(kept)) {
+				for i := range view {
+					assert.Equal(t, kept[i], *view[i], "operation %d of the view", i)
+				}
+			}
 			assert.Equal(t, tc.capped, st.Capped)
 			assert.Equal(t, tc.dropped, st.Dropped)
 			assert.Len(t, kept, len(tc.ops.ops)-tc.dropped)

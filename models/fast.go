@@ -219,28 +219,9 @@ func preferRuleExplanations(ops []histories.Operation, opts Options, resources [
 		if len(pos[b]) > ruleExplanationLimit {
 			continue
 		}
-		// The rules read the prefix where it is, through pointers: only
-		// the writes that the cap shortens are copied, and the ones it
-		// shows to be no-ops are left out, as Prepare would.
-		var caps []capped
-		if opts.Kind == KindFenced {
-			caps = fencingCap(opts.Policy, capWrites(ops, pos[b]), nil)
-		}
-		prefix := make([]*histories.Operation, 0, len(pos[b]))
-		for k, p := range pos[b] {
-			op := &ops[p]
-			if len(caps) > 0 && caps[0].k == int32(k) {
-				short := *op
-				kept := caps[0].apply(&short)
-				caps = caps[1:]
-				if !kept {
-					continue
-				}
-				op = &short
-			}
-			prefix = append(prefix, op)
-		}
-		if f := explainByRules(prefix, opts); f != nil && f.at < findings[i].at {
+		// The rules read the prefix where it is, capped as Prepare
+		// would cap it (CheckFast judges the fenced model only).
+		if f := explainByRules(cappedView(opts.Policy, ops, pos[b]), opts); f != nil && f.at < findings[i].at {
 			findings[i] = f
 		}
 	}

@@ -350,7 +350,7 @@ func (r *fastResource) capWrites(p Policy, sc *fastScratch) CapStats {
 	var st CapStats
 	for _, c := range fencingCap(p, writes, &sc.capScratch) {
 		w := &r.writes[c.k]
-		if c.limit < w.call {
+		if !c.keeps(w.call) {
 			w.kind = kindDropped
 			st.Dropped++
 			continue
