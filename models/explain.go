@@ -39,7 +39,7 @@ func Explain(g Group, opts Options) Violation {
 
 // explainByRules applies the rules that need no search and returns the
 // evidence that is complete earliest, or nil when none applies (on a tie,
-// the earlier rule in the list below). The rules are independent and run
+// the rule of lower rank below). The rules are independent and run
 // in parallel, on what newExplainer prepared once for all of them: a
 // violating resource is usually the only one left to work on, and its
 // history can be long. ops are one resource's operations, filtered and
@@ -47,27 +47,26 @@ func Explain(g Group, opts Options) Violation {
 // never modified.
 func explainByRules(ops []*histories.Operation, opts Options) *finding {
 	e := newExplainer(ops, opts)
+	// The rules are listed costliest first, so that two cores finish
+	// together; rank orders them on a tie.
 	rules := []struct {
 		name string
+		rank int
 		find func() *finding
 	}{
-		{RuleStaleAccepted, e.staleAccepted},
-		{RuleEqualAccepted, e.equalAccepted},
-		{RuleWrongRejection, e.wrongRejection},
-		{RuleReadOrigin, e.readOrigin},
-		{RuleStaleRead, e.staleRead},
+		{RuleStaleRead, 4, e.staleRead},
+		{RuleWrongRejection, 2, e.wrongRejection},
+		{RuleReadOrigin, 3, e.readOrigin},
+		{RuleEqualAccepted, 1, e.equalAccepted},
+		{RuleStaleAccepted, 0, e.staleAccepted},
 	}
-	// The costliest rules are started first, so that two cores finish
-	// together.
-	order := []int{4, 2, 3, 1, 0}
 	found := make([]*finding, len(rules))
-	parallel(len(order), func(_, k int) {
-		found[order[k]] = rules[order[k]].find()
-	})
+	parallel(len(rules), func(_, i int) { found[i] = rules[i].find() })
 	var best *finding
+	bestRank := 0
 	for i, f := range found {
-		if f != nil && (best == nil || f.at < best.at) {
-			best = f
+		if f != nil && (best == nil || f.at < best.at || f.at == best.at && rules[i].rank < bestRank) {
+			best, bestRank = f, rules[i].rank
 			best.rule = rules[i].name
 		}
 	}
@@ -96,32 +95,23 @@ type valueIndex struct {
 	earlier []int32
 }
 
-// newExplainer prepares, in one pass over ops, what the rules share.
+// newExplainer prepares what the rules share, in one pass over ops after
+// counting its writes.
 func newExplainer(ops []*histories.Operation, opts Options) *explainer {
 	e := &explainer{ops: ops, policy: opts.Policy, fenced: opts.Kind == KindFenced}
-	var writes, accepted, writers, rejected, reads int
+	// Counting the writes sizes everything once: growing the index would
+	// rehash it, and growing the classes copy them.
+	writes := 0
 	for _, op := range ops {
-		switch {
-		case !op.IsWrite():
-			if op.Status == histories.StatusOK {
-				reads++
-			}
-		case op.Status == histories.StatusAccepted:
-			writes, accepted, writers = writes+1, accepted+1, writers+1
-		case op.Status == histories.StatusRejected:
-			writes, rejected = writes+1, rejected+1
-		default:
+		if op.IsWrite() {
 			writes++
-			if mayHaveApplied(op) {
-				writers++
-			}
 		}
 	}
-	e.accepted = make([]*histories.Operation, 0, accepted)
-	e.writers = make([]*histories.Operation, 0, writers)
-	e.rejected = make([]*histories.Operation, 0, rejected)
-	e.reads = make([]*histories.Operation, 0, reads)
 	e.byValue = valueIndex{latest: make(map[string]int32, writes), earlier: make([]int32, len(ops))}
+	e.reads = make([]*histories.Operation, 0, len(ops)-writes)
+	e.accepted = make([]*histories.Operation, 0, writes)
+	e.rejected = make([]*histories.Operation, 0, writes)
+	e.writers = make([]*histories.Operation, 0, writes)
 	for i, op := range ops {
 		e.byValue.earlier[i] = -1
 		if !op.IsWrite() {
