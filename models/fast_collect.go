@@ -148,24 +148,22 @@ func collectFast(ops []histories.Operation, bufs *collectBuffers, chunks int) []
 	})
 	// The reads left over go to their resources, in history order, all
 	// in one buffer.
-	clear(sizes)
+	left := make([]int, len(all)) // how many each resource has
+	nleft := 0
 	for c := range slots {
 		for g := range slots[c] {
 			r := &all[global[c][g]]
 			r.initial = later(r.initial, slots[c][g].initial)
 		}
 		for _, l := range bufs.left[c] {
-			sizes[global[c][l.res]]++
+			left[global[c][l.res]]++
 		}
+		nleft += len(bufs.left[c])
 	}
-	total = 0
-	for _, n := range sizes {
-		total += n
-	}
-	bufs.allLeft = slices.Grow(bufs.allLeft[:0], total)[:total]
+	bufs.allLeft = slices.Grow(bufs.allLeft[:0], nleft)[:nleft]
 	reads := bufs.allLeft
 	for r := range all {
-		all[r].reads, reads = reads[:0:sizes[r]], reads[sizes[r]:]
+		all[r].reads, reads = reads[:0:left[r]], reads[left[r]:]
 	}
 	for c := range slots {
 		for _, l := range bufs.left[c] {

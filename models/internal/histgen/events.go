@@ -54,7 +54,9 @@ func Events(ops []histories.Operation) []histories.Event {
 			o.InvokeIndex = int64(n)
 			events[n] = histories.Invocation(o)
 		}
-		events[n].Time = s.time // an unknown outcome's info comes right after its invocation
+		// The stamp's time is the operation's Call or Return, except for
+		// an unknown outcome's info event, stamped at its Call (above).
+		events[n].Time = s.time
 	}
 	return events
 }
