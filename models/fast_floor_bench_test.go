@@ -15,8 +15,8 @@ import (
 // of these histories must do, to show how far the fast checker is from
 // what the hardware allows where it is furthest from 100 times porcupine's
 // speed: on the 50-resource cells of BenchmarkCheckers porcupine checks
-// each resource's nearly sequential history at 1.2 to 2.5 µs per
-// operation, so 100 times its speed means 12 to 25 ns per operation. The
+// each resource's nearly sequential history at 1.1 to 2.5 µs per
+// operation, so 100 times its speed means 11 to 25 ns per operation. The
 // pass is not a checker and judges nothing: it only finds each
 // operation's resource (a lookup by the name's address, which the reader
 // interns), compares each accepted write's token with its resource's
