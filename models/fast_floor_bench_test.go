@@ -11,33 +11,32 @@ import (
 	"github.com/fencecheck/fencecheck/models"
 )
 
-// BenchmarkCheckFloor times a pass that does less than any exact checker
-// of these histories must do, to show how far the fast checker is from
-// what the hardware allows where it is furthest from 100 times porcupine's
-// speed: on the 50-resource cells of BenchmarkCheckers porcupine checks
-// each resource's nearly sequential history at 1.1 to 2.5 µs per
-// operation, so 100 times its speed means 11 to 25 ns per operation. The
-// pass is not a checker and judges nothing: it only finds each
-// operation's resource (a lookup by the name's address, which the reader
-// interns), compares each accepted write's token with its resource's
-// highest, and compares each read's value with the value of its
-// resource's last accepted write. An exact checker must do at least that,
-// and also handle concurrency (the mismatches it counts), unknown
-// outcomes, rejections and reads of older writes. The two cores take one
-// half of the history each, the cheapest split for a pass that keeps no
-// order between them.
+// BenchmarkCheckFloor times two passes that judge nothing, to show how far
+// the fast checker is from what the hardware allows where it is furthest
+// from 100 times porcupine's speed: on the 50-resource cells of
+// BenchmarkCheckers porcupine checks each resource's nearly sequential
+// history at 1.1 to 2.5 µs per operation, so 100 times its speed means 11
+// to 25 ns per operation (see floorPass for what each pass does).
+//
+// The touch pass does less than any exact checker must: it finds each
+// operation's resource and compares accepted tokens and read values with
+// its resource's last accepted write. An exact checker must also handle
+// concurrency (the operations this pass counts as unexplained), unknown
+// outcomes, rejections and reads of older writes. The simulate pass adds
+// the easy path of a design that cuts each resource's history into
+// pieces where nothing is in flight and simulates each piece in order of
+// invocation, leaving the pieces where that fails to an exact check; it
+// counts the operations of those pieces as unexplained. The touch pass
+// also reports, outside the time, what that design would leave over with
+// the state at each cut forced (see quiescentPieces); the one-resource
+// cells show that with one resource and five clients there are no cuts.
+//
+// The two cores take one half of the history each, the cheapest split
+// for passes that keep no order between the halves (the simulate pass
+// does not join them). ns/operation is the time per operation of the
+// history.
 //
 //	go test ./models -run '^$' -bench 'BenchmarkCheckFloor' -count 6
-//
-// That is the touch pass. The simulate pass adds what the easy path of a
-// design that cuts each resource's history into pieces would do (see
-// floorPass), still judging nothing. ns/operation is the time per
-// operation of the history; unexplained/op the share of operations each
-// pass could not explain by itself (the simulate pass counts whole failed
-// pieces). The touch pass also reports, outside the time, what that
-// design would leave to an exact check (see quiescentPieces); the
-// one-resource cells show that with one resource and five clients there
-// are no cuts.
 func BenchmarkCheckFloor(b *testing.B) {
 	for _, c := range []benchCell{
 		{Resources: 50, Clients: 5, Ops: 10_000},
