@@ -3,6 +3,7 @@ package verify
 import (
 	"context"
 	"fmt"
+	"math"
 	"sync"
 	"time"
 
@@ -49,7 +50,7 @@ func race(ctx context.Context, s *script, base uint64, prepare func(context.Cont
 	if prepare == nil {
 		n = 2
 	}
-	restore := widenWindow(s.t, n)
+	restore := widenWindow(s.t, n, base)
 	defer restore()
 	top := base + uint64(n)
 	out := Outcome{Expected: fmt.Sprintf("in each of %d rounds token %d accepted and stored, whatever the order", s.o.Rounds, top)}
@@ -87,34 +88,73 @@ func race(ctx context.Context, s *script, base uint64, prepare func(context.Cont
 	return out
 }
 
-// widenWindow holds each writer of a windowed receiver between its check
-// and its write until all n have checked (or 100ms passed), so that the
-// race in such a receiver always happens; it returns the undo.
-func widenWindow(t targets.Target, n int) func() {
+// widenWindow holds each of the n racing writers of a windowed receiver
+// (those with a token above base: the base write goes straight through)
+// between its check and its write until all n writers of its resource
+// (each round races on a resource of its own) have checked, or
+// windowTimeout passed, and then
+// holds the one with the lowest token a little longer, so that it writes
+// last: the race in such a receiver then always happens, in its worst
+// order, instead of in the order the scheduler happens to pick (with two
+// writers that is the harmless one half of the time). It returns the
+// undo.
+func widenWindow(t targets.Target, n int, base uint64) func() {
 	w, ok := t.(windowed)
 	if !ok {
 		return func() {}
 	}
+	type round struct {
+		all     chan struct{} // closed once all n writers have checked
+		checked int
+		lowest  uint64 // the lowest token checked, final once all is closed
+	}
 	var mu sync.Mutex
-	checked := 0
-	all := make(chan struct{})
-	w.SetWindow(func(ctx context.Context, _ string, _ uint64) {
+	rounds := make(map[string]*round)
+	w.SetWindow(func(ctx context.Context, resource string, token uint64) {
+		if token <= base {
+			return
+		}
 		mu.Lock()
-		checked++
-		if checked == n {
-			close(all)
+		r := rounds[resource]
+		if r == nil {
+			r = &round{all: make(chan struct{}), lowest: math.MaxUint64}
+			rounds[resource] = r
 		}
-		if checked%n == 0 { // the next round waits for its own writers
-			all = make(chan struct{})
-			checked = 0
+		if r.checked == n {
+			mu.Unlock()
+			return // not one of the round's racers
 		}
-		wait := all
+		r.checked++
+		r.lowest = min(r.lowest, token)
+		if r.checked == n {
+			close(r.all)
+		}
 		mu.Unlock()
 		select {
-		case <-wait:
-		case <-time.After(100 * time.Millisecond):
+		case <-r.all:
+		case <-time.After(windowTimeout):
+			return
 		case <-ctx.Done():
+			return
+		}
+		if token == r.lowest {
+			select {
+			case <-time.After(lastWriterDelay):
+			case <-ctx.Done():
+			}
 		}
 	})
 	return func() { w.SetWindow(nil) }
 }
+
+// windowTimeout bounds how long widenWindow holds a writer for the others
+// of its round: they normally arrive within microseconds, but a loaded
+// machine (the race detector, parallel tests) can delay a goroutine's
+// start by far more than that, and a writer released early lets the
+// others check against its write instead of racing it.
+const windowTimeout = 2 * time.Second
+
+// lastWriterDelay is how long widenWindow holds the lowest token's writer
+// after the others are released: far longer than the others need to
+// write to memory.
+const lastWriterDelay = 20 * time.Millisecond
