@@ -3,7 +3,6 @@ package verify
 import (
 	"context"
 	"fmt"
-	"math"
 	"sync"
 	"time"
 
@@ -89,15 +88,14 @@ func race(ctx context.Context, s *script, base uint64, prepare func(context.Cont
 }
 
 // widenWindow holds each of the n racing writers of a windowed receiver
-// (those with a token above base: the base write goes straight through)
-// between its check and its write until all n writers of its resource
-// (each round races on a resource of its own) have checked, or
-// windowTimeout passed, and then
-// holds the one with the lowest token a little longer, so that it writes
-// last: the race in such a receiver then always happens, in its worst
-// order, instead of in the order the scheduler happens to pick (with two
-// writers that is the harmless one half of the time). It returns the
-// undo.
+// (tokens base+1 to base+n; the base write goes straight through) between
+// its check and its write until all n writers of its resource (each round
+// races on a resource of its own) have checked, or windowTimeout passed,
+// and then holds the lowest token, base+1, a little longer, so that it
+// writes last: the race in such a receiver then always happens, in its
+// worst order, instead of in the order the scheduler happens to pick
+// (with two writers that is the harmless one half of the time). It
+// returns the undo.
 func widenWindow(t targets.Target, n int, base uint64) func() {
 	w, ok := t.(windowed)
 	if !ok {
@@ -106,7 +104,6 @@ func widenWindow(t targets.Target, n int, base uint64) func() {
 	type round struct {
 		all     chan struct{} // closed once all n writers have checked
 		checked int
-		lowest  uint64 // the lowest token checked, final once all is closed
 	}
 	var mu sync.Mutex
 	rounds := make(map[string]*round)
@@ -117,7 +114,7 @@ func widenWindow(t targets.Target, n int, base uint64) func() {
 		mu.Lock()
 		r := rounds[resource]
 		if r == nil {
-			r = &round{all: make(chan struct{}), lowest: math.MaxUint64}
+			r = &round{all: make(chan struct{})}
 			rounds[resource] = r
 		}
 		if r.checked == n {
@@ -125,7 +122,6 @@ func widenWindow(t targets.Target, n int, base uint64) func() {
 			return // not one of the round's racers
 		}
 		r.checked++
-		r.lowest = min(r.lowest, token)
 		if r.checked == n {
 			close(r.all)
 		}
@@ -137,7 +133,7 @@ func widenWindow(t targets.Target, n int, base uint64) func() {
 		case <-ctx.Done():
 			return
 		}
-		if token == r.lowest {
+		if token == base+1 {
 			select {
 			case <-time.After(lastWriterDelay):
 			case <-ctx.Done():
