@@ -8,7 +8,6 @@ import (
 	"unsafe"
 
 	"github.com/fencecheck/fencecheck/histories"
-	"github.com/fencecheck/fencecheck/models"
 )
 
 // BenchmarkCheckFloor times two passes that judge nothing, to show how far
@@ -21,15 +20,15 @@ import (
 // The touch pass does less than any exact checker must: it finds each
 // operation's resource and compares accepted tokens and read values with
 // its resource's last accepted write. An exact checker must also handle
-// concurrency (the operations this pass counts as unexplained), unknown
-// outcomes, rejections and reads of older writes. The simulate pass adds
-// the easy path of a design that cuts each resource's history into
-// pieces where nothing is in flight and simulates each piece in order of
-// invocation, leaving the pieces where that fails to an exact check; it
-// counts the operations of those pieces as unexplained. The touch pass
-// also reports, outside the time, what that design would leave over with
-// the state at each cut forced (see quiescentPieces); the one-resource
-// cells show that with one resource and five clients there are no cuts.
+// concurrency, unknown outcomes, rejections and reads of older writes.
+// The simulate pass adds the easy path of a design that cuts each
+// resource's history into pieces where nothing is in flight and
+// simulates each piece in order of invocation, leaving the pieces where
+// that fails to an exact check. Outside the time, it also reports what
+// that design would leave over (ops-in-failed-pieces/op) and how long a
+// piece is (ops/piece), from one pass over the whole history; the
+// one-resource cells show that with one resource and five clients there
+// are no cuts.
 //
 // The two cores take one half of the history each, the cheapest split
 // for passes that keep no order between the halves (the simulate pass
@@ -56,33 +55,36 @@ func BenchmarkCheckFloor(b *testing.B) {
 		}{{"touch", false}, {"simulate", true}} {
 			b.Run(c.String()+"/"+pass.name, func(b *testing.B) {
 				workers := runtime.GOMAXPROCS(0)
-				unexplained := make([]int, workers)
+				counts := make([]floorCount, workers) // kept, so that no pass is optimized away
 				for b.Loop() {
 					var wg sync.WaitGroup
 					for w := range workers {
 						wg.Add(1)
 						go func() {
 							defer wg.Done()
-							unexplained[w] = floorPass(ops[len(ops)*w/workers:len(ops)*(w+1)/workers], pass.simulate)
+							counts[w] = floorPass(ops[len(ops)*w/workers:len(ops)*(w+1)/workers], pass.simulate)
 						}()
 					}
 					wg.Wait()
 				}
-				total := 0
-				for _, m := range unexplained {
-					total += m
-				}
 				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(c.Ops), "ns/operation")
-				b.ReportMetric(float64(total)/float64(c.Ops), "unexplained/op")
-				if pass.name == "touch" {
-					groups, _ := models.Prepare(ops, models.Options{})
-					pieces := quiescentPieces(groups)
-					b.ReportMetric(pieces.badShare, "ops-in-bad-pieces/op")
-					b.ReportMetric(pieces.meanLen, "ops/piece")
+				if pass.simulate {
+					// What the design would leave over, from one pass over
+					// the whole history, outside the time: the halves'
+					// seam would fail pieces that one pass explains.
+					whole := floorPass(ops, true)
+					b.ReportMetric(float64(whole.unexplained)/float64(c.Ops), "ops-in-failed-pieces/op")
+					b.ReportMetric(float64(c.Ops)/float64(max(whole.pieces, 1)), "ops/piece")
 				}
 			})
 		}
 	}
+}
+
+// floorCount is what floorPass counts.
+type floorCount struct {
+	unexplained int // operations the pass could not explain
+	pieces      int // pieces cut (the simulate pass)
 }
 
 // floorPass is BenchmarkCheckFloor's pass over one stretch of a history:
@@ -100,17 +102,18 @@ func BenchmarkCheckFloor(b *testing.B) {
 // simulates the register in order of invocation (unknown writes taking
 // no effect), marking a piece failed at the first answer that differs;
 // the next piece starts from the accepted write with the highest token,
-// as it would after a search (strict forces that state at a cut, see
-// quiescentPieces). It returns the operations in failed pieces and out of
-// order. It does not handle the seam between the two stretches, search
-// failed pieces, apply unknown writes later, or wait for them before
-// cutting.
+// as it would after a search (under strict, once every write that could
+// still take effect has returned, the last to take effect is the accepted
+// write with the highest token). It returns the operations in failed pieces and out of
+// order, and the number of pieces. It does not handle the seam between
+// the two stretches, search failed pieces, apply unknown writes later,
+// or wait for them before cutting.
 //
 // Both passes find a resource by the address of its name's bytes, which
 // the reader and the generator share among a resource's operations, in a
 // table with open addressing, written out in the loop (a call per
 // operation would be a good part of what is measured).
-func floorPass(ops []histories.Operation, simulate bool) int {
+func floorPass(ops []histories.Operation, simulate bool) floorCount {
 	type state struct {
 		token   uint64
 		value   string
@@ -129,7 +132,7 @@ func floorPass(ops []histories.Operation, simulate bool) int {
 		at   int
 	}
 	resources := make([]resource, 0, 64)
-	unexplained := 0
+	var count floorCount
 	for i := range ops {
 		o := &ops[i]
 		if o.Status == histories.StatusFailed || (o.F == histories.FRead && o.Status == histories.StatusUnknown) {
@@ -152,22 +155,25 @@ func floorPass(ops []histories.Operation, simulate bool) int {
 			switch {
 			case o.F == histories.FWrite && o.Status == histories.StatusAccepted:
 				if o.Token <= r.cur.token {
-					unexplained++
+					count.unexplained++
 				}
 				r.cur.token, r.cur.value = o.Token, o.Value
 			case o.F == histories.FRead && o.Value != r.cur.value:
-				unexplained++
+				count.unexplained++
 			}
 			continue
 		}
 		if o.Call < r.lastCall {
-			unexplained++
+			count.unexplained++
 		}
 		r.lastCall = o.Call
 		if o.Call > r.maxReturn { // a cut
 			if r.failed {
-				unexplained += int(r.n)
+				count.unexplained += int(r.n)
 				r.cur = r.top
+			}
+			if r.n > 0 {
+				count.pieces++
 			}
 			r.n, r.failed, r.maxReturn = 0, false, math.MinInt64
 		}
@@ -196,79 +202,11 @@ func floorPass(ops []histories.Operation, simulate bool) int {
 	}
 	for _, r := range resources {
 		if r.failed {
-			unexplained += int(r.n)
+			count.unexplained += int(r.n)
+		}
+		if r.n > 0 {
+			count.pieces++
 		}
 	}
-	return unexplained
-}
-
-// pieceStats is what quiescentPieces reports.
-type pieceStats struct {
-	badShare float64 // the share of operations in pieces that need a real check
-	meanLen  float64 // operations per piece
-}
-
-// quiescentPieces measures a design that BenchmarkCheckFloor's pass
-// suggests: cut each resource's history (filtered and capped as the
-// checkers see it) where none of its operations is in flight, simulate
-// each piece in order of invocation from the state the cut leaves, each
-// operation placed at its invocation, and leave to an exact check only the
-// pieces where that simulation fails. An order of operations placed at
-// points inside their intervals is a linearization whenever the register
-// answers every operation as recorded, so a piece the simulation explains
-// needs nothing more. Under strict the state at a cut is forced (the
-// accepted write with the highest token so far, as every write that can
-// still take effect has a lower token); an unknown write is taken to have
-// no effect, so a piece that reads it fails. It reports the share of
-// operations in failed pieces and the mean length of a piece.
-func quiescentPieces(groups []models.Group) pieceStats {
-	var ops, bad, pieces int
-	for _, g := range groups {
-		var highest, top uint64
-		var value, topValue string
-		var written, topWritten bool
-		maxReturn := int64(math.MinInt64)
-		start, failed := 0, false
-		closePiece := func(end int) {
-			if end > start {
-				pieces++
-				if failed {
-					bad += end - start
-				}
-			}
-			start, failed = end, false
-			highest, value, written = top, topValue, topWritten
-		}
-		for k := range g.Ops {
-			o := &g.Ops[k]
-			if o.Call > maxReturn {
-				closePiece(k)
-			}
-			maxReturn = max(maxReturn, o.Return)
-			switch {
-			case o.F == histories.FWrite && o.Status == histories.StatusAccepted:
-				if o.Token <= highest {
-					failed = true
-				}
-				highest, value, written = o.Token, o.Value, true
-				if o.Token > top {
-					top, topValue, topWritten = o.Token, o.Value, true
-				}
-			case o.F == histories.FWrite && o.Status == histories.StatusRejected:
-				if o.Token > highest {
-					failed = true
-				}
-			case o.F == histories.FRead:
-				if o.HasValue != written || o.Value != value || (o.HasToken && o.Token != highest) {
-					failed = true
-				}
-			}
-		}
-		closePiece(len(g.Ops))
-		ops += len(g.Ops)
-	}
-	if ops == 0 || pieces == 0 {
-		return pieceStats{}
-	}
-	return pieceStats{badShare: float64(bad) / float64(ops), meanLen: float64(ops) / float64(pieces)}
+	return count
 }
