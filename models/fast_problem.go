@@ -135,7 +135,7 @@ func newFastProblem(ops []histories.Operation, res *fastResource, p Policy, sc *
 		}
 	}
 	pb.rejects = sc.rejects
-	sortByToken(pb.rejects, &sc.rejected, func(r *fastReject) uint64 { return r.token })
+	sortByToken(pb.rejects, &sc.rejected, &sc.sort, func(r *fastReject) uint64 { return r.token })
 	return pb, nil
 }
 
@@ -169,7 +169,7 @@ func (pb *fastProblem) sortWrites() {
 			o++
 		}
 	}
-	sortByToken(ordered, &sc.sorting, func(w *fastWrite) uint64 { return w.token })
+	sortByToken(ordered, &sc.sorting, &sc.sort, func(w *fastWrite) uint64 { return w.token })
 	pb.writes = ordered
 }
 

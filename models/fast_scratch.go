@@ -16,6 +16,7 @@ type fastScratch struct {
 	slots             []indexSlot
 	capWrites         []capWrite
 	capScratch
+	sort sortBuffers
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(fastScratch) }}
