@@ -15,9 +15,10 @@ type sortBuffers struct {
 // it checks for order first. Otherwise it reads each record's token once
 // (token is a call the compiler cannot inline into a generic function)
 // and sorts by those keys: when the tokens span a range not much wider
-// than their number, as recorded tokens do, a counting sort moves each
-// record once; otherwise a least-significant-digit radix sort over the
-// bytes the span needs does. Both beat a comparison sort by a wide
+// than their number, as recorded tokens do, a counting sort places the
+// records in one pass over the keys, however many bytes the tokens need;
+// otherwise a least-significant-digit radix sort places them once for
+// every byte the span needs. Both beat a comparison sort by a wide
 // margin.
 func sortByToken[T any](xs []T, tmp *[]T, buf *sortBuffers, token func(*T) uint64) {
 	if len(xs) < 2 {

@@ -338,12 +338,17 @@ func TestCheckFastIgnoresFailedAndUnknownReads(t *testing.T) {
 
 func TestSortByTokenIsStable(t *testing.T) {
 	t.Parallel()
+	// Tokens lie within 50 of 1000 (above 0, so the counting sort must
+	// offset); every seventh is an outlier of outlierBits random bits, which
+	// sends n >= 64 records to the radix sort: 64 bits need all eight
+	// passes, 20 bits three, an odd number, so the result must be copied
+	// back. Without outliers the counting sort runs.
 	for _, tc := range []struct {
-		n      int
-		sparse bool // some tokens spread over the whole range: the radix sort
-	}{{0, true}, {1, true}, {10, true}, {63, true}, {64, true}, {1000, true}, {64, false}, {1000, false}} {
+		n           int
+		outlierBits uint
+	}{{0, 64}, {1, 64}, {10, 64}, {63, 64}, {64, 64}, {1000, 64}, {1000, 20}, {64, 0}, {1000, 0}} {
 		n := tc.n
-		t.Run(fmt.Sprintf("%d/sparse=%t", n, tc.sparse), func(t *testing.T) {
+		t.Run(fmt.Sprintf("%d/outliers=%d-bit", n, tc.outlierBits), func(t *testing.T) {
 			t.Parallel()
 			type rec struct {
 				token uint64
@@ -352,9 +357,9 @@ func TestSortByTokenIsStable(t *testing.T) {
 			r := rand.New(rand.NewPCG(uint64(n), 1))
 			xs := make([]rec, n)
 			for i := range xs {
-				xs[i] = rec{token: 1000 + r.Uint64N(50), seq: i} // above 0, so the counting sort must offset
-				if tc.sparse && i%7 == 0 {
-					xs[i].token = r.Uint64() // large tokens need all eight passes
+				xs[i] = rec{token: 1000 + r.Uint64N(50), seq: i}
+				if tc.outlierBits > 0 && i%7 == 0 {
+					xs[i].token = r.Uint64() >> (64 - tc.outlierBits)
 				}
 			}
 			want := slices.Clone(xs)
