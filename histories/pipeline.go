@@ -42,7 +42,7 @@ type block struct {
 	nlines  int
 	err     error // the first malformed line, at errLine
 	errLine int
-	partial bool // the input ended in a line that does not parse
+	partial bool // the input ended in an unfinished JSON value (see unfinished)
 	done    chan struct{}
 }
 
@@ -194,7 +194,7 @@ func (b *block) decode(dec *decoder) {
 		b.values.event = int32(len(b.events) - 1)
 		if err := dec.Decode(raw, &b.events[len(b.events)-1]); err != nil {
 			b.events = b.events[:len(b.events)-1]
-			if raw[len(raw)-1] != '\n' {
+			if raw[len(raw)-1] != '\n' && unfinished(raw) {
 				// The tail a writer killed mid-write leaves; see Reader.Next.
 				b.partial = true
 			} else {

@@ -33,8 +33,8 @@ type Reader struct {
 	line int
 	dec  *decoder
 	long []byte
-	// partial is set when the file ended in the middle of a line that does
-	// not parse: the tail a killed writer left behind.
+	// partial is set when the file ended in the middle of a JSON value:
+	// the tail a killed writer left behind (see unfinished).
 	partial bool
 }
 
@@ -63,10 +63,10 @@ func (r *Reader) Next(e *Event) error {
 			continue
 		}
 		if err := r.dec.Decode(raw, e); err != nil {
-			if raw[len(raw)-1] != '\n' {
-				// An unterminated last line that does not parse is what
-				// a writer killed mid-write leaves; everything before it
-				// is intact, so the history stays checkable.
+			if raw[len(raw)-1] != '\n' && unfinished(raw) {
+				// An unterminated last line cut short in its JSON is
+				// what a writer killed mid-write leaves; everything
+				// before it is intact, so the history stays checkable.
 				r.partial = true
 				return io.EOF
 			}
