@@ -15,13 +15,16 @@ type Counts struct {
 	Processes     int `json:"processes"`
 }
 
-// Count tallies ops.
+// Count tallies the client operations of ops.
 func Count(ops []Operation) Counts {
 	var c Counts
 	resources := make(map[string]struct{})
 	processes := make(map[int]struct{})
 	for i := range ops {
 		op := &ops[i]
+		if op.Initial {
+			continue // the state before the run, not an operation
+		}
 		resources[op.Resource] = struct{}{}
 		processes[op.Process] = struct{}{}
 		c.Operations++

@@ -44,6 +44,7 @@ const (
 	seenHolder
 	seenFault
 	seenDetail
+	seenError
 )
 
 // decoder parses one history line at a time. It is hand-written rather than
@@ -190,6 +191,13 @@ func (d *decoder) field(key []byte, e *Event) error {
 				e.Detail = string(b)
 			}
 		}
+	case "error":
+		if err = d.mark(seenError, "error"); err == nil {
+			var b []byte
+			if b, err = d.rawString("error"); err == nil {
+				e.Error = string(b)
+			}
+		}
 	default:
 		// Unknown fields are skipped so that newer writers and other
 		// tools can add information without breaking older readers.
@@ -212,10 +220,7 @@ func (d *decoder) finish(e *Event) error {
 		return fieldErr("actor", "an event has either a process or an actor, not both")
 	}
 	if !e.IsClient() {
-		if e.Actor == "" {
-			return fieldErr("actor", "empty")
-		}
-		return nil
+		return finishOther(e)
 	}
 	switch {
 	case e.Type == TypeNone:
@@ -229,6 +234,8 @@ func (d *decoder) finish(e *Event) error {
 		return fieldErr("resource", "missing")
 	case e.Outcome != OutcomeNone && (e.F != FWrite || e.Type != TypeOK):
 		return fieldErr("outcome", "only an ok completion of a write has an outcome")
+	case e.Error != "" && e.Type != TypeFail && e.Type != TypeInfo:
+		return fieldErr("error", "only a fail or info completion carries an error")
 	}
 	if e.F == FWrite {
 		switch {
@@ -239,6 +246,23 @@ func (d *decoder) finish(e *Event) error {
 		case e.Type == TypeOK && e.Outcome == OutcomeNone:
 			return fieldErr("outcome", "missing on an ok write completion (accepted or rejected)")
 		}
+	}
+	return nil
+}
+
+// finishOther checks an event of an actor other than a client.
+func finishOther(e *Event) error {
+	switch {
+	case e.Actor == "":
+		return fieldErr("actor", "empty")
+	case e.Actor != ActorHarness || e.F != FInitial:
+		return nil
+	case e.Resource == "":
+		return fieldErr("resource", "missing on the initial state of a resource")
+	case !e.HasToken:
+		return fieldErr("token", "missing on the initial state of a resource")
+	case !e.HasValue:
+		return fieldErr("value", "missing on the initial state of a resource (a resource never written has no initial event)")
 	}
 	return nil
 }

@@ -60,6 +60,10 @@ func AppendJSON(buf []byte, e *Event) []byte {
 		buf = append(buf, `,"detail":`...)
 		buf = appendString(buf, e.Detail)
 	}
+	if e.Error != "" {
+		buf = append(buf, `,"error":`...)
+		buf = appendString(buf, e.Error)
+	}
 	return append(buf, "}\n"...)
 }
 

@@ -67,7 +67,16 @@ const (
 const (
 	ActorLease   = "lease"
 	ActorNemesis = "nemesis"
+	// ActorHarness is fencecheck itself, stating facts about the run that
+	// no client operation records (FInitial).
+	ActorHarness = "harness"
 )
+
+// FInitial is the harness's statement of a resource's state before the
+// run: the value and token that the resource held when the run observed
+// it, before any worker wrote. Checkers start the resource's register from
+// that state instead of "never written" (see Operation.Initial).
+const FInitial = "initial"
 
 // Lease and nemesis functions that reports understand.
 const (
@@ -102,6 +111,10 @@ type Event struct {
 	HasHolder bool
 	Fault     string // nemesis events: which fault
 	Detail    string // free text for people
+	// Error is what the target answered instead of an outcome, on fail
+	// and info completions: the evidence a person needs when a run
+	// exercised nothing (every write failed).
+	Error string
 }
 
 // IsClient reports whether the event belongs to a client process.

@@ -55,7 +55,17 @@ type Operation struct {
 	// CompleteIndex is -1 when the operation never completed.
 	InvokeIndex   int64
 	CompleteIndex int64
+	// Initial marks the state the resource held before the run (an
+	// FInitial event): an accepted write of that value and token that
+	// took effect before every operation of the history, at InitialTime.
+	// It is not an operation any client performed, so counts and
+	// coverage leave it out; checkers judge it like any accepted write.
+	Initial bool
 }
+
+// InitialTime is the call and return time of an Initial operation: before
+// the run started at 0, so before every client operation.
+const InitialTime int64 = -1
 
 // IsWrite reports whether o is a write.
 func (o *Operation) IsWrite() bool { return o.F == FWrite }

@@ -16,6 +16,8 @@ import (
 type Pairer struct {
 	ops      []Operation
 	others   []Event
+	initial  map[string]int64 // resource → index of its initial event
+	errors   ErrorSummary
 	pending  procTable // process → position in ops of its open operation
 	retired  procTable // process → index of its info completion
 	events   int
@@ -42,6 +44,9 @@ func (p *Pairer) Add(e *Event) error {
 	p.anyEvent = true
 	p.last = *e
 	p.events++
+	if e.Actor == ActorHarness && e.F == FInitial {
+		return p.initialState(e)
+	}
 	if !e.IsClient() {
 		p.others = append(p.others, *e)
 		return nil
@@ -50,6 +55,31 @@ func (p *Pairer) Add(e *Event) error {
 		return p.invoke(e)
 	}
 	return p.complete(e)
+}
+
+// initialState turns the harness's statement of a resource's state before
+// the run into an accepted write that precedes every operation. It must
+// come before every write of the resource, and at most once: a state
+// "before the run" stated after the run wrote is not one.
+func (p *Pairer) initialState(e *Event) error {
+	if idx, twice := p.initial[e.Resource]; twice {
+		return fieldErr("f", "a second initial state of %q (the first is at index %d)", e.Resource, idx)
+	}
+	for i := range p.ops {
+		if op := &p.ops[i]; op.Resource == e.Resource && op.IsWrite() {
+			return fieldErr("f", "the initial state of %q comes after its write at index %d", e.Resource, op.InvokeIndex)
+		}
+	}
+	if p.initial == nil {
+		p.initial = make(map[string]int64)
+	}
+	p.initial[e.Resource] = e.Index
+	p.ops = append(p.ops, Operation{
+		ID: len(p.ops), Process: -1, F: FWrite, Resource: e.Resource,
+		Token: e.Token, HasToken: true, Value: e.Value, HasValue: true, Status: StatusAccepted,
+		Call: InitialTime, Return: InitialTime, InvokeIndex: e.Index, CompleteIndex: e.Index, Initial: true,
+	})
+	return nil
 }
 
 func (p *Pairer) invoke(e *Event) error {
@@ -102,6 +132,9 @@ func (p *Pairer) complete(e *Event) error {
 	}
 	p.pending.remove(e.Process)
 	op.CompleteIndex = e.Index
+	if e.Error != "" {
+		p.errors.add(op, e.Error)
+	}
 	switch e.Type {
 	case TypeInfo:
 		// Return stays at Infinity: the effect may happen at any later time.
@@ -136,7 +169,7 @@ func (p *Pairer) reserve(n int) {
 // Finish ends the stream. Operations still in flight keep an unknown
 // outcome, as if they had completed with info.
 func (p *Pairer) Finish() *History {
-	return &History{Operations: p.ops, Others: p.others, Events: p.events}
+	return &History{Operations: p.ops, Others: p.others, Events: p.events, Errors: p.errors}
 }
 
 // History is a paired history: the client operations in order of
@@ -148,6 +181,9 @@ type History struct {
 	// Truncated is set when the file ended in a partial line (a killed
 	// writer) that was dropped.
 	Truncated bool
+	// Errors are the first distinct errors the target answered with,
+	// from the error fields of fail and info completions.
+	Errors ErrorSummary
 }
 
 // Pair pairs events that are already in memory.

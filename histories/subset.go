@@ -20,6 +20,9 @@ func Subset(ops []Operation, others []Event) []Event {
 	for i := range ops {
 		op := &ops[i]
 		events = append(events, Invocation(op))
+		if op.Initial {
+			continue // one event states it
+		}
 		if op.CompleteIndex >= 0 && op.Return != Infinity {
 			events = append(events, Completion(op))
 		}
@@ -28,12 +31,22 @@ func Subset(ops []Operation, others []Event) []Event {
 	slices.SortStableFunc(events, func(a, b Event) int { return cmp.Compare(a.Index, b.Index) })
 	for i := range events {
 		events[i].Index = int64(i)
+		if i > 0 && events[i].Time < events[i-1].Time {
+			// An Initial operation keeps no time of its event: it
+			// takes the time of the event before it.
+			events[i].Time = events[i-1].Time
+		}
 	}
 	return events
 }
 
-// Invocation rebuilds the invocation event of op, at op.InvokeIndex.
+// Invocation rebuilds the invocation event of op, at op.InvokeIndex; for
+// an Initial operation, the harness's event that states it.
 func Invocation(op *Operation) Event {
+	if op.Initial {
+		return Event{Index: op.InvokeIndex, Time: 0, Process: -1, Actor: ActorHarness, F: FInitial, Resource: op.Resource,
+			Token: op.Token, HasToken: true, Value: op.Value, HasValue: true}
+	}
 	e := Event{Index: op.InvokeIndex, Time: op.Call, Process: op.Process, Type: TypeInvoke, F: op.F, Resource: op.Resource}
 	if op.IsWrite() {
 		e.Token, e.HasToken, e.Value, e.HasValue = op.Token, true, op.Value, true

@@ -2,6 +2,8 @@ package targets
 
 import (
 	"errors"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/fencecheck/fencecheck/histories"
 )
@@ -17,9 +19,9 @@ func WriteCompletion(inv histories.Event, out Outcome, err error) histories.Even
 	done.Outcome = histories.OutcomeNone
 	switch {
 	case errors.Is(err, ErrDefinitelyNotApplied):
-		done.Type = histories.TypeFail
+		done.Type, done.Error = histories.TypeFail, ErrorText(err)
 	case err != nil:
-		done.Type = histories.TypeInfo
+		done.Type, done.Error = histories.TypeInfo, ErrorText(err)
 	default:
 		done.Type, done.Outcome = histories.TypeOK, histories.Rejected
 		if out == Accepted {
@@ -35,11 +37,30 @@ func WriteCompletion(inv histories.Event, out Outcome, err error) histories.Even
 func ReadCompletion(inv histories.Event, r Reading, err error) histories.Event {
 	done := inv
 	if err != nil {
-		done.Type = histories.TypeInfo
+		done.Type, done.Error = histories.TypeInfo, ErrorText(err)
 		return done
 	}
 	done.Type = histories.TypeOK
 	done.Value, done.HasValue = r.Value, r.Found
 	done.Token, done.HasToken = r.Token, r.HasToken
 	return done
+}
+
+// maxErrorText bounds the error recorded with a completion: a receiver
+// can answer with a page of HTML, and the history is for checking.
+const maxErrorText = 512
+
+// ErrorText is err as a history records it: without the marker of
+// ErrDefinitelyNotApplied (the fail type says it), and cut to
+// maxErrorText bytes at a character boundary.
+func ErrorText(err error) string {
+	s := strings.ReplaceAll(err.Error(), ErrDefinitelyNotApplied.Error()+": ", "")
+	if len(s) <= maxErrorText {
+		return s
+	}
+	cut := maxErrorText
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }
