@@ -7,9 +7,13 @@ type Verdict string
 
 // Verdicts.
 const (
-	Held         Verdict = "held"         // every resource is linearizable
+	Held         Verdict = "held"         // every resource is linearizable, on evidence
 	Violated     Verdict = "violated"     // at least one resource is not
-	Inconclusive Verdict = "inconclusive" // no violation found, but the checker gave up on some resource
+	Inconclusive Verdict = "inconclusive" // no violation found, but the checker gave up or the evidence is too thin
+	// Interrupted: the run was stopped before it ended and no violation
+	// was found in what it recorded; what it would have exercised is
+	// unknown, so it is no pass.
+	Interrupted Verdict = "interrupted"
 )
 
 // Kind selects the model a history is judged against.

@@ -1,0 +1,27 @@
+package models
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/fencecheck/fencecheck/histories"
+)
+
+// Decide turns a check into the verdict a release gate can rely on, with
+// its reason: the checker's verdict, except that "held" needs evidence. A
+// checker finds no violation where nothing was tested, so a history that
+// gives it nothing to stand on (histories.Evidence) is inconclusive, with
+// the first errors the target answered with, never held.
+func Decide(res Result, ev histories.Evidence) (Verdict, string) {
+	switch res.Verdict {
+	case Violated:
+		return Violated, fmt.Sprintf("the history is not linearizable for a fenced register (%s policy) on %d of %d resources",
+			res.Policy, len(res.Violations), res.Resources)
+	case Inconclusive:
+		return Inconclusive, fmt.Sprintf("the checker gave up on %d resources (%s)", len(res.TimedOut), strings.Join(res.TimedOut, ", "))
+	}
+	if !ev.Enough() {
+		return Inconclusive, "too little evidence for a verdict: " + ev.Reason()
+	}
+	return Held, "every resource's history is linearizable for a fenced register"
+}
