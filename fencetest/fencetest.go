@@ -44,6 +44,8 @@ type Options struct {
 	RequireExclusive bool
 	// MinStale fails the test unless at least this many stale writes were
 	// exercised: a pass that never sent a stale write proves nothing.
+	// Default: harness.DefaultMinStale of the faults (one, when the
+	// nemesis pauses or delays).
 	MinStale int
 	// Store is the run store; default $FENCETEST_STORE, else a directory
 	// fencecheck-runs in the system's temporary directory. Runs are kept
@@ -96,6 +98,10 @@ func (o Options) config(t testing.TB, target targets.Target) (harness.Config, er
 	if seed == 0 {
 		seed = 1
 	}
+	minStale := o.MinStale
+	if minStale == 0 {
+		minStale = harness.DefaultMinStale(faults)
+	}
 	store := o.Store
 	if store == "" {
 		store = os.Getenv("FENCETEST_STORE")
@@ -106,6 +112,6 @@ func (o Options) config(t testing.TB, target targets.Target) (harness.Config, er
 	return harness.Config{
 		Target: target, TargetName: name, Workers: o.Workers, Resources: o.Resources, Duration: o.Duration, Ops: o.Ops,
 		LeaseTTL: o.LeaseTTL, Faults: faults, Seed: seed, Deterministic: o.Deterministic, Policy: o.Policy,
-		RequireExclusive: o.RequireExclusive, MinStale: o.MinStale, StoreDir: store,
+		RequireExclusive: o.RequireExclusive, MinStale: minStale, StoreDir: store,
 	}, nil
 }

@@ -2,7 +2,7 @@ package harness
 
 import (
 	"context"
-	"errors"
+	"fmt"
 	"time"
 
 	"github.com/fencecheck/fencecheck/histories"
@@ -25,9 +25,11 @@ func (r *run) newProcess(proc *int) {
 	*proc += r.cfg.Workers + 1 // the +1 leaves room for the final reader's ids
 }
 
-// errNoAnswer stands for the answer of a request the worker stopped
-// waiting for.
-var errNoAnswer = errors.New("harness: no answer within the operation timeout")
+// noAnswer stands for the answer of a request the worker stopped waiting
+// for.
+func (r *run) noAnswer() error {
+	return fmt.Errorf("no answer within %v, the operation timeout", r.cfg.OpTimeout)
+}
 
 // call runs op as a task of its own and waits for it at most OpTimeout. A
 // request that has left the worker is not withdrawn when the worker stops
@@ -66,7 +68,7 @@ func (r *run) write(ctx context.Context, w *worker, resource string, token uint6
 	// Unanswered, the request may still arrive; its answer is not ours
 	// to read.
 	var out targets.Outcome
-	err := errNoAnswer
+	err := r.noAnswer()
 	if answered {
 		out, err = sentOut, sentErr
 	}
@@ -96,10 +98,17 @@ func (r *run) deliver(ctx context.Context, w nemesis.Write) (targets.Outcome, er
 	return send(ctx)
 }
 
+// read reads resource as one of the run's operations, within the
+// operation limit.
 func (r *run) read(ctx context.Context, proc *int, resource string) {
-	if !r.take() {
-		return
+	if r.take() {
+		r.readOp(ctx, proc, resource)
 	}
+}
+
+// readOp reads resource as process *proc and returns the completion it
+// recorded.
+func (r *run) readOp(ctx context.Context, proc *int, resource string) histories.Event {
 	inv := histories.Event{Process: *proc, Type: histories.TypeInvoke, F: histories.FRead, Resource: resource}
 	r.rec.Record(&inv)
 	var sentGot targets.Reading
@@ -110,7 +119,7 @@ func (r *run) read(ctx context.Context, proc *int, resource string) {
 		r.latency(ctx)
 	})
 	var got targets.Reading
-	err := errNoAnswer
+	err := r.noAnswer()
 	if answered {
 		got, err = sentGot, sentErr
 	}
@@ -120,6 +129,7 @@ func (r *run) read(ctx context.Context, proc *int, resource string) {
 	if done.Type == histories.TypeInfo {
 		r.newProcess(proc)
 	}
+	return done
 }
 
 func (r *run) count(e *histories.Event) {

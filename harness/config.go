@@ -28,12 +28,18 @@ type Config struct {
 	// password).
 	TargetName string
 
-	Workers   int           // concurrent workers; default 8
-	Resources int           // protected resources; default 4
-	Duration  time.Duration // how long workers run; default 5s unless Ops is set
-	Ops       int           // stop after this many client operations; 0: no limit
-	Rate      float64       // client operations per second, all workers together; 0: unlimited
-	LeaseTTL  time.Duration // lease duration; default 100ms
+	Workers   int // concurrent workers; default 8
+	Resources int // protected resources; default 4, or len(ResourceNames)
+	// ResourceNames fixes the resources' names. Empty, the run names them
+	// for itself (<run id>-r0 …), so that state an earlier run left on a
+	// durable receiver cannot meet this run's (see resources.go). With
+	// fixed names, the run starts from what each resource holds (see
+	// observe.go).
+	ResourceNames []string
+	Duration      time.Duration // how long workers run; default 5s unless Ops is set
+	Ops           int           // stop after this many client operations; 0: no limit
+	Rate          float64       // client operations per second, all workers together; 0: unlimited
+	LeaseTTL      time.Duration // lease duration; default 100ms
 	// ReadShare is the probability of an extra read of a random resource
 	// after each job; default 0.2. RepeatShare is the probability that an
 	// owner writes a second time with the same token (the seed's fifth
@@ -64,7 +70,10 @@ type Config struct {
 
 	Policy           models.Policy
 	RequireExclusive bool // also fail accepted writes whose lease had been reassigned before they were sent
-	MinStale         int  // inconclusive (exit 2) unless at least this many stale writes were exercised
+	// MinStale makes a run inconclusive unless at least this many stale
+	// writes were submitted. Zero means none are needed; DefaultMinStale
+	// gives what a run with given faults should ask for.
+	MinStale int
 
 	// StoreDir is the run store; default "store". RunName is the run's
 	// folder in it; default derived from TargetName.
@@ -96,6 +105,9 @@ func (c *Config) setDefaults() {
 	}
 	if c.Resources == 0 {
 		c.Resources = 4
+		if len(c.ResourceNames) > 0 {
+			c.Resources = len(c.ResourceNames)
+		}
 	}
 	if c.Duration == 0 && c.Ops == 0 {
 		c.Duration = 5 * time.Second
@@ -154,6 +166,19 @@ func (c *Config) Validate() error {
 	if c.Resources < 1 || c.Resources > 1000000 {
 		bad("resources", "%d is not between 1 and 1000000", c.Resources)
 	}
+	if len(c.ResourceNames) > 0 && len(c.ResourceNames) != c.Resources {
+		bad("resource-names", "%d names for %d resources", len(c.ResourceNames), c.Resources)
+	}
+	seen := make(map[string]bool)
+	for _, name := range c.ResourceNames {
+		if why := validResourceName(name); why != "" {
+			bad("resource-names", "%s", why)
+		}
+		if seen[name] {
+			bad("resource-names", "%q appears twice", name)
+		}
+		seen[name] = true
+	}
 	if c.Duration < 0 {
 		bad("duration", "negative")
 	}
@@ -181,4 +206,17 @@ func (c *Config) Validate() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// DefaultMinStale is the MinStale a run with faults should ask for: one
+// stale write when a fault exists to produce them (nemesis.StaleWriter:
+// pause, delay, hold), so that a run in which no stale write reached the
+// receiver is inconclusive rather than a pass; none otherwise.
+func DefaultMinStale(faults []nemesis.Fault) int {
+	for _, f := range faults {
+		if _, ok := f.(nemesis.StaleWriter); ok {
+			return 1
+		}
+	}
+	return 0
 }

@@ -28,6 +28,8 @@ type Coverage struct {
 	OldTokenFirst int `json:"old_token_first"`
 	// UnknownOutcomes are operations whose result the worker never learned.
 	UnknownOutcomes int `json:"unknown_outcomes"`
+	// InitialStates counts resources that held a value before the run.
+	InitialStates int `json:"initial_states,omitempty"`
 	// RejectedByResource counts rejected writes per resource.
 	RejectedByResource map[string]int `json:"rejected_by_resource"`
 	LeaseGrants        int            `json:"lease_grants"`
@@ -69,6 +71,10 @@ func measureCoverage(h *histories.History) (Coverage, []ExclusiveViolation) {
 	var order []string
 	for i := range h.Operations {
 		op := &h.Operations[i]
+		if op.Initial {
+			c.InitialStates++
+			continue
+		}
 		if op.Status == histories.StatusUnknown {
 			c.UnknownOutcomes++
 		}

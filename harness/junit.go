@@ -17,6 +17,17 @@ func (res *Result) JUnit() report.Suite {
 		{Name: "run", Value: res.Dir}, {Name: "command", Value: cfg.Command()},
 	}}
 	s.Cases = report.CheckCases(res.Check, res.resources(), res.Minimal)
+	evidence := report.Case{Name: "every resource has an acknowledged write and a read after it", Classname: "evidence"}
+	if !res.Evidence.Enough() {
+		var b strings.Builder
+		report.WriteErrors(&b, "", res.Evidence.Errors)
+		evidence.Error = &report.Failure{Type: "inconclusive", Message: res.Evidence.Reason(), Text: b.String()}
+	}
+	s.Cases = append(s.Cases, evidence)
+	if res.Interrupted {
+		s.Cases = append(s.Cases, report.Case{Name: "the run ran to its end", Classname: "run",
+			Error: &report.Failure{Type: "interrupted", Message: "the run was stopped early"}})
+	}
 	if cfg.RequireExclusive {
 		c := report.Case{Name: "no write accepted after its lease was reassigned", Classname: "exclusive"}
 		if len(res.Exclusive) > 0 {

@@ -72,6 +72,15 @@ func (l *localLeases) state(resource string) *leaseState {
 	return st
 }
 
+// StartAbove makes the tokens of resource start above token, the token the
+// resource held before the run: tokens at or below it would all be stale.
+func (l *localLeases) StartAbove(resource string, token uint64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	st := l.state(resource)
+	st.next = max(st.next, token)
+}
+
 // Acquire implements LeaseService.
 func (l *localLeases) Acquire(ctx context.Context, resource string, worker int) (Lease, error) {
 	l.mu.Lock()

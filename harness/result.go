@@ -20,6 +20,7 @@ type Result struct {
 	Check       models.Result        `json:"check"`
 	Counts      histories.Counts     `json:"counts"`
 	Coverage    Coverage             `json:"coverage"`
+	Evidence    histories.Evidence   `json:"evidence"`
 	Exclusive   []ExclusiveViolation `json:"exclusive_violations,omitempty"`
 	Config      RunConfig            `json:"config"`
 	Dir         string               `json:"dir"`
@@ -51,25 +52,36 @@ type RunConfig struct {
 	MinStale         int      `json:"min_stale"`
 	NoReport         bool     `json:"no_report,omitempty"`
 	Version          string   `json:"version"`
+	// RunID names the run's resources or, with fixed resource names, its
+	// values; ResourceNames are the resources.
+	RunID         string   `json:"run_id"`
+	ResourceNames []string `json:"resource_names"`
+	FixedNames    bool     `json:"fixed_resource_names,omitempty"`
+
+	staleFaults []string // the faults that exist to make stale writes
 }
 
-func (c *Config) summary() RunConfig {
-	var faults []string
+func (c *Config) summary(runID string, resources []string) RunConfig {
+	var faults, stale []string
 	for _, f := range c.Faults {
 		faults = append(faults, f.Name())
+		if _, ok := f.(nemesis.StaleWriter); ok {
+			stale = append(stale, f.Name())
+		}
 	}
 	return RunConfig{
 		Target: c.TargetName, Workers: c.Workers, Resources: c.Resources, Duration: c.Duration.String(),
 		Ops: c.Ops, Rate: c.Rate, LeaseTTL: c.LeaseTTL.String(), Faults: faults, Seed: c.Seed,
 		Deterministic: c.Deterministic, Policy: c.Policy.String(), RequireExclusive: c.RequireExclusive,
 		MinStale: c.MinStale, NoReport: c.NoReport, Version: c.Version,
+		RunID: runID, ResourceNames: resources, FixedNames: len(c.ResourceNames) > 0, staleFaults: stale,
 	}
 }
 
 // judge reads the recorded history back, checks it and measures coverage.
 // Reading the file rather than memory checks exactly what a user would
 // re-check later with fencecheck check.
-func (r *run) judge(path string) (Result, error) {
+func (r *run) judge(path string, interrupted bool) (Result, error) {
 	h, err := histories.ReadFile(path)
 	if err != nil {
 		return Result{}, fmt.Errorf("read back the recorded history: %w", err)
@@ -77,7 +89,8 @@ func (r *run) judge(path string) (Result, error) {
 	opts := models.Options{Policy: r.cfg.Policy, Timeout: r.cfg.CheckTimeout}
 	check, note := models.Check(h.Operations, opts)
 	cov, excl := measureCoverage(h)
-	res := Result{Check: check, Counts: histories.Count(h.Operations), Coverage: cov, Config: r.cfg.summary(), Truncated: h.Truncated, history: h}
+	res := Result{Check: check, Counts: histories.Count(h.Operations), Coverage: cov, Evidence: h.Evidence(),
+		Config: r.cfg.summary(r.runID, r.resources), Truncated: h.Truncated, Interrupted: interrupted, history: h}
 	if note != "" {
 		res.Notes = append(res.Notes, note)
 	}
@@ -85,24 +98,46 @@ func (r *run) judge(path string) (Result, error) {
 	if r.cfg.RequireExclusive {
 		res.Exclusive = excl
 	}
-	res.Verdict, res.Reason = decide(check, res.Exclusive, cov, r.cfg)
+	res.Verdict, res.Reason = res.decide()
 	return res, nil
 }
 
-// decide combines the check, the exclusive requirement and the coverage
-// gate into one verdict.
-func decide(check models.Result, excl []ExclusiveViolation, cov Coverage, cfg Config) (models.Verdict, string) {
+// decide combines the check, its evidence, the exclusive requirement, an
+// interruption and the coverage gate into one verdict. A violation found
+// is a violation even in an interrupted run; nothing else is a pass
+// unless the run ran to its end and tested what it was asked to.
+func (res *Result) decide() (models.Verdict, string) {
+	verdict, reason := models.Decide(res.Check, res.Evidence)
+	cfg, cov := res.Config, res.Coverage
 	switch {
-	case check.Verdict == models.Violated:
-		return models.Violated, fmt.Sprintf("the history is not linearizable for a fenced register (%s policy) on %d resources", cfg.Policy, len(check.Violations))
-	case len(excl) > 0:
-		return models.Violated, fmt.Sprintf("%d writes were accepted after their lease had been reassigned (--require exclusive)", len(excl))
-	case check.Verdict == models.Inconclusive:
-		return models.Inconclusive, fmt.Sprintf("the checker gave up on %d resources", len(check.TimedOut))
+	case verdict == models.Violated:
+		return verdict, reason
+	case len(res.Exclusive) > 0:
+		return models.Violated, fmt.Sprintf("%d writes were accepted after their lease had been reassigned (exclusive requirement)", len(res.Exclusive))
+	case res.Interrupted:
+		return models.Interrupted, fmt.Sprintf("the run was stopped early; no violation in what it recorded, but it exercised only %d stale writes", cov.StaleWrites)
+	case verdict == models.Inconclusive:
+		return verdict, reason
 	case cov.StaleWrites < cfg.MinStale:
-		return models.Inconclusive, fmt.Sprintf("only %d stale writes were exercised; --min-stale asks for %d", cov.StaleWrites, cfg.MinStale)
+		return models.Inconclusive, fmt.Sprintf("%d stale writes were submitted, and the run asks for at least %d: %s", cov.StaleWrites, cfg.MinStale, res.staleCause())
 	}
-	return models.Held, "every resource's history is linearizable for a fenced register"
+	return verdict, reason
+}
+
+// staleCause says why a run submitted no stale write, as far as the
+// history tells.
+func (res *Result) staleCause() string {
+	makers := 0
+	for _, f := range res.Config.staleFaults {
+		makers += res.Coverage.FaultActions[f]
+	}
+	switch {
+	case len(res.Config.staleFaults) == 0:
+		return "no fault of the run holds a worker or a write until a newer token was accepted (add pause or delay to the nemesis)"
+	case makers == 0:
+		return "the faults that make stale writes never acted: the fault phase ended before they did (lengthen the duration)"
+	}
+	return fmt.Sprintf("the faults acted (%d fault actions), but no held worker's lease expired and was reassigned while it was held (lengthen the duration or shorten the lease TTL)", makers)
 }
 
 // Summary renders the result for people; it is summary.txt and the end of
@@ -116,8 +151,8 @@ func (res *Result) Summary() string {
 	}
 	fmt.Fprintf(&b, "run         %s\n", res.Dir)
 	fmt.Fprintf(&b, "target      %s (%s, seed %d)\n", cfg.Target, mode, cfg.Seed)
-	fmt.Fprintf(&b, "workload    %d workers, %d resources, %s, lease TTL %s, nemesis %s\n", cfg.Workers, cfg.Resources,
-		workloadLength(cfg), cfg.LeaseTTL, faultList(cfg.Faults))
+	fmt.Fprintf(&b, "workload    %d workers, %d resources (%s), %s, lease TTL %s, nemesis %s\n", cfg.Workers, cfg.Resources,
+		cfg.namesSummary(), workloadLength(cfg), cfg.LeaseTTL, faultList(cfg.Faults))
 	fmt.Fprintf(&b, "operations  %d: %d writes (%d accepted, %d rejected, %d unknown, %d failed), %d reads (%d unknown)\n",
 		c.Operations, c.Writes, c.Accepted, c.Rejected, c.UnknownWrites, c.FailedWrites, c.Reads, c.UnknownReads)
 	fmt.Fprintf(&b, "exercised   %d stale writes (%d rejected, %d accepted, %d unknown); %d equal-token repeats (%d accepted);\n",
@@ -125,6 +160,10 @@ func (res *Result) Summary() string {
 	fmt.Fprintf(&b, "            %d old tokens accepted before the newer one arrived (allowed by fencing); %d unknown outcomes;\n",
 		cov.OldTokenFirst, cov.UnknownOutcomes)
 	fmt.Fprintf(&b, "            %d lease grants, %d expiries; fault actions %s\n", cov.LeaseGrants, cov.LeaseExpiries, actionList(cov.FaultActions))
+	if cov.InitialStates > 0 {
+		fmt.Fprintf(&b, "before      %d resources held state from before the run; the model and the tokens start from it\n", cov.InitialStates)
+	}
+	report.WriteErrors(&b, "errors      ", res.Evidence.Errors)
 	for _, gap := range res.NotCovered() {
 		fmt.Fprintf(&b, "not covered %s\n", gap)
 	}
@@ -164,7 +203,7 @@ func (res *Result) NotCovered() []string {
 	var gaps []string
 	cov := res.Coverage
 	if cov.StaleWrites == 0 {
-		gaps = append(gaps, "NO STALE WRITE WAS SUBMITTED: the protected case was never exercised (add --nemesis pause)")
+		gaps = append(gaps, "NO STALE WRITE WAS SUBMITTED: the protected case was never exercised: "+res.staleCause())
 	}
 	if cov.EqualTokenRepeats == 0 {
 		gaps = append(gaps, "no equal-token repeat was sent")
@@ -180,6 +219,14 @@ func (res *Result) NotCovered() []string {
 	}
 	gaps = append(gaps, "duplicate suppression and side effects outside the resource are not what fencing covers")
 	return gaps
+}
+
+// namesSummary describes the resources' names.
+func (c RunConfig) namesSummary() string {
+	if c.FixedNames {
+		return "fixed names " + strings.Join(c.ResourceNames, ",")
+	}
+	return fmt.Sprintf("named %s-r0 …", c.RunID)
 }
 
 func workloadLength(cfg RunConfig) string {

@@ -23,8 +23,15 @@ type run struct {
 	leases    LeaseService
 	accepted  *tokenWatch // tokens clients saw accepted
 	sent      *tokenWatch // tokens workers sent
+	runID     string
 	resources []string
-	life      context.Context // lives until the final reads are done
+	// valuePrefix makes the values unique to the run when the resources
+	// have fixed names (resources.go).
+	valuePrefix string
+	life        context.Context // lives until the final reads are done
+	// observeErr is why the state before the run could not be adopted;
+	// the workers then never start.
+	observeErr error
 
 	deliverers []nemesis.Deliverer
 	pausers    []nemesis.Pauser
@@ -34,7 +41,6 @@ type run struct {
 
 	inflight *sched.Group
 	issued   atomic.Int64
-	final    atomic.Bool
 	progress counters
 	paceMu   sync.Mutex
 	nextSlot int64
@@ -109,9 +115,8 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		inflight: sched.NewGroup(rt),
 	}
 	r.leases = newLocalLeases(life, rt, rec, cfg.LeaseTTL)
-	for i := range cfg.Resources {
-		r.resources = append(r.resources, fmt.Sprintf("r%d", i))
-	}
+	r.runID = newRunID(cfg.Seed, cfg.Deterministic)
+	r.resources, r.valuePrefix = resourceNames(&cfg, r.runID)
 	r.wireFaults()
 
 	stopProgress := r.reportProgress()
@@ -123,15 +128,17 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	if simErr != nil {
 		return Result{}, fmt.Errorf("run %s: %w", cfg.TargetName, simErr)
 	}
+	if r.observeErr != nil {
+		return Result{Dir: dir}, fmt.Errorf("%s: %w (the history so far is in %s)", cfg.TargetName, r.observeErr, historyPath)
+	}
 	if cfg.skipJudge {
 		return Result{Dir: dir}, nil
 	}
-	res, err := r.judge(historyPath)
+	res, err := r.judge(historyPath, ctx.Err() != nil)
 	if err != nil {
 		return Result{}, err
 	}
 	res.Dir, res.Started, res.Elapsed = dir, started, time.Since(started)
-	res.Interrupted = ctx.Err() != nil
 	if err := writeResult(dir, &res); err != nil {
 		return res, err
 	}
@@ -178,8 +185,13 @@ func (r *run) wireFaults() {
 	}
 }
 
-// main is the run's first task: faults, workers, then the final reads.
+// main is the run's first task: the state before the run, faults and
+// workers, then the final reads.
 func (r *run) main(ctx context.Context, endLife context.CancelFunc) {
+	defer endLife()
+	if r.observeErr = r.observe(ctx); r.observeErr != nil {
+		return
+	}
 	ph := planPhases(r.cfg.Duration)
 	if _, scripted := r.cfg.Schedule.(nemesis.Script); scripted {
 		ph.warmup = 0 // a script says exactly when each fault starts
@@ -217,7 +229,6 @@ func (r *run) main(ctx context.Context, endLife context.CancelFunc) {
 	// Let writes still on their way arrive, then observe the end state.
 	r.inflight.Wait(context.Background(), 2*r.cfg.OpTimeout)
 	r.finalReads(ctx)
-	endLife()
 }
 
 // finalReads reads every resource once after the faults stopped, so that
@@ -227,9 +238,8 @@ func (r *run) finalReads(ctx context.Context) {
 		return
 	}
 	proc := r.cfg.Workers // a process id no worker starts with
-	r.final.Store(true)   // the final reads are not part of the operation limit
 	for _, res := range r.resources {
-		r.read(ctx, &proc, res)
+		r.readOp(ctx, &proc, res) // not part of the operation limit
 	}
 }
 

@@ -35,7 +35,7 @@ func (r *run) job(ctx context.Context, w *worker, lease Lease) {
 		return
 	}
 	r.read(ctx, &w.proc, lease.Resource)
-	value := fmt.Sprintf("w%d-j%d", w.id, w.jobs)
+	value := fmt.Sprintf("%sw%d-j%d", r.valuePrefix, w.id, w.jobs)
 	w.jobs++
 	if r.rt.Sleep(ctx, time.Duration((0.5+r.rand.Float64())*float64(r.cfg.Think))) != nil {
 		return
@@ -63,7 +63,7 @@ func (r *run) more(ctx context.Context) bool {
 
 // take reserves one operation of the budget and waits for the rate limit.
 func (r *run) take() bool {
-	if r.cfg.Ops > 0 && !r.final.Load() && r.issued.Add(1) > int64(r.cfg.Ops) {
+	if r.cfg.Ops > 0 && r.issued.Add(1) > int64(r.cfg.Ops) {
 		return false
 	}
 	if r.cfg.Rate > 0 {

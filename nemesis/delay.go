@@ -72,3 +72,6 @@ func (d *Delay) HoldInWindow(ctx context.Context, env Env, resource string, toke
 	env.NewerAccepted(resource, token).Wait(ctx, 8*env.LeaseTTL())
 	record(env, d.name, histories.FEnd, "letting "+what+" finish")
 }
+
+// MakesStaleWrites implements StaleWriter.
+func (*Delay) MakesStaleWrites() {}

@@ -52,6 +52,16 @@ type Fault interface {
 	Active() bool
 }
 
+// StaleWriter is implemented by faults that exist to make a write reach
+// the resource after a newer token was accepted there: the stale write
+// that fencing must reject. A run with such a fault that submitted no
+// stale write did not test what the fault is for, so the harness asks
+// for at least one by default.
+type StaleWriter interface {
+	Fault
+	MakesStaleWrites()
+}
+
 // PausePoint is where a worker stands when it has prepared its write and
 // is about to submit it: the seed's step 2.
 type PausePoint struct {

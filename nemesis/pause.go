@@ -52,3 +52,6 @@ func (p *Pause) Pause(ctx context.Context, env Env, pp PausePoint) {
 	_ = rt.Sleep(ctx, d)
 	record(env, p.name, histories.FEnd, fmt.Sprintf("worker %d resumes", pp.Worker))
 }
+
+// MakesStaleWrites implements StaleWriter.
+func (*Pause) MakesStaleWrites() {}

@@ -48,3 +48,6 @@ func (h *Hold) Pipe(ctx context.Context, r *Request, next Forward) (*Response, e
 	h.record(histories.FEnd, fmt.Sprintf("delivering %s late", r))
 	return next(ctx, r)
 }
+
+// MakesStaleWrites implements nemesis.StaleWriter.
+func (*Hold) MakesStaleWrites() {}

@@ -1,0 +1,255 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/models"
+	"github.com/fencecheck/fencecheck/nemesis"
+	"github.com/fencecheck/fencecheck/targets"
+	"github.com/fencecheck/fencecheck/targets/memory"
+)
+
+// runAgainst runs cfg against tgt with pause and delay, deterministically.
+func runAgainst(t *testing.T, tgt targets.Target, cfg Config) Result {
+	t.Helper()
+	faults, err := nemesis.Parse("pause,delay")
+	require.NoError(t, err)
+	cfg.Target, cfg.TargetName, cfg.Faults, cfg.Deterministic = tgt, "memory://fenced", faults, true
+	if cfg.StoreDir == "" {
+		cfg.StoreDir = t.TempDir()
+	}
+	res, err := Run(context.Background(), cfg)
+	require.NoError(t, err)
+	return res
+}
+
+// TestSecondRunAgainstADurableReceiver: a receiver that keeps its state
+// between runs (the same memory receiver, run twice with the same seed,
+// so the same run-named resources, and with fixed names) holds both
+// times. The second run observes what the first left, starts the model
+// and the tokens from it; judged as if the resources had started empty,
+// its history would be a violation, which is what users saw.
+func TestSecondRunAgainstADurableReceiver(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		names []string
+	}{
+		{"run-named resources, same seed", nil},
+		{"fixed names", []string{"r0", "r1", "r2", "r3"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tgt := memory.NewFenced()
+			cfg := Config{Seed: 3, ResourceNames: tc.names}
+			first := runAgainst(t, tgt, cfg)
+			require.Equal(t, models.Held, first.Verdict, first.Reason)
+			assert.Zero(t, first.Coverage.InitialStates)
+			second := runAgainst(t, tgt, cfg)
+			require.Equal(t, models.Held, second.Verdict, second.Summary())
+			assert.Equal(t, 4, second.Coverage.InitialStates)
+			assert.Positive(t, second.Coverage.StaleWrites)
+			assert.Contains(t, second.Summary(), "4 resources held state from before the run")
+
+			// Without the state before the run, the same history is
+			// judged a violation: the initial events are what count.
+			h, err := histories.ReadFile(filepath.Join(second.Dir, HistoryFile))
+			require.NoError(t, err)
+			var clients []histories.Operation
+			for _, op := range h.Operations {
+				if !op.Initial {
+					clients = append(clients, op)
+				}
+			}
+			check, _ := models.Check(clients, models.Options{})
+			assert.Equal(t, models.Violated, check.Verdict, "the prior state must matter to this test")
+		})
+	}
+}
+
+// TestRunNamesItsResources: by default the resources carry the run's id,
+// drawn from the seed in deterministic mode (the same seed, the same
+// history) and at random on the real clock; fixed names keep the names
+// and put the id in the values instead.
+func TestRunNamesItsResources(t *testing.T) {
+	t.Parallel()
+	a := runAgainst(t, memory.NewFenced(), Config{Seed: 4, Ops: 50})
+	b := runAgainst(t, memory.NewFenced(), Config{Seed: 4, Ops: 50})
+	assert.Equal(t, a.Config.ResourceNames, b.Config.ResourceNames)
+	require.Len(t, a.Config.ResourceNames, 4)
+	assert.Equal(t, a.Config.RunID+"-r0", a.Config.ResourceNames[0])
+	assert.NotEqual(t, newRunID(4, false), newRunID(4, false), "real-time runs draw their id at random")
+
+	fixed := runAgainst(t, memory.NewFenced(), Config{Seed: 4, Ops: 50, ResourceNames: []string{"report"}})
+	assert.Equal(t, []string{"report"}, fixed.Config.ResourceNames)
+	h, err := histories.ReadFile(filepath.Join(fixed.Dir, HistoryFile))
+	require.NoError(t, err)
+	for _, op := range h.Operations {
+		assert.Equal(t, "report", op.Resource)
+		if op.IsWrite() {
+			assert.True(t, strings.HasPrefix(op.Value, fixed.Config.RunID+"-"), op.Value)
+		}
+	}
+}
+
+// tokenless reports no tokens on reads, as a receiver that keeps only the
+// value does.
+type tokenless struct{ *memory.Fenced }
+
+func (t tokenless) Read(ctx context.Context, resource string) (targets.Reading, error) {
+	r, err := t.Fenced.Read(ctx, resource)
+	r.HasToken, r.Token = false, 0
+	return r, err
+}
+
+// TestPriorStateWithoutTokensStopsTheRun: a receiver that holds a value
+// under fixed names and cannot say its token cannot be judged (which
+// tokens must it reject?): the run stops before any worker writes.
+func TestPriorStateWithoutTokensStopsTheRun(t *testing.T) {
+	t.Parallel()
+	inner := memory.NewFenced()
+	_, err := inner.Write(context.Background(), "r0", 17, "left-over")
+	require.NoError(t, err)
+	faults, _ := nemesis.Parse("pause")
+	store := t.TempDir()
+	_, err = Run(context.Background(), Config{Target: tokenless{inner}, TargetName: "tokenless", Faults: faults, Seed: 1,
+		Deterministic: true, ResourceNames: []string{"r0", "r1"}, StoreDir: store})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `observe r0 before the run: it already holds "left-over", and the receiver reports no token on reads`)
+	latest, err := filepath.EvalSymlinks(filepath.Join(store, LatestLink))
+	require.NoError(t, err)
+	h, err := histories.ReadFile(filepath.Join(latest, HistoryFile))
+	require.NoError(t, err)
+	for _, op := range h.Operations {
+		assert.False(t, op.IsWrite(), "no worker wrote: %+v", op)
+	}
+}
+
+// failing answers every write with the same error and finds nothing on
+// reads, as a receiver behind a proxy that answers writes with 503 does.
+type failing struct{ err error }
+
+func (f failing) Write(context.Context, string, uint64, string) (targets.Outcome, error) {
+	return 0, f.err
+}
+func (f failing) Read(context.Context, string) (targets.Reading, error) {
+	return targets.Reading{HasToken: true}, nil
+}
+
+// TestNoEvidenceIsNoPass: a run whose every write failed finds no
+// violation, and says it tested nothing: inconclusive, quoting the error
+// the target gave, not held.
+func TestNoEvidenceIsNoPass(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		err  error
+		kind string
+	}{
+		{"unknown outcomes", errors.New("status 503 Service Unavailable: overloaded"), "unknown outcome"},
+		{"never applied", fmt.Errorf("%w: pq: relation \"resutls\" does not exist", targets.ErrDefinitelyNotApplied), "failed"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			res := runAgainst(t, failing{tc.err}, Config{Seed: 1, Duration: time.Second})
+			assert.Equal(t, models.Inconclusive, res.Verdict)
+			assert.Contains(t, res.Reason, "no write was acknowledged")
+			assert.Contains(t, res.Reason, tc.kind)
+			summary := res.Summary()
+			want := strings.TrimPrefix(tc.err.Error(), targets.ErrDefinitelyNotApplied.Error()+": ")
+			assert.Contains(t, summary, want, "the summary quotes the target's error")
+			assert.NotContains(t, summary, "add pause", "pause was on; the hint must not ask for it")
+		})
+	}
+}
+
+// TestNoStaleWriteIsNoPass: with pause and delay on, a run that submitted
+// no stale write is inconclusive by default and names the real cause, in
+// its own terms; MinStale 0 opts out.
+func TestNoStaleWriteIsNoPass(t *testing.T) {
+	t.Parallel()
+	always, err := nemesis.ParseScript("0s:+pause,0s:+delay")
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		name     string
+		schedule nemesis.Schedule
+		cause    string
+	}{
+		// The random windows open every three lease TTLs: never, in 1 s.
+		{"the faults never acted", nil, "the faults that make stale writes never acted: the fault phase ended before they did (lengthen the duration)"},
+		// On all the time, but a lease of 10 s never expires in 1 s: a
+		// paused worker still owns the resource when it resumes.
+		{"no lease expired", always, "fault actions), but no held worker's lease expired and was reassigned while it was held (lengthen the duration or shorten the lease TTL)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			run := func(minStale int) Result {
+				faults, err := nemesis.Parse("pause,delay") // faults have state: one set per run
+				require.NoError(t, err)
+				res, err := Run(context.Background(), Config{Target: memory.NewFenced(), TargetName: "memory://fenced", Faults: faults,
+					Schedule: tc.schedule, Seed: 1, Deterministic: true, Resources: 1, Duration: time.Second, LeaseTTL: 10 * time.Second, Think: 10 * time.Millisecond,
+					MinStale: minStale, StoreDir: t.TempDir()})
+				require.NoError(t, err)
+				return res
+			}
+			res := run(1)
+			require.Zero(t, res.Coverage.StaleWrites)
+			assert.Equal(t, models.Inconclusive, res.Verdict)
+			assert.Contains(t, res.Reason, "0 stale writes were submitted, and the run asks for at least 1: ")
+			assert.Contains(t, res.Reason, tc.cause)
+			assert.Contains(t, res.Summary(), "NO STALE WRITE WAS SUBMITTED: the protected case was never exercised: ")
+			assert.Equal(t, models.Held, run(0).Verdict)
+		})
+	}
+	faults, err := nemesis.Parse("pause,delay")
+	require.NoError(t, err)
+	assert.Equal(t, 1, DefaultMinStale(faults))
+	faults, err = nemesis.Parse("expire,duplicate")
+	require.NoError(t, err)
+	assert.Zero(t, DefaultMinStale(faults))
+}
+
+// TestInterruptedRunIsNoPass: a run stopped early reports interrupted,
+// not held, and leaves a history that reads back.
+func TestInterruptedRunIsNoPass(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	tgt := &cancelAfter{Fenced: memory.NewFenced(), writes: 50, cancel: cancel}
+	faults, _ := nemesis.Parse("pause")
+	res, err := Run(ctx, Config{Target: tgt, TargetName: "memory://fenced", Faults: faults, Seed: 1,
+		Deterministic: true, Duration: time.Hour, StoreDir: t.TempDir()})
+	require.NoError(t, err)
+	assert.Equal(t, models.Interrupted, res.Verdict, res.Reason)
+	assert.True(t, res.Interrupted)
+	h, err := histories.ReadFile(filepath.Join(res.Dir, HistoryFile))
+	require.NoError(t, err)
+	assert.Equal(t, res.Counts, histories.Count(h.Operations))
+	_, err = os.Stat(filepath.Join(res.Dir, ResultFile))
+	assert.NoError(t, err)
+}
+
+// cancelAfter cancels the run after a number of writes: an interruption
+// driven by what the run did, not by a timer.
+type cancelAfter struct {
+	*memory.Fenced
+	writes int
+	cancel context.CancelFunc
+}
+
+func (c *cancelAfter) Write(ctx context.Context, resource string, token uint64, value string) (targets.Outcome, error) {
+	if c.writes--; c.writes == 0 {
+		c.cancel()
+	}
+	return c.Fenced.Write(ctx, resource, token, value)
+}
