@@ -80,12 +80,15 @@ func (f checkFlags) options() (models.Options, error) {
 
 // checkReport is what --json prints.
 type checkReport struct {
-	History   string           `json:"history"`
-	Truncated bool             `json:"truncated,omitempty"`
-	Counts    histories.Counts `json:"counts"`
-	Result    models.Result    `json:"result"`
-	Minimal   *models.Shrunk   `json:"minimal,omitempty"`
-	Notes     []string         `json:"notes,omitempty"`
+	History   string             `json:"history"`
+	Truncated bool               `json:"truncated,omitempty"`
+	Verdict   models.Verdict     `json:"verdict"`
+	Reason    string             `json:"reason"`
+	Counts    histories.Counts   `json:"counts"`
+	Evidence  histories.Evidence `json:"evidence"`
+	Result    models.Result      `json:"result"`
+	Minimal   *models.Shrunk     `json:"minimal,omitempty"`
+	Notes     []string           `json:"notes,omitempty"`
 }
 
 func runCheck(stdout, stderr io.Writer, path string, f checkFlags) error {
@@ -104,8 +107,9 @@ func runCheck(stdout, stderr io.Writer, path string, f checkFlags) error {
 	for _, n := range notes {
 		fmt.Fprintf(stderr, "fencecheck: note: %s\n", n)
 	}
-	rep := checkReport{History: path, Truncated: h.Truncated, Counts: histories.Count(h.Operations), Result: res, Notes: notes,
-		Minimal: f.gates.shrink(h, res, opts)}
+	rep := checkReport{History: path, Truncated: h.Truncated, Counts: histories.Count(h.Operations), Evidence: h.Evidence(),
+		Result: res, Notes: notes, Minimal: f.gates.shrink(h, res, opts)}
+	rep.Verdict, rep.Reason = models.Decide(res, rep.Evidence)
 	if err := f.gates.write(path, h, rep, f); err != nil {
 		return err
 	}
@@ -129,7 +133,7 @@ func runCheck(stdout, stderr io.Writer, path string, f checkFlags) error {
 			fmt.Fprintf(stdout, "report         %s\n", filepath.Join(f.gates.reportDir, report.ReportFile))
 		}
 	}
-	return exitFor(res.Verdict)
+	return exitFor(rep.Verdict)
 }
 
 // writeVisualization shows the violating resources, or every resource when

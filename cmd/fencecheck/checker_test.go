@@ -22,6 +22,20 @@ func writeHistory(t *testing.T, writes ...histories.Event) string {
 		done.Type, done.Outcome, done.Value, done.HasValue = histories.TypeOK, w.Outcome, "", false
 		events = append(events, inv, done)
 	}
+	// A read after the writes, of the last accepted one: without one the
+	// history would hold no evidence.
+	var last *histories.Event
+	for i := range writes {
+		if w := &writes[i]; w.Outcome == histories.Accepted {
+			last = w
+		}
+	}
+	if last != nil {
+		read := histories.Event{Process: len(writes), Type: histories.TypeInvoke, F: histories.FRead, Resource: "report"}
+		got := read
+		got.Type, got.Token, got.HasToken, got.Value, got.HasValue = histories.TypeOK, last.Token, true, last.Value, true
+		events = append(events, read, got)
+	}
 	for i := range events {
 		events[i].Index, events[i].Time = int64(i), int64(1000*i)
 	}

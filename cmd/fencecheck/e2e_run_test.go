@@ -125,8 +125,10 @@ func TestInterruptedRunReportsAndChecks(t *testing.T) {
 	cmd := startLongRun(t, dir)
 	require.NoError(t, cmd.Process.Signal(os.Interrupt))
 	err := cmd.Wait()
-	assert.NoError(t, err, "an interrupted run of a correct receiver still exits 0")
+	var exit *exec.ExitError
+	require.ErrorAs(t, err, &exit)
+	assert.Equal(t, exitInconclusive, exit.ExitCode(), "an interrupted run is no pass, even of a correct receiver")
 	summary, err := os.ReadFile(filepath.Join(dir, "s", "latest", "summary.txt"))
 	require.NoError(t, err)
-	assert.Contains(t, string(summary), "interrupted")
+	assert.Contains(t, string(summary), "verdict     INTERRUPTED: the run was stopped early")
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -133,9 +134,27 @@ func TestCheckExitCodes(t *testing.T) {
 	stale := write("stale.jsonl", append(newer,
 		`{"index":2,"time":4000,"process":0,"type":"invoke","f":"write","resource":"report","token":41,"value":"old-result"}`,
 		`{"index":3,"time":4100,"process":0,"type":"ok","f":"write","resource":"report","token":41,"value":"old-result","outcome":"accepted"}`)...)
-	good := write("good.jsonl", append(newer,
+	good := write("good.jsonl", append(slices.Clone(newer),
+		`{"index":2,"time":4000,"process":0,"type":"invoke","f":"write","resource":"report","token":41,"value":"old-result"}`,
+		`{"index":3,"time":4100,"process":0,"type":"ok","f":"write","resource":"report","token":41,"value":"old-result","outcome":"rejected"}`,
+		`{"index":4,"time":5000,"process":2,"type":"invoke","f":"read","resource":"report"}`,
+		`{"index":5,"time":5100,"process":2,"type":"ok","f":"read","resource":"report","token":42,"value":"new-result"}`)...)
+	unread := write("unread.jsonl", append(slices.Clone(newer),
 		`{"index":2,"time":4000,"process":0,"type":"invoke","f":"write","resource":"report","token":41,"value":"old-result"}`,
 		`{"index":3,"time":4100,"process":0,"type":"ok","f":"write","resource":"report","token":41,"value":"old-result","outcome":"rejected"}`)...)
+	unanswered := write("unanswered.jsonl",
+		`{"index":0,"time":3000,"process":1,"type":"invoke","f":"write","resource":"report","token":42,"value":"new-result"}`,
+		`{"index":1,"time":3100,"process":1,"type":"info","f":"write","resource":"report","token":42,"value":"new-result","error":"write token 42 to report: status 503 Service Unavailable: overloaded"}`,
+		`{"index":2,"time":5000,"process":2,"type":"invoke","f":"read","resource":"report"}`,
+		`{"index":3,"time":5100,"process":2,"type":"ok","f":"read","resource":"report","token":0,"value":null}`)
+	empty := write("empty.jsonl")
+	blank := write("blank.jsonl", "", "   ", "	")
+	binary := filepath.Join(dir, "binary.jsonl")
+	require.NoError(t, os.WriteFile(binary, []byte("\x7fELF\x02\x01\x01\x00garbage"), 0o644))
+	badTail := filepath.Join(dir, "bad-tail.jsonl")
+	require.NoError(t, os.WriteFile(badTail, []byte(strings.Join(append(slices.Clone(newer),
+		`{"index":2,"time":4000,"process":0,"type":"invoke","f":"write","resource":"report","token":41,"value":"old-result"}`,
+		`{"index":3,"time":4100,"process":0,"type":"ok","f":"write","resource":"report","token":41,"value":"old-result","outcome":"acepted"}`), "\n")), 0o644))
 	malformed := write("history.jsonl", newer[0],
 		`{"index":1,"time":3100,"process":1,"type":"ok","f":"write","resource":"report","token":"x","outcome":"accepted"}`)
 
@@ -148,6 +167,13 @@ func TestCheckExitCodes(t *testing.T) {
 		htmlFile string
 	}{
 		{name: "correct history holds", args: []string{"check", good}, code: 0, stdout: "HELD"},
+		{name: "no read after the writes: inconclusive", args: []string{"check", unread}, code: 2, stdout: "INCONCLUSIVE: too little evidence for a verdict: 1 of 1 resources have no evidence: report: no read returned"},
+		{name: "every write unanswered: inconclusive, quoting the error", args: []string{"check", unanswered}, code: 2, stdout: "1× write: write token 42 to report: status 503 Service Unavailable: overloaded"},
+		{name: "empty history: inconclusive", args: []string{"check", empty}, code: 2, stdout: "INCONCLUSIVE: too little evidence for a verdict: the history has no client operations"},
+		{name: "/dev/null: inconclusive", args: []string{"check", "/dev/null"}, code: 2, stdout: "the history has no client operations"},
+		{name: "blank lines: inconclusive", args: []string{"check", blank}, code: 2, stdout: "the history has no client operations"},
+		{name: "binary without a newline is malformed", args: []string{"check", binary}, code: 3, stderr: "binary.jsonl:1: not a JSON object"},
+		{name: "a complete bad last line without a newline is malformed", args: []string{"check", badTail}, code: 3, stderr: `bad-tail.jsonl:4: field "outcome"`},
 		{name: "stale write accepted is a violation", args: []string{"check", stale}, code: 1, stdout: "stale write accepted"},
 		{name: "checker gives up: inconclusive", args: []string{"check", stale, "--checker", "porcupine", "--timeout", "1ns"}, code: 2, stdout: "INCONCLUSIVE"},
 		{name: "malformed input names file, line and field", args: []string{"check", malformed}, code: 3, stderr: `history.jsonl:2: field "token": not an unsigned integer`},

@@ -57,7 +57,7 @@ func (g *checkGates) write(path string, h *histories.History, rep checkReport, f
 	}
 	opts, _ := f.options()
 	in := report.Input{
-		Title: path, Verdict: rep.Result.Verdict, Reason: verdictLine(rep.Result), History: h, Check: rep.Result,
+		Title: path, Verdict: rep.Verdict, Reason: rep.Reason, History: h, Check: rep.Result,
 		Options: opts, Minimal: rep.Minimal,
 		Command: fmt.Sprintf("fencecheck check %s --policy %s --model %s", path, f.policy, f.model),
 	}

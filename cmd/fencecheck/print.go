@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/fencecheck/fencecheck/models"
+	"github.com/fencecheck/fencecheck/report"
 )
 
 func printCheck(w io.Writer, rep checkReport) {
@@ -22,21 +23,11 @@ func printCheck(w io.Writer, rep checkReport) {
 	if res.CappedWrites+res.DroppedWrite > 0 {
 		fmt.Fprintf(w, "fencing cap    %d unknown writes capped, %d dropped as certain no-ops\n", res.CappedWrites, res.DroppedWrite)
 	}
-	fmt.Fprintf(w, "verdict        %s\n", verdictLine(res))
+	fmt.Fprintf(w, "verdict        %s: %s\n", strings.ToUpper(string(rep.Verdict)), rep.Reason)
+	report.WriteErrors(w, "errors         ", rep.Evidence.Errors)
 	printMinimal(w, rep.Minimal)
 	for _, v := range res.Violations {
 		fmt.Fprintln(w)
 		models.WriteViolation(w, v)
-	}
-}
-
-func verdictLine(res models.Result) string {
-	switch res.Verdict {
-	case models.Held:
-		return "HELD: every resource's history is linearizable"
-	case models.Violated:
-		return fmt.Sprintf("VIOLATED on %d of %d resources", len(res.Violations), res.Resources)
-	default:
-		return fmt.Sprintf("INCONCLUSIVE: the checker gave up on %d resources (%s)", len(res.TimedOut), strings.Join(res.TimedOut, ", "))
 	}
 }

@@ -24,6 +24,7 @@ type runFlags struct {
 	target        string
 	workers       int
 	resources     int
+	resourceNames []string
 	duration      time.Duration
 	ops           int
 	rate          float64
@@ -45,6 +46,8 @@ type runFlags struct {
 	junit         string
 	noReport      bool
 	seedGenerated bool
+	minStaleSet   bool
+	resourcesSet  bool
 	http          httpFlags
 	sql           sqlFlags
 }
@@ -81,6 +84,8 @@ receiver process's: kill (SIGKILL, then start again), pause-receiver
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			f.seedGenerated = !cmd.Flags().Changed("seed")
+			f.minStaleSet = cmd.Flags().Changed("min-stale")
+			f.resourcesSet = cmd.Flags().Changed("resources")
 			return runRun(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), f)
 		},
 	}
@@ -88,6 +93,7 @@ receiver process's: kill (SIGKILL, then start again), pause-receiver
 	fl.StringVar(&f.target, "target", "", "the receiver under test: memory://fenced, memory://unfenced, memory://check-then-set, memory://accept-equal, sqlite:///path/to.db, sqlite://:memory:, postgres://user@127.0.0.1:5432/db, mysql://user:pass@127.0.0.1:3306/db, http://HOST:PORT")
 	fl.IntVar(&f.workers, "workers", 8, "concurrent workers")
 	fl.IntVar(&f.resources, "resources", 4, "protected resources")
+	fl.StringSliceVar(&f.resourceNames, "resource-names", nil, "fixed resource names, e.g. r0,r1,r2,r3 (default: names unique to the run; your own --sql-* statements: r0 … r<resources-1>); a run starts from what fixed resources hold")
 	fl.DurationVar(&f.duration, "duration", 5*time.Second, "how long workers run (virtual time for memory targets)")
 	fl.IntVar(&f.ops, "ops", 0, "stop after this many client operations (0: no limit)")
 	fl.Float64Var(&f.rate, "rate", 0, "client operations per second, all workers together (0: unlimited)")
@@ -98,7 +104,7 @@ receiver process's: kill (SIGKILL, then start again), pause-receiver
 	fl.Uint64Var(&f.seed, "seed", 0, "seed for every random choice (default: a random seed, printed)")
 	fl.StringVar(&f.policy, "policy", "strict", "fencing policy: strict or accept-equal")
 	fl.StringSliceVar(&f.require, "require", nil, "extra invariants: exclusive (no write accepted from a holder whose lease was reassigned before it was sent)")
-	fl.IntVar(&f.minStale, "min-stale", 0, "exit 2 unless at least this many stale writes were exercised")
+	fl.IntVar(&f.minStale, "min-stale", 0, "exit 2 unless at least this many stale writes were exercised (default 1 when the nemesis has pause, delay or hold; 0 accepts a run without one)")
 	fl.StringVar(&f.store, "store", "store", "run store directory")
 	fl.StringVar(&f.name, "name", "", "run name (default: derived from the target)")
 	fl.BoolVar(&f.json, "json", false, "print the result as JSON")
@@ -119,7 +125,7 @@ func (f *runFlags) config(t *openedTarget, faults []nemesis.Fault) (harness.Conf
 		return harness.Config{}, err
 	}
 	cfg := harness.Config{
-		Target: t.target, TargetName: t.name, Workers: f.workers, Resources: f.resources,
+		Target: t.target, TargetName: t.name, Workers: f.workers, Resources: f.resources, ResourceNames: f.names(),
 		Duration: f.duration, Ops: f.ops, Rate: f.rate, LeaseTTL: f.leaseTTL, ReadShare: f.readShare,
 		Faults: faults, Seed: f.seed, Deterministic: t.deterministic && !f.realtime, Policy: policy,
 		MinStale: f.minStale, StoreDir: f.store, RunName: f.name, CheckTimeout: f.checkTimeout, OpTimeout: f.opTimeout,
@@ -127,6 +133,12 @@ func (f *runFlags) config(t *openedTarget, faults []nemesis.Fault) (harness.Conf
 	}
 	if f.readShare == 0 {
 		cfg.ReadShare = -1 // an explicit 0 means no extra reads
+	}
+	if !f.minStaleSet {
+		cfg.MinStale = harness.DefaultMinStale(faults)
+	}
+	if len(f.resourceNames) > 0 && !f.resourcesSet {
+		cfg.Resources = len(f.resourceNames) // as many as there are names
 	}
 	if f.script != "" {
 		sc, err := nemesis.ParseScript(f.script)
@@ -142,6 +154,20 @@ func (f *runFlags) config(t *openedTarget, faults []nemesis.Fault) (harness.Conf
 		return cfg, &usageError{err}
 	}
 	return cfg, nil
+}
+
+// names returns the fixed resource names: as --resource-names gives them,
+// or r0 … r<n-1> for the user's own SQL statements, whose set-up may
+// create exactly those rows (an UPDATE-only write needs them).
+func (f *runFlags) names() []string {
+	if len(f.resourceNames) > 0 || !f.sql.own() {
+		return f.resourceNames
+	}
+	names := make([]string, max(f.resources, 0))
+	for i := range names {
+		names[i] = fmt.Sprintf("r%d", i)
+	}
+	return names
 }
 
 func runRun(ctx context.Context, stdout, stderr io.Writer, f runFlags) error {

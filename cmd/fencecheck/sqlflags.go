@@ -33,6 +33,9 @@ func (s *sqlFlags) given() bool {
 	return s.mode != "" || len(s.setup) > 0 || s.write != "" || s.read != "" || len(s.teardown) > 0
 }
 
+// own reports whether the run writes with the user's own statements.
+func (s *sqlFlags) own() bool { return s.write != "" || s.read != "" }
+
 func (s *sqlFlags) options(workers int, acceptEqual bool) sqltarget.Options {
 	return sqltarget.Options{
 		Mode:        sqltarget.Mode(s.mode),
