@@ -30,6 +30,9 @@ type LeaseService interface {
 	// Expire ends the current lease on resource early and reports whether
 	// there was one.
 	Expire(resource string) bool
+	// ExpireToken ends the lease on resource that carries token, if it
+	// is still the current one, and reports whether it was.
+	ExpireToken(resource string, token uint64) bool
 }
 
 // localLeases is an in-memory lease service: per-resource scope,
@@ -133,6 +136,18 @@ func (l *localLeases) Expire(resource string) bool {
 		return false
 	}
 	l.expireLocked(st, resource, "expired early by the nemesis")
+	return true
+}
+
+// ExpireToken implements LeaseService.
+func (l *localLeases) ExpireToken(resource string, token uint64) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	st := l.state(resource)
+	if st.holder == nil || st.holder.Token != token {
+		return false
+	}
+	l.expireLocked(st, resource, "it outlived a pause or a delayed write (the nemesis)")
 	return true
 }
 

@@ -206,6 +206,7 @@ func (r *run) main(ctx context.Context, endLife context.CancelFunc) {
 		workers.Go(func() { r.work(ctx, w) })
 	}
 	faults := sched.NewGroup(r.rt)
+	workersDone := r.rt.NewGate()
 	faults.Go(func() {
 		if r.rt.Sleep(ctx, ph.warmup) != nil {
 			return
@@ -214,16 +215,20 @@ func (r *run) main(ctx context.Context, endLife context.CancelFunc) {
 			faults.Go(func() { a.Act(ctx, r) })
 		}
 		r.cfg.Schedule.Run(ctx, r, r.cfg.Faults)
+		// Keep the phase open until its end even if a scripted schedule
+		// finished early: its end, or with an operation limit alone,
+		// the workers' end.
 		if ph.faultEnd > 0 {
-			// Keep the phase open until its end even if a scripted
-			// schedule finished early.
 			_ = r.faultClock.Sleep(ctx, time.Duration(ph.faultEnd))
+		} else {
+			workersDone.Wait(ctx, 0)
 		}
 		nemesis.StopAll(r, r.cfg.Faults)
 	})
 	workers.Wait(context.Background(), 0)
 	// With an operation limit alone, the faults end with the workers.
 	r.faultClock.end.CompareAndSwap(0, max(r.rt.Now(), 1))
+	workersDone.Open()
 	faults.Wait(context.Background(), 0)
 	nemesis.StopAll(r, r.cfg.Faults)
 	// Let writes still on their way arrive, then observe the end state.
@@ -278,7 +283,10 @@ func (r *run) Record(e *histories.Event) {
 }
 func (r *run) LeaseTTL() time.Duration          { return r.cfg.LeaseTTL }
 func (r *run) ExpireLease(resource string) bool { return r.leases.Expire(resource) }
-func (r *run) Resources() []string              { return r.resources }
+func (r *run) OutliveLease(resource string, token uint64) bool {
+	return r.leases.ExpireToken(resource, token)
+}
+func (r *run) Resources() []string { return r.resources }
 func (r *run) NewerAccepted(resource string, token uint64) sched.Gate {
 	return r.accepted.newer(resource, token)
 }

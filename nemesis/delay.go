@@ -47,9 +47,11 @@ func (d *Delay) Deliver(ctx context.Context, env Env, w Write, send Send) (targe
 	switch env.IntN(3) {
 	case 0:
 		record(env, d.name, histories.FBegin, "holding "+what+" until a newer token is accepted")
+		env.OutliveLease(w.Resource, w.Token) // the write outlasts the lease (see Env.OutliveLease)
 		env.NewerAccepted(w.Resource, w.Token).Wait(ctx, 8*ttl)
 	case 1:
 		record(env, d.name, histories.FBegin, "holding "+what+" until a newer token is sent")
+		env.OutliveLease(w.Resource, w.Token)
 		env.NewerSent(w.Resource, w.Token).Wait(ctx, 8*ttl)
 	default:
 		hold := time.Duration(env.Float64() * float64(2*ttl))
@@ -69,6 +71,7 @@ func (d *Delay) HoldInWindow(ctx context.Context, env Env, resource string, toke
 	}
 	what := fmt.Sprintf("the write of token %d to %s", token, resource)
 	record(env, d.name, histories.FBegin, "holding "+what+" inside the receiver, between its check and its write, until a newer token is accepted")
+	env.OutliveLease(resource, token) // the held write outlasts its lease
 	env.NewerAccepted(resource, token).Wait(ctx, 8*env.LeaseTTL())
 	record(env, d.name, histories.FEnd, "letting "+what+" finish")
 }

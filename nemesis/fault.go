@@ -35,6 +35,13 @@ type Env interface {
 	// ExpireLease ends the current lease on resource early, as a scheduler
 	// with a fast clock would, and reports whether there was one.
 	ExpireLease(resource string) bool
+	// OutliveLease ends the lease on resource that carries token, if it
+	// is still current, as a scheduler does once a held worker or its
+	// delayed write outlasts the lease, and reports whether it was. The
+	// faults that hold a stale write use it so that the newer owner comes
+	// as an event, not when a timer happens to run out: what a run
+	// exercises then does not depend on how fast the machine is.
+	OutliveLease(resource string, token uint64) bool
 	// Resources lists the resources of the run.
 	Resources() []string
 	// NewerAccepted returns a gate that opens once a client saw a write

@@ -10,10 +10,12 @@ import (
 
 // Pause holds a worker at its pause point, after it prepared its write.
 //
-// Most pauses are targeted, the seed's failure: the worker is held until a
-// newer owner of the resource has written with a higher token (which means
-// its lease expired and was reassigned), and only then resumes and submits
-// its stale write. The others are random pauses of up to two lease TTLs,
+// Most pauses are targeted, the seed's failure: the pause outlasts the
+// worker's lease, which ends (the scheduler reassigns it), and the worker
+// is held until a newer owner of the resource has written with a higher
+// token; only then does it resume and submit its stale write. Ending the
+// lease at once, rather than waiting for its TTL, makes the stale write a
+// consequence of events, not of timing. The others are random pauses of up to two lease TTLs,
 // which sometimes outlast the lease and sometimes do not.
 type Pause struct {
 	toggle
@@ -37,6 +39,9 @@ func (p *Pause) Pause(ctx context.Context, env Env, pp PausePoint) {
 	ttl := env.LeaseTTL()
 	if env.Float64() < p.Targeted {
 		record(env, p.name, histories.FBegin, fmt.Sprintf("worker %d (process %d) paused holding token %d on %s until a newer owner writes", pp.Worker, pp.Process, pp.Token, pp.Resource))
+		// The pause outlasts the lease: it ends now, not when its TTL
+		// runs out, so the newer owner comes whatever the machine's speed.
+		env.OutliveLease(pp.Resource, pp.Token)
 		// Bounded, so that a resource nobody else wants does not hold
 		// the worker forever.
 		ok := env.NewerAccepted(pp.Resource, pp.Token).Wait(ctx, 8*ttl)

@@ -34,6 +34,7 @@ func (h *Hold) Pipe(ctx context.Context, r *Request, next Forward) (*Response, e
 		return next(ctx, r)
 	}
 	if env := h.getEnv(); env != nil && r.IsWrite() {
+		env.OutliveLease(r.Resource, r.Token) // the held write outlasts its lease
 		if env.IntN(2) == 0 {
 			h.record(histories.FBegin, fmt.Sprintf("holding %s in the proxy until a newer token is accepted", r))
 			env.NewerAccepted(r.Resource, r.Token).Wait(ctx, 8*env.LeaseTTL())
