@@ -57,7 +57,7 @@ func TestRunWritesReportsAndGates(t *testing.T) {
 		// 4 resources, the evidence gate and the coverage gate, which
 		// pause and delay ask for by default.
 		{"a violation: one failing case per violated resource", []string{"--target", "memory://unfenced", "--seed", "3"}, 1, 6, 4, 0, true},
-		{"held, with the exclusive and coverage gates", []string{"--target", "memory://fenced", "--seed", "7", "--min-stale", "1", "--require", "exclusive"}, 1, 7, 1, 0, false},
+		{"held, with the exclusive and coverage gates", []string{"--target", "memory://fenced", "--seed", "8", "--min-stale", "1", "--require", "exclusive"}, 1, 7, 1, 0, false},
 		{"the coverage gate not met is an error case", []string{"--target", "memory://fenced", "--seed", "7", "--nemesis", "none", "--min-stale", "1"}, 2, 6, 0, 1, false},
 	}
 	for _, tc := range cases {

@@ -83,7 +83,7 @@ func TestRunOwnStatements(t *testing.T) {
 				t.Run(tc.name, func(t *testing.T) {
 					dir := t.TempDir()
 					table := uniqueTable(t)
-					args := append([]string{"run", "--target", e.spec(t, dir), "--workers", "8", "--duration", "2s",
+					args := append([]string{"run", "--target", e.spec(t, dir), "--workers", "8", "--ops", "600", "--op-timeout", "2s",
 						"--lease-ttl", "30ms", "--nemesis", "pause,delay", "--seed", "1", "--store", "s"},
 						ownStatements(table, tc.write)...)
 					r := fencecheck(t, dir, args...)
@@ -108,7 +108,7 @@ func TestRunBuiltinSQLModes(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
 			r := fencecheck(t, dir, "run", "--target", "sqlite://"+filepath.Join(dir, "x.db"), "--sql-mode", tc.mode,
-				"--duration", "2s", "--lease-ttl", "30ms", "--seed", "2", "--store", "s")
+				"--ops", "600", "--op-timeout", "2s", "--lease-ttl", "30ms", "--seed", "2", "--store", "s")
 			assert.Equal(t, tc.code, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
 			again := fencecheck(t, dir, "check", "s/latest/history.jsonl")
 			assert.Equal(t, tc.code, again.code, "the stored history agrees: %s", again.stdout)
@@ -160,7 +160,7 @@ func TestRunNeverPrintsThePassword(t *testing.T) {
 		t.Skipf("FENCECHECK_POSTGRES_DSN %q has no postgres://postgres@ to add a password to", spec)
 	}
 	dir := t.TempDir()
-	r := fencecheck(t, dir, "run", "--target", withPassword, "--duration", "500ms", "--lease-ttl", "30ms", "--seed", "1", "--store", "s", "--json")
+	r := fencecheck(t, dir, "run", "--target", withPassword, "--ops", "300", "--op-timeout", "2s", "--lease-ttl", "30ms", "--seed", "1", "--store", "s", "--json")
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.NotContains(t, r.stdout+r.stderr, "s3cretpw")
 	assert.Contains(t, r.stdout, "postgres:xxxxx@")

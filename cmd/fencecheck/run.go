@@ -48,6 +48,7 @@ type runFlags struct {
 	seedGenerated bool
 	minStaleSet   bool
 	resourcesSet  bool
+	durationSet   bool
 	http          httpFlags
 	sql           sqlFlags
 }
@@ -86,6 +87,7 @@ receiver process's: kill (SIGKILL, then start again), pause-receiver
 			f.seedGenerated = !cmd.Flags().Changed("seed")
 			f.minStaleSet = cmd.Flags().Changed("min-stale")
 			f.resourcesSet = cmd.Flags().Changed("resources")
+			f.durationSet = cmd.Flags().Changed("duration")
 			return runRun(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), f)
 		},
 	}
@@ -94,8 +96,8 @@ receiver process's: kill (SIGKILL, then start again), pause-receiver
 	fl.IntVar(&f.workers, "workers", 8, "concurrent workers")
 	fl.IntVar(&f.resources, "resources", 4, "protected resources")
 	fl.StringSliceVar(&f.resourceNames, "resource-names", nil, "fixed resource names, e.g. r0,r1,r2,r3 (default: names unique to the run; your own --sql-* statements: r0 … r<resources-1>); a run starts from what fixed resources hold")
-	fl.DurationVar(&f.duration, "duration", 5*time.Second, "how long workers run (virtual time for memory targets)")
-	fl.IntVar(&f.ops, "ops", 0, "stop after this many client operations (0: no limit)")
+	fl.DurationVar(&f.duration, "duration", 5*time.Second, "how long workers run (virtual time for memory targets); with --ops alone, no time limit")
+	fl.IntVar(&f.ops, "ops", 0, "stop after this many client operations (0: no limit): the same work however fast the machine is")
 	fl.Float64Var(&f.rate, "rate", 0, "client operations per second, all workers together (0: unlimited)")
 	fl.DurationVar(&f.leaseTTL, "lease-ttl", 100*time.Millisecond, "lease duration")
 	fl.Float64Var(&f.readShare, "read-share", 0.2, "probability of an extra read after each job")
@@ -136,6 +138,9 @@ func (f *runFlags) config(t *openedTarget, faults []nemesis.Fault) (harness.Conf
 	}
 	if !f.minStaleSet {
 		cfg.MinStale = harness.DefaultMinStale(faults)
+	}
+	if f.ops > 0 && !f.durationSet {
+		cfg.Duration = 0 // --ops alone bounds the run by its work, not by time
 	}
 	if len(f.resourceNames) > 0 && !f.resourcesSet {
 		cfg.Resources = len(f.resourceNames) // as many as there are names

@@ -68,7 +68,7 @@ func TestDelayHoldsStatementsOnTheirWay(t *testing.T) {
 					targets.Setupper
 					targets.Teardowner
 				}{wrapped, tgt, tgt},
-				TargetName: tgt.Name(), Workers: 8, Duration: time.Second, LeaseTTL: 30 * time.Millisecond,
+				TargetName: tgt.Name(), Workers: 8, Ops: 400, LeaseTTL: 30 * time.Millisecond, OpTimeout: 2 * time.Second,
 				Faults: faults, Seed: 1, StoreDir: t.TempDir(),
 			})
 			require.NoError(t, err)

@@ -17,8 +17,12 @@ import (
 const seeds = 5
 
 // runHarness is `fencecheck run` against a fresh scratch table: 8 workers
-// on 4 resources for a short real-time run, with worker pauses and
-// delayed writes, which also hold check-then-set inside its window.
+// on 4 resources, with worker pauses and delayed writes, which also hold
+// check-then-set inside its window. The run is as long as its operations,
+// not a duration, and a worker waits long for an answer: on a loaded
+// machine it does the same work more slowly, instead of less work with
+// more unknown outcomes; the hazards themselves come from events (a
+// held write is released once a newer token was accepted).
 func runHarness(t *testing.T, spec string, mode Mode, seed uint64) harness.Result {
 	t.Helper()
 	const workers = 8
@@ -29,7 +33,7 @@ func runHarness(t *testing.T, spec string, mode Mode, seed uint64) harness.Resul
 	require.NoError(t, err)
 	res, err := harness.Run(context.Background(), harness.Config{
 		Target: tgt, TargetName: tgt.Name(), Workers: workers, Resources: 4,
-		Duration: 1500 * time.Millisecond, LeaseTTL: 30 * time.Millisecond,
+		Ops: 600, LeaseTTL: 30 * time.Millisecond, OpTimeout: 2 * time.Second,
 		Faults: faults, Seed: seed, StoreDir: t.TempDir(),
 	})
 	require.NoError(t, err)
