@@ -1,0 +1,101 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	sqltarget "github.com/fencecheck/fencecheck/targets/sql"
+)
+
+// runTwice runs the same command twice, as a user who runs a README
+// command again does, and asserts both verdicts, returning the second
+// run's output.
+func runTwice(t *testing.T, dir string, want int, args ...string) result {
+	t.Helper()
+	var second result
+	for i := range 2 {
+		r := fencecheck(t, dir, args...)
+		require.Equal(t, want, r.code, "run %d:\nstdout:\n%s\nstderr:\n%s", i+1, r.stdout, r.stderr)
+		second = r
+	}
+	return second
+}
+
+// TestSecondRunHolds is the second-run case users hit: a durable receiver
+// (the reference receiver with a SQLite store, over HTTP and started by
+// --exec; a SQL table of the user's own that keeps its rows) tested
+// twice. Both runs hold: the first leaves state behind, and the second
+// either does not meet it (the run names its resources for itself) or
+// observes it and starts from it (fixed names).
+func TestSecondRunHolds(t *testing.T) {
+	t.Parallel()
+	run := []string{"run", "--workers", "8", "--ops", "600", "--op-timeout", "2s", "--nemesis", "pause,delay", "--store", "s"}
+	t.Run("http, sqlite store, run-named resources", func(t *testing.T) {
+		t.Parallel()
+		dir := t.TempDir()
+		base := startReceiver(t, "--store", "sqlite:"+filepath.Join(dir, "r.db"))
+		r := runTwice(t, dir, 0, append(run, "--target", base, "--seed", "7")...)
+		assert.Contains(t, r.stdout, "HELD")
+	})
+	t.Run("http, sqlite store, fixed names", func(t *testing.T) {
+		t.Parallel()
+		dir := t.TempDir()
+		base := startReceiver(t, "--store", "sqlite:"+filepath.Join(dir, "r.db"))
+		r := runTwice(t, dir, 0, append(run, "--target", base, "--seed", "7", "--resource-names", "r0,r1,r2,r3")...)
+		assert.Contains(t, r.stdout, "before      4 resources held state from before the run")
+	})
+	t.Run("exec, sqlite store reused", func(t *testing.T) {
+		t.Parallel()
+		dir := t.TempDir()
+		db := filepath.Join(dir, "r.db")
+		for i := range 2 {
+			addr := freeAddr(t)
+			r := fencecheck(t, dir, append(run, "--target", "http://"+addr, "--seed", "3", "--resource-names", "r0,r1",
+				"--exec", fmt.Sprintf("%s receiver --listen %s --store sqlite:%s", fencecheckBinary, addr, db))...)
+			require.Equal(t, 0, r.code, "run %d:\n%s%s", i+1, r.stdout, r.stderr)
+			if i == 1 {
+				assert.Contains(t, r.stdout, "before      2 resources held state from before the run")
+			}
+		}
+	})
+	for _, e := range sqlEngines {
+		t.Run("own statements keeping their rows, "+e.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			table := uniqueTable(t)
+			// The README's statements, without the set-up that empties
+			// the table: the second run meets the first one's rows.
+			args := append(run, "--target", e.spec(t, dir), "--seed", "1",
+				"--sql-setup", "CREATE TABLE IF NOT EXISTS "+table+" (id VARCHAR(64) PRIMARY KEY, token BIGINT NOT NULL, value TEXT)",
+				"--sql-write", "INSERT INTO "+table+" (id, token, value) VALUES (:resource, :token, :value) "+upsert(e.name, table),
+				"--sql-read", "SELECT value, token FROM "+table+" WHERE id = :resource")
+			t.Cleanup(func() { dropTable(t, e.spec(t, dir), table) })
+			r := runTwice(t, dir, 0, args...)
+			assert.Contains(t, r.stdout, "before      4 resources held state from before the run")
+		})
+	}
+}
+
+// upsert is a correct token-guarded upsert's conflict clause for engine.
+func upsert(engine, table string) string {
+	if engine == "mysql" {
+		return "ON DUPLICATE KEY UPDATE value = IF(VALUES(token) > token, VALUES(value), value), token = GREATEST(token, VALUES(token))"
+	}
+	return "ON CONFLICT (id) DO UPDATE SET value = excluded.value, token = excluded.token WHERE " + table + ".token < excluded.token"
+}
+
+// dropTable drops a table a test made on a shared server.
+func dropTable(t *testing.T, spec, table string) {
+	t.Helper()
+	ctx := context.Background()
+	db, err := sqltarget.Open(ctx, spec, sqltarget.Options{Statements: sqltarget.Statements{
+		Write: "SELECT :resource, :token, :value", Read: "SELECT :resource", Teardown: []string{"DROP TABLE IF EXISTS " + table}}})
+	require.NoError(t, err)
+	defer db.Close()
+	assert.NoError(t, db.Teardown(ctx))
+}
