@@ -17,10 +17,13 @@ type CapStats struct {
 // fencing makes the rest of the interval irrelevant. It modifies ops in
 // place and returns the ones to keep.
 //
-// Why it is sound: once a write with a token that blocks t has been
+// Why it is sound: once a write with a token that bars t has been
 // accepted (and has returned, so it has certainly taken effect), a write
-// carrying t can only be a no-op. An unknown write either took effect
-// before that return, or it is a no-op that could be placed anywhere, or
+// carrying t may no longer be accepted (Policy.MayAccept), because the
+// highest token never decreases; so it can only be a no-op. A token bars
+// t when it is t or above under strict, above t under accept-equal (where
+// t itself may still be accepted). An unknown write either took effect
+// before that return, or it is a no-op, which is legal at any point, or
 // left out entirely. So its return time can be capped at the earliest
 // return of such an accepted write, and the write can be dropped when that
 // return precedes its invocation. Without the cap porcupine keeps every
@@ -146,8 +149,8 @@ type capAccepted struct {
 //
 // The accepted writes are sorted by token (a history that fencecheck
 // recorded has them in that order already, which is checked first), and
-// each unknown write finds the first accepted token that blocks its own
-// by binary search for Policy.lowestBlocker; the earliest return from
+// each unknown write finds the first accepted token that bars its own by
+// binary search for Policy.lowestBar; the earliest return from
 // there on is its cap. That is O(n log n).
 func fencingCap(p Policy, writes []capWrite, sc *capScratch) []capped {
 	if sc == nil {
@@ -184,7 +187,7 @@ func fencingCap(p Policy, writes []capWrite, sc *capScratch) []capped {
 			continue
 		}
 		first := n
-		if lowest, ok := p.lowestBlocker(w.token); ok {
+		if lowest, ok := p.lowestBar(w.token); ok {
 			first, _ = slices.BinarySearchFunc(accepted, lowest, func(a capAccepted, t uint64) int { return cmp.Compare(a.token, t) })
 		}
 		if limit := earliest[first]; limit < w.ret {

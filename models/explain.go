@@ -16,7 +16,7 @@ import (
 // called only after a checker found the group illegal.
 //
 // Each rule below is a sufficient condition for a violation that needs no
-// search: a stale token accepted after a blocking one had returned, a
+// search: a stale token accepted after a barring one had returned, a
 // rejection no earlier write could justify, a read of a value nobody
 // wrote, a read that missed a write which had completed before it began.
 // Every rule runs in O(n log n), because violating resources can hold
@@ -204,9 +204,10 @@ func mayHaveApplied(op *histories.Operation) bool {
 	return op.IsWrite() && (op.Status == histories.StatusAccepted || op.Status == histories.StatusUnknown)
 }
 
-// staleAccepted: a write was accepted although a write whose token blocks
-// it had been accepted and had returned before it was even sent. This is
-// the seed's step 4 on a receiver without fencing.
+// staleAccepted: a write was accepted although a write whose token bars
+// it (after which it may no longer be accepted) had been accepted and had
+// returned before it was even sent. This is the seed's step 4 on a
+// receiver without fencing.
 func (e *explainer) staleAccepted() *finding {
 	if !e.fenced {
 		return nil
@@ -225,7 +226,7 @@ func (e *explainer) staleAccepted() *finding {
 			}
 			j++
 		}
-		if highest == nil || !e.policy.Blocks(highest.Token, w.Token) || highest.Token == w.Token {
+		if highest == nil || e.policy.MayAccept(highest.Token, w.Token) || highest.Token == w.Token {
 			continue // equal tokens are equalAccepted's to explain
 		}
 		if best == nil || w.Return < best.at {
@@ -273,8 +274,10 @@ func (e *explainer) equalAccepted() *finding {
 }
 
 // wrongRejection: a write was rejected although no write that could have
-// taken effect before its response carried a token that blocks it. A
-// receiver that refuses its current owner is broken, not safe.
+// taken effect before its response carried a token that justifies it
+// (Policy.MayReject: its token or above, under either policy; a rejection
+// of token 0 is always justified). A receiver that refuses its current
+// owner is broken, not safe.
 func (e *explainer) wrongRejection() *finding {
 	if !e.fenced {
 		return nil
@@ -292,7 +295,11 @@ func (e *explainer) wrongRejection() *finding {
 			}
 			j++
 		}
-		if highest != nil && e.policy.Blocks(highest.Token, w.Token) {
+		var h uint64 // the highest token that can have taken effect; 0 initially
+		if highest != nil {
+			h = highest.Token
+		}
+		if e.policy.MayReject(h, w.Token) {
 			continue
 		}
 		f := &finding{at: w.Return}

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -48,8 +49,12 @@ func differentialCases() int {
 
 // diffCase makes one small history, valid by construction and then
 // nine times in ten corrupted in one to three places (a corruption often
-// leaves the history legal, so roughly half the cases end up invalid); and a policy,
-// usually the one it was made with.
+// leaves the history legal, so roughly half the cases end up invalid); and
+// a policy. A history from a receiver that accepts repeats of the current
+// token (always, or sometimes) is judged under accept-equal seven times in
+// eight; one from a strict receiver under strict or accept-equal alike,
+// because accept-equal allows a repeat to be rejected too and the checkers
+// must agree that a strict receiver holds under it.
 func diffCase(r *rand.Rand) ([]histories.Operation, models.Options) {
 	cfg := histgen.Small(r)
 	ops := histgen.Generate(r, cfg)
@@ -57,7 +62,7 @@ func diffCase(r *rand.Rand) ([]histories.Operation, models.Options) {
 		histgen.Corrupt(r, ops, 1+r.IntN(3))
 	}
 	policy := models.Strict
-	if cfg.AcceptEqual != (r.IntN(8) == 0) {
+	if cfg.EqualAccepted == 0 && r.IntN(2) == 0 || cfg.EqualAccepted > 0 && r.IntN(8) != 0 {
 		policy = models.AcceptEqual
 	}
 	return ops, models.Options{Kind: models.KindFenced, Policy: policy}
@@ -113,10 +118,11 @@ func describeOps(ops []histories.Operation) string {
 	return b.String()
 }
 
-func TestFastDifferential(t *testing.T) {
-	t.Parallel()
-	n, seed := differentialCases(), *diffSeed
-	var next, violated atomic.Int64
+// eachCase calls fn with 0 … n-1 on GOMAXPROCS goroutines, until fn has
+// reported three failures (it returns whether case i failed), and returns
+// how many it reported.
+func eachCase(n int, fn func(i uint64) bool) int32 {
+	var next atomic.Int64
 	var failures atomic.Int32
 	var wg sync.WaitGroup
 	for range runtime.GOMAXPROCS(0) {
@@ -128,24 +134,133 @@ func TestFastDifferential(t *testing.T) {
 				if i >= int64(n) || failures.Load() >= 3 {
 					return
 				}
-				ops, opts := diffCase(rand.New(rand.NewPCG(seed, uint64(i))))
-				verdict, diff := compare(ops, opts)
-				if verdict == models.Violated {
-					violated.Add(1)
-				}
-				if diff != "" {
+				if fn(uint64(i)) {
 					failures.Add(1)
-					t.Errorf("case %d (-diff.seed=%d): %s", i, seed, diff)
 				}
 			}
 		}()
 	}
 	wg.Wait()
+	return failures.Load()
+}
+
+func TestFastDifferential(t *testing.T) {
+	t.Parallel()
+	n, seed := differentialCases(), *diffSeed
+	var violated atomic.Int64
+	var repeats repeatTally
+	failures := eachCase(n, func(i uint64) bool {
+		ops, opts := diffCase(rand.New(rand.NewPCG(seed, i)))
+		verdict, diff := compare(ops, opts)
+		if verdict == models.Violated {
+			violated.Add(1)
+		}
+		if opts.Policy == models.AcceptEqual {
+			repeats.add(ops, verdict)
+		}
+		if diff != "" {
+			t.Errorf("case %d (-diff.seed=%d): %s", i, seed, diff)
+		}
+		return diff != ""
+	})
 	share := float64(violated.Load()) / float64(n)
-	t.Logf("%d cases, seed %d: %d disagreements; porcupine found %.1f%% violated", n, seed, failures.Load(), 100*share)
+	t.Logf("%d cases, seed %d: %d disagreements; porcupine found %.1f%% violated", n, seed, failures, 100*share)
 	if n >= 500 && (share < 0.25 || share > 0.75) {
 		t.Errorf("generator is lopsided: %.1f%% of cases violated, want roughly half", 100*share)
 	}
+	t.Logf("judged under accept-equal, with unknown writes: %s", repeats.String())
+	if n >= 500 {
+		repeats.require(t)
+	}
+}
+
+// repeatTally counts the cases judged under accept-equal that have writes
+// of unknown outcome, by how the history answered repeats of a token (see
+// repeatAnswers) and by verdict: accept-equal allows either answer to a
+// repeat, and the generator must produce both, alone and mixed, in valid
+// and invalid histories alike.
+type repeatTally struct {
+	counts [3][2]atomic.Int64 // [rejected only, accepted only, both][held, violated]
+}
+
+var repeatKinds = [3]string{"repeats rejected", "repeats accepted", "repeats both rejected and accepted"}
+
+func (c *repeatTally) add(ops []histories.Operation, verdict models.Verdict) {
+	if !slices.ContainsFunc(ops, func(o histories.Operation) bool { return o.IsWrite() && o.Status == histories.StatusUnknown }) {
+		return
+	}
+	rejected, accepted := repeatAnswers(ops)
+	kind := 0
+	switch {
+	case rejected && accepted:
+		kind = 2
+	case accepted:
+		kind = 1
+	case !rejected:
+		return
+	}
+	v := 0
+	if verdict == models.Violated {
+		v = 1
+	}
+	c.counts[kind][v].Add(1)
+}
+
+func (c *repeatTally) String() string {
+	var parts []string
+	for k, name := range repeatKinds {
+		parts = append(parts, fmt.Sprintf("%s %d held / %d violated", name, c.counts[k][0].Load(), c.counts[k][1].Load()))
+	}
+	return strings.Join(parts, "; ")
+}
+
+func (c *repeatTally) require(t *testing.T) {
+	t.Helper()
+	for k, name := range repeatKinds {
+		for v, verdict := range []string{"held", "violated"} {
+			if c.counts[k][v].Load() == 0 {
+				t.Errorf("no %s case with unknown writes, judged under accept-equal, with %s", verdict, name)
+			}
+		}
+	}
+}
+
+// repeatAnswers reports whether some write with a token above 0 was
+// rejected although another write of the same token on its resource was
+// accepted or has an unknown outcome (a rejected repeat, if that one took
+// effect first), and whether two writes of one token on a resource were
+// both accepted (an accepted repeat).
+func repeatAnswers(ops []histories.Operation) (rejected, accepted bool) {
+	type key struct {
+		resource string
+		token    uint64
+	}
+	applied, acc, rej := map[key]int{}, map[key]int{}, map[key]int{}
+	for i := range ops {
+		o := &ops[i]
+		if !o.IsWrite() {
+			continue
+		}
+		k := key{o.Resource, o.Token}
+		switch o.Status {
+		case histories.StatusAccepted:
+			acc[k]++
+			applied[k]++
+		case histories.StatusUnknown:
+			applied[k]++
+		case histories.StatusRejected:
+			if o.Token > 0 {
+				rej[k]++
+			}
+		}
+	}
+	for k := range rej {
+		rejected = rejected || applied[k] > 0
+	}
+	for _, n := range acc {
+		accepted = accepted || n > 1
+	}
+	return rejected, accepted
 }
 
 // byteSource feeds the generator from fuzz input, 8 bytes per number, so

@@ -13,7 +13,7 @@ type fastState struct {
 	// (the last write's own point, and the invocations of its reads).
 	next bound
 	// due: the earliest return among rejections that no write swept so
-	// far blocks; the next write to take effect must do so by then.
+	// far justifies; the next write to take effect must do so by then.
 	// Infinity when no rejection is waiting.
 	due bound
 }

@@ -39,7 +39,7 @@ type fastGroup struct {
 	earliestHi bound // min hi over the group
 	// firstLo is the earliest lo among writes that can go first (their
 	// push does not exceed the hi of any other), which is when the group
-	// can first make a write take effect and so unblock waiting
+	// can first make a write take effect and so justify waiting
 	// rejections.
 	firstLo bound
 	fail    *finding
@@ -132,7 +132,7 @@ func (pb *fastProblem) conflict(forced []fastWrite) (int, int, bool) {
 
 // fastCover answers, for the unknown writes of a token group that has
 // forced writes, which one could take effect first, before the forced
-// ones, to unblock waiting rejections.
+// ones, to justify waiting rejections.
 type fastCover struct {
 	byRet   []fastWrite // by return, latest first
 	minCall []bound     // minCall[k]: the earliest invocation among byRet[:k+1]

@@ -79,8 +79,9 @@ func (w *fastWrite) hi() bound { return earlier(bound{w.ret, w.op}, w.before()) 
 // its own invocation and those of its reads.
 func (w *fastWrite) push() bound { return later(w.lo(), w.after()) }
 
-// fastReject is a rejected write: some write whose token blocks it must have
-// taken effect before it answered.
+// fastReject is a rejected write: unless its token is 0, some write with
+// its token or above must have taken effect before it answered (under
+// either policy; see Policy.MayReject).
 type fastReject struct {
 	op    int32
 	token uint64

@@ -12,14 +12,12 @@ func (pb *fastProblem) check() *finding {
 	wi, ri := 0, 0
 	for wi < len(pb.writes) || ri < len(pb.rejects) {
 		token := pb.nextToken(wi, ri)
-		// A rejection of token t needs a write with a blocking token before
-		// it: t or above under strict, above t under accept-equal. So under
-		// strict the writes of token t can unblock it, and under
-		// accept-equal only the writes after them.
-		if pb.policy == Strict {
-			if f := pb.rejectAll(&front, &ri, token); f != nil {
-				return f
-			}
+		// A rejection of token t needs a write with a token of t or
+		// above to take effect before it, under either policy (see
+		// Policy.MayReject): the writes of token t can justify it, so
+		// it waits before them.
+		if f := pb.rejectAll(&front, &ri, token); f != nil {
+			return f
 		}
 		wj := wi
 		for wj < len(pb.writes) && pb.writes[wj].token == token {
@@ -29,14 +27,9 @@ func (pb *fastProblem) check() *finding {
 			return f
 		}
 		wi = wj
-		if pb.policy == AcceptEqual {
-			if f := pb.rejectAll(&front, &ri, token); f != nil {
-				return f
-			}
-		}
 	}
 	if s := front.last(); s.due.at != nothingDue.at {
-		return pb.unblockedFinding(s)
+		return pb.unjustifiedFinding(s)
 	}
 	return nil
 }
@@ -55,11 +48,11 @@ func (pb *fastProblem) nextToken(wi, ri int) uint64 {
 func (pb *fastProblem) rejectAll(front *fastFront, ri *int, token uint64) *finding {
 	for ; *ri < len(pb.rejects) && pb.rejects[*ri].token == token; *ri++ {
 		rj := &pb.rejects[*ri]
-		if token == 0 && pb.policy == Strict {
-			continue // the initial highest token, 0, already blocks 0
+		if token == 0 {
+			continue // the initial highest token, 0, already justifies it
 		}
 		if lost := front.reject(rj.ret); front.empty() {
-			return pb.lateBlockFinding(rj, lost)
+			return pb.lateJustifyFinding(rj, lost)
 		}
 	}
 	return nil
@@ -96,7 +89,7 @@ func (pb *fastProblem) sweepGroup(front *fastFront, group []fastWrite) *finding 
 }
 
 // sweepOptional offers writes that may or may not have taken effect. Taking
-// one only makes sense as the first of its token (it unblocks the waiting
+// one only makes sense as the first of its token (it justifies the waiting
 // rejections; later ones of the same token would only add constraints), so
 // the front gains at most one state: the earliest next among the ways to
 // take one of them.
@@ -120,7 +113,7 @@ func (pb *fastProblem) sweepOptional(front *fastFront, optional []fastWrite) {
 // sweepForced moves the front past writes that certainly took effect:
 // every state must take them, so the front collapses to one state, from
 // the earliest state that can (see fastGroup). An unknown write of the same
-// token may take effect first, to unblock rejections in time.
+// token may take effect first, to justify waiting rejections in time.
 func (pb *fastProblem) sweepForced(front *fastFront, forced, optional []fastWrite) *finding {
 	g := pb.summarize(forced)
 	if g.fail != nil {
@@ -130,11 +123,11 @@ func (pb *fastProblem) sweepForced(front *fastFront, forced, optional []fastWrit
 	if len(optional) > 0 {
 		cover = pb.newCover(optional)
 	}
-	blocked := -1 // the first state that could not unblock its rejections in time
+	late := -1 // the first state that could not justify its rejections in time
 	for k, s := range front.states {
 		if s.next.at > g.earliestHi.at {
 			// States are sorted by next: none of the rest can either.
-			if blocked < 0 {
+			if late < 0 {
 				return pb.orderFinding(s.next, g.earliestHi)
 			}
 			break
@@ -143,9 +136,9 @@ func (pb *fastProblem) sweepForced(front *fastFront, forced, optional []fastWrit
 			front.reset(fastState{next: later(s.next, g.latestPush), due: nothingDue})
 			return nil
 		}
-		if blocked < 0 {
-			blocked = k
+		if late < 0 {
+			late = k
 		}
 	}
-	return pb.lateFirstFinding(front.states[blocked], forced, g)
+	return pb.lateFirstFinding(front.states[late], forced, g)
 }

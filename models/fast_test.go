@@ -191,9 +191,40 @@ var fastCases = []fastCase{
 		h.readNothing(0, 1)
 		return nil
 	}},
-	{name: "unknown write of an equal token cannot block under accept-equal", policy: models.AcceptEqual, want: models.Violated, summary: "wrong rejection", build: func(h *hist) []int {
+	{name: "accept-equal: an unknown write of an equal token justifies a rejection", policy: models.AcceptEqual, want: models.Held, build: func(h *hist) []int {
 		h.write(0, 0, 5, "maybe", unknown)
-		return []int{h.write(2, 3, 5, "equal", rejected)}
+		h.write(2, 3, 5, "equal", rejected)
+		return nil
+	}},
+	{name: "accept-equal: a strict receiver rejects the repeat", policy: models.AcceptEqual, want: models.Held, build: func(h *hist) []int {
+		h.write(0, 1, 42, "first", accepted)
+		h.write(2, 3, 42, "repeat", rejected)
+		h.readToken(4, 5, "first", 42)
+		return nil
+	}},
+	{name: "accept-equal: repeats accepted and rejected in one history", policy: models.AcceptEqual, want: models.Held, build: func(h *hist) []int {
+		h.write(0, 1, 7, "a", accepted)
+		h.write(2, 3, 7, "b", rejected)
+		h.write(4, 5, 7, "c", accepted)
+		h.write(6, 7, 7, "d", rejected)
+		h.readToken(8, 9, "c", 7)
+		return nil
+	}},
+	{name: "accept-equal: token 0 rejected with nothing written", policy: models.AcceptEqual, want: models.Held, build: func(h *hist) []int {
+		h.write(0, 1, 0, "zero", rejected)
+		h.readNothing(2, 3)
+		return nil
+	}},
+	{name: "accept-equal: a repeat rejected before its token was sent", policy: models.AcceptEqual, want: models.Violated, summary: "wrong rejection", build: func(h *hist) []int {
+		r := h.write(0, 1, 5, "early", rejected)
+		w := h.write(2, 3, 5, "late", accepted)
+		return []int{r, w}
+	}},
+	{name: "accept-equal: a rejected repeat's value read", policy: models.AcceptEqual, want: models.Violated, summary: "the value of a write the resource rejected", build: func(h *hist) []int {
+		h.write(0, 1, 42, "first", accepted)
+		w := h.write(2, 3, 42, "repeat", rejected)
+		r := h.read(4, 5, "repeat")
+		return []int{w, r}
 	}},
 	{name: "unknown write that blocks must not hide a later read", policy: models.Strict, want: models.Violated, build: func(h *hist) []int {
 		h.write(0, 1, 1, "first", accepted)
@@ -220,15 +251,15 @@ var fastCases = []fastCase{
 		h.read(5, 6, "a")
 		return []int{a, b}
 	}},
-	{name: "accept-equal: only a repeat that can go first unblocks in time", policy: models.AcceptEqual, want: models.Violated, summary: "wrong rejection", build: func(h *hist) []int {
-		r := h.write(0, 5, 0, "stale", rejected)
+	{name: "accept-equal: only a repeat that can go first justifies in time", policy: models.AcceptEqual, want: models.Violated, summary: "wrong rejection", build: func(h *hist) []int {
+		r := h.write(0, 5, 1, "early", rejected)
 		h.write(0, 10, 1, "f", accepted)
 		h.read(25, 26, "f")
 		g := h.write(6, 20, 1, "g", accepted)
 		return []int{r, g}
 	}},
-	{name: "accept-equal: the repeat that can go first unblocks in time", policy: models.AcceptEqual, want: models.Held, build: func(h *hist) []int {
-		h.write(0, 5, 0, "stale", rejected)
+	{name: "accept-equal: the repeat that can go first justifies in time", policy: models.AcceptEqual, want: models.Held, build: func(h *hist) []int {
+		h.write(0, 5, 1, "early", rejected)
 		h.write(0, 10, 1, "f", accepted)
 		h.read(11, 12, "f")
 		h.write(6, 20, 1, "g", accepted)

@@ -184,18 +184,14 @@ func (pb *fastProblem) orderFinding(lo, hi bound) *finding {
 	return w.add(x, "take effect before token %d, or not at all", newer.Token).done()
 }
 
-// blocking describes which tokens block token t under the policy.
-func (pb *fastProblem) blocking(t uint64) string {
-	if pb.policy == Strict {
-		return fmt.Sprintf("%d or above", t)
-	}
-	return fmt.Sprintf("above %d", t)
-}
+// justifying describes the tokens that justify a rejection of token t:
+// t or above, under either policy (see Policy.MayReject).
+func justifying(t uint64) string { return fmt.Sprintf("of %d or above", t) }
 
-// lateBlockFinding explains a rejection that returned before every state's
-// next write could take effect: something that comes before every write
-// that blocks it began only after it answered.
-func (pb *fastProblem) lateBlockFinding(rj *fastReject, lost fastState) *finding {
+// lateJustifyFinding explains a rejection that returned before every
+// state's next write could take effect: something that comes before every
+// write that would justify it began only after it answered.
+func (pb *fastProblem) lateJustifyFinding(rj *fastReject, lost fastState) *finding {
 	r, x := pb.op(rj.op), pb.op(lost.next.op)
 	if newer := pb.newerBefore(lost.next); newer.op >= 0 {
 		// The late operation contradicts an accepted write on its own: a
@@ -203,22 +199,22 @@ func (pb *fastProblem) lateBlockFinding(rj *fastReject, lost fastState) *finding
 		return pb.orderFinding(lost.next, newer)
 	}
 	w := newWitness(RuleWrongRejection, r.Return, "wrong rejection: write with token %d was rejected, but no write with a token %s can have taken effect before it answered at %s",
-		r.Token, pb.blocking(r.Token), at(r.Return))
+		r.Token, justifying(r.Token), at(r.Return))
 	w.add(r, "accept token %d: it is not stale", r.Token)
 	switch {
 	case x == nil:
 	case x.IsWrite():
 		w.f.summary += fmt.Sprintf(": the write with token %d, which must take effect before them, was only sent at %s", x.Token, at(x.Call))
-		w.add(x, "takes effect before any write that blocks token %d", r.Token)
+		w.add(x, "takes effect before any write with a token %s", justifying(r.Token))
 	default:
 		older := pb.writerOf(x)
 		if older == nil {
 			w.f.summary += fmt.Sprintf(": a read that began later, at %s, still found the resource unwritten", at(x.Call))
 		} else {
 			w.f.summary += fmt.Sprintf(": a read that began later, at %s, still returned %q with token %d", at(x.Call), older.Value, older.Token)
-			w.add(older, "a token that does not block %d", r.Token)
+			w.add(older, "a token below %d", r.Token)
 		}
-		w.add(x, "still saw a state that does not block token %d", r.Token)
+		w.add(x, "still saw a token below %d", r.Token)
 	}
 	return w.done()
 }
@@ -250,37 +246,37 @@ func (pb *fastProblem) newerBefore(lo bound) bound {
 }
 
 // lateFirstFinding explains a rejection that returned before the first write
-// of the token group that must unblock it could take effect.
+// of the token group that must justify it could take effect.
 func (pb *fastProblem) lateFirstFinding(s fastState, forced []fastWrite, g fastGroup) *finding {
 	r, first := pb.op(s.due.op), pb.op(g.firstLo.op)
 	if first == nil {
 		first = pb.op(forced[0].op)
 	}
 	w := newWitness(RuleWrongRejection, r.Return, "wrong rejection: write with token %d was rejected at %s, but the first write with a token %s that can have taken effect, token %d, was only sent at %s",
-		r.Token, at(r.Return), pb.blocking(r.Token), first.Token, at(first.Call))
-	w.add(r, "accept token %d: nothing blocking it had taken effect", r.Token)
-	w.add(first, "the first write that blocks token %d", r.Token)
+		r.Token, at(r.Return), justifying(r.Token), first.Token, at(first.Call))
+	w.add(r, "accept token %d: nothing that would justify rejecting it had taken effect", r.Token)
+	w.add(first, "the first write with a token %s", justifying(r.Token))
 	if x := pb.op(s.next.op); x != nil && s.next.at > first.Call {
 		w.add(x, "bounds when the next write can take effect")
 	}
 	return w.done()
 }
 
-// unblockedFinding explains a rejection that no write could justify.
-func (pb *fastProblem) unblockedFinding(s fastState) *finding {
+// unjustifiedFinding explains a rejection that no write could justify.
+func (pb *fastProblem) unjustifiedFinding(s fastState) *finding {
 	r := pb.op(s.due.op)
 	var first *histories.Operation
 	for i := range pb.writes {
-		if op := pb.op(pb.writes[i].op); pb.policy.Blocks(op.Token, r.Token) && (first == nil || op.Call < first.Call) {
+		if op := pb.op(pb.writes[i].op); pb.policy.MayReject(op.Token, r.Token) && (first == nil || op.Call < first.Call) {
 			first = op
 		}
 	}
 	if first == nil {
-		return newWitness(RuleWrongRejection, r.Return, "wrong rejection: write with token %d was rejected, but no write with a token %s took effect at all", r.Token, pb.blocking(r.Token)).
+		return newWitness(RuleWrongRejection, r.Return, "wrong rejection: write with token %d was rejected, but no write with a token %s took effect at all", r.Token, justifying(r.Token)).
 			add(r, "accept token %d: it is not stale", r.Token).done()
 	}
 	return newWitness(RuleWrongRejection, r.Return, "wrong rejection: write with token %d was rejected at %s, but no write with a token %s can have taken effect by then; the earliest sent, token %d, was sent at %s",
-		r.Token, at(r.Return), pb.blocking(r.Token), first.Token, at(first.Call)).
+		r.Token, at(r.Return), justifying(r.Token), first.Token, at(first.Call)).
 		add(r, "accept token %d: it is not stale", r.Token).
-		add(first, "the earliest write that could block token %d", r.Token).done()
+		add(first, "the earliest write that could justify rejecting token %d", r.Token).done()
 }

@@ -61,25 +61,29 @@ func Fenced(p Policy) porcupine.Model {
 	return nm.ToModel()
 }
 
+// stepFenced applies one operation to a state. An accepted write needs
+// MayAccept and a rejected one MayReject, each checked on its own: under
+// accept-equal both hold at an equal token, so a resource may answer
+// either way there. A rejection the model would not make is a violation
+// too: a receiver that refuses its current owner is broken, not safe. A
+// write with unknown outcome may have taken effect iff it may have been
+// accepted; not taking effect is always possible.
 func stepFenced(p Policy, s State, in Input, out Output) []interface{} {
 	if !in.Write {
 		return stepRead(s, out)
 	}
 	next := State{Token: in.Token, Value: in.Value, Written: true}
-	accepts := p.Accepts(s.Token, in.Token)
 	switch out.Status {
 	case histories.StatusAccepted:
-		if accepts {
+		if p.MayAccept(s.Token, in.Token) {
 			return []interface{}{next}
 		}
 	case histories.StatusRejected:
-		// A rejection the model would not make is a violation too: a
-		// receiver that refuses its current owner is broken, not safe.
-		if !accepts {
+		if p.MayReject(s.Token, in.Token) {
 			return []interface{}{s}
 		}
 	case histories.StatusUnknown:
-		if accepts {
+		if p.MayAccept(s.Token, in.Token) {
 			return []interface{}{s, next}
 		}
 		return []interface{}{s}

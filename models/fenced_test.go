@@ -87,9 +87,26 @@ func TestFencedRegister(t *testing.T) {
 			want: want{Violated, Held}, summary: "token 42 was accepted twice",
 		},
 		{
+			// accept-equal allows either answer to a repeat: the
+			// policies nest.
 			name: "equal token repeated and rejected",
-			ops:  new(hb).w(1, 42, "new", 0, 10, acc).w(1, 42, "again", 20, 30, rej),
-			want: want{Held, Violated},
+			ops:  new(hb).w(1, 42, "new", 0, 10, acc).w(1, 42, "again", 20, 30, rej).r(2, "new", 42, 40, 50),
+			want: want{Held, Held},
+		},
+		{
+			name: "equal token repeated and rejected, but its value read",
+			ops:  new(hb).w(1, 42, "new", 0, 10, acc).w(1, 42, "again", 20, 30, rej).r(2, "again", 42, 40, 50),
+			want: want{Violated, Violated}, summary: "the value of a write the resource rejected",
+		},
+		{
+			name: "token 0 rejected on an unwritten resource",
+			ops:  new(hb).w(0, 0, "zero", 0, 10, rej).empty(1, 20, 30),
+			want: want{Held, Held},
+		},
+		{
+			name: "token 0 accepted on an unwritten resource",
+			ops:  new(hb).w(0, 0, "zero", 0, 10, acc).r(1, "zero", 0, 20, 30),
+			want: want{Violated, Held},
 		},
 		{
 			name: "several resources: only one is broken",

@@ -64,9 +64,9 @@ const maxInitStates = 16
 // StatesBefore returns the states a fenced resource may be in once the
 // operations in before (all of one resource, all returned before the
 // view starts) have taken effect: the value of an accepted write with the
-// highest accepted token, or of a write with unknown outcome whose token
-// that highest one does not block. If the operations before are
-// themselves linearizable, the real state is among them.
+// highest accepted token, or of a write with unknown outcome that may
+// have been accepted after it (Policy.MayAccept). If the operations before
+// are themselves linearizable, the real state is among them.
 func StatesBefore(before []histories.Operation, p Policy) []State {
 	var highest uint64
 	written := false
@@ -92,7 +92,7 @@ func StatesBefore(before []histories.Operation, p Policy) []State {
 		case !op.IsWrite():
 		case op.Status == histories.StatusAccepted && op.Token == highest:
 			add(State{Token: op.Token, Value: op.Value, Written: true})
-		case op.Status == histories.StatusUnknown && (!written || !p.Blocks(highest, op.Token) || op.Token == highest):
+		case op.Status == histories.StatusUnknown && (!written || p.MayAccept(highest, op.Token) || op.Token == highest):
 			add(State{Token: op.Token, Value: op.Value, Written: true})
 		}
 	}

@@ -191,7 +191,7 @@ func openBefore(ops []histories.Operation, from int, p models.Policy) []historie
 	var out []histories.Operation
 	for i := range from {
 		op := ops[i]
-		if op.IsWrite() && op.Status == histories.StatusUnknown && op.Return == histories.Infinity && !p.Blocks(highest, op.Token) {
+		if op.IsWrite() && op.Status == histories.StatusUnknown && op.Return == histories.Infinity && p.MayAccept(highest, op.Token) {
 			out = append(out, op)
 		}
 	}

@@ -40,6 +40,9 @@ func TestBatteryFindsEachMemoryReceiver(t *testing.T) {
 		{"check-then-set", models.Strict, false, []string{"check-then-set-race", "two-first-writers"}},
 		{"accept-equal", models.Strict, false, []string{"equal-token-repeat"}},
 		{"accept-equal", models.AcceptEqual, false, nil},
+		// The policies nest: a strict receiver is correct under
+		// accept-equal, which allows the repeat to be rejected.
+		{"fenced", models.AcceptEqual, false, nil},
 		{"fenced", models.Strict, true, []string{"old-token-first"}},
 	}
 	for _, tc := range cases {
@@ -115,5 +118,65 @@ func TestDigitBoundariesFindsSloppyComparisons(t *testing.T) {
 			assert.Equal(t, Fail, got["digit-boundaries"])
 			assert.Equal(t, Pass, got["stale-after-newer"])
 		})
+	}
+}
+
+// flipRepeat reports the opposite of what its receiver did with the second
+// write to a resource: it accepts a repeat and says it rejected it, or
+// rejects it and says it accepted it.
+type flipRepeat struct {
+	targets.Target
+	mu   sync.Mutex
+	seen map[string]bool
+}
+
+func (f *flipRepeat) Write(ctx context.Context, resource string, token uint64, value string) (targets.Outcome, error) {
+	out, err := f.Target.Write(ctx, resource, token, value)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.seen[resource] && err == nil {
+		out = map[targets.Outcome]targets.Outcome{targets.Accepted: targets.Rejected, targets.Rejected: targets.Accepted}[out]
+	}
+	f.seen[resource] = true
+	return out, err
+}
+
+// TestEqualTokenRepeatUnderEachPolicy: under strict the repeat must be
+// rejected; under accept-equal either answer passes, as long as the read
+// agrees with it.
+func TestEqualTokenRepeatUnderEachPolicy(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name                string
+		target              func() targets.Target
+		strict, acceptEqual Status
+	}{
+		{"rejects the repeat", func() targets.Target { return memory.NewFenced() }, Pass, Pass},
+		{"accepts the repeat", func() targets.Target { return memory.NewAcceptEqual() }, Fail, Pass},
+		{"says accepted, keeps the first", func() targets.Target { return &flipRepeat{Target: memory.NewFenced(), seen: map[string]bool{}} }, Fail, Fail},
+		{"says rejected, keeps the repeat", func() targets.Target { return &flipRepeat{Target: memory.NewAcceptEqual(), seen: map[string]bool{}} }, Fail, Fail},
+	}
+	for _, tc := range cases {
+		for _, p := range []models.Policy{models.Strict, models.AcceptEqual} {
+			t.Run(tc.name+"/"+p.String(), func(t *testing.T) {
+				t.Parallel()
+				want := tc.strict
+				if p == models.AcceptEqual {
+					want = tc.acceptEqual
+				}
+				for _, out := range Run(context.Background(), tc.target(), Options{Policy: p, RunID: "t"}) {
+					if out.Scenario != "equal-token-repeat" {
+						continue
+					}
+					t.Logf("expected %s; observed %s: %s", out.Expected, out.Observed, out.Status)
+					assert.Equal(t, want, out.Status)
+					if p == models.AcceptEqual {
+						assert.Contains(t, out.Expected, "accepted or rejected")
+					} else {
+						assert.Contains(t, out.Expected, "repeat of 42 rejected")
+					}
+				}
+			})
+		}
 	}
 }

@@ -15,7 +15,8 @@ type Fenced struct {
 }
 
 // NewFenced returns a receiver that accepts only tokens above the highest
-// accepted (the strict policy).
+// accepted (the strict policy). It is correct under accept-equal too,
+// which allows a repeat of the current token to be rejected.
 func NewFenced() *Fenced { return &Fenced{} }
 
 // NewAcceptEqual returns a receiver that also accepts a token equal to the

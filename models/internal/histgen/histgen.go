@@ -44,7 +44,13 @@ type Config struct {
 	// ReportToken is the probability that a read reports the token.
 	ReportToken float64
 
-	AcceptEqual bool // the register's policy: accept-equal instead of strict
+	// EqualAccepted is the probability that the register accepts a write
+	// whose token equals its highest (0 while it was never written): 0
+	// makes a strict receiver, 1 one that always accepts repeats, and
+	// anything between a receiver that mixes both answers. Every history
+	// is legal under accept-equal, which allows either answer there;
+	// under strict, only while no repeat was accepted.
+	EqualAccepted float64
 
 	// Duration and Gap bound an operation's length and the pause before a
 	// client's next operation; both are drawn uniformly from [0, bound].
@@ -55,22 +61,24 @@ type Config struct {
 }
 
 // Small returns a configuration for differential tests: few operations on
-// a few resources, small times with many ties, tokens with many repeats.
+// a few resources, small times with many ties, tokens with many repeats,
+// and a strict receiver, one that accepts every repeat, or one that mixes
+// both answers, each a third of the time.
 func Small(r *rand.Rand) Config {
 	return Config{
-		Resources:    1 + r.IntN(3),
-		Clients:      1 + r.IntN(4),
-		Ops:          1 + r.IntN(12),
-		ReadRatio:    r.Float64() * 0.6,
-		Unknown:      r.Float64() * 0.5,
-		UnknownReads: r.Float64() * 0.2,
-		Failed:       r.Float64() * 0.1,
-		Acquire:      r.Float64(),
-		Tokens:       []int{0, 2, 3, 5}[r.IntN(4)],
-		ReportToken:  r.Float64(),
-		AcceptEqual:  r.IntN(2) == 0,
-		Duration:     int64(r.IntN(6)),
-		Gap:          int64(r.IntN(4)),
+		Resources:     1 + r.IntN(3),
+		Clients:       1 + r.IntN(4),
+		Ops:           1 + r.IntN(12),
+		ReadRatio:     r.Float64() * 0.6,
+		Unknown:       r.Float64() * 0.5,
+		UnknownReads:  r.Float64() * 0.2,
+		Failed:        r.Float64() * 0.1,
+		Acquire:       r.Float64(),
+		Tokens:        []int{0, 2, 3, 5}[r.IntN(4)],
+		ReportToken:   r.Float64(),
+		EqualAccepted: []float64{0, 1, r.Float64()}[r.IntN(3)],
+		Duration:      int64(r.IntN(6)),
+		Gap:           int64(r.IntN(4)),
 	}
 }
 
@@ -223,7 +231,7 @@ func simulate(r *rand.Rand, cfg Config, ops []op) {
 			read(r, cfg, o, reg)
 			continue
 		}
-		write(cfg, o, reg)
+		write(r, cfg, o, reg)
 	}
 }
 
@@ -243,10 +251,10 @@ func read(r *rand.Rand, cfg Config, o *op, reg *register) {
 	}
 }
 
-func write(cfg Config, o *op, reg *register) {
+func write(r *rand.Rand, cfg Config, o *op, reg *register) {
 	accepts := o.Token > reg.token
-	if cfg.AcceptEqual {
-		accepts = o.Token >= reg.token
+	if o.Token == reg.token {
+		accepts = acceptsEqual(r, cfg.EqualAccepted)
 	}
 	switch o.fate {
 	case fails:
@@ -266,6 +274,20 @@ func write(cfg Config, o *op, reg *register) {
 	if accepts {
 		reg.token, reg.value, reg.written = o.Token, o.Value, true
 	}
+}
+
+// acceptsEqual decides whether the register accepts a repeat of its
+// highest token. It draws a random number only for a receiver that mixes
+// both answers, so that the histories of the others (the benchmarks')
+// stay as they were.
+func acceptsEqual(r *rand.Rand, p float64) bool {
+	switch {
+	case p <= 0:
+		return false
+	case p >= 1:
+		return true
+	}
+	return r.Float64() < p
 }
 
 // finish sorts the operations by invocation and turns them into
@@ -289,16 +311,20 @@ func finish(ops []op) []histories.Operation {
 // writes), half reads, and operations about five times longer than the
 // pauses between them, so that nearly all clients are in flight at once.
 func Bench(ops, resources, clients int, unknown float64, acceptEqual bool) Config {
+	equal := 0.0
+	if acceptEqual {
+		equal = 1
+	}
 	return Config{
-		Resources:   resources,
-		Clients:     clients,
-		Ops:         ops,
-		ReadRatio:   0.5,
-		Unknown:     unknown,
-		Acquire:     0.3,
-		ReportToken: 0.5,
-		AcceptEqual: acceptEqual,
-		Duration:    2000,
-		Gap:         400,
+		Resources:     resources,
+		Clients:       clients,
+		Ops:           ops,
+		ReadRatio:     0.5,
+		Unknown:       unknown,
+		Acquire:       0.3,
+		ReportToken:   0.5,
+		EqualAccepted: equal,
+		Duration:      2000,
+		Gap:           400,
 	}
 }
