@@ -36,7 +36,7 @@ func newVerifyCommand() *cobra.Command {
 resources, and prints a table (scenario | expected | observed | result):
 
   stale-after-newer     the seed: 42 accepted, then 41 must be rejected
-  equal-token-repeat    a repeat of 42: rejected (strict) or accepted (accept-equal)
+  equal-token-repeat    a repeat of 42: rejected (strict); either, read back (accept-equal)
   old-token-first       41 arrives before 42: allowed by fencing (info), a
                         failure only under --require exclusive
   check-then-set-race   8 writers race in rounds; the highest must be stored
