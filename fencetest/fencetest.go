@@ -16,6 +16,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -77,7 +79,7 @@ func Run(t testing.TB, target targets.Target, o Options) harness.Result {
 		t.Logf("fencetest: %s held: %s; %d stale writes exercised; %s", cfg.TargetName, res.Reason, res.Coverage.StaleWrites, where)
 		return res
 	}
-	t.Errorf("fencetest: %s %s: %s\n%s\n%s\nreproduce with: %s", cfg.TargetName, res.Verdict, res.Reason, where, res.Summary(), res.Config.Command())
+	t.Errorf("fencetest: %s %s: %s\n%s\n%s", cfg.TargetName, res.Verdict, res.Reason, where, res.Summary())
 	return res
 }
 
@@ -110,8 +112,41 @@ func (o Options) config(t testing.TB, target targets.Target) (harness.Config, er
 		store = filepath.Join(os.TempDir(), "fencecheck-runs")
 	}
 	return harness.Config{
-		Target: target, TargetName: name, Workers: o.Workers, Resources: o.Resources, Duration: o.Duration, Ops: o.Ops,
+		Command: reproduceLine(t.Name(), seed), Target: target, TargetName: name, Workers: o.Workers, Resources: o.Resources, Duration: o.Duration, Ops: o.Ops,
 		LeaseTTL: o.LeaseTTL, Faults: faults, Seed: seed, Deterministic: o.Deterministic, Policy: o.Policy,
 		RequireExclusive: o.RequireExclusive, MinStale: minStale, StoreDir: store,
 	}, nil
+}
+
+// reproduceLine is the go test command that runs the named test again:
+// the same test, so the same Options and, unless the test varies it, the
+// same seed (a deterministic run then repeats its history byte for byte).
+func reproduceLine(test string, seed uint64) string {
+	parts := strings.Split(test, "/")
+	for i, p := range parts {
+		parts[i] = "^" + regexp.QuoteMeta(p) + "$"
+	}
+	return fmt.Sprintf("go test -run '%s' %s  # fencetest seed %d", strings.Join(parts, "/"), packageDir(), seed)
+}
+
+// packageDir is the test's package as go test names it, relative to its
+// module (go test runs a package's tests in its directory); "." when the
+// module cannot be found.
+func packageDir() string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "."
+	}
+	for dir := wd; ; dir = filepath.Dir(dir) {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			rel, err := filepath.Rel(dir, wd)
+			if err != nil || rel == "." {
+				return "."
+			}
+			return "./" + filepath.ToSlash(rel)
+		}
+		if filepath.Dir(dir) == dir {
+			return "."
+		}
+	}
 }

@@ -38,7 +38,8 @@ func TestRun(t *testing.T) {
 	}{
 		{name: "a correct receiver passes", target: "fenced", opts: Options{MinStale: 1}},
 		{name: "an unfenced receiver fails with the minimal counterexample", target: "unfenced",
-			fails: []string{"violated", "minimal counterexample:", "what the resource should have done", "report.html", "reproduce with: fencecheck run"}},
+			fails: []string{"violated", "minimal counterexample:", "what the resource should have done", "report.html",
+				"reproduce   go test -run '^TestRun$/^an_unfenced_receiver_fails_with_the_minimal_counterexample$' ./fencetest  # fencetest seed 1"}},
 		{name: "a run that exercised no stale write fails the gate", target: "fenced", opts: Options{Nemesis: "none", MinStale: 1},
 			fails: []string{"inconclusive", "NO STALE WRITE WAS SUBMITTED"}},
 	}

@@ -75,6 +75,12 @@ type Config struct {
 	// gives what a run with given faults should ask for.
 	MinStale int
 
+	// Command is the command that repeats this run as its caller would
+	// type it (the CLI's flags, a go test line), shown in the summary,
+	// the report and result.json. Empty, none is shown: a line that does
+	// not reproduce the run is worse than none.
+	Command string
+
 	// StoreDir is the run store; default "store". RunName is the run's
 	// folder in it; default derived from TargetName.
 	StoreDir string

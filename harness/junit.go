@@ -14,7 +14,7 @@ func (res *Result) JUnit() report.Suite {
 	cfg := res.Config
 	s := report.Suite{Name: "fencecheck run " + cfg.Target, Properties: []report.Fact{
 		{Name: "target", Value: cfg.Target}, {Name: "seed", Value: fmt.Sprint(cfg.Seed)},
-		{Name: "run", Value: res.Dir}, {Name: "command", Value: cfg.Command()},
+		{Name: "run", Value: res.Dir}, {Name: "command", Value: cfg.Command},
 	}}
 	s.Cases = report.CheckCases(res.Check, res.resources(), res.Minimal)
 	evidence := report.Case{Name: "every resource has an acknowledged write and a read after it", Classname: "evidence"}

@@ -25,7 +25,7 @@ func (res *Result) ReportInput() report.Input {
 	cfg, cov := res.Config, res.Coverage
 	policy, _ := models.ParsePolicy(cfg.Policy)
 	in := report.Input{
-		Title: cfg.Target, Verdict: res.Verdict, Reason: res.Reason, Command: cfg.Command(),
+		Title: cfg.Target, Verdict: res.Verdict, Reason: res.Reason, Command: cfg.Command,
 		Started: res.Started, Elapsed: res.Elapsed, History: res.history, Check: res.Check,
 		Options: models.Options{Policy: policy}, Minimal: res.Minimal, NotCovered: res.NotCovered(),
 		Files: []string{HistoryFile, ResultFile, SummaryFile},

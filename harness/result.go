@@ -52,6 +52,8 @@ type RunConfig struct {
 	MinStale         int      `json:"min_stale"`
 	NoReport         bool     `json:"no_report,omitempty"`
 	Version          string   `json:"version"`
+	// Command repeats the run (Config.Command).
+	Command string `json:"command,omitempty"`
 	// RunID names the run's resources or, with fixed resource names, its
 	// values; ResourceNames are the resources.
 	RunID         string   `json:"run_id"`
@@ -74,7 +76,7 @@ func (c *Config) summary(runID string, resources []string) RunConfig {
 		Ops: c.Ops, Rate: c.Rate, LeaseTTL: c.LeaseTTL.String(), Faults: faults, Seed: c.Seed,
 		Deterministic: c.Deterministic, Policy: c.Policy.String(), RequireExclusive: c.RequireExclusive,
 		MinStale: c.MinStale, NoReport: c.NoReport, Version: c.Version,
-		RunID: runID, ResourceNames: resources, FixedNames: len(c.ResourceNames) > 0, staleFaults: stale,
+		Command: c.Command, RunID: runID, ResourceNames: resources, FixedNames: len(c.ResourceNames) > 0, staleFaults: stale,
 	}
 }
 
@@ -177,6 +179,9 @@ func (res *Result) Summary() string {
 	fmt.Fprintf(&b, "verdict     %s: %s\n", strings.ToUpper(string(res.Verdict)), res.Reason)
 	if res.Dir != "" && !res.Config.NoReport {
 		fmt.Fprintf(&b, "report      %s\n", filepath.Join(res.Dir, report.ReportFile))
+	}
+	if cfg.Command != "" {
+		fmt.Fprintf(&b, "reproduce   %s\n", cfg.Command)
 	}
 	writeMinimal(&b, res.Minimal)
 	for _, v := range res.Check.Violations {

@@ -22,6 +22,8 @@ type Report struct {
 	Passed    bool      `json:"passed"`
 	Dir       string    `json:"dir"`
 	Outcomes  []Outcome `json:"scenarios"`
+	// Command repeats the battery, as its caller would type it.
+	Command string `json:"command,omitempty"`
 }
 
 // WriteTable writes the outcomes as a Markdown table.

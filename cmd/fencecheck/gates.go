@@ -59,7 +59,7 @@ func (g *checkGates) write(path string, h *histories.History, rep checkReport, f
 	in := report.Input{
 		Title: path, Verdict: rep.Verdict, Reason: rep.Reason, History: h, Check: rep.Result,
 		Options: opts, Minimal: rep.Minimal,
-		Command: fmt.Sprintf("fencecheck check %s --policy %s --model %s", path, f.policy, f.model),
+		Command: fmt.Sprintf("fencecheck check %s --policy %s --model %s --checker %s", shellQuote(path), f.policy, f.model, f.checker),
 	}
 	if rep.Minimal != nil {
 		in.Files = []string{report.MinimalFile, report.MinimalJSONL}

@@ -88,7 +88,7 @@ receiver process's: kill (SIGKILL, then start again), pause-receiver
 			f.minStaleSet = cmd.Flags().Changed("min-stale")
 			f.resourcesSet = cmd.Flags().Changed("resources")
 			f.durationSet = cmd.Flags().Changed("duration")
-			return runRun(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), f)
+			return runRun(cmd.Context(), cmd, f)
 		},
 	}
 	fl := cmd.Flags()
@@ -175,7 +175,8 @@ func (f *runFlags) names() []string {
 	return names
 }
 
-func runRun(ctx context.Context, stdout, stderr io.Writer, f runFlags) error {
+func runRun(ctx context.Context, cmd *cobra.Command, f runFlags) error {
+	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
 	if f.target == "" {
 		return &usageError{fmt.Errorf("--target: required")}
 	}
@@ -202,6 +203,7 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, f runFlags) error {
 		return err
 	}
 	cfg.Version = version
+	cfg.Command = reproduceLine(cmd, effectiveRunFlags(cfg, f))
 	stopProgress := func() {}
 	if !f.noProgress && !f.json && isTerminal(stderr) {
 		cfg.Progress, stopProgress = progressLine(stderr)
@@ -224,11 +226,26 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, f runFlags) error {
 		}
 	} else {
 		fmt.Fprint(stdout, res.Summary())
-		if f.seedGenerated {
-			fmt.Fprintf(stdout, "\nreproduce with --seed %d\n", f.seed)
-		}
 	}
 	return exitFor(res.Verdict)
+}
+
+// effectiveRunFlags are the flags a reproduce line of run always carries,
+// with the values the run used: the seed it drew, the workload and its
+// gates as defaulted. An empty value leaves the flag out.
+func effectiveRunFlags(cfg harness.Config, f runFlags) map[string]string {
+	e := map[string]string{
+		"workers": fmt.Sprint(cfg.Workers), "resources": fmt.Sprint(cfg.Resources), "lease-ttl": cfg.LeaseTTL.String(),
+		"nemesis": f.nemesis, "seed": fmt.Sprint(cfg.Seed), "policy": f.policy, "min-stale": fmt.Sprint(cfg.MinStale),
+		"duration": "", "ops": "",
+	}
+	if cfg.Duration > 0 {
+		e["duration"] = cfg.Duration.String()
+	}
+	if cfg.Ops > 0 {
+		e["ops"] = fmt.Sprint(cfg.Ops)
+	}
+	return e
 }
 
 func randomSeed() uint64 {

@@ -50,7 +50,7 @@ store/verify-<target>/<time>/. Exit 0 when every required scenario passed,
 1 when one failed, 3 on errors (unreachable target, bad flags).`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runVerify(cmd.Context(), cmd.OutOrStdout(), f)
+			return runVerify(cmd.Context(), cmd, f)
 		},
 	}
 	fl := cmd.Flags()
@@ -64,7 +64,8 @@ store/verify-<target>/<time>/. Exit 0 when every required scenario passed,
 	return cmd
 }
 
-func runVerify(ctx context.Context, stdout io.Writer, f verifyFlags) error {
+func runVerify(ctx context.Context, cmd *cobra.Command, f verifyFlags) error {
+	stdout := cmd.OutOrStdout()
 	if f.target == "" {
 		return &usageError{fmt.Errorf("--target: required")}
 	}
@@ -118,7 +119,7 @@ func runVerify(ctx context.Context, stdout io.Writer, f verifyFlags) error {
 		return fmt.Errorf("record history: %w", err)
 	}
 	rep := verify.Report{Target: t.name, Policy: opts.Policy.String(), Exclusive: opts.RequireExclusive,
-		Passed: verify.Passed(outcomes), Dir: dir, Outcomes: outcomes}
+		Passed: verify.Passed(outcomes), Dir: dir, Outcomes: outcomes, Command: reproduceLine(cmd, map[string]string{"policy": f.policy})}
 	if err := writeVerifyFiles(dir, rep); err != nil {
 		return err
 	}
@@ -136,7 +137,7 @@ func runVerify(ctx context.Context, stdout io.Writer, f verifyFlags) error {
 		if err := verify.WriteTable(stdout, outcomes); err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "\n%s; wrote %s\n", verify.Summary(outcomes), dir)
+		fmt.Fprintf(stdout, "\n%s; wrote %s\nreproduce with: %s\n", verify.Summary(outcomes), dir, rep.Command)
 	}
 	if !rep.Passed {
 		return &verdictExit{exitViolated}

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	sqltarget "github.com/fencecheck/fencecheck/targets/sql"
+)
+
+// outputOnly are the flags that say where results go or how they are
+// shown, not what the run does: a reproduce line leaves them out.
+var outputOnly = []string{"help", "json", "junit", "no-progress", "no-report", "store", "name"}
+
+// reproduceLine returns the command line that repeats what cmd ran: every
+// flag the user gave that shapes the run, and the given flags with their
+// effective values (the seed a run drew, the workload's defaults, so that
+// the line means the same if a default changes), shell-quoted, the target
+// first and without its password. A flag that repeats (--sql-setup) is
+// repeated.
+func reproduceLine(cmd *cobra.Command, effective map[string]string) string {
+	args := []string{"fencecheck", cmd.Name()}
+	add := func(name string, values ...string) {
+		for _, v := range values {
+			args = append(args, "--"+name, shellQuote(v))
+		}
+	}
+	fl := cmd.Flags()
+	if t := fl.Lookup("target"); t != nil {
+		add("target", redactSpec(t.Value.String()))
+	}
+	fl.VisitAll(func(f *pflag.Flag) {
+		v, forced := effective[f.Name]
+		switch {
+		case f.Name == "target" || slices.Contains(outputOnly, f.Name):
+		case forced && v == "":
+			// the effective value is to be left out
+		case forced:
+			add(f.Name, v)
+		case !f.Changed:
+		case f.Value.Type() == "stringArray":
+			add(f.Name, f.Value.(pflag.SliceValue).GetSlice()...)
+		case f.Value.Type() == "stringSlice":
+			add(f.Name, strings.Join(f.Value.(pflag.SliceValue).GetSlice(), ","))
+		default:
+			add(f.Name, f.Value.String())
+		}
+	})
+	return strings.Join(args, " ")
+}
+
+// redactSpec is a target spec as it may be printed: without a password.
+func redactSpec(spec string) string {
+	if sqltarget.IsSpec(spec) {
+		return sqltarget.Redact(spec)
+	}
+	if u, err := url.Parse(spec); err == nil && u.User != nil {
+		return u.Redacted()
+	}
+	return spec
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune(":/._-@=,+", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
