@@ -134,6 +134,8 @@ func (res *Result) staleCause() string {
 		makers += res.Coverage.FaultActions[f]
 	}
 	switch {
+	case res.Counts.Accepted+res.Counts.Rejected == 0:
+		return "no write was acknowledged: every write failed or went unanswered"
 	case len(res.Config.staleFaults) == 0:
 		return "no fault of the run holds a worker or a write until a newer token was accepted (add pause or delay to the nemesis)"
 	case makers == 0:
