@@ -175,3 +175,66 @@ func TestRunNeverPrintsThePassword(t *testing.T) {
 		return nil
 	}))
 }
+
+// upserts are each engine's token-guarded upsert of a user's table, with
+// the comparison that accepts left open: "> " is correct under strict.
+var upserts = map[string]string{
+	"mysql": "INSERT INTO %[1]s (id, token, value) VALUES (:resource, :token, :value) ON DUPLICATE KEY UPDATE " +
+		"value = IF(VALUES(token) %[2]s token, VALUES(value), value), token = IF(VALUES(token) %[2]s token, VALUES(token), token)",
+	"postgres": "INSERT INTO %[1]s AS cur (id, token, value) VALUES (:resource, :token, :value) " +
+		"ON CONFLICT (id) DO UPDATE SET token = EXCLUDED.token, value = EXCLUDED.value WHERE EXCLUDED.token %[2]s cur.token",
+	"sqlite": "INSERT INTO %[1]s (id, token, value) VALUES (:resource, :token, :value) " +
+		"ON CONFLICT (id) DO UPDATE SET token = excluded.token, value = excluded.value WHERE excluded.token %[2]s %[1]s.token",
+}
+
+// TestRunOwnUpsert is the case as a user types it: a correct
+// token-guarded upsert as the user's own write, with the target spec as
+// given (for MySQL no clientFoundRows), holds (exit 0), and the same upsert
+// guarded with >= under strict is found (exit 1), on every engine. A
+// MySQL spec that asks for clientFoundRows=true, which would read every
+// rejection of the upsert as accepted, is refused (exit 3).
+func TestRunOwnUpsert(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name  string
+		cmp   string
+		param string
+		code  int
+		want  string
+	}{
+		{"correct guard holds", ">", "", 0, "HELD"},
+		{">= under strict is found", ">=", "", 1, "accepted twice"},
+		{"clientFoundRows=true is refused", ">", "clientFoundRows=true", 3, "clientFoundRows=true in the target spec makes an INSERT … ON DUPLICATE KEY UPDATE"},
+	}
+	for _, e := range sqlEngines {
+		t.Run(e.name, func(t *testing.T) {
+			t.Parallel()
+			for _, tc := range cases {
+				if tc.param != "" && e.name != "mysql" {
+					continue
+				}
+				t.Run(tc.name, func(t *testing.T) {
+					dir := t.TempDir()
+					spec := e.spec(t, dir)
+					if tc.param != "" {
+						sep := "?"
+						if strings.Contains(spec, "?") {
+							sep = "&"
+						}
+						spec += sep + tc.param
+					}
+					table := uniqueTable(t)
+					r := fencecheck(t, dir, "run", "--target", spec, "--workers", "8", "--duration", "2s",
+						"--lease-ttl", "30ms", "--nemesis", "pause,delay", "--seed", "1", "--store", "s",
+						"--sql-setup", "DROP TABLE IF EXISTS "+table,
+						"--sql-setup", "CREATE TABLE "+table+" (id VARCHAR(64) PRIMARY KEY, token BIGINT NOT NULL, value TEXT)",
+						"--sql-write", fmt.Sprintf(upserts[e.name], table, tc.cmp),
+						"--sql-read", "SELECT value, token FROM "+table+" WHERE id = :resource",
+						"--sql-teardown", "DROP TABLE "+table)
+					assert.Equal(t, tc.code, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+					assert.Contains(t, r.stdout+r.stderr, tc.want)
+				})
+			}
+		})
+	}
+}

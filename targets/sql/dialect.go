@@ -27,6 +27,9 @@ type dialect struct {
 	// checkInTx runs check-then-set in a transaction at the engine's
 	// default isolation; otherwise as two autocommit statements.
 	checkInTx bool
+	// counting says how the count of a write of this shape is read, or
+	// why it cannot be (counting.go).
+	counting func(shape) (counting, error)
 }
 
 // drop removes the scratch table.

@@ -30,7 +30,11 @@ func TestMySQLAffectedRows(t *testing.T) {
 	}
 	for _, tc := range cases {
 		ctx := context.Background()
-		db, err := openMySQL(u, Options{Workers: 1, Timeout: 5 * time.Second}, tc.foundRows)
+		need := foundRowsOff
+		if tc.foundRows {
+			need = foundRowsOn
+		}
+		db, err := openMySQL(u, Options{Workers: 1, Timeout: 5 * time.Second}, need)
 		require.NoError(t, err)
 		defer db.Close()
 		table := newTableName()

@@ -2,6 +2,7 @@ package sql
 
 import (
 	"database/sql"
+	"errors"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
@@ -15,6 +16,12 @@ import (
 // locks the conflicting row and evaluates the WHERE on its newest version,
 // so the comparison and the write are one step even at READ COMMITTED,
 // and two first writes to a missing row never both insert.
+//
+// Without RETURNING, the count is the command tag's: an upsert counts 1
+// when it inserted or its DO UPDATE's WHERE held and 0 otherwise, an
+// UPDATE the rows its WHERE matched (changed or not), a MERGE the rows it
+// inserted, updated or deleted (a matched row no WHEN clause applies to is
+// not counted). A CALL's tag carries no count, so it cannot be the write.
 //
 // check-then-set runs in a transaction at the default isolation (READ
 // COMMITTED) with a plain SELECT: the snapshot it compares against can be
@@ -31,6 +38,13 @@ var postgres = dialect{
 	set: "INSERT INTO %[1]s (resource, token, value) VALUES (:resource, :token, :value) " +
 		"ON CONFLICT (resource) DO UPDATE SET token = EXCLUDED.token, value = EXCLUDED.value",
 	checkInTx: true,
+	counting: func(s shape) (counting, error) {
+		if s.kind == "CALL" {
+			return counting{}, errors.New("a CALL reports no count of rows on PostgreSQL, so it cannot say whether the write was accepted; " +
+				"write the guarded INSERT or UPDATE itself (with RETURNING if you like)")
+		}
+		return s.plainCounting("PostgreSQL", "INSERT", "UPDATE", "DELETE", "MERGE")
+	},
 }
 
 // openPostgres opens a pool for a postgres:// or postgresql:// URL, which

@@ -15,9 +15,13 @@ import (
 	"github.com/fencecheck/fencecheck/targets/sql/internal/placeholders"
 )
 
-// sqlite is SQLite through modernc.org/sqlite. Its upsert's change count
-// is 1 when it inserted or updated and 0 when the DO UPDATE's WHERE was
-// false.
+// sqlite is SQLite through modernc.org/sqlite. Its count is changes():
+// the rows the statement inserted, updated or deleted itself. An upsert
+// counts 1 when it inserted or updated and 0 when the DO UPDATE's WHERE
+// was false; an UPDATE counts the rows its WHERE matched, changed or not;
+// INSERT OR IGNORE counts 0 when it ignored; REPLACE counts 1 (the row it
+// deleted is not counted). A SELECT leaves changes() as the connection's
+// last write left it, so it cannot be the write.
 //
 // check-then-set runs as two autocommit statements. SQLite has no weaker
 // isolation to show the hazard with: a BEGIN IMMEDIATE transaction around
@@ -35,6 +39,9 @@ var sqlite = dialect{
 	checkRead: "SELECT token FROM %[1]s WHERE resource = :resource",
 	set: "INSERT INTO %[1]s (resource, token, value) VALUES (:resource, :token, :value) " +
 		"ON CONFLICT (resource) DO UPDATE SET token = excluded.token, value = excluded.value",
+	counting: func(s shape) (counting, error) {
+		return s.plainCounting("SQLite", "INSERT", "REPLACE", "UPDATE", "DELETE")
+	},
 }
 
 // openSQLite opens a database file, or a private in-memory database for

@@ -10,13 +10,17 @@
 //	          your own: --sql-write with :resource, :token, :value
 //
 // How a write's result becomes an outcome (the same rule for the built-in
-// statements and the user's own): a statement with a RETURNING clause is
-// accepted when it returns a row and rejected when it returns none; any
-// other statement is accepted when it affected a row and rejected when it
-// affected none. MySQL counts an INSERT … ON DUPLICATE KEY UPDATE that
-// updated as 2 (accepted too); see mysql.go for what clientFoundRows
-// changes. An error is an unknown outcome unless the statement never left
-// this process (errors.go).
+// statements and the user's own) depends on the statement's shape, read
+// before anything is sent (counting.go): a statement with a RETURNING
+// clause of its own is accepted when it returns a row and rejected when it
+// returns none; an INSERT, UPDATE, DELETE (and REPLACE, MERGE where the
+// engine has them) is accepted when it affected a row and rejected when it
+// affected none, with MySQL's INSERT … ON DUPLICATE KEY UPDATE counted as
+// MySQL means it (1 inserted, 2 updated, 0 left as it was) on connections
+// that count that way (mysql.go). A shape whose count would not say
+// whether the write was accepted (a SELECT, several statements, a
+// PostgreSQL CALL, …) is refused. An error is an unknown outcome unless
+// the statement never left this process (errors.go).
 //
 // The built-in modes write to a scratch table with a unique name, created
 // by Setup and dropped by Teardown, so that runs never collide. Every
@@ -51,6 +55,7 @@ type Target struct {
 
 	acceptEqual bool
 	write       placeholders.Query // the one-statement write (atomic or the user's)
+	count       counting           // how write's count becomes an outcome
 	read        placeholders.Query
 	checkRead   placeholders.Query // check-then-set's read
 	set         placeholders.Query // check-then-set's update
@@ -136,7 +141,26 @@ func (t *Target) prepare(user Statements) error {
 			return fmt.Errorf("%q: %w", stmt, err)
 		}
 	}
+	if err := t.decideCounting(); err != nil {
+		return fmt.Errorf("%s: %w", stmts[0].what, err)
+	}
 	return nil
+}
+
+// decideCounting reads from the write's shape how its count becomes an
+// outcome, or refuses a shape whose count would not say.
+func (t *Target) decideCounting() error {
+	if t.mode == ModeCheckThenSet {
+		// Its outcome is decided in Go; the count of its unguarded
+		// update is never read.
+		t.count = counting{}
+		return nil
+	}
+	s, err := shapeOf(t.write)
+	if err == nil {
+		t.count, err = t.d.counting(s)
+	}
+	return err
 }
 
 // namedStmt is a statement to translate, where it came from, and where
@@ -156,7 +180,7 @@ func (t *Target) connect(ctx context.Context, scheme, spec, rest string, o Optio
 	case "mysql":
 		var u *url.URL
 		if u, err = url.Parse(spec); err == nil {
-			t.db, err = openMySQL(u, o, t.mode != ModeAtomic)
+			t.db, err = openMySQL(u, o, t.count.foundRows)
 		}
 	default:
 		t.db, err = openPostgres(spec, o)

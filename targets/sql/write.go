@@ -30,7 +30,7 @@ func (t *Target) Write(ctx context.Context, resource string, token uint64, value
 }
 
 // writeOnce runs the one write statement (the atomic upsert or the
-// user's) and reads its result with the package's rule.
+// user's) and reads its result with the rule its shape decided.
 func (t *Target) writeOnce(ctx context.Context, a args) (targets.Outcome, error) {
 	// The wait for a connection counts against the statement's deadline.
 	sctx, cancel := context.WithTimeout(ctx, t.timeout)
@@ -44,10 +44,8 @@ func (t *Target) writeOnce(ctx context.Context, a args) (targets.Outcome, error)
 	if err != nil {
 		return 0, classify(err)
 	}
-	if n == 0 {
-		return targets.Rejected, nil
-	}
-	return targets.Accepted, nil
+	// A count that is no outcome is an unknown one: the statement ran.
+	return t.count.outcome(n)
 }
 
 // runner is what a statement runs on: a connection or a transaction.

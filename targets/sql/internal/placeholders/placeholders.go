@@ -1,12 +1,15 @@
 // Package placeholders translates statements written with the named
 // placeholders :resource, :token and :value into a driver's placeholder
 // style, lexing just enough SQL to leave literals, quoted identifiers,
-// comments and PostgreSQL casts alone. It has a package of its own so that
-// fuzzing it does not instrument the database drivers.
+// comments and PostgreSQL casts alone, and outlines the statement's top
+// level (its keywords outside all of those and outside parentheses) so
+// that the caller can tell what kind of statement it is. It has a package
+// of its own so that fuzzing it does not instrument the database drivers.
 package placeholders
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -43,9 +46,19 @@ var (
 
 // Query is a statement translated for a driver.
 type Query struct {
-	Text      string  // the statement with the driver's placeholders
-	Params    []Param // what each driver placeholder is bound to, in order
-	Returning bool    // it has a RETURNING clause, so its result is rows
+	Text   string  // the statement with the driver's placeholders
+	Params []Param // what each driver placeholder is bound to, in order
+	// Returning: RETURNING is a word of the outline (a clause of the
+	// statement itself, not of a subquery or a WITH clause), so its
+	// result is rows.
+	Returning bool
+	// Outline is the statement's top level: its words, upper-cased, and
+	// "(" for each parenthesized group, "," and ";", in order; nothing
+	// inside a literal, a quoted identifier, a comment or parentheses, and
+	// no placeholders, numbers or operators. "on duplicate /* x */ key
+	// update" outlines as ON DUPLICATE KEY UPDATE, and a backquoted column
+	// named `on duplicate key update` not at all.
+	Outline []string
 }
 
 // piece is a run of statement text, or one named placeholder.
@@ -61,11 +74,11 @@ type piece struct {
 // placeholder (?, $1) is an error: the statement would otherwise fail at
 // every write, or bind the wrong value.
 func Translate(stmt string, sx Syntax) (Query, error) {
-	pieces, returning, err := lex(stmt, sx)
+	pieces, outline, err := lex(stmt, sx)
 	if err != nil {
 		return Query{}, err
 	}
-	q := Query{Returning: returning}
+	q := Query{Returning: slices.Contains(outline, "RETURNING"), Outline: outline}
 	var b strings.Builder
 	numbers := make(map[Param]int)
 	for _, p := range pieces {
@@ -90,14 +103,29 @@ func Translate(stmt string, sx Syntax) (Query, error) {
 	return q, nil
 }
 
-// lex splits stmt into text and placeholders, and reports whether the
-// keyword RETURNING occurs outside literals and comments.
-func lex(stmt string, sx Syntax) (pieces []piece, returning bool, err error) {
+// lex splits stmt into text and placeholders, and outlines its top level
+// (see Query.Outline).
+func lex(stmt string, sx Syntax) (pieces []piece, outline []string, err error) {
 	start := 0 // start of the pending text piece
+	depth := 0 // parentheses open at i
 	i := 0
 	for i < len(stmt) {
 		c := stmt[i]
 		switch {
+		case c == '(':
+			if depth == 0 {
+				outline = append(outline, "(")
+			}
+			depth++
+			i++
+		case c == ')':
+			// An unbalanced ) is the server's to refuse; the outline
+			// goes on at the top level.
+			depth = max(depth-1, 0)
+			i++
+		case (c == ',' || c == ';') && depth == 0:
+			outline = append(outline, string(c))
+			i++
 		case c == '\'' || (c == '"' && sx.BackslashEscapes):
 			backslash := sx.BackslashEscapes || (sx.EscapeStrings && isEscapePrefix(stmt, i))
 			i, err = skipQuoted(stmt, i, c, backslash)
@@ -110,16 +138,16 @@ func lex(stmt string, sx Syntax) (pieces []piece, returning bool, err error) {
 		case c == '$' && sx.DollarQuotes && dollarTag(stmt, i) != "":
 			i, err = skipDollarQuoted(stmt, i)
 		case c == '$' && sx.DollarParams && i+1 < len(stmt) && isDigit(stmt[i+1]):
-			return nil, false, fmt.Errorf("positional placeholder at byte %d: use :resource, :token or :value", i)
+			return nil, nil, fmt.Errorf("positional placeholder at byte %d: use :resource, :token or :value", i)
 		case c == '?' && !sx.DollarParams:
-			return nil, false, fmt.Errorf("positional placeholder ? at byte %d: use :resource, :token or :value", i)
+			return nil, nil, fmt.Errorf("positional placeholder ? at byte %d: use :resource, :token or :value", i)
 		case c == ':' && strings.HasPrefix(stmt[i:], "::"):
 			i += 2 // a cast, not a placeholder
 		case c == ':' && i+1 < len(stmt) && isIdentStart(stmt[i+1]):
 			name := identAt(stmt, i+1)
 			p, ok := names[name]
 			if !ok {
-				return nil, false, fmt.Errorf("unknown placeholder :%s at byte %d: want :resource, :token or :value", name, i)
+				return nil, nil, fmt.Errorf("unknown placeholder :%s at byte %d: want :resource, :token or :value", name, i)
 			}
 			pieces = appendText(pieces, stmt[start:i])
 			pieces = append(pieces, piece{text: name, param: p})
@@ -127,16 +155,18 @@ func lex(stmt string, sx Syntax) (pieces []piece, returning bool, err error) {
 			start = i
 		case isIdentStart(c):
 			word := identAt(stmt, i)
-			returning = returning || strings.EqualFold(word, "returning")
+			if depth == 0 {
+				outline = append(outline, strings.ToUpper(word))
+			}
 			i += len(word)
 		default:
 			i++
 		}
 		if err != nil {
-			return nil, false, err
+			return nil, nil, err
 		}
 	}
-	return appendText(pieces, stmt[start:]), returning, nil
+	return appendText(pieces, stmt[start:]), outline, nil
 }
 
 func appendText(pieces []piece, text string) []piece {

@@ -1,6 +1,7 @@
 package placeholders
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -67,6 +68,9 @@ func TestTranslate(t *testing.T) {
 			in: "INSERT INTO t VALUES ('RETURNING')", out: "INSERT INTO t VALUES ('RETURNING')"},
 		{name: "a longer word is not", syntax: sqlite,
 			in: "SELECT returning_rows FROM t", out: "SELECT returning_rows FROM t"},
+		{name: "RETURNING of a WITH clause is not the statement's", syntax: postgres,
+			in:  "WITH d AS (DELETE FROM t RETURNING *) INSERT INTO u SELECT * FROM d",
+			out: "WITH d AS (DELETE FROM t RETURNING *) INSERT INTO u SELECT * FROM d"},
 		{name: "unknown name", syntax: sqlite, in: "SELECT :tokn", err: "unknown placeholder :tokn"},
 		{name: "question mark", syntax: mysql, in: "SELECT ?", err: "positional placeholder ?"},
 		{name: "PostgreSQL's ? is an operator", syntax: postgres, in: "SELECT '{}'::jsonb ? 'a'", out: "SELECT '{}'::jsonb ? 'a'"},
@@ -92,17 +96,55 @@ func TestTranslate(t *testing.T) {
 	}
 }
 
+// TestOutline checks what the outline keeps of a statement's top level
+// and what it leaves out: literals, quoted identifiers, comments,
+// parenthesized groups, placeholders, numbers and operators.
+func TestOutline(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name   string
+		syntax Syntax
+		in     string
+		want   []string
+	}{
+		{"upper-cased words", MySQL, "insert into t values (:resource, 1) on duplicate key update token = if(values(token) > token, 1, 2)",
+			[]string{"INSERT", "INTO", "T", "VALUES", "(", "ON", "DUPLICATE", "KEY", "UPDATE", "TOKEN", "IF", "("}},
+		{"comments between words", MySQL, "INSERT INTO t VALUES (1) ON /* x */ DUPLICATE -- y\nKEY # z\n UPDATE a = 1",
+			[]string{"INSERT", "INTO", "T", "VALUES", "(", "ON", "DUPLICATE", "KEY", "UPDATE", "A"}},
+		{"words in literals and identifiers are not words", MySQL,
+			"INSERT INTO `on duplicate key update` VALUES ('on duplicate key update', \"on duplicate\") /* on duplicate key update */",
+			[]string{"INSERT", "INTO", "VALUES", "("}},
+		{"PostgreSQL quoted identifiers and dollar quotes", PostgreSQL, `UPDATE "Select" SET v = $x$ RETURNING $x$ WHERE id = :resource`,
+			[]string{"UPDATE", "SET", "V", "WHERE", "ID"}},
+		{"rows, commas and statements", SQLite, "INSERT INTO t VALUES (1), (2); SELECT 1;",
+			[]string{"INSERT", "INTO", "T", "VALUES", "(", ",", "(", ";", "SELECT", ";"}},
+		{"casts keep their type's word", PostgreSQL, "SELECT :token::bigint", []string{"SELECT", "BIGINT"}},
+		{"an unbalanced parenthesis does not hide the rest", SQLite, "SELECT 1) FROM t", []string{"SELECT", "FROM", "T"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			q, err := Translate(tc.in, tc.syntax)
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, q.Outline)
+		})
+	}
+}
+
 var syntaxes = map[string]Syntax{"sqlite": SQLite, "postgres": PostgreSQL, "mysql": MySQL}
 
 // FuzzTranslate checks, for any input the lexer accepts, in every
 // dialect, that only placeholders change: putting the names back gives the
-// input; and that nothing inside a string literal is ever a placeholder.
+// input; and that nothing inside a string literal is ever a placeholder or
+// a word of the outline.
 func FuzzTranslate(f *testing.F) {
 	for _, s := range []string{
 		"UPDATE t SET value=:value, token=:token WHERE id=:resource AND token < :token",
 		"SELECT :token::bigint, '12:30'::time",
 		"SELECT 'it''s :value', \"a:b\", `c:d`, E'\\' :x', $f$ :token $f$ -- :y\n /* :z /* */ */ # :w\n",
 		"INSERT INTO t VALUES (:resource) RETURNING 1",
+		"INSERT INTO t VALUES (1), (2) ON DUPLICATE KEY UPDATE v = IF(VALUES(k) > k, 1, 2); CALL p()",
+		"((", "))", ";;",
 		"SELECT @x := :token, 1--:value, $1, ?",
 		"", ":", "::", "'", "$", "$$", "/*", "--", "E'",
 	} {
@@ -126,8 +168,40 @@ func FuzzTranslate(f *testing.F) {
 			}
 			literal := "SELECT '" + strings.ReplaceAll(strings.ReplaceAll(stmt, `\`, `\\`), "'", "''") + "'"
 			q, err := Translate(literal, sx)
-			if err != nil || len(q.Params) > 0 {
-				t.Fatalf("%s: %q inside a literal: params %v, error %v", name, stmt, q.Params, err)
+			if err != nil || len(q.Params) > 0 || !slices.Equal(q.Outline, []string{"SELECT"}) {
+				t.Fatalf("%s: %q inside a literal: params %v, outline %q, error %v", name, stmt, q.Params, q.Outline, err)
+			}
+		}
+	})
+}
+
+// FuzzOutline checks, for any input the lexer accepts, in every dialect,
+// that the outline does not depend on the case of the letters, and that a
+// comment before the statement changes nothing: the shape of a write (an
+// upsert, several statements) is read from the outline, so it must be
+// what the server sees. (Comments between words are TestOutline's: where
+// a space may be replaced by one depends on what the space is in.)
+func FuzzOutline(f *testing.F) {
+	for _, s := range []string{
+		"INSERT INTO t VALUES (:resource, :token, :value) ON DUPLICATE KEY UPDATE token = IF(VALUES(token) > token, VALUES(token), token)",
+		"insert into `on duplicate key update` values ('on duplicate key update') -- on duplicate key update",
+		"WITH d AS (DELETE FROM t RETURNING *) INSERT INTO u SELECT * FROM d; SELECT 1",
+		"UPDATE t SET v = $x$ RETURNING $x$ WHERE id = :resource RETURNING id",
+		"", "(", ")", ";", ",",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, stmt string) {
+		for name, sx := range syntaxes {
+			q, err := Translate(stmt, sx)
+			if err != nil {
+				continue
+			}
+			if lower, err := Translate(strings.ToLower(stmt), sx); err == nil && !slices.Equal(lower.Outline, q.Outline) {
+				t.Fatalf("%s: %q outlines as %q, in lower case as %q", name, stmt, q.Outline, lower.Outline)
+			}
+			if c, err := Translate("/* c */ "+stmt, sx); err == nil && !slices.Equal(c.Outline, q.Outline) {
+				t.Fatalf("%s: %q outlines as %q, with comments as %q", name, stmt, q.Outline, c.Outline)
 			}
 		}
 	})
