@@ -94,7 +94,8 @@ func dropTable(t *testing.T, spec, table string) {
 	t.Helper()
 	ctx := context.Background()
 	db, err := sqltarget.Open(ctx, spec, sqltarget.Options{Statements: sqltarget.Statements{
-		Write: "SELECT :resource, :token, :value", Read: "SELECT :resource", Teardown: []string{"DROP TABLE IF EXISTS " + table}}})
+		Write: "UPDATE " + table + " SET token = :token, value = :value WHERE id = :resource", Read: "SELECT :resource",
+		Teardown: []string{"DROP TABLE IF EXISTS " + table}}})
 	require.NoError(t, err)
 	defer db.Close()
 	assert.NoError(t, db.Teardown(ctx))

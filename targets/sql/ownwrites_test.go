@@ -286,8 +286,10 @@ func TestOwnWritesInARun(t *testing.T) {
 					faults, err := nemesis.Parse("pause,delay")
 					require.NoError(t, err)
 					res, err := harness.Run(context.Background(), harness.Config{
-						Target: tgt, TargetName: tgt.Name(), Workers: 8, Resources: 4,
-						Duration: 1500 * time.Millisecond, LeaseTTL: 30 * time.Millisecond,
+						// The set-up creates the rows r0 … r3 that an
+						// UPDATE needs; work, not time, bounds the run.
+						Target: tgt, TargetName: tgt.Name(), Workers: 8, ResourceNames: []string{"r0", "r1", "r2", "r3"},
+						Ops: 600, LeaseTTL: 30 * time.Millisecond,
 						RepeatShare: 0.5, OpTimeout: 10 * time.Second,
 						Faults: faults, Seed: 1, StoreDir: t.TempDir(),
 					})
