@@ -54,18 +54,39 @@ func parseStat(data []byte) (Stat, error) {
 
 func isLetter(b byte) bool { return b >= 'A' && b <= 'Z' || b >= 'a' && b <= 'z' }
 
-// Gone reports whether pid has ended (a zombie, or no such process). It
-// is false when /proc cannot tell.
+// Gone reports whether pid has ended: no such process, or a zombie all
+// of whose threads have exited. (The leader of a multi-threaded process
+// shows as a zombie while its other threads are still exiting, and until
+// the last of them has, the process keeps its files, and sockets, open.)
+// It is false when /proc cannot tell.
 func Gone(pid int) bool {
 	s, err := ReadStat(pid)
 	if errors.Is(err, os.ErrNotExist) {
 		return true
 	}
-	return err == nil && s.Dead()
+	return err == nil && s.Dead() && threadsDead(pid)
 }
 
-// GroupAlive reports whether a process of group pgid is alive (not a
-// zombie).
+// threadsDead reports whether every thread of pid has exited.
+func threadsDead(pid int) bool {
+	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	if err != nil {
+		return errors.Is(err, os.ErrNotExist)
+	}
+	for _, t := range tasks {
+		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/stat", pid, t.Name()))
+		if err != nil {
+			continue // exited since the listing
+		}
+		if s, err := parseStat(data); err == nil && !s.Dead() {
+			return false
+		}
+	}
+	return true
+}
+
+// GroupAlive reports whether a process of group pgid has not ended (see
+// Gone).
 func GroupAlive(pgid int) (bool, error) {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
@@ -77,10 +98,10 @@ func GroupAlive(pgid int) (bool, error) {
 			continue
 		}
 		s, err := ReadStat(pid)
-		if err != nil {
-			continue // ended since the listing
+		if err != nil || s.PGRP != pgid {
+			continue // not in the group, or ended since the listing
 		}
-		if s.PGRP == pgid && !s.Dead() {
+		if !s.Dead() || !threadsDead(pid) {
 			return true, nil
 		}
 	}
