@@ -29,7 +29,10 @@ func (e *fakeEnv) Float64() float64        { return 0.5 }
 func (e *fakeEnv) IntN(n int) int          { return n / 2 }
 func (e *fakeEnv) LeaseTTL() time.Duration { return 100 * time.Millisecond }
 func (e *fakeEnv) ExpireLease(string) bool { return false }
-func (e *fakeEnv) Resources() []string     { return []string{"r0"} }
+
+// OutliveLease is for an Env that also has it; nothing here uses it.
+func (e *fakeEnv) OutliveLease(string, uint64) bool { return false }
+func (e *fakeEnv) Resources() []string              { return []string{"r0"} }
 func (e *fakeEnv) NewerAccepted(string, uint64) sched.Gate {
 	return e.rt.NewGate()
 }
