@@ -67,6 +67,8 @@ fuzz:
 	$(GO) test ./targets/sql/internal/placeholders -run '^$$' -fuzz '^FuzzTranslate$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./histories -run '^$$' -fuzz '^FuzzReadParallelMatchesReader$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./models -run '^$$' -fuzz '^FuzzFastMatchesPorcupine$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./cmd/fencecheck -run '^$$' -fuzz '^FuzzParseReady$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./internal/procfs -run '^$$' -fuzz '^FuzzParseStat$$' -fuzztime $(FUZZTIME)
 
 ## bench-checker: the fast checker and porcupine side by side on the same
 ## generated histories (1 and 50 resources, 5 and 50 clients, 10k to 1M

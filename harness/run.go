@@ -44,6 +44,7 @@ type run struct {
 	progress counters
 	paceMu   sync.Mutex
 	nextSlot int64
+	failure  failure
 }
 
 // windowed is implemented by receivers with a race window the harness can
@@ -120,10 +121,13 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	r.wireFaults()
 
 	stopProgress := r.reportProgress()
-	simErr := rt.Run(func() { r.main(ctx, endLife) })
+	simErr := rt.Run(func() { r.main(r.watchFailure(ctx), endLife) })
 	stopProgress()
 	if err := rec.Close(); err != nil {
 		return Result{}, fmt.Errorf("record history %s: %w", historyPath, err)
+	}
+	if err := r.failed(historyPath); err != nil {
+		return Result{Dir: dir}, err
 	}
 	if simErr != nil {
 		return Result{}, fmt.Errorf("run %s: %w", cfg.TargetName, simErr)

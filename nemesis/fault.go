@@ -50,6 +50,11 @@ type Env interface {
 	// NewerSent returns a gate that opens once a worker sent a write with
 	// a token above token to resource.
 	NewerSent(resource string, token uint64) sched.Gate
+	// Fail ends the run with err instead of a verdict, for a fault that
+	// finds what it acts on gone (a receiver process that exited on its
+	// own): whatever answers from then on is not what the run tests. The
+	// workers stop and the history recorded so far is kept.
+	Fail(err error)
 }
 
 // Fault is one kind of fault. Its schedule switches it on and off.

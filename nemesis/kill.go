@@ -11,11 +11,13 @@ import (
 )
 
 // Process is a receiver running as a process that faults can crash and
-// freeze (targets/process.Child implements it).
+// freeze (targets/process.Child implements it). Each method fails when the
+// process has exited on its own: there is nothing left to act on.
 type Process interface {
-	// Restart crashes the process (SIGKILL) and starts it again, waiting
-	// until it answers.
-	Restart(ctx context.Context) error
+	// Kill crashes the process (SIGKILL) and waits until it is gone.
+	Kill() error
+	// Start starts it again and waits until it is ready.
+	Start(ctx context.Context) error
 	// Freeze stops it (SIGSTOP); Thaw resumes it (SIGCONT).
 	Freeze() error
 	Thaw() error
@@ -106,12 +108,20 @@ func (k *Kill) Act(ctx context.Context, env Env) {
 		if !k.Active() {
 			continue
 		}
-		record(env, k.name, histories.FBegin, "SIGKILL to the receiver process")
+		// The action is recorded once the SIGKILL hit a live receiver,
+		// so a kill that found it already gone is never counted as one:
+		// it is the end of the run.
+		if err := k.proc.Kill(); err != nil {
+			env.Fail(fmt.Errorf("kill fault: no live receiver to crash: %w", err))
+			return
+		}
 		start := time.Now()
+		record(env, k.name, histories.FBegin, "SIGKILL to the receiver process")
 		// The restart completes even if the fault phase ends meanwhile:
 		// the final reads need a running receiver.
-		if err := k.proc.Restart(context.WithoutCancel(ctx)); err != nil {
+		if err := k.proc.Start(context.WithoutCancel(ctx)); err != nil {
 			record(env, k.name, histories.FEnd, fmt.Sprintf("the receiver did not come back: %v", err))
+			env.Fail(fmt.Errorf("kill fault: the receiver did not come back after SIGKILL: %w", err))
 			return
 		}
 		record(env, k.name, histories.FEnd, fmt.Sprintf("the receiver restarted and answers again after %v", time.Since(start).Round(time.Millisecond)))

@@ -46,16 +46,16 @@ func (p *PauseReceiver) Act(ctx context.Context, env Env) {
 
 func (p *PauseReceiver) freeze(ctx context.Context, env Env, d time.Duration) {
 	if err := p.proc.Freeze(); err != nil {
-		record(env, p.name, histories.FBegin, fmt.Sprintf("could not pause the receiver: %v", err))
-		record(env, p.name, histories.FEnd, "no pause")
+		// No pause took place, so none is recorded: the receiver is gone.
+		env.Fail(fmt.Errorf("pause-receiver fault: no live receiver to pause: %w", err))
 		return
 	}
 	record(env, p.name, histories.FBegin, fmt.Sprintf("SIGSTOP to the receiver process for %v", d.Round(time.Millisecond)))
 	_ = env.Runtime().Sleep(ctx, d) // ends early with the fault phase
-	err := p.proc.Thaw()
-	detail := "SIGCONT: the receiver resumes and works through its queued requests"
-	if err != nil {
-		detail = fmt.Sprintf("SIGCONT failed: %v", err)
+	if err := p.proc.Thaw(); err != nil {
+		record(env, p.name, histories.FEnd, fmt.Sprintf("SIGCONT failed: %v", err))
+		env.Fail(fmt.Errorf("pause-receiver fault: resume the receiver: %w", err))
+		return
 	}
-	record(env, p.name, histories.FEnd, detail)
+	record(env, p.name, histories.FEnd, "SIGCONT: the receiver resumes and works through its queued requests")
 }

@@ -159,7 +159,7 @@ func TestHTTPErrorsExit3(t *testing.T) {
 		{"bad adapter", []string{"verify", "--target", "http://" + addr, "--adapter", "nope.json"}, "--adapter"},
 		{"receiver: not loopback", []string{"receiver", "--listen", "0.0.0.0:0"}, "--allow-remote"},
 		{"receiver: bad bug", []string{"receiver", "--bug", "sloppy"}, "--bug"},
-		{"exec: receiver exits", []string{"verify", "--target", "http://" + addr, "--exec", "exit 4"}, "exited before it answered"},
+		{"exec: receiver exits", []string{"verify", "--target", "http://" + addr, "--exec", "exit 4"}, "exited on its own before it was ready"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

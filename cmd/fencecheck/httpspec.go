@@ -12,6 +12,7 @@ import (
 	"github.com/fencecheck/fencecheck/targets"
 	httptarget "github.com/fencecheck/fencecheck/targets/http"
 	"github.com/fencecheck/fencecheck/targets/process"
+	sqltarget "github.com/fencecheck/fencecheck/targets/sql"
 )
 
 // httpFlags are the flags of run and verify for HTTP receivers.
@@ -19,23 +20,38 @@ type httpFlags struct {
 	adapter        string
 	requestTimeout time.Duration
 	exec           string
+	ready          string
+	flags          *pflag.FlagSet // to tell a given --ready from its default
 }
 
 func (h *httpFlags) register(fl *pflag.FlagSet) {
+	h.flags = fl
 	fl.StringVar(&h.adapter, "adapter", "", "JSON adapter mapping an HTTP receiver's API onto the protocol (docs/http-protocol.md)")
 	fl.DurationVar(&h.requestTimeout, "request-timeout", 2*time.Second, "HTTP targets: timeout of each request (an unknown outcome when it passes)")
-	fl.StringVar(&h.exec, "exec", "", `start the receiver as a child process (sh -c CMD), wait until it answers, stop it at the end; output goes to the run directory`)
+	fl.StringVar(&h.exec, "exec", "", `start the receiver as a child process (sh -c CMD), wait until it is ready (--ready), stop it at the end; output goes to the run directory. Refused while something already answers on the target's address`)
+	fl.StringVar(&h.ready, "ready", defaultReady, `with --exec: when the receiver is ready: tcp (it accepts a TCP connection on the target's host:port), http-get:PATH (GET PATH gets any HTTP answer), cmd:COMMAND (sh -c COMMAND exits 0); counted only while the started process is alive`)
 }
 
 // child returns the receiver process of --exec, or nil.
 func (h *httpFlags) child(spec string) (*process.Child, error) {
 	if h.exec == "" {
+		if h.flags.Changed("ready") {
+			return nil, &usageError{fmt.Errorf("--ready: needs --exec (it says when the receiver fencecheck starts is ready)")}
+		}
 		return nil, nil
 	}
 	if !isHTTP(spec) {
-		return nil, &usageError{fmt.Errorf("--exec: needs an http:// target, got %q", spec)}
+		return nil, &usageError{fmt.Errorf("--exec: needs an http:// target, got %q", sqltarget.Redact(spec))}
 	}
-	return process.NewChild(h.exec, httptarget.Probe(spec)), nil
+	addr, err := targetAddr(spec)
+	if err != nil {
+		return nil, &usageError{fmt.Errorf("--target: %w", err)}
+	}
+	ready, err := parseReady(h.ready, spec, addr)
+	if err != nil {
+		return nil, &usageError{fmt.Errorf("--ready: %w", err)}
+	}
+	return process.NewChild(h.exec, addr, ready), nil
 }
 
 func isHTTP(spec string) bool {

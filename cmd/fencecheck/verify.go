@@ -123,6 +123,11 @@ func runVerify(ctx context.Context, cmd *cobra.Command, f verifyFlags) error {
 	if err := writeVerifyFiles(dir, rep); err != nil {
 		return err
 	}
+	// After the receiver exited on its own, the table is about whatever
+	// answered in its place.
+	if child != nil && child.Err() != nil {
+		return fmt.Errorf("verify %s: %w\n(the scenarios' history is in %s)", t.name, child.Err(), dir)
+	}
 	if f.junit != "" {
 		if err := report.WriteJUnitFile(f.junit, verify.JUnit(rep)); err != nil {
 			return err

@@ -326,21 +326,3 @@ func snippet(body []byte) string {
 	}
 	return fmt.Sprintf(": %q", body)
 }
-
-// Probe returns a readiness check for a receiver at base: it is ready when
-// it gives any HTTP answer to GET base/.
-func Probe(base string) func(ctx context.Context) error {
-	client := &http.Client{Transport: &http.Transport{Proxy: nil, DisableKeepAlives: true}}
-	return func(ctx context.Context) error {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(base, "/")+"/", nil)
-		if err != nil {
-			return err
-		}
-		resp, err := client.Do(req)
-		if err != nil {
-			return err
-		}
-		resp.Body.Close()
-		return nil
-	}
-}

@@ -1,11 +1,17 @@
 // Package process runs a receiver as a child process, Jepsen-style: start
-// it, wait until it answers, and crash (SIGKILL), freeze (SIGSTOP) or thaw
-// (SIGCONT) it on the nemesis's orders, so that durability across a crash
-// is tested against the real program. Unix only.
+// it, wait until it is ready, and crash (SIGKILL), freeze (SIGSTOP) or
+// thaw (SIGCONT) it on the nemesis's orders, so that durability across a
+// crash is tested against the real program.
+//
+// The receiver under test must be the one this package started: Start
+// refuses to start while something else answers on the receiver's
+// address, readiness counts only while the child is alive, and a child
+// that exits on its own is reported (Err, Failed), never silently
+// replaced by whatever answers on its port. Unix only; the parent-death
+// signal that ends the child with a SIGKILLed fencecheck is Linux only.
 package process
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -17,33 +23,73 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/fencecheck/fencecheck/internal/procfs"
 )
 
 // LogFile is the child's output file in the run directory.
 const LogFile = "receiver.log"
+
+const (
+	// probeTimeout bounds one readiness attempt, so that a receiver that
+	// accepts connections but never answers is asked again.
+	probeTimeout = 2 * time.Second
+	// probeInterval is the pause between readiness attempts.
+	probeInterval = 20 * time.Millisecond
+	// killGrace bounds the wait for a SIGKILLed group to disappear.
+	killGrace = 2 * time.Second
+	// stopGrace is how long Teardown lets the receiver shut down after
+	// SIGTERM before SIGKILL.
+	stopGrace = 5 * time.Second
+)
 
 // Child is a receiver running as a child process. Its command line runs
 // under sh -c in a process group of its own, so that signals reach the
 // receiver even when the shell forks it.
 type Child struct {
 	cmdline string
-	// ready returns nil once the receiver answers.
-	ready func(ctx context.Context) error
-	// StartTimeout bounds the wait for the receiver to answer; default 15s.
+	addr    string
+	ready   Ready
+	// StartTimeout bounds the wait for the receiver to be ready.
 	StartTimeout time.Duration
 
 	mu     sync.Mutex
 	logDir string
 	log    *os.File
-	cmd    *exec.Cmd
-	exited chan struct{} // closed when cmd has been waited for
-	frozen bool
+	proc   *proc // the running start; nil when not running
 	starts int
+	err    error         // the first exit on its own
+	failed chan struct{} // closed when err is set
 }
 
-// NewChild returns a child for cmdline; ready probes whether it answers.
-func NewChild(cmdline string, ready func(ctx context.Context) error) *Child {
-	return &Child{cmdline: cmdline, ready: ready, StartTimeout: 15 * time.Second}
+// proc is one start of the child.
+type proc struct {
+	cmd  *exec.Cmd
+	pgid int
+	// Under Child.mu:
+	ready  bool   // it passed its readiness check
+	ending ending // what fencecheck did to end it
+	// err says how it exited on its own; nil when fencecheck ended it.
+	// It is set before exited is closed.
+	err    error
+	exited chan struct{}
+}
+
+// ending is what fencecheck did to end a process.
+type ending uint8
+
+const (
+	notEnded ending = iota
+	killed          // SIGKILL, to crash it or to give up on it
+	stopped         // SIGTERM, then SIGKILL after a grace period
+)
+
+// NewChild returns a child for cmdline, which listens on addr (host:port)
+// and is ready when ready says so. Start refuses to start it while
+// something else answers on addr; an empty addr skips that check.
+func NewChild(cmdline, addr string, ready Ready) *Child {
+	return &Child{cmdline: cmdline, addr: addr, ready: ready, StartTimeout: 15 * time.Second,
+		failed: make(chan struct{})}
 }
 
 // SetLogDir sends the child's output to LogFile in dir (appending across
@@ -54,99 +100,215 @@ func (c *Child) SetLogDir(dir string) {
 	c.logDir = dir
 }
 
-// Start starts the child and waits until it answers.
-func (c *Child) Start(ctx context.Context) error {
+// Err returns how the receiver first exited on its own (its exit status
+// and the end of its output), or nil while it never did: exits that
+// fencecheck caused (Kill, Stop) do not count.
+func (c *Child) Err() error {
 	c.mu.Lock()
-	if c.cmd != nil {
-		c.mu.Unlock()
-		return fmt.Errorf("receiver %q is already running", c.cmdline)
-	}
-	if err := c.startLocked(); err != nil {
-		c.mu.Unlock()
-		return err
-	}
-	exited := c.exited
-	c.mu.Unlock()
-	return c.waitReady(ctx, exited)
+	defer c.mu.Unlock()
+	return c.err
 }
 
-func (c *Child) startLocked() error {
-	out := io.Discard
-	if c.logDir != "" && c.log == nil {
-		f, err := os.OpenFile(filepath.Join(c.logDir, LogFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-		if err != nil {
-			return fmt.Errorf("receiver log: %w", err)
-		}
-		c.log = f
+// Failed is closed when the receiver first exits on its own; Err says how.
+func (c *Child) Failed() <-chan struct{} { return c.failed }
+
+// Start starts the child and waits until it is ready. It refuses when
+// something already answers on the child's address: that would be tested
+// in its place. A child that exits before it is ready, or is not ready
+// within StartTimeout, is an error (and is not left running).
+func (c *Child) Start(ctx context.Context) error {
+	c.mu.Lock()
+	running := c.proc != nil
+	c.mu.Unlock()
+	if running {
+		return fmt.Errorf("receiver %q is already running", c.cmdline)
 	}
-	if c.log != nil {
-		out = c.log
-		c.starts++
-		fmt.Fprintf(c.log, "--- fencecheck: start %d of %q at %s\n", c.starts, c.cmdline, time.Now().UTC().Format(time.RFC3339Nano))
+	if err := c.checkAddrFree(ctx); err != nil {
+		return err
 	}
-	cmd := exec.Command("/bin/sh", "-c", shellCommand(c.cmdline))
-	cmd.Stdout, cmd.Stderr = out, out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("start receiver %q: %w", c.cmdline, err)
+	c.mu.Lock()
+	p, err := c.startLocked()
+	c.mu.Unlock()
+	if err != nil {
+		return err
 	}
-	exited := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(exited) }()
-	c.cmd, c.exited, c.frozen = cmd, exited, false
+	if err := c.waitReady(ctx, p); err != nil {
+		_ = c.end(p, killed, 0) // the readiness error says more
+		return err
+	}
+	c.mu.Lock()
+	p.ready = true
+	c.mu.Unlock()
 	return nil
 }
 
-// waitReady polls the receiver until it answers, the child exits, or the
-// start timeout passes.
-func (c *Child) waitReady(ctx context.Context, exited <-chan struct{}) error {
-	ctx, cancel := context.WithTimeout(ctx, c.StartTimeout)
+// checkAddrFree fails when a TCP connection to the child's address
+// succeeds before the child is started.
+func (c *Child) checkAddrFree(ctx context.Context) error {
+	if c.addr == "" {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
 	defer cancel()
-	var last error
+	if DialReady(c.addr)(ctx) != nil {
+		return nil
+	}
+	return fmt.Errorf("another process already listens on %s (a receiver left over from an earlier run, or another server): "+
+		"it would be tested instead of the receiver %q; stop it or choose a free port", c.addr, c.cmdline)
+}
+
+func (c *Child) startLocked() (*proc, error) {
+	if c.proc != nil {
+		return nil, fmt.Errorf("receiver %q is already running", c.cmdline)
+	}
+	if c.logDir != "" && c.log == nil {
+		f, err := os.OpenFile(filepath.Join(c.logDir, LogFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err != nil {
+			return nil, fmt.Errorf("receiver log: %w", err)
+		}
+		c.log = f
+	}
+	cmd := exec.Command("/bin/sh", "-c", shellCommand(c.cmdline))
+	if c.log != nil {
+		c.starts++
+		fmt.Fprintf(c.log, "--- fencecheck: start %d of %q at %s\n", c.starts, c.cmdline, time.Now().UTC().Format(time.RFC3339Nano))
+		cmd.Stdout, cmd.Stderr = c.log, c.log
+	}
+	cmd.SysProcAttr = sysProcAttr()
+	p := &proc{cmd: cmd, exited: make(chan struct{})}
+	if err := spawn(cmd, func() { c.noteExit(p) }); err != nil {
+		return nil, fmt.Errorf("start receiver %q: %w", c.cmdline, err)
+	}
+	p.pgid = cmd.Process.Pid
+	c.proc = p
+	return p, nil
+}
+
+// noteExit records how p exited, once it has been waited for, and then
+// closes p.exited (and c.failed at the first exit on its own): whoever
+// sees a channel closed sees the error.
+func (c *Child) noteExit(p *proc) {
+	state := p.cmd.ProcessState
+	tail := c.tail()
+	c.mu.Lock()
+	ws, _ := state.Sys().(syscall.WaitStatus)
+	own := true
+	switch {
+	case p.ending == stopped:
+		own = false
+	case p.ending == killed && ws.Signaled() && ws.Signal() == syscall.SIGKILL:
+		own = false // our SIGKILL; otherwise it had exited just before it came
+	}
+	first := false
+	if own {
+		when := "before it was ready"
+		if p.ready {
+			when = "after it was ready"
+		}
+		p.err = fmt.Errorf("receiver %q (pid %d) exited on its own %s (%s)%s", c.cmdline, state.Pid(), when, state, tail)
+		if c.log != nil {
+			fmt.Fprintf(c.log, "--- fencecheck: pid %d exited on its own (%s)\n", state.Pid(), state)
+		}
+		if c.err == nil {
+			c.err, first = p.err, true
+		}
+	}
+	close(p.exited)
+	c.mu.Unlock()
+	if first {
+		close(c.failed)
+	}
+}
+
+// waitReady asks the readiness check until it answers while the child is
+// alive, the child exits, or the start timeout passes.
+func (c *Child) waitReady(ctx context.Context, p *proc) error {
+	tctx, cancel := context.WithTimeout(ctx, c.StartTimeout)
+	defer cancel()
 	for {
-		pctx, pcancel := context.WithTimeout(ctx, time.Second)
-		last = c.ready(pctx)
+		pctx, pcancel := context.WithTimeout(tctx, probeTimeout)
+		err := c.ready(pctx)
 		pcancel()
-		if last == nil {
+		// Alive after the answer came means alive when it was given:
+		// the answer was the child's, not a successor's on its port.
+		if p.hasExited() {
+			return p.exitError(c.cmdline)
+		}
+		if err == nil {
 			return nil
 		}
 		select {
-		case <-exited:
-			return fmt.Errorf("receiver %q exited before it answered%s", c.cmdline, c.tail())
-		case <-ctx.Done():
-			return fmt.Errorf("receiver %q did not answer within %v: %w", c.cmdline, c.StartTimeout, last)
-		case <-time.After(20 * time.Millisecond):
+		case <-p.exited:
+			return p.exitError(c.cmdline)
+		case <-tctx.Done():
+			if ctx.Err() != nil {
+				return fmt.Errorf("start receiver %q: %w", c.cmdline, ctx.Err())
+			}
+			return fmt.Errorf("receiver %q was not ready within %v: %w", c.cmdline, c.StartTimeout, err)
+		case <-time.After(probeInterval):
 		}
 	}
+}
+
+func (p *proc) hasExited() bool {
+	select {
+	case <-p.exited:
+		return true
+	default:
+		return false
+	}
+}
+
+// exitError is how p ended, once it has exited.
+func (p *proc) exitError(cmdline string) error {
+	if p.err != nil {
+		return p.err
+	}
+	return fmt.Errorf("receiver %q was stopped (%s)", cmdline, p.cmd.ProcessState)
 }
 
 // tail returns the end of the log, for error messages.
 func (c *Child) tail() string {
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.log == nil {
+	name := ""
+	if c.log != nil {
+		name = c.log.Name()
+	}
+	c.mu.Unlock()
+	if name == "" {
 		return ""
 	}
-	data, err := os.ReadFile(c.log.Name())
-	if err != nil || len(data) == 0 {
+	f, err := os.Open(name)
+	if err != nil {
 		return ""
 	}
-	if len(data) > 600 {
-		data = data[len(data)-600:]
+	defer f.Close()
+	if info, err := f.Stat(); err == nil && info.Size() > tailBytes {
+		_, _ = f.Seek(-tailBytes, io.SeekEnd)
 	}
-	return fmt.Sprintf("; its output ends:\n%s", bytes.TrimSpace(data))
+	data, _ := io.ReadAll(f)
+	return outputTail(data)
 }
 
-// signal sends sig to the child's process group.
+// signal sends sig to the running child's process group; it fails when
+// the child is not running or has exited on its own.
 func (c *Child) signal(sig syscall.Signal) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.cmd == nil {
+	p := c.proc
+	if p == nil {
 		return fmt.Errorf("receiver %q is not running", c.cmdline)
 	}
-	if err := syscall.Kill(-c.cmd.Process.Pid, sig); err != nil && !errors.Is(err, syscall.ESRCH) {
-		return fmt.Errorf("signal %v to receiver %q: %w", sig, c.cmdline, err)
+	if p.hasExited() {
+		return p.exitError(c.cmdline)
 	}
-	c.frozen = sig == syscall.SIGSTOP
+	return signalGroup(p.pgid, sig)
+}
+
+func signalGroup(pgid int, sig syscall.Signal) error {
+	if err := syscall.Kill(-pgid, sig); err != nil && !errors.Is(err, syscall.ESRCH) {
+		return fmt.Errorf("signal %v to process group %d: %w", sig, pgid, err)
+	}
 	return nil
 }
 
@@ -157,38 +319,95 @@ func (c *Child) Freeze() error { return c.signal(syscall.SIGSTOP) }
 // Thaw resumes a frozen receiver with SIGCONT.
 func (c *Child) Thaw() error { return c.signal(syscall.SIGCONT) }
 
-// Kill crashes the receiver with SIGKILL and waits until it is gone.
+// Kill crashes the receiver with SIGKILL and waits until it is gone. A
+// receiver that had already exited on its own is not signalled: Kill
+// returns how it exited, so that the crash is not counted as one.
 func (c *Child) Kill() error {
-	if err := c.signal(syscall.SIGKILL); err != nil {
+	c.mu.Lock()
+	p := c.proc
+	if p == nil {
+		c.mu.Unlock()
+		return fmt.Errorf("receiver %q is not running", c.cmdline)
+	}
+	exited := p.hasExited()
+	c.mu.Unlock()
+	// Either way the group goes: a grandchild may outlive its shell.
+	if err := c.end(p, killed, 0); err != nil {
 		return err
 	}
-	c.mu.Lock()
-	exited := c.exited
-	c.mu.Unlock()
-	<-exited // SIGKILL cannot be caught; the wait is short
-	c.mu.Lock()
-	pgid := c.cmd.Process.Pid
-	c.cmd = nil
-	c.mu.Unlock()
-	return waitGroupGone(pgid)
+	if exited {
+		return p.exitError(c.cmdline)
+	}
+	return p.err // non-nil when it exited on its own just before the signal
 }
 
-// waitGroupGone waits until no process of the group is left, at most 2s.
-// A shell may exit before the receiver it forked has released its port,
-// and a restart before that would fail to bind. (A killed grandchild can
-// linger as a zombie until init reaps it, long after its port is free;
-// hence the bound. Simple commands are exec'd and have no grandchild.)
-func waitGroupGone(pgid int) error {
-	deadline := time.Now().Add(2 * time.Second)
-	for syscall.Kill(-pgid, 0) == nil && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
+// end ends p: SIGKILL, or for stopped SIGCONT (in case it is frozen),
+// SIGTERM and SIGKILL if the group has not gone within grace. It waits
+// until no process of the group is left (see groupGone).
+func (c *Child) end(p *proc, how ending, grace time.Duration) error {
+	c.mu.Lock()
+	if !p.hasExited() {
+		p.ending = how
+	}
+	if c.proc == p {
+		c.proc = nil
+	}
+	c.mu.Unlock()
+	if how == stopped {
+		_ = signalGroup(p.pgid, syscall.SIGCONT)
+		if err := signalGroup(p.pgid, syscall.SIGTERM); err != nil {
+			return err
+		}
+		if groupGone(p, grace) {
+			return nil
+		}
+		// Not gone: a child that ignored SIGTERM, or a grandchild of it.
+	}
+	if err := signalGroup(p.pgid, syscall.SIGKILL); err != nil {
+		return err
+	}
+	if !groupGone(p, killGrace) && !p.hasExited() {
+		return fmt.Errorf("receiver %q (pid %d) did not exit within %v of SIGKILL", c.cmdline, p.pgid, killGrace)
 	}
 	return nil
 }
 
+// groupGone waits up to d until p has exited and no process of its group
+// is left alive. A shell may exit before the receiver it forked has
+// released its port, and a restart before that would find the port taken.
+// (Simple commands are exec'd and have no grandchild.)
+func groupGone(p *proc, d time.Duration) bool {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-p.exited:
+	case <-timer.C:
+		return false
+	}
+	deadline := time.Now().Add(d)
+	for groupAlive(p.pgid) {
+		if !time.Now().Before(deadline) {
+			return false
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return true
+}
+
+// groupAlive reports whether a process of group pgid is alive. kill(-pgid,
+// 0) also counts zombies, so where /proc can tell, it decides.
+func groupAlive(pgid int) bool {
+	if syscall.Kill(-pgid, 0) != nil {
+		return false
+	}
+	alive, err := procfs.GroupAlive(pgid)
+	return alive || err != nil
+}
+
 // shellCommand prefixes a simple command line with exec, so that the
-// receiver replaces the shell and is the child fencecheck waits for.
-// Command lines with shell syntax run as they are.
+// receiver replaces the shell and is the child fencecheck waits for (and
+// the one the parent-death signal reaches). Command lines with shell
+// syntax run as they are.
 func shellCommand(cmdline string) string {
 	trimmed := strings.TrimSpace(cmdline)
 	if strings.ContainsAny(trimmed, ";&|()<>`$\n") || strings.HasPrefix(trimmed, "exec ") {
@@ -197,8 +416,8 @@ func shellCommand(cmdline string) string {
 	return "exec " + trimmed
 }
 
-// Restart crashes the receiver and starts it again, waiting until it
-// answers.
+// Restart crashes the receiver and starts it again, waiting until it is
+// ready.
 func (c *Child) Restart(ctx context.Context) error {
 	if err := c.Kill(); err != nil {
 		return err
@@ -207,36 +426,24 @@ func (c *Child) Restart(ctx context.Context) error {
 }
 
 // Stop ends the receiver gracefully: SIGCONT (in case it is frozen),
-// SIGTERM, and SIGKILL if it has not exited within grace.
+// SIGTERM to its group, and SIGKILL if the group has not gone within
+// grace. It also reaches what is left of a child that exited on its own
+// (a grandchild its shell forked).
 func (c *Child) Stop(grace time.Duration) error {
 	c.mu.Lock()
-	running := c.cmd != nil
-	exited := c.exited
-	pgid := 0
-	if running {
-		pgid = c.cmd.Process.Pid
-	}
+	p := c.proc
 	c.mu.Unlock()
-	if running {
-		_ = c.signal(syscall.SIGCONT)
-		_ = c.signal(syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(grace):
-			_ = c.signal(syscall.SIGKILL)
-			<-exited
-		}
-		if waitGroupGone(pgid) != nil {
-			_ = syscall.Kill(-pgid, syscall.SIGKILL) // a child that ignored SIGTERM
-		}
+	var err error
+	if p != nil {
+		err = c.end(p, stopped, grace)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.cmd = nil
 	if c.log != nil {
-		err := c.log.Close()
+		if cerr := c.log.Close(); err == nil {
+			err = cerr
+		}
 		c.log = nil
-		return err
 	}
-	return nil
+	return err
 }

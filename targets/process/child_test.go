@@ -3,8 +3,11 @@ package process
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -12,49 +15,169 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/fencecheck/fencecheck/internal/procfs"
 )
 
-func alive(pid int) bool { return syscall.Kill(pid, 0) == nil }
+func alive(pid int) bool { return !procfs.Gone(pid) }
+
+func alwaysReady(context.Context) error { return nil }
+
+// currentPID is the pid of the child's running start.
+func (c *Child) currentPID() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.proc.pgid
+}
+
+// waitFor waits for ch, failing the test after a bound meant only to end
+// a broken test, never to pace a working one.
+func waitFor(t *testing.T, ch <-chan struct{}, what string) {
+	t.Helper()
+	select {
+	case <-ch:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("timed out waiting for %s", what)
+	}
+}
 
 func TestChildLifecycle(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	c := NewChild("sleep 30", func(context.Context) error { return nil })
+	c := NewChild("sleep 30", "", alwaysReady)
 	c.SetLogDir(dir)
 	ctx := context.Background()
 	require.NoError(t, c.Start(ctx))
-	first := c.cmd.Process.Pid
+	first := c.currentPID()
 	require.Error(t, c.Start(ctx), "already running")
 	require.NoError(t, c.Freeze())
 	require.NoError(t, c.Thaw())
 	require.NoError(t, c.Restart(ctx))
 	assert.False(t, alive(first), "the first process survived SIGKILL")
-	second := c.cmd.Process.Pid
+	second := c.currentPID()
 	assert.NotEqual(t, first, second)
 	require.NoError(t, c.Freeze())
 	require.NoError(t, c.Stop(5*time.Second), "stop thaws a frozen child and ends it")
 	assert.False(t, alive(second))
+	assert.NoError(t, c.Err(), "exits fencecheck caused are not exits on its own")
+	select {
+	case <-c.Failed():
+		t.Error("Failed closed without an exit on its own")
+	default:
+	}
 	log, err := os.ReadFile(filepath.Join(dir, LogFile))
 	require.NoError(t, err)
 	assert.Equal(t, 2, strings.Count(string(log), "--- fencecheck: start"))
+	assert.NotContains(t, string(log), "exited on its own")
 }
 
-func TestChildThatNeverAnswers(t *testing.T) {
+func TestChildThatIsNeverReady(t *testing.T) {
 	t.Parallel()
 	never := func(context.Context) error { return errors.New("connection refused") }
-	c := NewChild("echo starting up; exit 4", never)
+	c := NewChild("echo starting up; exit 4", "", never)
 	c.SetLogDir(t.TempDir())
 	err := c.Start(context.Background())
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "exited before it answered")
+	assert.Contains(t, err.Error(), "exited on its own before it was ready (exit status 4)")
 	assert.Contains(t, err.Error(), "starting up", "the error shows the end of its output")
 
-	c = NewChild("sleep 30", never)
+	c = NewChild("sleep 30", "", nil)
+	pid := make(chan int, 1)
+	c.ready = func(context.Context) error {
+		select {
+		case pid <- c.currentPID():
+		default:
+		}
+		return errors.New("connection refused")
+	}
 	c.StartTimeout = 100 * time.Millisecond
 	err = c.Start(context.Background())
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "did not answer")
+	assert.Contains(t, err.Error(), "was not ready within 100ms: connection refused")
+	assert.False(t, alive(<-pid), "a child that was never ready is not left running")
+	assert.NoError(t, c.Err(), "fencecheck gave up on it; it did not exit on its own")
 	require.NoError(t, c.Stop(time.Second))
+}
+
+// TestChildRefusesAnAddressThatAnswers: with something listening on the
+// receiver's address, Start fails naming it and starts nothing.
+func TestChildRefusesAnAddressThatAnswers(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer ln.Close()
+	marker := filepath.Join(t.TempDir(), "started")
+	c := NewChild("touch "+marker+"; exec sleep 30", ln.Addr().String(), alwaysReady)
+	err = c.Start(context.Background())
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "another process already listens on "+ln.Addr().String())
+	assert.NoFileExists(t, marker, "the child was started anyway")
+	assert.NoError(t, c.Err())
+}
+
+// TestReadyCountsOnlyWhileTheChildIsAlive: an answer that comes after the
+// child died is not the child's, even when the readiness check says yes.
+func TestReadyCountsOnlyWhileTheChildIsAlive(t *testing.T) {
+	t.Parallel()
+	c := NewChild("echo; exit 3", "", nil)
+	c.ready = func(context.Context) error {
+		c.mu.Lock()
+		p := c.proc
+		c.mu.Unlock()
+		<-p.exited // answer only once the child is gone
+		return nil
+	}
+	err := c.Start(context.Background())
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "exited on its own before it was ready (exit status 3)")
+}
+
+// TestChildThatExitsOnItsOwn: a child that was ready and then exited by
+// itself is reported (Failed, Err) with its status and output, and the
+// faults find nothing to act on.
+func TestChildThatExitsOnItsOwn(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "go")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+	c := NewChild(fmt.Sprintf("read x < %s; echo bye from the receiver; exit 7", fifo), "", alwaysReady)
+	c.SetLogDir(dir)
+	require.NoError(t, c.Start(context.Background()))
+	require.NoError(t, c.Err())
+
+	require.NoError(t, os.WriteFile(fifo, []byte("go\n"), 0o600)) // blocks until the child reads
+	waitFor(t, c.Failed(), "the child's exit")
+	err := c.Err()
+	require.Error(t, err)
+	for _, want := range []string{"exited on its own after it was ready (exit status 7)", "bye from the receiver"} {
+		assert.Contains(t, err.Error(), want)
+	}
+	assert.ErrorContains(t, c.Freeze(), "exit status 7", "nothing to freeze")
+	assert.ErrorContains(t, c.Kill(), "exit status 7", "a kill that hits no live child is an error")
+	assert.ErrorContains(t, c.Kill(), "not running")
+	require.NoError(t, c.Stop(time.Second))
+	log, err := os.ReadFile(filepath.Join(dir, LogFile))
+	require.NoError(t, err)
+	assert.Regexp(t, `--- fencecheck: pid \d+ exited on its own \(exit status 7\)`, string(log))
+}
+
+// TestStopEndsTheWholeGroup: a receiver a shell command line forked (a
+// grandchild) is stopped with the shell.
+func TestStopEndsTheWholeGroup(t *testing.T) {
+	t.Parallel()
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	c := NewChild(fmt.Sprintf("sleep 30 & echo $! > %s.tmp && mv %[1]s.tmp %[1]s; wait", pidFile), "", func(context.Context) error {
+		_, err := os.Stat(pidFile)
+		return err
+	})
+	require.NoError(t, c.Start(context.Background()))
+	data, err := os.ReadFile(pidFile)
+	require.NoError(t, err)
+	grandchild, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	require.NoError(t, err)
+	require.True(t, alive(grandchild))
+	require.NoError(t, c.Stop(5*time.Second))
+	assert.False(t, alive(grandchild), "the shell's child outlived Stop")
 }
 
 func TestShellCommand(t *testing.T) {

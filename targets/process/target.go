@@ -3,13 +3,12 @@ package process
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/fencecheck/fencecheck/targets"
 )
 
 // Target is a target whose receiver runs as a child process: Setup starts
-// it and waits until it answers, Teardown stops it, and everything else
+// it and waits until it is ready, Teardown stops it, and everything else
 // goes to the inner target.
 type Target struct {
 	targets.Target
@@ -27,14 +26,14 @@ func (t *Target) UseRunDir(dir string) { t.Child.SetLogDir(dir) }
 // Setup starts the receiver.
 func (t *Target) Setup(ctx context.Context) error {
 	if err := t.Child.Start(ctx); err != nil {
-		return fmt.Errorf("--exec: %w", err)
+		return fmt.Errorf("receiver process: %w", err)
 	}
 	return nil
 }
 
 // Teardown stops the receiver and tears the inner target down.
 func (t *Target) Teardown(ctx context.Context) error {
-	err := t.Child.Stop(5 * time.Second)
+	err := t.Child.Stop(stopGrace)
 	if td, ok := t.Target.(targets.Teardowner); ok {
 		if terr := td.Teardown(ctx); err == nil {
 			err = terr
@@ -45,3 +44,10 @@ func (t *Target) Teardown(ctx context.Context) error {
 
 // Restart crashes the receiver (SIGKILL) and starts it again.
 func (t *Target) Restart(ctx context.Context) error { return t.Child.Restart(ctx) }
+
+// Err says how the receiver exited on its own, if it did: whatever
+// answered afterwards was not the receiver under test.
+func (t *Target) Err() error { return t.Child.Err() }
+
+// Failed is closed when the receiver exits on its own.
+func (t *Target) Failed() <-chan struct{} { return t.Child.Failed() }

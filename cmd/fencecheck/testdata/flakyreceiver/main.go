@@ -1,0 +1,53 @@
+// Command flakyreceiver is the reference receiver with ways to die that
+// the end-to-end tests of --exec need: on a GET / (as some receivers do on
+// an unknown request), or on the first request after a file appears (a
+// receiver that exits on its own in the middle of a run, when the test
+// says so).
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"sync/atomic"
+
+	"github.com/fencecheck/fencecheck/targets/http/receiver"
+)
+
+func main() {
+	listen := flag.String("listen", "127.0.0.1:0", "address to listen on")
+	exitOnRoot := flag.Bool("exit-on-root", false, "exit 5 on GET /")
+	dieFile := flag.String("die-when", "", "exit 7 on the first request after this file exists")
+	storeSpec := flag.String("store", "memory", "memory, or sqlite:PATH")
+	flag.Parse()
+	store, err := receiver.ParseStore(*storeSpec)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "flakyreceiver:", err)
+		os.Exit(2)
+	}
+	h := receiver.NewHandler(store, receiver.Options{})
+	var served atomic.Int64
+	flaky := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if *exitOnRoot && r.URL.Path == "/" {
+			fmt.Println("flakyreceiver: GET / is not my API; exiting")
+			os.Exit(5)
+		}
+		if *dieFile != "" {
+			if _, err := os.Stat(*dieFile); err == nil {
+				fmt.Printf("flakyreceiver: %s exists; exiting after %d requests\n", *dieFile, served.Load())
+				os.Exit(7)
+			}
+		}
+		served.Add(1)
+		h.ServeHTTP(w, r)
+	})
+	err = receiver.Serve(context.Background(), flaky, receiver.ServerOptions{
+		Listen: *listen,
+		Ready:  func(addr net.Addr) { fmt.Printf("flakyreceiver: listening on http://%s\n", addr) },
+	})
+	fmt.Fprintln(os.Stderr, "flakyreceiver:", err)
+	os.Exit(1)
+}
