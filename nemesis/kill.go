@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
-	"github.com/fencecheck/fencecheck/harness/sched"
 	"github.com/fencecheck/fencecheck/histories"
 )
 
@@ -30,9 +30,9 @@ type Process interface {
 // A crash matters to fencing when a stale write crosses it: the seed's
 // worker A pauses holding token 41, B's 42 is accepted, the receiver
 // crashes and restarts, and only then does A submit 41. So Kill also holds
-// some workers at their pause point until a newer owner has written and
-// the receiver has restarted since; a receiver that kept its highest token
-// only in memory then accepts the stale write.
+// some workers at their pause point until a newer owner has written, then
+// crashes the receiver itself and lets them go once it is back; a receiver
+// that kept its highest token only in memory then accepts the stale write.
 type Kill struct {
 	toggle
 	proc Process
@@ -43,8 +43,8 @@ type Kill struct {
 	// held across the next crash; default 0.5.
 	HoldShare float64
 
-	mu      sync.Mutex
-	waiting []sched.Gate // workers waiting for the next restart
+	mu      sync.Mutex   // one crash at a time
+	started atomic.Int64 // crashes begun
 }
 
 // NewKill returns the kill fault for proc.
@@ -53,40 +53,27 @@ func NewKill(proc Process) *Kill {
 }
 
 // Pause implements Pauser: hold the worker until a newer owner has
-// written and the receiver has been restarted after that.
+// written, crash and restart the receiver, and only then let the worker
+// submit its stale write. The crash is caused by the newer write, not by
+// the next tick of the kill timer, so the stale write crosses a crash
+// however fast the machine is.
 func (k *Kill) Pause(ctx context.Context, env Env, pp PausePoint) {
 	if !k.Active() || env.Float64() >= k.HoldShare {
 		return
 	}
 	ttl := env.LeaseTTL()
 	record(env, k.name, histories.FBegin, fmt.Sprintf("worker %d (process %d) holds token %d on %s across a receiver crash", pp.Worker, pp.Process, pp.Token, pp.Resource))
+	env.OutliveLease(pp.Resource, pp.Token)
 	newer := env.NewerAccepted(pp.Resource, pp.Token).Wait(ctx, 8*ttl)
-	restarted := false
-	if newer {
-		gate := env.Runtime().NewGate()
-		k.mu.Lock()
-		k.waiting = append(k.waiting, gate)
-		k.mu.Unlock()
-		restarted = gate.Wait(ctx, 4*k.every(env))
-	}
+	restarted := newer && k.crashAfter(ctx, env, k.started.Load())
 	outcome := "no newer owner wrote in time"
 	switch {
 	case restarted:
 		outcome = "a newer owner wrote and the receiver restarted; resuming with the stale token"
 	case newer:
-		outcome = "a newer owner wrote but no restart came in time; resuming"
+		outcome = "a newer owner wrote but the receiver did not restart; resuming"
 	}
 	record(env, k.name, histories.FEnd, fmt.Sprintf("worker %d resumes: %s", pp.Worker, outcome))
-}
-
-// releaseWaiting lets the workers held for a restart go.
-func (k *Kill) releaseWaiting() {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	for _, g := range k.waiting {
-		g.Open()
-	}
-	k.waiting = nil
 }
 
 func (k *Kill) every(env Env) time.Duration {
@@ -96,35 +83,57 @@ func (k *Kill) every(env Env) time.Duration {
 	return 3 * env.LeaseTTL()
 }
 
-// Act implements Actor.
+// Act implements Actor: crashes at random intervals while active, besides
+// those that held workers cause.
 func (k *Kill) Act(ctx context.Context, env Env) {
 	every := k.every(env)
-	defer k.releaseWaiting()
 	rt := env.Runtime()
 	for ctx.Err() == nil {
 		if rt.Sleep(ctx, time.Duration((0.5+env.Float64())*float64(every))) != nil {
 			return
 		}
-		if !k.Active() {
-			continue
-		}
-		// The action is recorded once the SIGKILL hit a live receiver,
-		// so a kill that found it already gone is never counted as one:
-		// it is the end of the run.
-		if err := k.proc.Kill(); err != nil {
-			env.Fail(fmt.Errorf("kill fault: no live receiver to crash: %w", err))
+		if k.Active() && !k.crash(ctx, env) {
 			return
 		}
-		start := time.Now()
-		record(env, k.name, histories.FBegin, "SIGKILL to the receiver process")
-		// The restart completes even if the fault phase ends meanwhile:
-		// the final reads need a running receiver.
-		if err := k.proc.Start(context.WithoutCancel(ctx)); err != nil {
-			record(env, k.name, histories.FEnd, fmt.Sprintf("the receiver did not come back: %v", err))
-			env.Fail(fmt.Errorf("kill fault: the receiver did not come back after SIGKILL: %w", err))
-			return
-		}
-		record(env, k.name, histories.FEnd, fmt.Sprintf("the receiver restarted and answers again after %v", time.Since(start).Round(time.Millisecond)))
-		k.releaseWaiting()
 	}
+}
+
+// crashAfter makes sure a crash began after the mark (a count of crashes
+// begun): a worker held for a crash needs one, not one of its own.
+func (k *Kill) crashAfter(ctx context.Context, env Env, mark int64) bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.started.Load() > mark {
+		return true // one began since, and it is over: we hold its lock
+	}
+	return k.crashLocked(ctx, env)
+}
+
+// crash kills the receiver and starts it again, one crash at a time, and
+// reports whether it answers again. The action is recorded once the
+// SIGKILL hit a live receiver, so a kill that found it already gone is
+// never counted as one: it is the end of the run.
+func (k *Kill) crash(ctx context.Context, env Env) bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.crashLocked(ctx, env)
+}
+
+func (k *Kill) crashLocked(ctx context.Context, env Env) bool {
+	k.started.Add(1)
+	if err := k.proc.Kill(); err != nil {
+		env.Fail(fmt.Errorf("kill fault: no live receiver to crash: %w", err))
+		return false
+	}
+	start := time.Now()
+	record(env, k.name, histories.FBegin, "SIGKILL to the receiver process")
+	// The restart completes even if the fault phase ends meanwhile: the
+	// final reads need a running receiver.
+	if err := k.proc.Start(context.WithoutCancel(ctx)); err != nil {
+		record(env, k.name, histories.FEnd, fmt.Sprintf("the receiver did not come back: %v", err))
+		env.Fail(fmt.Errorf("kill fault: the receiver did not come back after SIGKILL: %w", err))
+		return false
+	}
+	record(env, k.name, histories.FEnd, fmt.Sprintf("the receiver restarted and answers again after %v", time.Since(start).Round(time.Millisecond)))
+	return true
 }
