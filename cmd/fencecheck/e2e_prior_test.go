@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fencecheck/fencecheck/histories"
 	sqltarget "github.com/fencecheck/fencecheck/targets/sql"
 )
 
@@ -99,4 +100,29 @@ func dropTable(t *testing.T, spec, table string) {
 	require.NoError(t, err)
 	defer db.Close()
 	assert.NoError(t, db.Teardown(ctx))
+}
+
+// TestPriorStateWithoutTokensIsRefused: a table that keeps its rows, read
+// by a statement that returns no token: the second run cannot know which
+// tokens the receiver must reject, says so and exits 3 before any write.
+func TestPriorStateWithoutTokensIsRefused(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	table := uniqueTable(t)
+	args := []string{"run", "--ops", "200", "--nemesis", "none", "--seed", "1", "--store", "s",
+		"--target", "sqlite://" + filepath.Join(dir, "r.db"),
+		"--sql-setup", "CREATE TABLE IF NOT EXISTS " + table + " (id VARCHAR(64) PRIMARY KEY, token BIGINT NOT NULL, value TEXT)",
+		"--sql-write", "INSERT INTO " + table + " (id, token, value) VALUES (:resource, :token, :value) " + upsert("sqlite", table),
+		"--sql-read", "SELECT value FROM " + table + " WHERE id = :resource"}
+	first := fencecheck(t, dir, args...)
+	require.Equal(t, 0, first.code, first.stdout+first.stderr)
+	second := fencecheck(t, dir, args...)
+	assert.Equal(t, exitError, second.code, second.stdout+second.stderr)
+	assert.Contains(t, second.stderr, "observe r0 before the run: it already holds")
+	assert.Contains(t, second.stderr, "the receiver reports no token on reads")
+	h, err := histories.ReadFile(filepath.Join(dir, "s", "latest", "history.jsonl"))
+	require.NoError(t, err)
+	for _, op := range h.Operations {
+		assert.False(t, op.IsWrite(), "no worker wrote before the refusal")
+	}
 }
