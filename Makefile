@@ -5,7 +5,7 @@ BIN     := bin/fencecheck
 PKGS    := ./...
 # Every benchmark but BenchmarkCheckers, which has its own target (bench-checker)
 # because it takes long and needs gigabytes.
-BENCH   ?= ^Benchmark(Record|Read|Harness|HarnessHTTP|PlainLoop|PlainLoopHTTP|SQLHarness|SQLPlainLoop|Report|CheckFast|CollectFast|CheckFloor)$$
+BENCH   ?= ^Benchmark(Record|Read|Evidence|Harness|HarnessHTTP|PlainLoop|PlainLoopHTTP|SQLHarness|SQLPlainLoop|Report|CheckFast|CollectFast|CheckFloor)$$
 COUNT   ?= 6
 
 .PHONY: all build demo test fmt-check vet bench bench-checker diff-checker lint fuzz clean

@@ -65,18 +65,26 @@ type resourceEvidence struct {
 func (h *History) Evidence() Evidence {
 	byName := make(map[string]*resourceEvidence)
 	var order []string
+	var last *resourceEvidence
+	lastName := ""
 	for i := range h.Operations {
 		op := &h.Operations[i]
 		if op.Initial {
 			continue
 		}
-		ev, ok := byName[op.Resource]
-		if !ok {
-			ev = &resourceEvidence{firstAck: Infinity, lastRead: -1}
-			byName[op.Resource] = ev
-			order = append(order, op.Resource)
+		// Runs of one resource are common, and comparing a name with
+		// the last one is cheaper than a lookup per operation: half the
+		// time in BenchmarkEvidence.
+		if last == nil || op.Resource != lastName {
+			ev, ok := byName[op.Resource]
+			if !ok {
+				ev = &resourceEvidence{firstAck: Infinity, lastRead: -1}
+				byName[op.Resource] = ev
+				order = append(order, op.Resource)
+			}
+			last, lastName = ev, op.Resource
 		}
-		ev.add(op)
+		last.add(op)
 	}
 	out := Evidence{Resources: len(order), Errors: h.Errors}
 	for _, name := range order {
