@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -115,12 +116,24 @@ import (
 // model other than the fenced register. The caller should then use
 // CheckPorcupine.
 func CheckFast(ops []histories.Operation, opts Options) (Result, error) {
-	return checkFast(ops, opts, max(1, min(runtime.GOMAXPROCS(0), len(ops)/4096)))
+	return checkFast(ops, opts, stretches(ops), false)
+}
+
+// checkFastVerdict is CheckFast for the verdict alone: a violation is not
+// explained. The shrinker checks many candidates and needs no words.
+func checkFastVerdict(ops []histories.Operation, opts Options) (Verdict, error) {
+	res, err := checkFast(ops, opts, stretches(ops), true)
+	return res.Verdict, err
+}
+
+func stretches(ops []histories.Operation) int {
+	return max(1, min(runtime.GOMAXPROCS(0), len(ops)/4096))
 }
 
 // checkFast is CheckFast with the history collected in the given number of
-// stretches, so that tests can compare any split with none.
-func checkFast(ops []histories.Operation, opts Options, chunks int) (Result, error) {
+// stretches, so that tests can compare any split with none; quiet leaves
+// violations unexplained.
+func checkFast(ops []histories.Operation, opts Options, chunks int, quiet bool) (Result, error) {
 	start := time.Now()
 	if opts.Kind != KindFenced {
 		return Result{}, fmt.Errorf("%w: the %s model is not supported", ErrFastPrecondition, opts.Kind)
@@ -146,7 +159,7 @@ func checkFast(ops []histories.Operation, opts Options, chunks int) (Result, err
 		defer scratchPool.Put(scratch[w])
 	}
 	parallel(len(resources), func(w, i int) {
-		findings[i], stats[i], errs[i] = checkFastResource(ops, &resources[i], opts.Policy, scratch[w])
+		findings[i], stats[i], errs[i] = checkFastResource(ops, &resources[i], opts.Policy, scratch[w], quiet)
 	})
 	for _, err := range errs {
 		if err != nil {
@@ -157,15 +170,17 @@ func checkFast(ops []histories.Operation, opts Options, chunks int) (Result, err
 		res.CappedWrites += st.Capped
 		res.DroppedWrite += st.Dropped
 	}
-	preferRuleExplanations(ops, opts, resources, findings)
-	for i, f := range findings {
-		if f != nil {
-			res.Violations = append(res.Violations, f.violation(resources[i].name))
-		}
-	}
 	res.Verdict = Held
-	if len(res.Violations) > 0 {
+	if slices.ContainsFunc(findings, func(f *finding) bool { return f != nil }) {
 		res.Verdict = Violated
+	}
+	if !quiet {
+		preferRuleExplanations(ops, opts, resources, findings)
+		for i, f := range findings {
+			if f != nil {
+				res.Violations = append(res.Violations, f.violation(resources[i].name))
+			}
+		}
 	}
 	res.Elapsed = time.Since(start)
 	return res, nil
@@ -231,9 +246,17 @@ func preferRuleExplanations(ops []histories.Operation, opts Options, resources [
 		if len(pos[b]) > ruleExplanationLimit {
 			continue
 		}
-		// The rules read the prefix where it is, capped as Prepare
-		// would cap it (CheckFast judges the fenced model only).
-		if f := explainByRules(cappedView(opts.Policy, ops, pos[b]), opts); f != nil && f.at < findings[i].at {
+		// The rules read the prefix where it is. They need no fencing
+		// cap: what it shows (a write that can only be a no-op) they ask
+		// the resource's universe, with the other questions about the
+		// whole history.
+		view := make([]*histories.Operation, len(pos[b]))
+		for k, p := range pos[b] {
+			view[k] = &ops[p]
+		}
+		u := findings[i].u
+		if f := explainByRules(view, u, nil, opts); f != nil && f.at < findings[i].at {
+			f.u = u
 			findings[i] = f
 		}
 	}
@@ -247,13 +270,17 @@ const ruleExplanationLimit = 200_000
 // caller should fall back to CheckPorcupine.
 var ErrFastPrecondition = errors.New("models: fast checker precondition does not hold")
 
-func checkFastResource(ops []histories.Operation, r *fastResource, p Policy, sc *fastScratch) (*finding, CapStats, error) {
+func checkFastResource(ops []histories.Operation, r *fastResource, p Policy, sc *fastScratch, quiet bool) (*finding, CapStats, error) {
 	stats := r.capWrites(p, sc)
-	pb, err := newFastProblem(ops, r, p, sc)
+	pb, err := newFastProblem(ops, r, p, sc, quiet)
 	if err != nil {
 		return nil, stats, err
 	}
-	return pb.check(), stats, nil
+	f := pb.check()
+	if f != nil && !quiet {
+		f.u = pb.universe()
+	}
+	return f, stats, nil
 }
 
 // workers is how many goroutines parallel uses for n tasks.
