@@ -178,11 +178,7 @@ func (res *Result) Summary() string {
 	if res.Dir != "" && !res.Config.NoReport {
 		fmt.Fprintf(&b, "report      %s\n", filepath.Join(res.Dir, report.ReportFile))
 	}
-	writeMinimal(&b, res.Minimal)
-	for _, v := range res.Check.Violations {
-		b.WriteString("\n")
-		_ = models.WriteViolation(&b, v)
-	}
+	_ = models.WriteViolations(&b, &res.Check, res.Minimal)
 	for i, x := range res.Exclusive {
 		if i == 0 {
 			b.WriteString("\nwrites accepted after their lease was reassigned (--require exclusive):\n")

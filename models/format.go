@@ -27,6 +27,39 @@ func WriteViolation(w io.Writer, v Violation) error {
 	return tw.Flush()
 }
 
+// WriteViolations writes every violation of res once, each after a blank
+// line: the first cause (Result.First) as its minimal counterexample when
+// there is one (heading and table, WriteShrunk), else as its violation,
+// then the others as their violations, in the order of res.
+func WriteViolations(w io.Writer, res *Result, minimal *Shrunk) error {
+	first := res.First()
+	if first < 0 {
+		return nil
+	}
+	if _, err := io.WriteString(w, "\n"); err != nil {
+		return err
+	}
+	shown := res.Violations[first].Resource
+	var err error
+	if minimal != nil {
+		shown = minimal.Resource
+		err = WriteShrunk(w, minimal)
+	} else {
+		err = WriteViolation(w, res.Violations[first])
+	}
+	for i := range res.Violations {
+		if err != nil {
+			return err
+		}
+		if v := res.Violations[i]; v.Resource != shown {
+			if _, err = io.WriteString(w, "\n"); err == nil {
+				err = WriteViolation(w, v)
+			}
+		}
+	}
+	return err
+}
+
 // Interval renders an operation's interval; an unknown outcome ends at ∞.
 func Interval(call, ret int64) string {
 	end := "∞"

@@ -137,6 +137,9 @@ func (f *finding) words() words {
 		w.summary = fmt.Sprintf("stale read: returned %q (token %d) although %s, after which token %d can no longer take effect",
 			r.Value, f.older.Token, inEffect(f.newer, f.shown, "the read began"), f.older.Token)
 		w.set(f.older, "older write")
+		if f.shown == f.newer && !f.newer.Initial {
+			w.set(f.newer, "newer write, accepted and returned before the read began")
+		}
 		w.set(r, "return %q or a newer value", f.newer.Value)
 		f.sightingWords(&w)
 		f.originWords(&w, r)

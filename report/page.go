@@ -109,9 +109,17 @@ func newPage(in *Input, lim Limits, timelineNote string) (*page, error) {
 			marked[id] = true
 		}
 	}
-	for i, v := range in.Check.Violations {
+	// Each violation once: the minimal counterexample above tells its
+	// resource's.
+	var others []models.Violation
+	for _, v := range in.Check.Violations {
+		if in.Minimal == nil || v.Resource != in.Minimal.Resource {
+			others = append(others, v)
+		}
+	}
+	for i, v := range others {
 		if i == maxViolationsShown {
-			p.MoreViolations = len(in.Check.Violations) - i
+			p.MoreViolations = len(others) - i
 			break
 		}
 		p.Violations = append(p.Violations, violationView{Resource: v.Resource, Summary: v.Summary, Steps: stepRows(v)})
