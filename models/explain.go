@@ -90,6 +90,16 @@ type explainer struct {
 	// the sightings.
 	accepted, rejected, reads []*histories.Operation
 	sightings                 []sighting
+	// origins[i] is the origin of reads[i], computed once for all rules.
+	origins []readOrigin
+}
+
+// readOrigin is what the universe says of the value a read returned: how
+// many writes wrote it, how many of them can have produced it by then,
+// and that one when it is the only one.
+type readOrigin struct {
+	writes, applicable int32
+	only               *histories.Operation
 }
 
 // newExplainer prepares what the rules share, in one pass over ops after
@@ -118,8 +128,23 @@ func newExplainer(ops []*histories.Operation, u *universe, member func(id int) b
 			e.rejected = append(e.rejected, op)
 		}
 	}
+	e.origins = make([]readOrigin, len(e.reads))
+	for i, r := range e.reads {
+		if r.HasValue {
+			e.origins[i] = e.u.origin(r)
+		}
+	}
 	e.sightings = e.see()
 	return e
+}
+
+// source returns the only write that can have produced the value
+// reads[i] returned, or nil.
+func (e *explainer) source(i int) *histories.Operation {
+	if o := e.origins[i]; o.applicable == 1 {
+		return o.only
+	}
+	return nil
 }
 
 // sighting is evidence that newer had taken effect by at: newer itself,
@@ -135,15 +160,15 @@ func (e *explainer) see() []sighting {
 	for _, a := range e.accepted {
 		out = append(out, sighting{a.Return, a, a})
 	}
-	for _, r := range e.reads {
-		if !r.HasValue {
-			continue
-		}
-		if w := e.u.source(r); w != nil && e.has(w) && e.allOf(r.Value) {
+	for i, r := range e.reads {
+		// A read shows its write in effect earlier than the write's own
+		// return only if it returned first, or the write's outcome is
+		// unknown.
+		if w := e.source(i); w != nil && (w.Status != histories.StatusAccepted || r.Return < w.Return) && e.has(w) && e.allOf(r.Value) {
 			out = append(out, sighting{r.Return, w, r})
 		}
 	}
-	slices.SortStableFunc(out, func(a, b sighting) int { return cmp.Compare(a.at, b.at) })
+	slices.SortFunc(out, func(a, b sighting) int { return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.shown.ID, b.shown.ID)) })
 	return out
 }
 
@@ -151,12 +176,12 @@ func (e *explainer) has(op *histories.Operation) bool { return e.member == nil |
 
 // allOf reports whether every write of value is in the sub-history.
 func (e *explainer) allOf(value string) bool {
-	for _, w := range e.u.writesOf(value) {
-		if !e.has(w) {
-			return false
-		}
-	}
-	return true
+	all := true
+	e.u.eachWrite(value, func(w *histories.Operation) bool {
+		all = e.has(w)
+		return all
+	})
+	return all
 }
 
 // consider keeps f in best when it is valid and its evidence complete
@@ -168,12 +193,12 @@ func (e *explainer) consider(best **finding, f *finding) {
 }
 
 // highestSightingBefore sweeps targets (sorted by invocation) and calls fn
-// with each and the sighting with the highest token seen in effect
-// before it was invoked, if any.
-func (e *explainer) highestSightingBefore(targets []*histories.Operation, fn func(t *histories.Operation, s sighting)) {
+// with the position of each and the sighting with the highest token seen
+// in effect before it was invoked, if any.
+func (e *explainer) highestSightingBefore(targets []*histories.Operation, fn func(k int, s sighting)) {
 	var highest *sighting
 	j := 0
-	for _, t := range targets {
+	for k, t := range targets {
 		for j < len(e.sightings) && e.sightings[j].at < t.Call {
 			if s := &e.sightings[j]; highest == nil || s.newer.Token > highest.newer.Token {
 				highest = s
@@ -181,7 +206,7 @@ func (e *explainer) highestSightingBefore(targets []*histories.Operation, fn fun
 			j++
 		}
 		if highest != nil {
-			fn(t, *highest)
+			fn(k, *highest)
 		}
 	}
 }
@@ -228,7 +253,9 @@ func (e *explainer) staleAccepted() *finding {
 			}
 		}
 	}
-	e.highestSightingBefore(byCall(e.accepted), func(w *histories.Operation, s sighting) {
+	accepted := byCall(e.accepted)
+	e.highestSightingBefore(accepted, func(k int, s sighting) {
+		w := accepted[k]
 		if e.policy.MayAccept(s.newer.Token, w.Token) || s.newer.Token == w.Token {
 			return // equal tokens are equalAccepted's to explain
 		}
@@ -296,9 +323,9 @@ func (e *explainer) wrongRejection() *finding {
 // then, or with a token other than the write's.
 func (e *explainer) readOrigin() *finding {
 	var best *finding
-	for _, r := range e.reads {
+	for i, r := range e.reads {
 		if best == nil || r.Return < best.at {
-			e.consider(&best, readOriginFinding(e.u, r))
+			e.consider(&best, e.u.readFinding(r, e.origins[i]))
 		}
 	}
 	return best
@@ -310,32 +337,47 @@ func (e *explainer) readOrigin() *finding {
 // a read of a value only a failed write wrote is a read of a write that
 // failed, not of a value nobody wrote.
 func readOriginFinding(u *universe, r *histories.Operation) *finding {
-	f := &finding{rule: RuleReadOrigin, at: r.Return, culprit: r, policy: u.policy}
+	var o readOrigin
+	if r.HasValue {
+		o = u.origin(r)
+	}
+	return u.readFinding(r, o)
+}
+
+// origin judges the writes of the value read r returned.
+func (u *universe) origin(r *histories.Operation) readOrigin {
+	var o readOrigin
+	u.eachWrite(r.Value, func(w *histories.Operation) bool {
+		o.writes++
+		if why, _ := u.whyNot(w, r.Return); why == causeNone {
+			o.applicable++
+			o.only = w
+		}
+		return true
+	})
+	return o
+}
+
+// readFinding is readOriginFinding for a read whose origin is judged.
+func (u *universe) readFinding(r *histories.Operation, o readOrigin) *finding {
 	if !r.HasValue {
 		if !u.fenced || !r.HasToken || r.Token == 0 {
 			return nil
 		}
-		f.kind = kindReadUnwritten
-		return f
+		return &finding{kind: kindReadUnwritten, rule: RuleReadOrigin, at: r.Return, culprit: r, policy: u.policy}
 	}
-	f.origins = u.originsOf(r)
-	var applicable []*histories.Operation
-	for _, o := range f.origins[r] {
-		if o.why == causeNone {
-			applicable = append(applicable, o.w)
-		}
-	}
+	var kind findingKind
 	switch {
-	case len(f.origins[r]) == 0:
-		f.kind = kindReadNowhere
-	case len(applicable) == 0:
-		f.kind = kindReadNotApplied
-	case len(applicable) == 1 && u.fenced && r.HasToken && r.Token != applicable[0].Token:
-		f.kind, f.older = kindReadToken, applicable[0]
+	case o.writes == 0:
+		kind = kindReadNowhere
+	case o.applicable == 0:
+		kind = kindReadNotApplied
+	case o.applicable == 1 && u.fenced && r.HasToken && r.Token != o.only.Token:
+		kind = kindReadToken
 	default:
 		return nil
 	}
-	return f
+	return &finding{kind: kind, rule: RuleReadOrigin, at: r.Return, culprit: r, policy: u.policy, older: o.only, origins: u.originsOf(r)}
 }
 
 // staleRead: a read returned an older value although a write that bars
@@ -349,7 +391,20 @@ func (e *explainer) staleRead() *finding {
 	accepted := slices.Clone(e.accepted)
 	slices.SortStableFunc(accepted, func(a, b *histories.Operation) int { return cmp.Compare(a.Return, b.Return) })
 	j := 0
-	e.highestSightingBefore(byCall(e.reads), func(r *histories.Operation, s sighting) {
+	order := make([]int, len(e.reads)) // the reads by invocation, as positions in reads
+	for i := range order {
+		order[i] = i
+	}
+	byCallOf := func(a, b int) int { return cmp.Compare(e.reads[a].Call, e.reads[b].Call) }
+	if !slices.IsSortedFunc(order, byCallOf) {
+		slices.SortStableFunc(order, byCallOf)
+	}
+	reads := make([]*histories.Operation, len(order))
+	for k, i := range order {
+		reads[k] = e.reads[i]
+	}
+	e.highestSightingBefore(reads, func(k int, s sighting) {
+		r := reads[k]
 		for j < len(accepted) && accepted[j].Return < r.Call {
 			if latest == nil || accepted[j].Call > latest.Call {
 				latest = accepted[j]
@@ -364,17 +419,16 @@ func (e *explainer) staleRead() *finding {
 				newer: s.newer, shown: s.shown, origins: e.u.originsOf(s.shown)})
 			return
 		}
-		w := e.u.source(r)
+		w := e.source(order[k])
 		if w == nil {
 			return // readOrigin's to explain
 		}
-		origins := e.u.originsOf(r, s.shown)
 		if e.fenced && s.newer != w && !e.policy.MayAccept(s.newer.Token, w.Token) {
 			e.consider(&best, &finding{kind: kindStaleRead, rule: RuleStaleRead, at: r.Return, culprit: r, policy: e.policy,
-				older: w, newer: s.newer, shown: s.shown, origins: origins})
+				older: w, newer: s.newer, shown: s.shown, origins: e.u.originsOf(r, s.shown)})
 		} else if latest != nil && latest.Call > w.Return {
 			e.consider(&best, &finding{kind: kindStaleReadOrder, rule: RuleStaleRead, at: r.Return, culprit: r, policy: e.policy,
-				older: w, newer: latest, origins: origins})
+				older: w, newer: latest, origins: e.u.originsOf(r)})
 		}
 	})
 	return best

@@ -108,7 +108,7 @@ func Shrink(h *histories.History, v Violation, opts Options, so ShrinkOptions) (
 	start := time.Now()
 	s := &shrinker{opts: opts, rule: v.Rule, culprit: culpritOf(v), deadline: start.Add(so.Timeout), perCheck: so.CheckTimeout,
 		resource: v.Resource, all: h.Operations, u: newUniverse(h.Operations, v.Resource, opts)}
-	for _, w := range s.u.writers {
+	for _, w := range s.u.writersOf() {
 		s.written = append(s.written, *w)
 	}
 	// The hint first, and the resource's whole history only if the hint
@@ -276,7 +276,7 @@ func (s *shrinker) readsClosed(ops []histories.Operation) bool {
 
 // isUnwritten reports whether no write of the resource, of any outcome,
 // wrote value in the original history.
-func (s *shrinker) isUnwritten(value string) bool { return len(s.u.writesOf(value)) == 0 }
+func (s *shrinker) isUnwritten(value string) bool { return !s.u.written(value) }
 
 // ddmin removes units of operations (all operations sharing a key) while
 // the rest still fails, until no single unit can go or time runs out.

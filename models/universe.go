@@ -2,6 +2,7 @@ package models
 
 import (
 	"cmp"
+	"hash/maphash"
 	"slices"
 	"sort"
 	"sync"
@@ -23,67 +24,122 @@ type universe struct {
 	resource string
 	policy   Policy
 	fenced   bool
-	ops      []*histories.Operation // the resource's operations, in history order
-	byID     map[int]*histories.Operation
-	byValue  map[string][]*histories.Operation // the writes of each value, any status, in history order
+	// The history's operations; the resource's are at positions. Every
+	// index below holds positions in all (int32: no pointers for the
+	// garbage collector to scan, and half the size).
+	all []histories.Operation
+	ops []int32 // the resource's, in history order
+	// byID maps IDs to positions, for histories whose IDs are not their
+	// positions (sub-histories); nil otherwise.
+	byID map[int]int32
+	// writes are the resource's writes in history order; values finds
+	// the first and last write of a value (indexes in writes) and
+	// sameNext chains each to the next write of the same value, or -1.
+	writes   []int32
+	values   valueTable
+	sameNext []int32
 	// writers are the writes that may have taken effect (accepted,
 	// unknown, the state before the run), by invocation; highestUpTo[k]
 	// is the one with the highest token among writers[:k+1] (the first
 	// of them on a tie).
-	writers     []*histories.Operation
+	writers     []int32
 	highestUpTo []int32
 	// accepted are the accepted writes by token; earliestFrom[k] is the
 	// one among accepted[k:] that returned first: the writes that bar a
 	// token are a suffix of them (Policy.lowestBar).
-	accepted     []*histories.Operation
+	accepted     []int32
 	earliestFrom []int32
+	// The two indexes above are built on first need: a violation that
+	// involves no rejection and no unknown write needs neither.
+	writersOnce, acceptedOnce sync.Once
 
 	holdsOnce [2]sync.Once
 	holds     [2]bool
 }
 
 // newUniverse collects the operations of resource from all, the whole
-// history.
+// history. It costs a pass over all and O(n log n) in the resource's
+// operations (the sorts are skipped when, as in recorded histories, the
+// operations are in order already); only violating resources have one.
 func newUniverse(all []histories.Operation, resource string, opts Options) *universe {
-	u := &universe{resource: resource, policy: opts.Policy, fenced: opts.Kind == KindFenced}
+	u := &universe{resource: resource, policy: opts.Policy, fenced: opts.Kind == KindFenced, all: all}
+	positions := true
+	writes := 0
 	for i := range all {
-		if all[i].Resource == resource {
-			u.ops = append(u.ops, &all[i])
+		op := &all[i]
+		if op.Resource != resource {
+			continue
+		}
+		u.ops = append(u.ops, int32(i))
+		positions = positions && op.ID == i
+		if op.IsWrite() {
+			writes++
 		}
 	}
-	u.index()
+	if !positions {
+		u.byID = make(map[int]int32, len(u.ops))
+		for _, k := range u.ops {
+			u.byID[all[k].ID] = k
+		}
+	}
+	u.index(writes)
 	return u
 }
 
-func (u *universe) index() {
-	u.byID = make(map[int]*histories.Operation, len(u.ops))
-	u.byValue = make(map[string][]*histories.Operation)
-	for _, op := range u.ops {
-		u.byID[op.ID] = op
-		if !op.IsWrite() {
-			continue
-		}
-		u.byValue[op.Value] = append(u.byValue[op.Value], op)
-		if mayHaveApplied(op) {
-			u.writers = append(u.writers, op)
-		}
-		if op.Status == histories.StatusAccepted {
-			u.accepted = append(u.accepted, op)
+func (u *universe) at(k int32) *histories.Operation { return &u.all[k] }
+
+func (u *universe) index(writes int) {
+	u.writes = make([]int32, 0, writes)
+	for _, k := range u.ops {
+		if u.at(k).IsWrite() {
+			u.writes = append(u.writes, k)
 		}
 	}
-	slices.SortStableFunc(u.writers, func(a, b *histories.Operation) int { return cmp.Compare(a.Call, b.Call) })
+	u.values = newValueTable(len(u.writes))
+	u.sameNext = make([]int32, len(u.writes))
+	for w := range u.writes {
+		u.sameNext[w] = -1
+		if prev := u.values.add(u, int32(w)); prev >= 0 {
+			u.sameNext[prev] = int32(w)
+		}
+	}
+}
+
+// indexWriters builds writers and highestUpTo.
+func (u *universe) indexWriters() {
+	for _, k := range u.writes {
+		if mayHaveApplied(u.at(k)) {
+			u.writers = append(u.writers, k)
+		}
+	}
+	byCall := func(a, b int32) int { return cmp.Compare(u.at(a).Call, u.at(b).Call) }
+	if !slices.IsSortedFunc(u.writers, byCall) {
+		slices.SortStableFunc(u.writers, byCall)
+	}
 	u.highestUpTo = make([]int32, len(u.writers))
 	for k, w := range u.writers {
 		u.highestUpTo[k] = int32(k)
-		if k > 0 && u.writers[u.highestUpTo[k-1]].Token >= w.Token {
+		if k > 0 && u.at(u.writers[u.highestUpTo[k-1]]).Token >= u.at(w).Token {
 			u.highestUpTo[k] = u.highestUpTo[k-1]
 		}
 	}
-	slices.SortStableFunc(u.accepted, func(a, b *histories.Operation) int { return cmp.Compare(a.Token, b.Token) })
+}
+
+// indexAccepted builds accepted and earliestFrom.
+func (u *universe) indexAccepted() {
+	for _, k := range u.writes {
+		if u.at(k).Status == histories.StatusAccepted {
+			u.accepted = append(u.accepted, k)
+		}
+	}
+	byToken := func(a, b int32) int { return cmp.Compare(u.at(a).Token, u.at(b).Token) }
+	if !slices.IsSortedFunc(u.accepted, byToken) {
+		slices.SortStableFunc(u.accepted, byToken)
+	}
 	u.earliestFrom = make([]int32, len(u.accepted))
 	for k := len(u.accepted) - 1; k >= 0; k-- {
 		u.earliestFrom[k] = int32(k)
-		if k+1 < len(u.accepted) && u.accepted[u.earliestFrom[k+1]].Return < u.accepted[k].Return {
+		if k+1 < len(u.accepted) && u.at(u.accepted[u.earliestFrom[k+1]]).Return < u.at(u.accepted[k]).Return {
 			u.earliestFrom[k] = u.earliestFrom[k+1]
 		}
 	}
@@ -95,31 +151,112 @@ func (u *universe) op(x *histories.Operation) *histories.Operation {
 	if x == nil {
 		return nil
 	}
-	if o, ok := u.byID[x.ID]; ok {
-		return o
+	if u.byID == nil {
+		if x.ID >= 0 && x.ID < len(u.all) {
+			return &u.all[x.ID]
+		}
+		return x
+	}
+	if k, ok := u.byID[x.ID]; ok {
+		return u.at(k)
 	}
 	return x
 }
 
-// writesOf returns every write of the resource that wrote value, whatever
-// its outcome.
-func (u *universe) writesOf(value string) []*histories.Operation { return u.byValue[value] }
+// eachWrite calls fn with every write of the resource that wrote value,
+// whatever its outcome, in history order, until fn returns false.
+func (u *universe) eachWrite(value string, fn func(w *histories.Operation) bool) {
+	for w := u.values.first(u, value); w >= 0; w = u.sameNext[w] {
+		if !fn(u.at(u.writes[w])) {
+			return
+		}
+	}
+}
+
+// written reports whether some write of the resource, of any outcome,
+// wrote value.
+func (u *universe) written(value string) bool { return u.values.first(u, value) >= 0 }
+
+// valueTable maps a value to the first and last of its writes: an
+// open-addressing table on the value's hash, at most two thirds full, like
+// fastIndex (a Go map of strings cost the explanation of a violating
+// resource more than half its time, BenchmarkCheckFast's invalid cells).
+type valueTable struct {
+	seed  maphash.Seed
+	slots []valueSlot
+	mask  uint64
+}
+
+type valueSlot struct {
+	hash        uint32 // the high half of the value's hash; the low half picks the slot
+	first, last int32  // indexes in the universe's writes, plus one; 0: empty
+}
+
+func newValueTable(n int) valueTable {
+	size := 8
+	for size < n+n/2 {
+		size *= 2
+	}
+	return valueTable{seed: maphash.MakeSeed(), slots: make([]valueSlot, size), mask: uint64(size - 1)}
+}
+
+// slot returns the slot of value: its own, or the empty one where it goes.
+func (t *valueTable) slot(u *universe, value string, h uint64) *valueSlot {
+	high := uint32(h >> 32)
+	for i := h & t.mask; ; i = (i + 1) & t.mask {
+		s := &t.slots[i]
+		if s.first == 0 || s.hash == high && u.at(u.writes[s.first-1]).Value == value {
+			return s
+		}
+	}
+}
+
+// add records write w (an index in writes) and returns the previous
+// write of its value, or -1.
+func (t *valueTable) add(u *universe, w int32) int32 {
+	v := u.at(u.writes[w]).Value
+	h := maphash.String(t.seed, v)
+	s := t.slot(u, v, h)
+	prev := s.last - 1
+	if s.first == 0 {
+		s.hash, s.first = uint32(h>>32), w+1
+	}
+	s.last = w + 1
+	return prev
+}
+
+// first returns the first write of value (an index in writes), or -1.
+func (t *valueTable) first(u *universe, value string) int32 {
+	return t.slot(u, value, maphash.String(t.seed, value)).first - 1
+}
+
+// writersOf returns the writes that may have taken effect, by invocation.
+func (u *universe) writersOf() []*histories.Operation {
+	u.writersOnce.Do(u.indexWriters)
+	out := make([]*histories.Operation, len(u.writers))
+	for i, k := range u.writers {
+		out[i] = u.at(k)
+	}
+	return out
+}
 
 // highestSentBy returns the write with the highest token among those that
 // may have taken effect and were invoked at or before t, or nil.
 func (u *universe) highestSentBy(t int64) *histories.Operation {
-	k := sort.Search(len(u.writers), func(k int) bool { return u.writers[k].Call > t })
+	u.writersOnce.Do(u.indexWriters)
+	k := sort.Search(len(u.writers), func(k int) bool { return u.at(u.writers[k]).Call > t })
 	if k == 0 {
 		return nil
 	}
-	return u.writers[u.highestUpTo[k-1]]
+	return u.at(u.writers[u.highestUpTo[k-1]])
 }
 
 // earliestJustifier returns the first-invoked write that may have taken
 // effect and whose token justifies rejecting r, or nil.
 func (u *universe) earliestJustifier(r *histories.Operation) *histories.Operation {
-	for _, w := range u.writers {
-		if u.policy.MayReject(w.Token, r.Token) {
+	u.writersOnce.Do(u.indexWriters)
+	for _, k := range u.writers {
+		if w := u.at(k); u.policy.MayReject(w.Token, r.Token) {
 			return w
 		}
 	}
@@ -134,11 +271,12 @@ func (u *universe) earliestBarring(w *histories.Operation) *histories.Operation 
 	if !ok {
 		return nil
 	}
-	k, _ := slices.BinarySearchFunc(u.accepted, lowest, func(a *histories.Operation, t uint64) int { return cmp.Compare(a.Token, t) })
+	u.acceptedOnce.Do(u.indexAccepted)
+	k, _ := slices.BinarySearchFunc(u.accepted, lowest, func(a int32, t uint64) int { return cmp.Compare(u.at(a).Token, t) })
 	if k == len(u.accepted) {
 		return nil
 	}
-	return u.accepted[u.earliestFrom[k]]
+	return u.at(u.accepted[u.earliestFrom[k]])
 }
 
 // barredBefore returns an accepted write that returned before w was
@@ -158,8 +296,8 @@ func (u *universe) barredBefore(w *histories.Operation) *histories.Operation {
 func (u *universe) holdsUnder(p Policy) bool {
 	u.holdsOnce[p].Do(func() {
 		ops := make([]histories.Operation, len(u.ops))
-		for i, op := range u.ops {
-			ops[i] = *op
+		for i, k := range u.ops {
+			ops[i] = *u.at(k)
 		}
 		opts := Options{Kind: KindFenced, Policy: p, Timeout: adviceTimeout}
 		res, err := CheckFast(ops, opts)
@@ -189,6 +327,11 @@ func (u *universe) whyNot(w *histories.Operation, t int64) (cause, *histories.Op
 		return causeNone, nil
 	case !u.policy.MayAccept(0, w.Token):
 		return causeNeverAcceptable, nil
+	case w.Status != histories.StatusUnknown:
+		// An accepted write that a barring one had preceded is a stale
+		// write accepted, which staleAccepted explains; a read of it is
+		// not what is wrong first.
+		return causeNone, nil
 	}
 	if a := u.barredBefore(w); a != nil {
 		return causeBarred, a
@@ -205,7 +348,7 @@ const (
 	causeFailed                       // it failed: never applied
 	causeSentAfter                    // it was sent only after the read had returned
 	causeNeverAcceptable              // its token can never be accepted (0 under strict)
-	causeBarred                       // a write whose token bars it had been accepted before it was sent
+	causeBarred                       // unknown, and a write whose token bars it had been accepted before it was sent (the fencing cap drops it)
 )
 
 // originsOf returns, for each of the reads given that returned a value
@@ -217,12 +360,12 @@ func (u *universe) originsOf(reads ...*histories.Operation) map[*histories.Opera
 		if r == nil || r.IsWrite() || !r.HasValue {
 			continue
 		}
-		ws := u.writesOf(r.Value)
-		os := make([]origin, 0, len(ws))
-		for _, w := range ws {
+		var os []origin
+		u.eachWrite(r.Value, func(w *histories.Operation) bool {
 			why, barrer := u.whyNot(w, r.Return)
 			os = append(os, origin{w, why, barrer})
-		}
+			return true
+		})
 		out[r] = os
 	}
 	return out
@@ -235,13 +378,16 @@ func (u *universe) source(r *histories.Operation) *histories.Operation {
 		return nil
 	}
 	var only *histories.Operation
-	for _, w := range u.writesOf(r.Value) {
+	unique := true
+	u.eachWrite(r.Value, func(w *histories.Operation) bool {
 		if why, _ := u.whyNot(w, r.Return); why == causeNone {
-			if only != nil {
-				return nil
-			}
+			unique = only == nil
 			only = w
 		}
+		return unique
+	})
+	if !unique {
+		return nil
 	}
 	return only
 }

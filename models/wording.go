@@ -182,7 +182,12 @@ func (f *finding) words() words {
 		w.set(o, "take effect before token %d, or not at all", f.newer.Token)
 		w.set(r, "return a value that can have taken effect")
 		f.sightingWords(&w)
+		f.originWords(&w, r)
 	case kindNoOrder:
+		if r == nil {
+			w.summary = "no order of the operations on this resource explains the answers the resource gave"
+			break
+		}
 		w.summary = fmt.Sprintf("no order of the operations explains the answers the resource gave: the search for one could not place operation #%d (%s)",
 			r.ID, DescribeHistoryOp(r))
 		w.set(r, "an answer consistent with the operations before it")
