@@ -175,7 +175,7 @@ func checkFast(ops []histories.Operation, opts Options, chunks int, quiet bool) 
 		res.Verdict = Violated
 	}
 	if !quiet {
-		preferRuleExplanations(ops, opts, resources, findings)
+		preferRuleExplanations(opts, findings)
 		for i, f := range findings {
 			if f != nil {
 				res.Violations = append(res.Violations, f.violation(resources[i].name))
@@ -193,71 +193,33 @@ func checkFast(ops []histories.Operation, opts Options, chunks int, quiet bool) 
 // where one of Explain's rules has evidence complete strictly earlier, its
 // finding replaces the witness, so that both checkers tell the seed's
 // story the same way. It runs only for violating resources.
-func preferRuleExplanations(ops []histories.Operation, opts Options, resources []fastResource, findings []*finding) {
-	var bad []int // the violating resources, as positions in resources
-	latest := int64(math.MinInt64)
+func preferRuleExplanations(opts Options, findings []*finding) {
 	for i, f := range findings {
-		if f != nil {
-			bad = append(bad, i)
-			latest = max(latest, f.at)
+		if f == nil {
+			continue
 		}
-	}
-	if len(bad) == 0 {
-		return
-	}
-	// Evidence complete before the witness's only involves operations
-	// invoked before it, so the rules see that prefix alone: it gives
-	// them the same answers, and keeps them off the rest of the history.
-	// The prefixes are gathered as positions first, so that a resource
-	// whose prefix is over the limit is left out before anything else is
-	// done: the witness is exact too, and the rules would only cost
-	// time. Usually one resource violates, and matching its name is a
-	// comparison (of equal pointers, as the reader shares names' bytes),
-	// not a map lookup per operation.
-	pos := make([][]int32, len(bad))
-	which := func(name string) int { // the position in bad, or -1
-		if name == resources[bad[0]].name {
-			return 0
-		}
-		return -1
-	}
-	if len(bad) > 1 {
-		byName := make(map[string]int, len(bad))
-		for b, i := range bad {
-			byName[resources[i].name] = b
-		}
-		which = func(name string) int {
-			if b, ok := byName[name]; ok {
-				return b
+		// Evidence complete before the witness's only involves
+		// operations invoked before it, so the rules see that prefix
+		// alone: it gives them the same answers, and keeps them off the
+		// rest of the history. The resource's universe has its
+		// operations, so the history is not read again. A prefix over
+		// the limit is left alone: the witness is exact too, and the
+		// rules would only cost time. The rules need no fencing cap:
+		// what it shows (a write that can only be a no-op) they ask the
+		// universe, with the other questions about the whole history.
+		u := f.u
+		view := make([]*histories.Operation, 0, len(u.ops))
+		for _, k := range u.ops {
+			if op := u.at(k); op.Call <= f.at && checkable(op) {
+				view = append(view, op)
 			}
-			return -1
 		}
-	}
-	for i := range ops {
-		op := &ops[i]
-		if op.Call > latest || !checkable(op) {
+		if len(view) > ruleExplanationLimit {
 			continue
 		}
-		if b := which(op.Resource); b >= 0 && op.Call <= findings[bad[b]].at && len(pos[b]) <= ruleExplanationLimit {
-			pos[b] = append(pos[b], int32(i))
-		}
-	}
-	for b, i := range bad {
-		if len(pos[b]) > ruleExplanationLimit {
-			continue
-		}
-		// The rules read the prefix where it is. They need no fencing
-		// cap: what it shows (a write that can only be a no-op) they ask
-		// the resource's universe, with the other questions about the
-		// whole history.
-		view := make([]*histories.Operation, len(pos[b]))
-		for k, p := range pos[b] {
-			view[k] = &ops[p]
-		}
-		u := findings[i].u
-		if f := explainByRules(view, u, nil, opts); f != nil && f.at < findings[i].at {
-			f.u = u
-			findings[i] = f
+		if g := explainByRules(view, u, nil, opts); g != nil && g.at < f.at {
+			g.u = u
+			findings[i] = g
 		}
 	}
 }

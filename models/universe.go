@@ -64,7 +64,6 @@ type universe struct {
 func newUniverse(all []histories.Operation, resource string, opts Options) *universe {
 	u := &universe{resource: resource, policy: opts.Policy, fenced: opts.Kind == KindFenced, all: all}
 	positions := true
-	writes := 0
 	for i := range all {
 		op := &all[i]
 		if op.Resource != resource {
@@ -72,8 +71,8 @@ func newUniverse(all []histories.Operation, resource string, opts Options) *univ
 		}
 		u.ops = append(u.ops, int32(i))
 		positions = positions && op.ID == i
-		if op.IsWrite() {
-			writes++
+		if op.F == histories.FWrite {
+			u.writes = append(u.writes, int32(i))
 		}
 	}
 	if !positions {
@@ -82,19 +81,13 @@ func newUniverse(all []histories.Operation, resource string, opts Options) *univ
 			u.byID[all[k].ID] = k
 		}
 	}
-	u.index(writes)
+	u.index()
 	return u
 }
 
 func (u *universe) at(k int32) *histories.Operation { return &u.all[k] }
 
-func (u *universe) index(writes int) {
-	u.writes = make([]int32, 0, writes)
-	for _, k := range u.ops {
-		if u.at(k).IsWrite() {
-			u.writes = append(u.writes, k)
-		}
-	}
+func (u *universe) index() {
 	u.values = newValueTable(len(u.writes))
 	u.sameNext = make([]int32, len(u.writes))
 	for w := range u.writes {
