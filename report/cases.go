@@ -48,7 +48,7 @@ func CheckCases(check models.Result, resources []string, minimal *models.Shrunk)
 		if v, ok := violated[r]; ok {
 			c.Failure = violationFailure(v, minimal)
 		} else if gaveUp[r] {
-			c.Error = &Failure{Type: "inconclusive", Message: "the checker gave up on resource " + r + " (--timeout)"}
+			c.Error = &Failure{Type: "inconclusive", Message: "the checker gave up on resource " + r + ": it ran out of time"}
 		}
 		cases = append(cases, c)
 	}
