@@ -338,7 +338,7 @@ func (f *finding) violation(resource string) Violation {
 	for _, op := range rows {
 		v.Steps = append(v.Steps, Step{
 			OpID: op.ID, Process: op.Process, Call: op.Call, Return: op.Return,
-			Event: DescribeHistoryOp(op), Expected: w.expected(op), Culprit: op == f.culprit,
+			Event: DescribeHistoryOp(op), Expected: w.expected(op), Culprit: op == f.culprit, Initial: op.Initial,
 		})
 	}
 	return v

@@ -3,6 +3,7 @@ package models
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"text/tabwriter"
 	"time"
 
@@ -22,7 +23,11 @@ func WriteViolation(w io.Writer, v Violation) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "step\ttime\tprocess\tevent\twhat the resource should have done")
 	for i, s := range v.Steps {
-		fmt.Fprintf(tw, "%d\t%s\t%d\t%s\t%s\n", i+1, Interval(s.Call, s.Return), s.Process, s.Event, s.Expected)
+		who, at := strconv.Itoa(s.Process), Interval(s.Call, s.Return)
+		if s.Initial {
+			who, at = "-", "before the run" // no process wrote it
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", i+1, at, who, s.Event, s.Expected)
 	}
 	return tw.Flush()
 }

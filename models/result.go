@@ -100,4 +100,7 @@ type Step struct {
 	// Culprit marks the operation whose answer the resource must not
 	// have given; the other steps are the evidence around it.
 	Culprit bool `json:"culprit,omitempty"`
+	// Initial marks the state the resource held before the run, which no
+	// process wrote.
+	Initial bool `json:"initial,omitempty"`
 }
