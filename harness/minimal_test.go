@@ -51,7 +51,7 @@ func TestMinimalCounterexamples(t *testing.T) {
 					require.GreaterOrEqual(t, len(h.Operations), 4000)
 					opts := models.Options{Policy: models.Strict}
 					start := time.Now()
-					s, ok := models.Shrink(h, res.Check.Violations[0], opts, models.ShrinkOptions{NoHint: noHint})
+					s, ok := models.Shrink(h, res.Check.Violations[res.Check.First()], opts, models.ShrinkOptions{NoHint: noHint})
 					elapsed := time.Since(start)
 					require.True(t, ok)
 					t.Logf("%s: %d operations → %d (%s) in %v, %d checks", name, len(h.Operations), len(s.Ops), s.Violation.Rule, elapsed.Round(time.Millisecond), s.Checks)

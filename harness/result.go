@@ -185,11 +185,7 @@ func (res *Result) Summary() string {
 	if cfg.Command != "" {
 		fmt.Fprintf(&b, "reproduce   %s\n", cfg.Command)
 	}
-	writeMinimal(&b, res.Minimal)
-	for _, v := range res.Check.Violations {
-		b.WriteString("\n")
-		_ = models.WriteViolation(&b, v)
-	}
+	_ = models.WriteViolations(&b, &res.Check, res.Minimal)
 	for i, x := range res.Exclusive {
 		if i == 0 {
 			b.WriteString("\nwrites accepted after their lease was reassigned (--require exclusive):\n")

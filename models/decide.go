@@ -15,8 +15,15 @@ import (
 func Decide(res Result, ev histories.Evidence) (Verdict, string) {
 	switch res.Verdict {
 	case Violated:
-		return Violated, fmt.Sprintf("the history is not linearizable for a fenced register (%s policy) on %d of %d resources",
+		reason := fmt.Sprintf("the history is not linearizable for a fenced register (%s policy) on %d of %d resources",
 			res.Policy, len(res.Violations), res.Resources)
+		if i := res.First(); i >= 0 {
+			// The first cause: the violation whose evidence was complete
+			// earliest, which the minimal counterexample shrinks.
+			v := res.Violations[i]
+			reason += fmt.Sprintf("; first on %s at %s: %s", v.Resource, when(v.At), v.Summary)
+		}
+		return Violated, reason
 	case Inconclusive:
 		return Inconclusive, fmt.Sprintf("the checker gave up on %d resources (%s)", len(res.TimedOut), strings.Join(res.TimedOut, ", "))
 	}

@@ -11,30 +11,35 @@ import (
 	"github.com/fencecheck/fencecheck/histories"
 )
 
-// Explain finds the operations that make a resource's history illegal and
+// explain finds the operations that make a resource's history illegal and
 // says, in the seed's terms, what the resource should have done. It is
-// called only after a checker found the group illegal.
+// called only after a checker found the group illegal. g may be a
+// sub-history of the resource (a candidate of the shrinker, the prefix
+// CheckFast explains): u is the resource's original history, which the
+// finding's claims are about and which answers every universal question
+// ("which writes wrote this value", "which write sent before this
+// rejection answered had the highest token"), and member reports whether
+// an operation is one of g's (nil: all are). A finding is valid only if
+// every operation it names is one of g's.
 //
 // Each rule below is a sufficient condition for a violation that needs no
-// search: a stale token accepted after a barring one had returned, a
-// rejection no earlier write could justify, a read of a value nobody
-// wrote, a read that missed a write which had completed before it began.
-// Every rule runs in O(n log n), because violating resources can hold
-// millions of operations. The evidence that is complete earliest wins.
-// When no rule applies (the violation needs several operations' orders
-// together), the explanation falls back to porcupine's longest legal
-// prefix.
-func Explain(g Group, opts Options) Violation {
+// search: a stale token accepted after a barring one had been seen in
+// effect, a rejection that no write sent before it answered could
+// justify, a read of a value no write can have produced by then, a read
+// that missed a write seen in effect before it began. Every rule runs in
+// O(n log n), because violating resources can hold millions of
+// operations. The evidence that is complete earliest wins. When no rule
+// applies (the violation needs several operations' orders together), the
+// explanation falls back to porcupine's longest legal prefix.
+func explain(g Group, u *universe, member func(id int) bool, opts Options) *finding {
 	ops := make([]*histories.Operation, len(g.Ops))
 	for i := range g.Ops {
 		ops[i] = &g.Ops[i]
 	}
-	best := explainByRules(ops, opts)
-	if best == nil {
-		best = fallback(g.Ops, opts)
-		best.rule = RuleNoOrder
+	if best := explainByRules(ops, u, member, opts); best != nil {
+		return best
 	}
-	return best.violation(g.Resource)
+	return fallback(g.Ops, u, opts)
 }
 
 // explainByRules applies the rules that need no search and returns the
@@ -45,20 +50,19 @@ func Explain(g Group, opts Options) Violation {
 // history can be long. ops are one resource's operations, filtered and
 // capped as for a checker (see Group), in history order; they are read,
 // never modified.
-func explainByRules(ops []*histories.Operation, opts Options) *finding {
-	e := newExplainer(ops, opts)
+func explainByRules(ops []*histories.Operation, u *universe, member func(id int) bool, opts Options) *finding {
+	e := newExplainer(ops, u, member, opts)
 	// The rules are listed costliest first, so that two cores finish
 	// together; rank orders them on a tie.
 	rules := []struct {
-		name string
 		rank int
 		find func() *finding
 	}{
-		{RuleStaleRead, 4, e.staleRead},
-		{RuleWrongRejection, 2, e.wrongRejection},
-		{RuleReadOrigin, 3, e.readOrigin},
-		{RuleEqualAccepted, 1, e.equalAccepted},
-		{RuleStaleAccepted, 0, e.staleAccepted},
+		{4, e.staleRead},
+		{2, e.wrongRejection},
+		{3, e.readOrigin},
+		{1, e.equalAccepted},
+		{0, e.staleAccepted},
 	}
 	found := make([]*finding, len(rules))
 	parallel(len(rules), func(_, i int) { found[i] = rules[i].find() })
@@ -67,130 +71,158 @@ func explainByRules(ops []*histories.Operation, opts Options) *finding {
 	for i, f := range found {
 		if f != nil && (best == nil || f.at < best.at || f.at == best.at && rules[i].rank < bestRank) {
 			best, bestRank = f, rules[i].rank
-			best.rule = rules[i].name
 		}
+	}
+	if best != nil && best.kind == kindEqualAccepted {
+		best.advice = u.holdsUnder(AcceptEqual)
 	}
 	return best
 }
 
 type explainer struct {
-	ops    []*histories.Operation
+	u      *universe
+	member func(id int) bool
 	policy Policy
 	fenced bool
 	// What newExplainer prepares for the rules, which only read it: the
-	// accepted writes, the writes that may have taken effect, the
-	// rejected writes and the reads that returned, each in history
-	// order, and the writes by value.
-	accepted, writers, rejected, reads []*histories.Operation
-	byValue                            valueIndex
+	// accepted writes, the rejected writes and the reads that returned,
+	// each in history order, as originals (not the cap's copies), and
+	// the sightings.
+	accepted, rejected, reads []*histories.Operation
+	sightings                 []sighting
+	// origins[i] is the origin of reads[i], computed once for all rules.
+	origins []readOrigin
 }
 
-// valueIndex finds the writes of a value: latest maps a value to its
-// latest write (a position in ops) and earlier chains each write to the
-// previous write of the same value, or -1. One map of positions, not a
-// slice of writes per value, because explaining runs on violating
-// histories of any size and two rules need it.
-type valueIndex struct {
-	latest  map[string]int32
-	earlier []int32
+// readOrigin is what the universe says of the value a read returned: how
+// many writes wrote it, how many of them can have produced it by then,
+// and that one when it is the only one.
+type readOrigin struct {
+	writes, applicable int32
+	only               *histories.Operation
 }
 
 // newExplainer prepares what the rules share, in one pass over ops after
 // counting its writes.
-func newExplainer(ops []*histories.Operation, opts Options) *explainer {
-	e := &explainer{ops: ops, policy: opts.Policy, fenced: opts.Kind == KindFenced}
-	// Counting the writes sizes everything once: growing the index would
-	// rehash it, and growing the classes copy them.
+func newExplainer(ops []*histories.Operation, u *universe, member func(id int) bool, opts Options) *explainer {
+	e := &explainer{u: u, member: member, policy: opts.Policy, fenced: opts.Kind == KindFenced}
 	writes := 0
 	for _, op := range ops {
 		if op.IsWrite() {
 			writes++
 		}
 	}
-	e.byValue = valueIndex{latest: make(map[string]int32, writes), earlier: make([]int32, len(ops))}
 	e.reads = make([]*histories.Operation, 0, len(ops)-writes)
 	e.accepted = make([]*histories.Operation, 0, writes)
 	e.rejected = make([]*histories.Operation, 0, writes)
-	e.writers = make([]*histories.Operation, 0, writes)
-	for i, op := range ops {
-		e.byValue.earlier[i] = -1
-		if !op.IsWrite() {
+	for _, op := range ops {
+		op = u.op(op)
+		switch {
+		case !op.IsWrite():
 			if op.Status == histories.StatusOK {
 				e.reads = append(e.reads, op)
 			}
-			continue
-		}
-		switch op.Status {
-		case histories.StatusAccepted:
+		case op.Status == histories.StatusAccepted:
 			e.accepted = append(e.accepted, op)
-		case histories.StatusRejected:
+		case op.Status == histories.StatusRejected:
 			e.rejected = append(e.rejected, op)
 		}
-		if mayHaveApplied(op) {
-			e.writers = append(e.writers, op)
-		}
-		if prev, ok := e.byValue.latest[op.Value]; ok {
-			e.byValue.earlier[i] = prev
-		}
-		e.byValue.latest[op.Value] = int32(i)
 	}
+	e.origins = make([]readOrigin, len(e.reads))
+	for i, r := range e.reads {
+		if r.HasValue {
+			e.origins[i] = e.u.origin(r)
+		}
+	}
+	e.sightings = e.see()
 	return e
 }
 
-// writesOf calls fn with each write of value, latest first, until fn
-// returns false.
-func (e *explainer) writesOf(value string, fn func(w *histories.Operation) bool) {
-	k, ok := e.byValue.latest[value]
-	for ; ok && k >= 0; k = e.byValue.earlier[k] {
-		if !fn(e.ops[k]) {
-			return
+// source returns the only write that can have produced the value
+// reads[i] returned, or nil.
+func (e *explainer) source(i int) *histories.Operation {
+	if o := e.origins[i]; o.applicable == 1 {
+		return o.only
+	}
+	return nil
+}
+
+// sighting is evidence that newer had taken effect by at: newer itself,
+// accepted and returned, or a read of its value that returned (shown).
+type sighting struct {
+	at           int64
+	newer, shown *histories.Operation
+}
+
+// see collects the sightings the sub-history holds, by time.
+func (e *explainer) see() []sighting {
+	out := make([]sighting, 0, len(e.accepted))
+	for _, a := range e.accepted {
+		out = append(out, sighting{a.Return, a, a})
+	}
+	for i, r := range e.reads {
+		// A read shows its write in effect earlier than the write's own
+		// return only if it returned first, or the write's outcome is
+		// unknown.
+		if w := e.source(i); w != nil && (w.Status != histories.StatusAccepted || r.Return < w.Return) && e.has(w) && e.allOf(r.Value) {
+			out = append(out, sighting{r.Return, w, r})
+		}
+	}
+	slices.SortFunc(out, func(a, b sighting) int { return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.shown.ID, b.shown.ID)) })
+	return out
+}
+
+func (e *explainer) has(op *histories.Operation) bool { return e.member == nil || e.member(op.ID) }
+
+// allOf reports whether every write of value is in the sub-history.
+func (e *explainer) allOf(value string) bool {
+	all := true
+	e.u.eachWrite(value, func(w *histories.Operation) bool {
+		all = e.has(w)
+		return all
+	})
+	return all
+}
+
+// consider keeps f in best when it is valid and its evidence complete
+// earlier.
+func (e *explainer) consider(best **finding, f *finding) {
+	if f != nil && (*best == nil || f.at < (*best).at) && f.within(e.member) {
+		*best = f
+	}
+}
+
+// highestSightingBefore sweeps targets (sorted by invocation) and calls fn
+// with the position of each and the sighting with the highest token seen
+// in effect before it was invoked, if any.
+func (e *explainer) highestSightingBefore(targets []*histories.Operation, fn func(k int, s sighting)) {
+	var highest *sighting
+	j := 0
+	for k, t := range targets {
+		for j < len(e.sightings) && e.sightings[j].at < t.Call {
+			if s := &e.sightings[j]; highest == nil || s.newer.Token > highest.newer.Token {
+				highest = s
+			}
+			j++
+		}
+		if highest != nil {
+			fn(k, *highest)
 		}
 	}
 }
 
-type row struct {
-	op       *histories.Operation
-	expected string
+func byCall(ops []*histories.Operation) []*histories.Operation {
+	out := slices.Clone(ops)
+	slices.SortStableFunc(out, func(a, b *histories.Operation) int { return cmp.Compare(a.Call, b.Call) })
+	return out
 }
 
-type finding struct {
-	rule    string
-	at      int64 // when the evidence was complete
-	summary string
-	rows    []row
-}
-
-func (f *finding) violation(resource string) Violation {
-	v := Violation{Resource: resource, Rule: f.rule, Summary: f.summary}
-	slices.SortStableFunc(f.rows, func(a, b row) int { return cmp.Compare(a.op.Call, b.op.Call) })
-	// Every rule completes its evidence with the culprit's return
-	// (f.at); the fallback has no such time and puts its stuck
-	// operation first.
-	culprit := -1
-	for i, r := range f.rows {
-		if r.op.Return == f.at {
-			culprit = i
-		}
-	}
-	if culprit < 0 && len(f.rows) > 0 {
-		culprit = 0
-	}
-	for i, r := range f.rows {
-		v.Steps = append(v.Steps, Step{
-			OpID:     r.op.ID,
-			Process:  r.op.Process,
-			Call:     r.op.Call,
-			Return:   r.op.Return,
-			Event:    DescribeHistoryOp(r.op),
-			Expected: r.expected,
-			Culprit:  i == culprit,
-		})
-	}
-	return v
-}
-
-// DescribeHistoryOp renders an operation of a history for people.
+// DescribeHistoryOp renders an operation of a history for people. The
+// state before the run is no client's write, and says so.
 func DescribeHistoryOp(op *histories.Operation) string {
+	if op.Initial {
+		return fmt.Sprintf("state before the run: token %d value %q", op.Token, op.Value)
+	}
 	if op.IsWrite() {
 		return fmt.Sprintf("write token %d value %q → %s", op.Token, op.Value, op.Status)
 	}
@@ -205,42 +237,31 @@ func mayHaveApplied(op *histories.Operation) bool {
 }
 
 // staleAccepted: a write was accepted although a write whose token bars
-// it (after which it may no longer be accepted) had been accepted and had
-// returned before it was even sent. This is the seed's step 4 on a
-// receiver without fencing.
+// it (after which it may no longer be accepted) had been seen in effect
+// before it was even sent: accepted and returned, or read. This is the
+// seed's step 4 on a receiver without fencing. Under strict, a write of
+// token 0 can never be accepted.
 func (e *explainer) staleAccepted() *finding {
 	if !e.fenced {
 		return nil
 	}
-	byReturn := slices.Clone(e.accepted)
-	slices.SortFunc(byReturn, func(a, b *histories.Operation) int { return cmp.Compare(a.Return, b.Return) })
-	byCall := slices.Clone(e.accepted)
-	slices.SortFunc(byCall, func(a, b *histories.Operation) int { return cmp.Compare(a.Call, b.Call) })
 	var best *finding
-	var highest *histories.Operation // highest token among those returned so far
-	j := 0
-	for _, w := range byCall {
-		for j < len(byReturn) && byReturn[j].Return < w.Call {
-			if highest == nil || byReturn[j].Token > highest.Token {
-				highest = byReturn[j]
-			}
-			j++
-		}
-		if highest == nil || e.policy.MayAccept(highest.Token, w.Token) || highest.Token == w.Token {
-			continue // equal tokens are equalAccepted's to explain
-		}
-		if best == nil || w.Return < best.at {
-			best = &finding{
-				at: w.Return,
-				summary: fmt.Sprintf("stale write accepted: token %d was accepted after token %d had already been accepted; the resource must reject it (%s policy)",
-					w.Token, highest.Token, e.policy),
-				rows: []row{
-					{highest, fmt.Sprintf("accept token %d and remember it as the highest", highest.Token)},
-					{w, fmt.Sprintf("reject token %d: token %d was already accepted", w.Token, highest.Token)},
-				},
+	if e.policy == Strict {
+		for _, w := range e.accepted {
+			if !e.policy.MayAccept(0, w.Token) {
+				e.consider(&best, &finding{kind: kindZeroAccepted, rule: RuleStaleAccepted, at: w.Return, culprit: w, policy: e.policy})
 			}
 		}
 	}
+	accepted := byCall(e.accepted)
+	e.highestSightingBefore(accepted, func(k int, s sighting) {
+		w := accepted[k]
+		if e.policy.MayAccept(s.newer.Token, w.Token) || s.newer.Token == w.Token {
+			return // equal tokens are equalAccepted's to explain
+		}
+		e.consider(&best, &finding{kind: kindStaleAccepted, rule: RuleStaleAccepted, at: w.Return, culprit: w, policy: e.policy,
+			newer: s.newer, shown: s.shown, origins: e.u.originsOf(s.shown)})
+	})
 	return best
 }
 
@@ -258,194 +279,158 @@ func (e *explainer) equalAccepted() *finding {
 			first[w.Token] = w
 			continue
 		}
-		at := max(prev.Return, w.Return)
-		if best == nil || at < best.at {
-			best = &finding{
-				at:      at,
-				summary: fmt.Sprintf("token %d was accepted twice; under the strict policy a repeat of the current token must be rejected", w.Token),
-				rows: []row{
-					{prev, fmt.Sprintf("accept token %d", prev.Token)},
-					{w, fmt.Sprintf("reject the repeat of token %d (strict); use --policy accept-equal if repeats are intended", w.Token)},
-				},
-			}
+		a, b := prev, w
+		if b.Return < a.Return {
+			a, b = b, a // the repeat is the one answered last
 		}
+		e.consider(&best, &finding{kind: kindEqualAccepted, rule: RuleEqualAccepted, at: b.Return, culprit: b, policy: e.policy, first: a, second: b})
 	}
 	return best
 }
 
-// wrongRejection: a write was rejected although no write that could have
-// taken effect before its response carried a token that justifies it
-// (Policy.MayReject: its token or above, under either policy; a rejection
-// of token 0 is always justified). A receiver that refuses its current
-// owner is broken, not safe.
+// wrongRejection: a write was rejected although no write of the original
+// history that may have taken effect and was sent before the rejection
+// answered carried a token that justifies it (Policy.MayReject: its token
+// or above, under either policy; a rejection of token 0 is always
+// justified). The writes are the universe's, not the sub-history's: a
+// sub-history without the write that justified the rejection would
+// otherwise "show" a wrong rejection the resource never made. A receiver
+// that refuses its current owner is broken, not safe.
 func (e *explainer) wrongRejection() *finding {
 	if !e.fenced {
 		return nil
 	}
-	writers := slices.Clone(e.writers)
-	slices.SortFunc(writers, func(a, b *histories.Operation) int { return cmp.Compare(a.Call, b.Call) })
 	rejected := slices.Clone(e.rejected)
-	slices.SortFunc(rejected, func(a, b *histories.Operation) int { return cmp.Compare(a.Return, b.Return) })
-	var highest *histories.Operation
-	j := 0
-	for _, w := range rejected {
-		for j < len(writers) && writers[j].Call <= w.Return {
-			if highest == nil || writers[j].Token > highest.Token {
-				highest = writers[j]
-			}
-			j++
-		}
+	slices.SortStableFunc(rejected, func(a, b *histories.Operation) int { return cmp.Compare(a.Return, b.Return) })
+	for _, r := range rejected {
+		highest := e.u.highestSentBy(r.Return)
 		var h uint64 // the highest token that can have taken effect; 0 initially
 		if highest != nil {
 			h = highest.Token
 		}
-		if e.policy.MayReject(h, w.Token) {
+		if e.policy.MayReject(h, r.Token) {
 			continue
 		}
-		f := &finding{at: w.Return}
-		if highest == nil {
-			f.summary = fmt.Sprintf("write with token %d was rejected although no write had been sent to the resource before it answered", w.Token)
-		} else {
-			f.summary = fmt.Sprintf("write with token %d was rejected although the highest token that could have been accepted before it answered was %d (%s policy)",
-				w.Token, highest.Token, e.policy)
-			f.rows = append(f.rows, row{highest, fmt.Sprintf("token %d is the highest the resource could have seen", highest.Token)})
+		f := &finding{kind: kindWrongRejection, rule: RuleWrongRejection, at: r.Return, culprit: r, policy: e.policy, highest: highest}
+		if f.within(e.member) {
+			return f // rejected is sorted by return, so this is the earliest
 		}
-		f.rows = append(f.rows, row{w, fmt.Sprintf("accept token %d: it is not stale", w.Token)})
-		return f // rejected is sorted by return, so this is the earliest
 	}
 	return nil
 }
 
-// readOrigin: a read returned a value that no write which could have taken
-// effect had written by then.
+// readOrigin: a read returned a value that no write can have produced by
+// then, or with a token other than the write's.
 func (e *explainer) readOrigin() *finding {
 	var best *finding
-	consider := func(f *finding) {
-		if best == nil || f.at < best.at {
-			best = f
-		}
-	}
-	for _, r := range e.reads {
-		if !r.HasValue {
-			continue
-		}
-		// The latest write of each kind, as the writes come latest first.
-		var rejected, future, applied *histories.Operation
-		writes := 0
-		e.writesOf(r.Value, func(w *histories.Operation) bool {
-			writes++
-			switch {
-			case !mayHaveApplied(w):
-				rejected = cmp.Or(rejected, w)
-			case w.Call > r.Return:
-				future = cmp.Or(future, w)
-			default:
-				applied = cmp.Or(applied, w)
-			}
-			return true
-		})
-		switch {
-		case applied != nil:
-			if e.fenced && r.HasToken && r.Token != applied.Token && writes == 1 {
-				consider(&finding{at: r.Return,
-					summary: fmt.Sprintf("read reported token %d for value %q, which was written with token %d", r.Token, r.Value, applied.Token),
-					rows: []row{
-						{applied, fmt.Sprintf("record token %d with the value", applied.Token)},
-						{r, fmt.Sprintf("report token %d with %q", applied.Token, r.Value)},
-					}})
-			}
-		case rejected != nil:
-			consider(&finding{at: r.Return,
-				summary: fmt.Sprintf("read returned %q, the value of a write the resource rejected", r.Value),
-				rows: []row{
-					{rejected, "a rejected write changes nothing"},
-					{r, "return the value of an accepted write"},
-				}})
-		case future != nil:
-			consider(&finding{at: r.Return,
-				summary: fmt.Sprintf("read returned %q before the write of that value was sent", r.Value),
-				rows: []row{
-					{r, "return a value written before the read ended"},
-					{future, "this write started only after the read had returned"},
-				}})
-		default:
-			consider(&finding{at: r.Return,
-				summary: fmt.Sprintf("read returned %q, a value no write in the history wrote", r.Value),
-				rows:    []row{{r, "return a value some write wrote, or not found"}}})
+	for i, r := range e.reads {
+		if best == nil || r.Return < best.at {
+			e.consider(&best, e.u.readFinding(r, e.origins[i]))
 		}
 	}
 	return best
 }
 
-// staleRead: a read returned an older value although a write that must
-// come after it had been accepted and had returned before the read began.
-func (e *explainer) staleRead() *finding {
-	// writerOf returns the write of value, when exactly one write wrote
-	// it and it may have taken effect.
-	writerOf := func(value string) *histories.Operation {
-		var only *histories.Operation
-		writes := 0
-		e.writesOf(value, func(w *histories.Operation) bool {
-			writes++
-			only = w
-			return writes < 2
-		})
-		if writes != 1 || !mayHaveApplied(only) {
+// readOriginFinding explains what is wrong with the origin of the value
+// read r returned, in the original history; nil when nothing is. The
+// writes of the value are all of the history's, whatever their outcome:
+// a read of a value only a failed write wrote is a read of a write that
+// failed, not of a value nobody wrote.
+func readOriginFinding(u *universe, r *histories.Operation) *finding {
+	var o readOrigin
+	if r.HasValue {
+		o = u.origin(r)
+	}
+	return u.readFinding(r, o)
+}
+
+// origin judges the writes of the value read r returned.
+func (u *universe) origin(r *histories.Operation) readOrigin {
+	var o readOrigin
+	u.eachWrite(r.Value, func(w *histories.Operation) bool {
+		o.writes++
+		if why, _ := u.whyNot(w, r.Return); why == causeNone {
+			o.applicable++
+			o.only = w
+		}
+		return true
+	})
+	return o
+}
+
+// readFinding is readOriginFinding for a read whose origin is judged.
+func (u *universe) readFinding(r *histories.Operation, o readOrigin) *finding {
+	if !r.HasValue {
+		if !u.fenced || !r.HasToken || r.Token == 0 {
 			return nil
 		}
-		return only
+		return &finding{kind: kindReadUnwritten, rule: RuleReadOrigin, at: r.Return, culprit: r, policy: u.policy}
 	}
-	accepted := slices.Clone(e.accepted)
-	slices.SortFunc(accepted, func(a, b *histories.Operation) int { return cmp.Compare(a.Return, b.Return) })
-	reads := slices.Clone(e.reads)
-	slices.SortFunc(reads, func(a, b *histories.Operation) int { return cmp.Compare(a.Call, b.Call) })
-	var maxToken, latest *histories.Operation // among accepted writes returned before the read
-	j := 0
+	var kind findingKind
+	switch {
+	case o.writes == 0:
+		kind = kindReadNowhere
+	case o.applicable == 0:
+		kind = kindReadNotApplied
+	case o.applicable == 1 && u.fenced && r.HasToken && r.Token != o.only.Token:
+		kind = kindReadToken
+	default:
+		return nil
+	}
+	return &finding{kind: kind, rule: RuleReadOrigin, at: r.Return, culprit: r, policy: u.policy, older: o.only, origins: u.originsOf(r)}
+}
+
+// staleRead: a read returned an older value although a write that bars
+// it had been seen in effect before the read began (or, in the plain
+// register, a write sent after the older one returned had been accepted
+// and had returned), or found the resource unwritten although some write
+// had been seen in effect.
+func (e *explainer) staleRead() *finding {
 	var best *finding
-	for _, r := range reads {
+	var latest *histories.Operation // the latest-invoked accepted write returned before the read
+	accepted := slices.Clone(e.accepted)
+	slices.SortStableFunc(accepted, func(a, b *histories.Operation) int { return cmp.Compare(a.Return, b.Return) })
+	j := 0
+	order := make([]int, len(e.reads)) // the reads by invocation, as positions in reads
+	for i := range order {
+		order[i] = i
+	}
+	byCallOf := func(a, b int) int { return cmp.Compare(e.reads[a].Call, e.reads[b].Call) }
+	if !slices.IsSortedFunc(order, byCallOf) {
+		slices.SortStableFunc(order, byCallOf)
+	}
+	reads := make([]*histories.Operation, len(order))
+	for k, i := range order {
+		reads[k] = e.reads[i]
+	}
+	e.highestSightingBefore(reads, func(k int, s sighting) {
+		r := reads[k]
 		for j < len(accepted) && accepted[j].Return < r.Call {
-			a := accepted[j]
-			if maxToken == nil || a.Token > maxToken.Token {
-				maxToken = a
-			}
-			if latest == nil || a.Call > latest.Call {
-				latest = a
+			if latest == nil || accepted[j].Call > latest.Call {
+				latest = accepted[j]
 			}
 			j++
 		}
-		if latest == nil {
-			continue
+		if best != nil && best.at <= r.Return {
+			return
 		}
-		var f *finding
 		if !r.HasValue {
-			f = &finding{at: r.Return,
-				summary: "read found the resource unwritten although a write had been accepted before the read began",
-				rows: []row{
-					{latest, "record the value"},
-					{r, fmt.Sprintf("return %q or a newer value", latest.Value)},
-				}}
-		} else if w := writerOf(r.Value); w != nil {
-			var newer *histories.Operation
-			if e.fenced && maxToken.Token > w.Token {
-				newer = maxToken
-			} else if latest.Call > w.Return {
-				newer = latest
-			}
-			if newer != nil {
-				f = &finding{at: r.Return,
-					summary: fmt.Sprintf("stale read: returned %q (token %d) although %q (token %d) had been accepted before the read began",
-						r.Value, w.Token, newer.Value, newer.Token),
-					rows: []row{
-						{w, "older write"},
-						{newer, "newer write, accepted and returned before the read"},
-						{r, fmt.Sprintf("return %q or a newer value", newer.Value)},
-					}}
-			}
+			e.consider(&best, &finding{kind: kindUnwrittenRead, rule: RuleStaleRead, at: r.Return, culprit: r, policy: e.policy,
+				newer: s.newer, shown: s.shown, origins: e.u.originsOf(s.shown)})
+			return
 		}
-		if f != nil && (best == nil || f.at < best.at) {
-			best = f
+		w := e.source(order[k])
+		if w == nil {
+			return // readOrigin's to explain
 		}
-	}
+		if e.fenced && s.newer != w && !e.policy.MayAccept(s.newer.Token, w.Token) {
+			e.consider(&best, &finding{kind: kindStaleRead, rule: RuleStaleRead, at: r.Return, culprit: r, policy: e.policy,
+				older: w, newer: s.newer, shown: s.shown, origins: e.u.originsOf(r, s.shown)})
+		} else if latest != nil && latest.Call > w.Return {
+			e.consider(&best, &finding{kind: kindStaleReadOrder, rule: RuleStaleRead, at: r.Return, culprit: r, policy: e.policy,
+				older: w, newer: latest, origins: e.u.originsOf(r)})
+		}
+	})
 	return best
 }
 
@@ -455,8 +440,8 @@ const fallbackLimit = 5000
 
 // fallback names the first operation that porcupine's longest legal prefix
 // could not place, and the operations concurrent with it.
-func fallback(ops []histories.Operation, opts Options) *finding {
-	f := &finding{summary: fmt.Sprintf("no order of the %d operations on this resource explains the answers the resource gave", len(ops))}
+func fallback(ops []histories.Operation, u *universe, opts Options) *finding {
+	f := &finding{kind: kindNoOrder, rule: RuleNoOrder, at: histories.Infinity, policy: opts.Policy}
 	if len(ops) > fallbackLimit {
 		return f
 	}
@@ -486,14 +471,12 @@ func fallback(ops []histories.Operation, opts Options) *finding {
 	if stuck == nil {
 		return f
 	}
-	f.summary = fmt.Sprintf("no order of the operations on this resource explains the answers: the longest legal sequence places %d of %d operations and cannot continue with operation #%d",
-		longest, len(ops), stuck.ID)
-	f.at = stuck.Return // marks it as the culprit
-	f.rows = append(f.rows, row{stuck, "an answer consistent with the operations before it"})
+	f.culprit = u.op(stuck)
+	f.at = f.culprit.Return
 	for i := range ops {
 		op := &ops[i]
-		if op != stuck && op.Call <= stuck.Return && op.Return >= stuck.Call && len(f.rows) < 8 {
-			f.rows = append(f.rows, row{op, "concurrent with it"})
+		if op != stuck && op.Call <= stuck.Return && op.Return >= stuck.Call && len(f.context) < 7 {
+			f.context = append(f.context, u.op(op))
 		}
 	}
 	return f

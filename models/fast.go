@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -115,12 +116,24 @@ import (
 // model other than the fenced register. The caller should then use
 // CheckPorcupine.
 func CheckFast(ops []histories.Operation, opts Options) (Result, error) {
-	return checkFast(ops, opts, max(1, min(runtime.GOMAXPROCS(0), len(ops)/4096)))
+	return checkFast(ops, opts, stretches(ops), false)
+}
+
+// checkFastVerdict is CheckFast for the verdict alone: a violation is not
+// explained. The shrinker checks many candidates and needs no words.
+func checkFastVerdict(ops []histories.Operation, opts Options) (Verdict, error) {
+	res, err := checkFast(ops, opts, stretches(ops), true)
+	return res.Verdict, err
+}
+
+func stretches(ops []histories.Operation) int {
+	return max(1, min(runtime.GOMAXPROCS(0), len(ops)/4096))
 }
 
 // checkFast is CheckFast with the history collected in the given number of
-// stretches, so that tests can compare any split with none.
-func checkFast(ops []histories.Operation, opts Options, chunks int) (Result, error) {
+// stretches, so that tests can compare any split with none; quiet leaves
+// violations unexplained.
+func checkFast(ops []histories.Operation, opts Options, chunks int, quiet bool) (Result, error) {
 	start := time.Now()
 	if opts.Kind != KindFenced {
 		return Result{}, fmt.Errorf("%w: the %s model is not supported", ErrFastPrecondition, opts.Kind)
@@ -146,7 +159,7 @@ func checkFast(ops []histories.Operation, opts Options, chunks int) (Result, err
 		defer scratchPool.Put(scratch[w])
 	}
 	parallel(len(resources), func(w, i int) {
-		findings[i], stats[i], errs[i] = checkFastResource(ops, &resources[i], opts.Policy, scratch[w])
+		findings[i], stats[i], errs[i] = checkFastResource(ops, &resources[i], opts.Policy, scratch[w], quiet)
 	})
 	for _, err := range errs {
 		if err != nil {
@@ -157,15 +170,17 @@ func checkFast(ops []histories.Operation, opts Options, chunks int) (Result, err
 		res.CappedWrites += st.Capped
 		res.DroppedWrite += st.Dropped
 	}
-	preferRuleExplanations(ops, opts, resources, findings)
-	for i, f := range findings {
-		if f != nil {
-			res.Violations = append(res.Violations, f.violation(resources[i].name))
-		}
-	}
 	res.Verdict = Held
-	if len(res.Violations) > 0 {
+	if slices.ContainsFunc(findings, func(f *finding) bool { return f != nil }) {
 		res.Verdict = Violated
+	}
+	if !quiet {
+		preferRuleExplanations(opts, findings)
+		for i, f := range findings {
+			if f != nil {
+				res.Violations = append(res.Violations, f.violation(resources[i].name))
+			}
+		}
 	}
 	res.Elapsed = time.Since(start)
 	return res, nil
@@ -178,63 +193,33 @@ func checkFast(ops []histories.Operation, opts Options, chunks int) (Result, err
 // where one of Explain's rules has evidence complete strictly earlier, its
 // finding replaces the witness, so that both checkers tell the seed's
 // story the same way. It runs only for violating resources.
-func preferRuleExplanations(ops []histories.Operation, opts Options, resources []fastResource, findings []*finding) {
-	var bad []int // the violating resources, as positions in resources
-	latest := int64(math.MinInt64)
+func preferRuleExplanations(opts Options, findings []*finding) {
 	for i, f := range findings {
-		if f != nil {
-			bad = append(bad, i)
-			latest = max(latest, f.at)
+		if f == nil {
+			continue
 		}
-	}
-	if len(bad) == 0 {
-		return
-	}
-	// Evidence complete before the witness's only involves operations
-	// invoked before it, so the rules see that prefix alone: it gives
-	// them the same answers, and keeps them off the rest of the history.
-	// The prefixes are gathered as positions first, so that a resource
-	// whose prefix is over the limit is left out before anything else is
-	// done: the witness is exact too, and the rules would only cost
-	// time. Usually one resource violates, and matching its name is a
-	// comparison (of equal pointers, as the reader shares names' bytes),
-	// not a map lookup per operation.
-	pos := make([][]int32, len(bad))
-	which := func(name string) int { // the position in bad, or -1
-		if name == resources[bad[0]].name {
-			return 0
-		}
-		return -1
-	}
-	if len(bad) > 1 {
-		byName := make(map[string]int, len(bad))
-		for b, i := range bad {
-			byName[resources[i].name] = b
-		}
-		which = func(name string) int {
-			if b, ok := byName[name]; ok {
-				return b
+		// Evidence complete before the witness's only involves
+		// operations invoked before it, so the rules see that prefix
+		// alone: it gives them the same answers, and keeps them off the
+		// rest of the history. The resource's universe has its
+		// operations, so the history is not read again. A prefix over
+		// the limit is left alone: the witness is exact too, and the
+		// rules would only cost time. The rules need no fencing cap:
+		// what it shows (a write that can only be a no-op) they ask the
+		// universe, with the other questions about the whole history.
+		u := f.u
+		view := make([]*histories.Operation, 0, len(u.ops))
+		for _, k := range u.ops {
+			if op := u.at(k); op.Call <= f.at && checkable(op) {
+				view = append(view, op)
 			}
-			return -1
 		}
-	}
-	for i := range ops {
-		op := &ops[i]
-		if op.Call > latest || !checkable(op) {
+		if len(view) > ruleExplanationLimit {
 			continue
 		}
-		if b := which(op.Resource); b >= 0 && op.Call <= findings[bad[b]].at && len(pos[b]) <= ruleExplanationLimit {
-			pos[b] = append(pos[b], int32(i))
-		}
-	}
-	for b, i := range bad {
-		if len(pos[b]) > ruleExplanationLimit {
-			continue
-		}
-		// The rules read the prefix where it is, capped as Prepare
-		// would cap it (CheckFast judges the fenced model only).
-		if f := explainByRules(cappedView(opts.Policy, ops, pos[b]), opts); f != nil && f.at < findings[i].at {
-			findings[i] = f
+		if g := explainByRules(view, u, nil, opts); g != nil && g.at < f.at {
+			g.u = u
+			findings[i] = g
 		}
 	}
 }
@@ -247,13 +232,17 @@ const ruleExplanationLimit = 200_000
 // caller should fall back to CheckPorcupine.
 var ErrFastPrecondition = errors.New("models: fast checker precondition does not hold")
 
-func checkFastResource(ops []histories.Operation, r *fastResource, p Policy, sc *fastScratch) (*finding, CapStats, error) {
+func checkFastResource(ops []histories.Operation, r *fastResource, p Policy, sc *fastScratch, quiet bool) (*finding, CapStats, error) {
 	stats := r.capWrites(p, sc)
-	pb, err := newFastProblem(ops, r, p, sc)
+	pb, err := newFastProblem(ops, r, p, sc, quiet)
 	if err != nil {
 		return nil, stats, err
 	}
-	return pb.check(), stats, nil
+	f := pb.check()
+	if f != nil && !quiet {
+		f.u = pb.universe()
+	}
+	return f, stats, nil
 }
 
 // workers is how many goroutines parallel uses for n tasks.

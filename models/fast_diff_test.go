@@ -33,18 +33,24 @@ var (
 )
 
 func differentialCases() int {
-	if *diffCases > 0 {
-		return *diffCases
-	}
-	if s := os.Getenv("FENCECHECK_DIFF_CASES"); s != "" {
+	if s := os.Getenv("FENCECHECK_DIFF_CASES"); s != "" && *diffCases == 0 {
 		if n, err := strconv.Atoi(s); err == nil && n > 0 {
 			return n
 		}
 	}
-	if testing.Short() {
-		return 500
+	return caseCount(*diffCases, 3000, 500)
+}
+
+// caseCount is the number of cases a campaign runs: the flag's, when set,
+// else full, or short with -short.
+func caseCount(flagged, full, short int) int {
+	switch {
+	case flagged > 0:
+		return flagged
+	case testing.Short():
+		return short
 	}
-	return 3000
+	return full
 }
 
 // diffCase makes one small history, valid by construction and then
@@ -61,11 +67,16 @@ func diffCase(r *rand.Rand) ([]histories.Operation, models.Options) {
 	if r.IntN(10) != 0 {
 		histgen.Corrupt(r, ops, 1+r.IntN(3))
 	}
-	policy := models.Strict
+	return ops, models.Options{Kind: models.KindFenced, Policy: policyFor(r, cfg)}
+}
+
+// policyFor picks the policy a generated history is judged under (see
+// diffCase).
+func policyFor(r *rand.Rand, cfg histgen.Config) models.Policy {
 	if cfg.EqualAccepted == 0 && r.IntN(2) == 0 || cfg.EqualAccepted > 0 && r.IntN(8) != 0 {
-		policy = models.AcceptEqual
+		return models.AcceptEqual
 	}
-	return ops, models.Options{Kind: models.KindFenced, Policy: policy}
+	return models.Strict
 }
 
 // compare returns a description of the disagreement, or "".

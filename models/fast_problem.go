@@ -103,15 +103,18 @@ type fastProblem struct {
 	// read of a value nobody wrote.
 	fail    *finding
 	scratch *fastScratch
+	name    string    // the resource's
+	u       *universe // its original history, built only to explain a violation
+	quiet   bool      // the verdict is all that is wanted: findings are not explained
 }
 
 // newFastProblem indexes the resource's writes by value, matches the reads
 // that collecting left over with the writes they observed, and sorts the
 // writes and rejections by token. It fails with ErrFastPrecondition when a
 // value is written twice, because then a read no longer names one write.
-// Its slices are sc's.
-func newFastProblem(ops []histories.Operation, res *fastResource, p Policy, sc *fastScratch) (*fastProblem, error) {
-	pb := &fastProblem{ops: ops, all: res.writes, policy: p, initial: res.initial, scratch: sc}
+// Its slices are sc's; quiet leaves violations unexplained.
+func newFastProblem(ops []histories.Operation, res *fastResource, p Policy, sc *fastScratch, quiet bool) (*fastProblem, error) {
+	pb := &fastProblem{ops: ops, all: res.writes, policy: p, initial: res.initial, scratch: sc, name: res.name, quiet: quiet}
 	ix := sc.index(len(res.writes))
 	for w := range res.writes {
 		if prev, dup := ix.insert(ops, res.writes, int32(w)); dup {
@@ -122,7 +125,7 @@ func newFastProblem(ops []histories.Operation, res *fastResource, p Policy, sc *
 		if x := &res.writes[w]; x.kind == kindDropped && x.beforeOp >= 0 {
 			// A read matched while collecting observed a write that the
 			// cap shows cannot have taken effect.
-			pb.violate(readNowhereFinding(pb.op(x.beforeOp)))
+			pb.violate(pb.readFinding(pb.op(x.beforeOp)))
 		}
 	}
 	for i := range res.reads {
@@ -182,7 +185,7 @@ func (pb *fastProblem) read(r *fastRead, ix *fastIndex) {
 	if !r.hasValue {
 		// Collecting leaves only the reads of nothing that report a
 		// token other than the initial 0.
-		pb.violate(readTokenFinding(rd, nil))
+		pb.violate(pb.readFinding(rd))
 		return
 	}
 	k, ok := ix.lookup(pb.ops, pb.all, r.hash, rd.Value)
@@ -190,16 +193,11 @@ func (pb *fastProblem) read(r *fastRead, ix *fastIndex) {
 	if ok {
 		w = &pb.all[k]
 	}
-	switch {
-	case !ok || w.kind == kindDropped:
-		pb.violate(readNowhereFinding(rd))
-	case w.kind == kindRejected:
-		pb.violate(readRejectedFinding(rd, pb.op(w.op)))
-	case r.hasToken && r.token != w.token:
-		pb.violate(readTokenFinding(rd, pb.op(w.op)))
-	default:
-		w.observe(r.call, r.ret, r.op)
+	if !ok || w.kind == kindDropped || w.kind == kindRejected || r.hasToken && r.token != w.token {
+		pb.violate(pb.readFinding(rd))
+		return
 	}
+	w.observe(r.call, r.ret, r.op)
 }
 
 // op returns the operation at position k of the history, or nil for -1.

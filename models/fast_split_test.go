@@ -57,7 +57,7 @@ func TestCheckFastSplits(t *testing.T) {
 					if tc.acceptEqual {
 						opts.Policy = AcceptEqual
 					}
-					whole, err := checkFast(ops, opts, 1)
+					whole, err := checkFast(ops, opts, 1, false)
 					require.NoError(t, err)
 					want := Held
 					if invalid {
@@ -65,7 +65,7 @@ func TestCheckFastSplits(t *testing.T) {
 					}
 					require.Equal(t, want, whole.Verdict)
 					for _, chunks := range []int{2, 3, 8} {
-						split, err := checkFast(ops, opts, chunks)
+						split, err := checkFast(ops, opts, chunks, false)
 						require.NoError(t, err)
 						require.Equal(t, whole.Verdict, split.Verdict, "%d stretches", chunks)
 						require.Equal(t, whole.Violations, split.Violations, "%d stretches", chunks)
@@ -103,7 +103,7 @@ func TestCheckFastReadOfDroppedWrite(t *testing.T) {
 		ops[i].ID = i
 	}
 	for _, chunks := range []int{1, 2, 3} {
-		res, err := checkFast(ops, Options{Policy: Strict}, chunks)
+		res, err := checkFast(ops, Options{Policy: Strict}, chunks, false)
 		require.NoError(t, err)
 		require.Equal(t, Violated, res.Verdict, "%d stretches", chunks)
 		require.Equal(t, 1, res.DroppedWrite)

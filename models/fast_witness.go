@@ -1,9 +1,6 @@
 package models
 
 import (
-	"fmt"
-	"time"
-
 	"github.com/fencecheck/fencecheck/histories"
 )
 
@@ -11,73 +8,39 @@ import (
 // mostly two times that contradict an order the model forces (a write with
 // a lower token, or a read of it, begins only after a write with a higher
 // token had taken effect), or a rejection that nothing could justify in
-// time. Each finding names the operations the times come from. As in
-// Explain, a finding's at is the return of the operation whose answer the
-// resource must not have given.
+// time. It fills a finding's roles (finding.go) with the operations the
+// times come from; what the finding claims and says follows from them.
+// Questions about the whole history (which writes wrote a value, which
+// write sent before a rejection answered had the highest token) go to the
+// resource's universe, built the first time a witness needs it: only a
+// violating resource has one. As in Explain, a finding's at is the return
+// of the operation whose answer the resource must not have given.
 
-// witness collects the rows of a finding without repeating an operation.
-type witness struct {
-	f    finding
-	seen map[*histories.Operation]bool
-}
+// silent is every finding of a check that wants only the verdict
+// (checkFastVerdict): it is not explained.
+var silent = finding{kind: kindNoOrder, rule: RuleNoOrder}
 
-func newWitness(rule string, at int64, format string, args ...any) *witness {
-	return &witness{f: finding{rule: rule, at: at, summary: fmt.Sprintf(format, args...)}, seen: make(map[*histories.Operation]bool)}
-}
-
-func (w *witness) add(op *histories.Operation, format string, args ...any) *witness {
-	if op != nil && !w.seen[op] {
-		w.seen[op] = true
-		w.f.rows = append(w.f.rows, row{op, fmt.Sprintf(format, args...)})
+// universe returns the resource's original history.
+func (pb *fastProblem) universe() *universe {
+	if pb.u == nil {
+		pb.u = newUniverse(pb.ops, pb.name, Options{Kind: KindFenced, Policy: pb.policy})
 	}
-	return w
+	return pb.u
 }
 
-func (w *witness) done() *finding { return &w.f }
-
-func at(t int64) string {
-	if t == histories.Infinity {
-		return "∞"
-	}
-	return time.Duration(t).String()
-}
-
-// writerOf returns the write whose value read rd returned, or nil. It scans:
-// it is called only to explain.
-func (pb *fastProblem) writerOf(rd *histories.Operation) *histories.Operation {
-	if rd == nil || rd.IsWrite() || !rd.HasValue {
-		return nil
-	}
-	for k := range pb.all {
-		if w := &pb.all[k]; w.kind != kindDropped && pb.op(w.op).Value == rd.Value {
-			return pb.op(w.op)
+// fastWriteOf returns the record of the write at position k of the
+// history. It scans: it is called only to explain.
+func (pb *fastProblem) fastWriteOf(k int32) *fastWrite {
+	for i := range pb.all {
+		if pb.all[i].op == k {
+			return &pb.all[i]
 		}
 	}
 	return nil
 }
 
-func readNowhereFinding(rd *histories.Operation) *finding {
-	return newWitness(RuleReadOrigin, rd.Return, "read returned %q, a value no write in the history wrote", rd.Value).
-		add(rd, "return a value some write wrote, or not found").done()
-}
-
-func readRejectedFinding(rd, w *histories.Operation) *finding {
-	return newWitness(RuleReadOrigin, rd.Return, "read returned %q, the value of a write the resource rejected", rd.Value).
-		add(w, "a rejected write changes nothing").
-		add(rd, "return the value of an accepted write").done()
-}
-
-func readTokenFinding(rd, w *histories.Operation) *finding {
-	if w == nil {
-		return newWitness(RuleReadOrigin, rd.Return, "read found the resource unwritten but reported token %d; an unwritten resource has token 0", rd.Token).
-			add(rd, "report token 0, or no token").done()
-	}
-	return newWitness(RuleReadOrigin, rd.Return, "read reported token %d for value %q, which was written with token %d", rd.Token, rd.Value, w.Token).
-		add(w, "record token %d with the value", w.Token).
-		add(rd, "report token %d with %q", w.Token, rd.Value).done()
-}
-
-// observer returns a read that shows w took effect, if any.
+// observer returns a read that shows w took effect, if any: the one that
+// returned first.
 func (pb *fastProblem) observer(w *fastWrite) *histories.Operation {
 	if w.beforeOp >= 0 {
 		return pb.op(w.beforeOp)
@@ -85,30 +48,87 @@ func (pb *fastProblem) observer(w *fastWrite) *histories.Operation {
 	return pb.op(w.afterOp)
 }
 
-func (pb *fastProblem) strictZeroFinding(w *fastWrite) *finding {
-	op := pb.op(w.op)
-	return newWitness(RuleStaleAccepted, op.Return, "write with token 0 took effect, but under the strict policy a token must exceed the highest accepted, which starts at 0").
-		add(op, "reject token 0").
-		add(pb.observer(w), "a read that observed the write").done()
-}
-
-func (pb *fastProblem) strictTwiceFinding(a, b *fastWrite) *finding {
-	x, y := pb.op(a.op), pb.op(b.op)
-	if y.Return < x.Return {
-		x, y = y, x // the repeat is the one answered last
+// readFinding explains a read whose value or token no write explains.
+func (pb *fastProblem) readFinding(rd *histories.Operation) *finding {
+	if pb.quiet {
+		return &silent
 	}
-	return newWitness(RuleEqualAccepted, y.Return, "token %d took effect twice; under the strict policy a repeat of the current token must be rejected (use --policy accept-equal if repeats are intended)", x.Token).
-		add(x, "accept token %d", x.Token).
-		add(pb.observer(a), "a read that observed it").
-		add(y, "reject the repeat of token %d", y.Token).
-		add(pb.observer(b), "a read that observed it").done()
+	if f := readOriginFinding(pb.universe(), rd); f != nil {
+		return f
+	}
+	return pb.noOrder(rd, rd.Return)
 }
 
-func (pb *fastProblem) futureReadFinding(w *fastWrite, hi bound) *finding {
-	rd, wop := pb.op(hi.op), pb.op(w.op)
-	return newWitness(RuleReadOrigin, rd.Return, "read returned %q before the write of that value was sent", rd.Value).
-		add(rd, "return a value written before the read ended").
-		add(wop, "this write started only after the read had returned").done()
+// noOrder is the finding of last resort: the checker found no order, and
+// op is where it got stuck.
+func (pb *fastProblem) noOrder(op *histories.Operation, at int64, context ...*histories.Operation) *finding {
+	return &finding{kind: kindNoOrder, rule: RuleNoOrder, at: at, culprit: op, policy: pb.policy, context: context}
+}
+
+func (pb *fastProblem) strictZeroFinding(w *fastWrite) *finding {
+	if pb.quiet {
+		return &silent
+	}
+	op := pb.op(w.op)
+	if op.Status == histories.StatusAccepted {
+		return &finding{kind: kindZeroAccepted, rule: RuleStaleAccepted, at: op.Return, culprit: op, policy: pb.policy}
+	}
+	return pb.readFinding(pb.observer(w)) // an unknown write of token 0, read
+}
+
+// strictTwiceFinding: two writes of one token took effect under strict.
+// The repeat is the one whose evidence completes last: its return, or the
+// return of the read that shows it took effect.
+func (pb *fastProblem) strictTwiceFinding(a, b *fastWrite) *finding {
+	if pb.quiet {
+		return &silent
+	}
+	u := pb.universe()
+	f := &finding{kind: kindEqualAccepted, rule: RuleEqualAccepted, policy: pb.policy, seen: make(map[*histories.Operation]*histories.Operation)}
+	evidence := func(w *fastWrite) *histories.Operation {
+		op := pb.op(w.op)
+		if op.Status == histories.StatusAccepted {
+			return op
+		}
+		r := pb.observer(w)
+		f.seen[op] = r
+		return r
+	}
+	ea, eb := evidence(a), evidence(b)
+	f.first, f.second = pb.op(a.op), pb.op(b.op)
+	if eb.Return < ea.Return {
+		f.first, f.second, ea, eb = f.second, f.first, eb, ea
+	}
+	f.culprit, f.at = eb, eb.Return
+	var reads []*histories.Operation
+	for _, r := range f.seen {
+		reads = append(reads, r)
+	}
+	f.origins = u.originsOf(reads...)
+	f.advice = u.holdsUnder(AcceptEqual)
+	return f
+}
+
+func (pb *fastProblem) futureReadFinding(_ *fastWrite, hi bound) *finding {
+	if pb.quiet {
+		return &silent
+	}
+	return pb.readFinding(pb.op(hi.op))
+}
+
+// hiWitness returns the operation whose return bounds when w took effect
+// (hi): w itself when accepted, a read of it, or, for an unknown write
+// whose interval the fencing cap shortened, the accepted write that bars
+// it and returned first.
+func (pb *fastProblem) hiWitness(w *histories.Operation, hi bound) *histories.Operation {
+	op := pb.op(hi.op)
+	if op != w || w.Status == histories.StatusAccepted {
+		return op
+	}
+	if a := pb.universe().earliestBarring(w); a != nil {
+		return a
+	}
+	return op
 }
 
 // conflictFinding explains two writes of one token (accept-equal) neither
@@ -116,32 +136,51 @@ func (pb *fastProblem) futureReadFinding(w *fastWrite, hi bound) *finding {
 // only once the write and its reads have begun, yet each must have taken
 // effect before the other's write or reads began.
 func (pb *fastProblem) conflictFinding(a, b *fastWrite) *finding {
+	if pb.quiet {
+		return &silent
+	}
 	x, y := pb.op(a.op), pb.op(b.op)
-	w := newWitness(RuleNoOrder, max(x.Return, y.Return), "the writes of %q and %q share token %d, so either may take effect first, but neither can: %s; and %s",
-		x.Value, y.Value, x.Token, pb.cannotPrecede(a, b), pb.cannotPrecede(b, a))
-	w.add(x, "take effect before or after %q, with its reads in between", y.Value)
-	w.add(y, "take effect before or after %q, with its reads in between", x.Value)
-	for _, s := range []bound{a.hi(), b.hi(), a.push(), b.push()} {
-		if op := pb.op(s.op); op != nil && !op.IsWrite() {
-			w.add(op, "a read between its write and the next one")
+	f := &finding{kind: kindConflict, rule: RuleNoOrder, policy: pb.policy, first: x, second: y,
+		seen: make(map[*histories.Operation]*histories.Operation)}
+	for _, w := range []*fastWrite{a, b} {
+		if op := pb.op(w.op); op.Status != histories.StatusAccepted {
+			f.seen[op] = pb.observer(w)
 		}
 	}
-	return w.done()
+	// x cannot go first: push(a) > hi(b); y cannot: push(b) > hi(a).
+	f.bounds = []orderBound{
+		{of: y, hi: pb.hiWitness(y, b.hi()), push: pb.op(a.push().op)},
+		{of: x, hi: pb.hiWitness(x, a.hi()), push: pb.op(b.push().op)},
+	}
+	var reads []*histories.Operation
+	for _, op := range []*histories.Operation{f.bounds[0].hi, f.bounds[0].push, f.bounds[1].hi, f.bounds[1].push, f.seen[x], f.seen[y]} {
+		if op != nil && !op.IsWrite() {
+			reads = append(reads, op)
+		}
+	}
+	f.origins = pb.universe().originsOf(reads...)
+	f.at = noBound
+	for _, op := range f.named() {
+		if op.Return != histories.Infinity && op.Return > f.at {
+			f.culprit, f.at = op, op.Return
+		}
+	}
+	return f
 }
 
-// cannotPrecede says why a cannot take effect before b: push(a) > hi(b).
-func (pb *fastProblem) cannotPrecede(a, b *fastWrite) string {
-	x, y := pb.op(a.op), pb.op(b.op)
-	p, h := a.push(), b.hi()
-	late := fmt.Sprintf("a read of %q began only at %s", x.Value, at(p.at))
-	if p.op == a.op {
-		late = fmt.Sprintf("%q was sent only at %s", x.Value, at(p.at))
+// sighted returns the write that hi shows in effect, and the operation
+// that shows it: the write itself, accepted; a read of its value; or, for
+// a capped unknown write, the accepted write that bars it.
+func (pb *fastProblem) sighted(hi bound) (newer, shown *histories.Operation) {
+	y := pb.op(hi.op)
+	if y.IsWrite() {
+		shown = pb.hiWitness(y, hi)
+		return shown, shown
 	}
-	early := fmt.Sprintf("a read had returned %q by %s", y.Value, at(h.at))
-	if h.op == b.op {
-		early = fmt.Sprintf("%q had taken effect by %s", y.Value, at(h.at))
+	if w := pb.universe().source(y); w != nil {
+		return w, y
 	}
-	return fmt.Sprintf("%q is not first, because %s, yet %s", x.Value, early, late)
+	return nil, y
 }
 
 // orderFinding explains lo > hi where lo comes from a write with a lower
@@ -149,74 +188,109 @@ func (pb *fastProblem) cannotPrecede(a, b *fastWrite) string {
 // higher token (its return, or a read of it): the lower token must take
 // effect first, yet it began after the higher one had taken effect.
 func (pb *fastProblem) orderFinding(lo, hi bound) *finding {
-	x, y := pb.op(lo.op), pb.op(hi.op)
-	older, newer := x, y
-	if !x.IsWrite() {
-		older = pb.writerOf(x)
+	if pb.quiet {
+		return &silent
 	}
-	if !y.IsWrite() {
-		newer = pb.writerOf(y)
+	u := pb.universe()
+	x := pb.op(lo.op)
+	newer, shown := pb.sighted(hi)
+	if newer == nil {
+		return pb.noOrder(x, x.Return, shown)
 	}
+	f := &finding{rule: RuleStaleRead, at: x.Return, culprit: x, policy: pb.policy, newer: newer, shown: shown, origins: u.originsOf(shown)}
 	switch {
 	case x.IsWrite() && x.Status == histories.StatusAccepted:
-		w := newWitness(RuleStaleAccepted, x.Return, "stale write accepted: token %d was accepted although token %d had taken effect before it was sent; the resource must reject it (%s policy)",
-			x.Token, newer.Token, pb.policy)
-		w.add(newer, "accept token %d and remember it as the highest", newer.Token)
-		w.add(y, "returned %q with token %d", newer.Value, newer.Token)
-		return w.add(x, "reject token %d: token %d was already accepted", x.Token, newer.Token).done()
-	case !x.IsWrite() && older == nil:
-		w := newWitness(RuleStaleRead, x.Return, "read found the resource unwritten although the write of %q (token %d) had taken effect before the read began", newer.Value, newer.Token)
-		w.add(newer, "record the value")
-		w.add(y, "returned %q", newer.Value)
-		return w.add(x, "return %q or a newer value", newer.Value).done()
+		f.kind, f.rule = kindStaleAccepted, RuleStaleAccepted
+		return f
+	case !x.IsWrite() && !x.HasValue:
+		f.kind = kindUnwrittenRead
+		return f
 	case !x.IsWrite():
-		w := newWitness(RuleStaleRead, x.Return, "stale read: returned %q (token %d) although %q (token %d), which must take effect after it, had taken effect before the read began",
-			x.Value, older.Token, newer.Value, newer.Token)
-		w.add(older, "older write")
-		w.add(newer, "newer write, in effect before the read began")
-		w.add(y, "returned the newer value %q", newer.Value)
-		return w.add(x, "return %q or a newer value", newer.Value).done()
+		older := u.source(x)
+		if older == nil {
+			return pb.readFinding(x)
+		}
+		f.kind, f.older, f.origins = kindStaleRead, older, u.originsOf(x, shown)
+		return f
 	}
-	w := newWitness(RuleNoOrder, x.Return, "no order explains the answers: the write of %q (token %d, %s) must take effect before the write of %q (token %d), but it was sent at %s, after the latter had taken effect by %s",
-		x.Value, x.Token, x.Status, newer.Value, newer.Token, at(lo.at), at(hi.at))
-	w.add(newer, "the write with the higher token")
-	w.add(y, "shows the higher token in effect")
-	return w.add(x, "take effect before token %d, or not at all", newer.Token).done()
+	// An unknown write that a read shows took effect, although it was
+	// sent after a write that bars it had taken effect.
+	w := pb.fastWriteOf(lo.op)
+	if w == nil || !w.forced {
+		return pb.noOrder(x, shown.Return, newer, shown)
+	}
+	obs := pb.observer(w)
+	if g := readOriginFinding(u, obs); g != nil {
+		return g
+	}
+	f.kind, f.rule, f.culprit, f.at, f.older = kindOrderNoOrder, RuleNoOrder, obs, obs.Return, x
+	f.origins = u.originsOf(obs, shown)
+	return f
 }
 
-// justifying describes the tokens that justify a rejection of token t:
-// t or above, under either policy (see Policy.MayReject).
-func justifying(t uint64) string { return fmt.Sprintf("of %d or above", t) }
+// wrongRejection is Explain's rule for a rejection r: no write sent
+// before it answered justifies it. Nil when one does.
+func (pb *fastProblem) wrongRejection(r *histories.Operation) *finding {
+	highest := pb.universe().highestSentBy(r.Return)
+	var h uint64
+	if highest != nil {
+		h = highest.Token
+	}
+	if pb.policy.MayReject(h, r.Token) {
+		return nil
+	}
+	return &finding{kind: kindWrongRejection, rule: RuleWrongRejection, at: r.Return, culprit: r, policy: pb.policy, highest: highest}
+}
+
+// rejectionOrder explains a rejection that writes sent in time could
+// justify, but not in any order the other answers allow.
+func (pb *fastProblem) rejectionOrder(r *histories.Operation) *finding {
+	if f := pb.wrongRejection(r); f != nil {
+		return f
+	}
+	return &finding{kind: kindRejectionOrder, rule: RuleWrongRejection, at: r.Return, culprit: r, policy: pb.policy,
+		highest: pb.universe().earliestJustifier(r)}
+}
 
 // lateJustifyFinding explains a rejection that returned before every
 // state's next write could take effect: something that comes before every
 // write that would justify it began only after it answered.
 func (pb *fastProblem) lateJustifyFinding(rj *fastReject, lost fastState) *finding {
+	if pb.quiet {
+		return &silent
+	}
 	r, x := pb.op(rj.op), pb.op(lost.next.op)
+	if f := pb.wrongRejection(r); f != nil {
+		return f
+	}
 	if newer := pb.newerBefore(lost.next); newer.op >= 0 {
 		// The late operation contradicts an accepted write on its own: a
 		// stale read or write explains more plainly than the rejection.
 		return pb.orderFinding(lost.next, newer)
 	}
-	w := newWitness(RuleWrongRejection, r.Return, "wrong rejection: write with token %d was rejected, but no write with a token %s can have taken effect before it answered at %s",
-		r.Token, justifying(r.Token), at(r.Return))
-	w.add(r, "accept token %d: it is not stale", r.Token)
+	f := &finding{kind: kindLateRejection, rule: RuleWrongRejection, at: r.Return, culprit: r, policy: pb.policy, later: x}
 	switch {
 	case x == nil:
+		return pb.rejectionOrder(r)
 	case x.IsWrite():
-		w.f.summary += fmt.Sprintf(": the write with token %d, which must take effect before them, was only sent at %s", x.Token, at(x.Call))
-		w.add(x, "takes effect before any write with a token %s", justifying(r.Token))
-	default:
-		older := pb.writerOf(x)
-		if older == nil {
-			w.f.summary += fmt.Sprintf(": a read that began later, at %s, still found the resource unwritten", at(x.Call))
-		} else {
-			w.f.summary += fmt.Sprintf(": a read that began later, at %s, still returned %q with token %d", at(x.Call), older.Value, older.Token)
-			w.add(older, "a token below %d", r.Token)
+		w := pb.fastWriteOf(lost.next.op)
+		switch {
+		case x.Status == histories.StatusAccepted:
+		case w != nil && w.forced:
+			obs := pb.observer(w)
+			f.seen = map[*histories.Operation]*histories.Operation{x: obs}
+			f.origins = pb.universe().originsOf(obs)
+		default:
+			return pb.rejectionOrder(r) // a write that need not have taken effect
 		}
-		w.add(x, "still saw a token below %d", r.Token)
+	case x.HasValue:
+		f.older = pb.universe().source(x)
+		if f.older == nil {
+			return pb.rejectionOrder(r)
+		}
+		f.origins = pb.universe().originsOf(x)
 	}
-	return w.done()
+	return f
 }
 
 // newerBefore looks for the plainest evidence against the operation that
@@ -231,8 +305,11 @@ func (pb *fastProblem) newerBefore(lo bound) bound {
 	}
 	older, anyToken := x, false
 	if !x.IsWrite() {
-		older = pb.writerOf(x)
-		anyToken = older == nil
+		older = pb.universe().source(x)
+		anyToken = !x.HasValue
+		if older == nil && !anyToken {
+			return bound{histories.Infinity, -1}
+		}
 	}
 	best := bound{histories.Infinity, -1}
 	for i := range pb.writes {
@@ -247,36 +324,17 @@ func (pb *fastProblem) newerBefore(lo bound) bound {
 
 // lateFirstFinding explains a rejection that returned before the first write
 // of the token group that must justify it could take effect.
-func (pb *fastProblem) lateFirstFinding(s fastState, forced []fastWrite, g fastGroup) *finding {
-	r, first := pb.op(s.due.op), pb.op(g.firstLo.op)
-	if first == nil {
-		first = pb.op(forced[0].op)
+func (pb *fastProblem) lateFirstFinding(s fastState, _ []fastWrite, _ fastGroup) *finding {
+	if pb.quiet {
+		return &silent
 	}
-	w := newWitness(RuleWrongRejection, r.Return, "wrong rejection: write with token %d was rejected at %s, but the first write with a token %s that can have taken effect, token %d, was only sent at %s",
-		r.Token, at(r.Return), justifying(r.Token), first.Token, at(first.Call))
-	w.add(r, "accept token %d: nothing that would justify rejecting it had taken effect", r.Token)
-	w.add(first, "the first write with a token %s", justifying(r.Token))
-	if x := pb.op(s.next.op); x != nil && s.next.at > first.Call {
-		w.add(x, "bounds when the next write can take effect")
-	}
-	return w.done()
+	return pb.rejectionOrder(pb.op(s.due.op))
 }
 
 // unjustifiedFinding explains a rejection that no write could justify.
 func (pb *fastProblem) unjustifiedFinding(s fastState) *finding {
-	r := pb.op(s.due.op)
-	var first *histories.Operation
-	for i := range pb.writes {
-		if op := pb.op(pb.writes[i].op); pb.policy.MayReject(op.Token, r.Token) && (first == nil || op.Call < first.Call) {
-			first = op
-		}
+	if pb.quiet {
+		return &silent
 	}
-	if first == nil {
-		return newWitness(RuleWrongRejection, r.Return, "wrong rejection: write with token %d was rejected, but no write with a token %s took effect at all", r.Token, justifying(r.Token)).
-			add(r, "accept token %d: it is not stale", r.Token).done()
-	}
-	return newWitness(RuleWrongRejection, r.Return, "wrong rejection: write with token %d was rejected at %s, but no write with a token %s can have taken effect by then; the earliest sent, token %d, was sent at %s",
-		r.Token, at(r.Return), justifying(r.Token), first.Token, at(first.Call)).
-		add(r, "accept token %d: it is not stale", r.Token).
-		add(first, "the earliest write that could justify rejecting token %d", r.Token).done()
+	return pb.rejectionOrder(pb.op(s.due.op))
 }

@@ -34,7 +34,7 @@ func TestFencedRegister(t *testing.T) {
 		{
 			name: "first write wrongly rejected",
 			ops:  new(hb).w(0, 1, "a", 0, 10, rej),
-			want: want{Violated, Violated}, summary: "no write had been sent",
+			want: want{Violated, Violated}, summary: "no write that may have taken effect had been sent",
 		},
 		{
 			name: "read returns the value of a rejected write",

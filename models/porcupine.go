@@ -50,7 +50,8 @@ func CheckPorcupine(ops []histories.Operation, opts Options) Result {
 	for i, v := range verdicts {
 		switch v {
 		case porcupine.Illegal:
-			res.Violations = append(res.Violations, Explain(groups[i], opts))
+			g := groups[i]
+			res.Violations = append(res.Violations, explain(g, newUniverse(ops, g.Resource, opts), nil, opts).violation(g.Resource))
 		case porcupine.Unknown:
 			res.TimedOut = append(res.TimedOut, groups[i].Resource)
 		}

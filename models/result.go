@@ -67,6 +67,26 @@ type Violation struct {
 	// Steps are the operations that make the violation, in invocation
 	// order, in the style of the seed's timeline table.
 	Steps []Step `json:"steps"`
+	// At is when the evidence was complete: the return of the culprit,
+	// the operation whose answer the resource must not have given. The
+	// first cause of a history is the violation with the earliest At.
+	At int64 `json:"at_ns"`
+	// Claims are the statements the explanation makes, each about the
+	// history the user recorded and checkable by a program (Claim).
+	Claims []Claim `json:"claims,omitempty"`
+}
+
+// First returns the position in Violations of the first cause: the
+// violation whose evidence was complete earliest, on a tie the one of the
+// resource whose name sorts first; -1 when there is none.
+func (r *Result) First() int {
+	first := -1
+	for i, v := range r.Violations {
+		if first < 0 || v.At < r.Violations[first].At || v.At == r.Violations[first].At && v.Resource < r.Violations[first].Resource {
+			first = i
+		}
+	}
+	return first
 }
 
 // Step is one row of a violation's timeline.
@@ -80,4 +100,7 @@ type Step struct {
 	// Culprit marks the operation whose answer the resource must not
 	// have given; the other steps are the evidence around it.
 	Culprit bool `json:"culprit,omitempty"`
+	// Initial marks the state the resource held before the run, which no
+	// process wrote.
+	Initial bool `json:"initial,omitempty"`
 }

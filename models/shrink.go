@@ -5,6 +5,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/anishathalye/porcupine"
+
 	"github.com/fencecheck/fencecheck/histories"
 )
 
@@ -51,7 +53,11 @@ type Shrunk struct {
 	// Minimal says the search finished: leaving out any one operation
 	// makes the history valid, or changes what is wrong with it. It is
 	// false when the time bound cut the search short.
-	Minimal bool          `json:"one_minimal"`
+	Minimal bool `json:"one_minimal"`
+	// Adopted says the violation shrunk is Explain's account of the
+	// resource rather than the one the check gave (which came from the
+	// fast checker's witness, in terms Explain's rules do not have).
+	Adopted bool          `json:"adopted,omitempty"`
 	Elapsed time.Duration `json:"elapsed_ns"`
 
 	// Ops are the operations kept and Others the lease and nemesis
@@ -65,7 +71,8 @@ type Shrunk struct {
 func (s *Shrunk) Events() []histories.Event { return histories.Subset(s.Ops, s.Others) }
 
 // Shrink reduces the history h, whose check found violation v, to a small
-// sub-history that is still invalid, by delta debugging (Zeller's ddmin):
+// sub-history that is still invalid for the same reason, by delta
+// debugging (Zeller's ddmin):
 //
 //  1. Resources. Each resource is an independent register, so the
 //     violating resource alone is still invalid and the others go at once.
@@ -73,33 +80,56 @@ func (s *Shrunk) Events() []histories.Event { return histories.Subset(s.Ops, s.O
 //  3. Processes: ddmin over the set of client processes.
 //  4. Operations: ddmin over single operations, down to a 1-minimal set.
 //
-// Every candidate is re-checked with CheckPorcupine. A candidate counts as
-// failing only if it is invalid with the same kind of violation
-// (Violation.Rule) and every value its reads returned is still written by
-// one of its writes: otherwise leaving out a write would "shrink" a stale
-// read into a read of a value nobody wrote, a different and meaningless
-// story. It returns false when v cannot be reproduced on its resource
-// within the bound.
+// A candidate S counts as failing only if it is a counterexample of h
+// itself, for v's reason:
+//
+//   - porcupine finds S invalid;
+//   - Explain's account of S, with the resource's original history as its
+//     universe (every universal claim is answered there, and every
+//     operation it names is in S), has v's rule and v's culprit, the
+//     operation whose answer the resource must not have given;
+//   - S with every write of h that may have taken effect (accepted,
+//     unknown, the state before the run) added back is still invalid.
+//     Adding reads and rejections to an invalid history can never make it
+//     valid, so h is then invalid for S's reasons, and no write the
+//     search left out could have justified S's answers;
+//   - every value its reads returned is written in S, unless no write of
+//     the resource wrote it.
+//
+// S may keep failed writes: the checkers ignore them, and an explanation
+// names them (a read of a failed write's value). Every operation of the
+// result is one of h's, as recorded. When v's rule and culprit do not
+// reproduce on the hint or the resource (v came from the fast checker's
+// witness, whose account Explain cannot give), the first account Explain
+// gives of them is adopted, and kept fixed from then on (Shrunk.Adopted).
+// It returns false when nothing reproduces within the bound.
 func Shrink(h *histories.History, v Violation, opts Options, so ShrinkOptions) (Shrunk, bool) {
 	so.fillDefaults()
 	start := time.Now()
-	s := &shrinker{opts: opts, rule: v.Rule, deadline: start.Add(so.Timeout), perCheck: so.CheckTimeout, resource: v.Resource, all: h.Operations}
+	s := &shrinker{opts: opts, rule: v.Rule, culprit: culpritOf(v), deadline: start.Add(so.Timeout), perCheck: so.CheckTimeout,
+		resource: v.Resource, all: h.Operations, u: newUniverse(h.Operations, v.Resource, opts)}
+	for _, w := range s.u.writersOf() {
+		s.written = append(s.written, *w)
+	}
 	// The hint first, and the resource's whole history only if the hint
 	// does not fail: on a resource of a million operations the hint is
 	// the only candidate porcupine decides quickly, and copying the
 	// history would cost more than the search.
-	var cur []histories.Operation
-	hint := s.checkable(func(op *histories.Operation) bool {
+	named := func(op *histories.Operation) bool {
 		return slices.ContainsFunc(v.Steps, func(st Step) bool { return st.OpID == op.ID })
-	})
-	if !so.NoHint && len(hint) > 0 && (s.fails(hint) || s.adopt(hint)) {
+	}
+	hint := s.candidates(named)
+	useHint := !so.NoHint && len(hint) > 0
+	var cur []histories.Operation
+	switch {
+	case useHint && s.fails(hint):
 		cur = hint
-	} else {
-		base := s.checkable(func(*histories.Operation) bool { return true })
-		if !s.fails(base) && !s.adopt(base) {
-			return Shrunk{}, false
-		}
-		cur = base
+	case s.failsBase(&cur, s.fails):
+	case useHint && s.adopt(hint):
+		cur = hint
+	case s.failsBase(&cur, s.adopt):
+	default:
+		return Shrunk{}, false
 	}
 	cur = s.ddmin(cur, func(op *histories.Operation) int { return op.Process })
 	cur = s.ddmin(cur, func(op *histories.Operation) int { return op.ID })
@@ -111,6 +141,7 @@ func Shrink(h *histories.History, v Violation, opts Options, so ShrinkOptions) (
 		From:      len(h.Operations),
 		Checks:    s.checks,
 		Minimal:   !s.expired(),
+		Adopted:   s.adopted,
 		Ops:       cur,
 		Others:    contextEvents(cur, h.Others, v.Resource),
 		Elapsed:   time.Since(start),
@@ -121,66 +152,112 @@ func Shrink(h *histories.History, v Violation, opts Options, so ShrinkOptions) (
 	return out, true
 }
 
+// culpritOf returns the ID of v's culprit, or -1.
+func culpritOf(v Violation) int {
+	for _, st := range v.Steps {
+		if st.Culprit {
+			return st.OpID
+		}
+	}
+	return -1
+}
+
 type shrinker struct {
 	opts     Options
 	rule     string
+	culprit  int // the ID of the operation whose answer the resource must not have given
 	deadline time.Time
 	perCheck time.Duration
 	resource string
 	all      []histories.Operation // the original history, all resources
-	// unwritten: values read on the resource that no write there wrote,
-	// computed on first need (see isUnwritten).
-	unwritten map[string]bool
-	lookups   int
-	checks    int
-	last      Violation // the explanation of the last failing candidate
+	u        *universe             // the resource's original history
+	written  []histories.Operation // its writes that may have taken effect
+	adopting bool                  // accept any rule and culprit, to adopt them
+	adopted  bool
+	checks   int
+	last     Violation // the explanation of the last failing candidate
 }
 
 func (s *shrinker) expired() bool { return time.Now().After(s.deadline) }
 
-// adopt accepts ops as the starting point when it is invalid with a rule
-// other than v's: v may come from another checker (the fast one), whose
-// explanation can name the same violation differently. From then on the
-// search keeps the kind porcupine and Explain see.
-func (s *shrinker) adopt(ops []histories.Operation) bool {
-	saved := s.rule
-	s.rule = RuleNoOrder // accept any kind that is not an artefact
-	if !s.fails(ops) {
-		s.rule = saved
+// failsBase tries the resource's whole history with try.
+func (s *shrinker) failsBase(cur *[]histories.Operation, try func([]histories.Operation) bool) bool {
+	base := s.candidates(func(*histories.Operation) bool { return true })
+	if !try(base) {
 		return false
 	}
-	s.rule = s.last.Rule
+	*cur = base
 	return true
 }
 
-// fails reports whether ops is invalid in the same way as the original.
+// adopt accepts ops as the starting point when Explain gives an account
+// of it other than v's: v may come from the fast checker's witness,
+// which can tell a violation in a way Explain's rules cannot. From then
+// on the search keeps the rule and culprit Explain gave.
+func (s *shrinker) adopt(ops []histories.Operation) bool {
+	s.adopting = true
+	ok := s.fails(ops)
+	s.adopting = false
+	if ok {
+		s.rule, s.culprit, s.adopted = s.last.Rule, culpritOf(s.last), true
+	}
+	return ok
+}
+
+// fails reports whether ops is a counterexample of the original history
+// for the same reason as v (see Shrink).
 func (s *shrinker) fails(ops []histories.Operation) bool {
-	if len(ops) == 0 || !s.readsClosed(ops) {
+	if len(ops) == 0 || !s.readsClosed(ops) || s.expired() {
 		return false
 	}
 	s.checks++
-	o := s.opts
-	o.Timeout = min(s.perCheck, max(time.Until(s.deadline), time.Millisecond))
-	res := CheckPorcupine(ops, o)
-	if res.Verdict != Violated || !s.sameKind(res.Violations[0].Rule) {
+	groups, _ := Prepare(ops, s.opts)
+	if len(groups) != 1 {
+		return false // only failed writes
+	}
+	deadline := time.Now().Add(min(s.perCheck, max(time.Until(s.deadline), time.Millisecond)))
+	if checkGroup(Model(s.opts), groups[0], deadline) != porcupine.Illegal {
 		return false
 	}
-	s.last = res.Violations[0]
+	member := make(map[int]bool, len(ops))
+	for i := range ops {
+		member[ops[i].ID] = true
+	}
+	f := explain(groups[0], s.u, func(id int) bool { return member[id] }, s.opts)
+	if !s.adopting && (f.rule != s.rule || id(f.culprit) != s.culprit) {
+		return false
+	}
+	if !s.invalidWithWrites(ops, member) {
+		return false
+	}
+	s.last = f.violation(s.resource)
 	return true
 }
 
-// sameKind accepts the original rule; a violation only the search could
-// find may shrink into any kind that is not an artefact of leaving
-// operations out (a rejection or a read whose justification was removed).
-func (s *shrinker) sameKind(rule string) bool {
-	if s.rule != RuleNoOrder {
-		return rule == s.rule
+// invalidWithWrites reports whether ops with every write of the original
+// history that may have taken effect is invalid, by the fast checker, or
+// by porcupine within the per-check bound where the fast one cannot
+// judge (a check that gives up does not count as invalid).
+func (s *shrinker) invalidWithWrites(ops []histories.Operation, member map[int]bool) bool {
+	union := slices.Clone(ops)
+	for i := range s.written {
+		if !member[s.written[i].ID] {
+			union = append(union, s.written[i])
+		}
 	}
-	return rule != RuleWrongRejection && rule != RuleReadOrigin
+	slices.SortFunc(union, func(a, b histories.Operation) int { return cmp.Compare(a.ID, b.ID) })
+	verdict, err := checkFastVerdict(union, s.opts)
+	if err != nil {
+		o := s.opts
+		o.Timeout = min(s.perCheck, max(time.Until(s.deadline), time.Millisecond))
+		verdict = CheckPorcupine(union, o).Verdict
+	}
+	return verdict == Violated
 }
 
-// readsClosed reports whether every value ops read is written in ops,
-// unless the original history read it without any write either.
+// readsClosed reports whether every value ops read is written in ops
+// (by a write of any outcome), unless no write of the resource in the
+// original history wrote it.
 func (s *shrinker) readsClosed(ops []histories.Operation) bool {
 	written := make(map[string]bool)
 	for i := range ops {
@@ -196,6 +273,10 @@ func (s *shrinker) readsClosed(ops []histories.Operation) bool {
 	}
 	return true
 }
+
+// isUnwritten reports whether no write of the resource, of any outcome,
+// wrote value in the original history.
+func (s *shrinker) isUnwritten(value string) bool { return !s.u.written(value) }
 
 // ddmin removes units of operations (all operations sharing a key) while
 // the rest still fails, until no single unit can go or time runs out.
@@ -296,50 +377,15 @@ func flatten(units [][]histories.Operation) []histories.Operation {
 	return out
 }
 
-// checkable returns the operations of the resource that a checker sees
-// (no failed operations, no reads of unknown outcome) and keep selects.
-func (s *shrinker) checkable(keep func(*histories.Operation) bool) []histories.Operation {
+// candidates returns the operations of the resource that a
+// counterexample can use and keep selects: the writes, failed ones
+// included (an explanation names them), and the reads that returned.
+func (s *shrinker) candidates(keep func(*histories.Operation) bool) []histories.Operation {
 	var out []histories.Operation
 	for i := range s.all {
 		op := &s.all[i]
-		if op.Resource == s.resource && op.Status != histories.StatusFailed && (op.IsWrite() || op.Status != histories.StatusUnknown) && keep(op) {
+		if op.Resource == s.resource && (op.IsWrite() || op.Status == histories.StatusOK) && keep(op) {
 			out = append(out, *op)
-		}
-	}
-	return out
-}
-
-// isUnwritten reports whether value was read on the resource in the
-// original history without any write there writing it. A few values are
-// looked up by scanning; past that, the whole answer is computed once.
-func (s *shrinker) isUnwritten(value string) bool {
-	if s.unwritten != nil {
-		return s.unwritten[value]
-	}
-	if s.lookups < 16 {
-		s.lookups++
-		for i := range s.all {
-			if op := &s.all[i]; op.Resource == s.resource && op.IsWrite() && op.Value == value {
-				return false
-			}
-		}
-		return true
-	}
-	s.unwritten = valuesReadNotWritten(s.checkable(func(*histories.Operation) bool { return true }))
-	return s.unwritten[value]
-}
-
-func valuesReadNotWritten(ops []histories.Operation) map[string]bool {
-	written := make(map[string]bool)
-	for i := range ops {
-		if ops[i].IsWrite() {
-			written[ops[i].Value] = true
-		}
-	}
-	out := make(map[string]bool)
-	for i := range ops {
-		if op := &ops[i]; !op.IsWrite() && op.HasValue && !written[op.Value] {
-			out[op.Value] = true
 		}
 	}
 	return out

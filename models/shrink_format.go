@@ -13,6 +13,9 @@ func WriteShrunk(w io.Writer, s *Shrunk) error {
 	if !s.Minimal {
 		state = "the time bound stopped the search early"
 	}
+	if s.Adopted {
+		state += ", told as its own operations show it"
+	}
 	if _, err := fmt.Fprintf(w, "minimal counterexample: %d of %d operations on %s (%s, %d checks, %v)\n",
 		len(s.Ops), s.From, s.Resource, state, s.Checks, s.Elapsed.Round(time.Millisecond)); err != nil {
 		return err

@@ -15,7 +15,8 @@ const maxResourceCases = 100
 
 // CheckCases returns the JUnit cases of a check: linearizability of each
 // resource (or of the model as a whole, for many resources), failed with
-// the explanation and, where it belongs, the minimal counterexample.
+// its violation told once: the first cause's resource with its minimal
+// counterexample when there is one, the others with their violations.
 func CheckCases(check models.Result, resources []string, minimal *models.Shrunk) []Case {
 	violated := make(map[string]models.Violation)
 	for _, v := range check.Violations {
@@ -29,7 +30,13 @@ func CheckCases(check models.Result, resources []string, minimal *models.Shrunk)
 	if len(resources) > maxResourceCases {
 		c := Case{Name: fmt.Sprintf("%s model, %s policy, %d resources", check.Model, check.Policy, len(resources)), Classname: class, Time: check.Elapsed}
 		if len(check.Violations) > 0 {
-			c.Failure = violationFailure(check.Violations, minimal)
+			var b strings.Builder
+			_ = models.WriteViolations(&b, &check, minimal)
+			msg := check.Violations[check.First()].Summary
+			if len(check.Violations) > 1 {
+				msg = fmt.Sprintf("%d resources violated; first: %s", len(check.Violations), msg)
+			}
+			c.Failure = &Failure{Type: "violation", Message: msg, Text: strings.TrimPrefix(b.String(), "\n")}
 		} else if len(check.TimedOut) > 0 {
 			c.Error = &Failure{Type: "inconclusive", Message: fmt.Sprintf("the checker gave up on %d resources", len(check.TimedOut)), Text: strings.Join(check.TimedOut, "\n")}
 		}
@@ -39,30 +46,25 @@ func CheckCases(check models.Result, resources []string, minimal *models.Shrunk)
 	for _, r := range resources {
 		c := Case{Name: "resource " + r, Classname: class}
 		if v, ok := violated[r]; ok {
-			c.Failure = violationFailure([]models.Violation{v}, minimal)
+			c.Failure = violationFailure(v, minimal)
 		} else if gaveUp[r] {
-			c.Error = &Failure{Type: "inconclusive", Message: "the checker gave up on resource " + r + " (--timeout)"}
+			c.Error = &Failure{Type: "inconclusive", Message: "the checker gave up on resource " + r + ": it ran out of time"}
 		}
 		cases = append(cases, c)
 	}
 	return cases
 }
 
-func violationFailure(vs []models.Violation, minimal *models.Shrunk) *Failure {
+// violationFailure tells a resource's violation: as its minimal
+// counterexample when it is the resource shrunk.
+func violationFailure(v models.Violation, minimal *models.Shrunk) *Failure {
 	var b strings.Builder
-	for _, v := range vs {
+	if minimal != nil && minimal.Resource == v.Resource {
+		_ = models.WriteShrunk(&b, minimal)
+	} else {
 		_ = models.WriteViolation(&b, v)
-		if minimal != nil && minimal.Resource == v.Resource {
-			fmt.Fprintf(&b, "\nminimal counterexample (%d of %d operations):\n", len(minimal.Ops), minimal.From)
-			_ = models.WriteViolation(&b, minimal.Violation)
-		}
-		b.WriteString("\n")
 	}
-	msg := vs[0].Summary
-	if len(vs) > 1 {
-		msg = fmt.Sprintf("%d resources violated; first: %s", len(vs), msg)
-	}
-	return &Failure{Type: "violation", Message: msg, Text: b.String()}
+	return &Failure{Type: "violation", Message: v.Summary, Text: b.String()}
 }
 
 // Resources returns the names of the resources ops touch, sorted.

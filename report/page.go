@@ -109,9 +109,17 @@ func newPage(in *Input, lim Limits, timelineNote string) (*page, error) {
 			marked[id] = true
 		}
 	}
-	for i, v := range in.Check.Violations {
+	// Each violation once: the minimal counterexample above tells its
+	// resource's.
+	var others []models.Violation
+	for _, v := range in.Check.Violations {
+		if in.Minimal == nil || v.Resource != in.Minimal.Resource {
+			others = append(others, v)
+		}
+	}
+	for i, v := range others {
 		if i == maxViolationsShown {
-			p.MoreViolations = len(in.Check.Violations) - i
+			p.MoreViolations = len(others) - i
 			break
 		}
 		p.Violations = append(p.Violations, violationView{Resource: v.Resource, Summary: v.Summary, Steps: stepRows(v)})
@@ -139,7 +147,11 @@ func newPage(in *Input, lim Limits, timelineNote string) (*page, error) {
 func stepRows(v models.Violation) []timelineRow {
 	var rows []timelineRow
 	for i, s := range v.Steps {
-		rows = append(rows, timelineRow{Step: i + 1, Time: models.Interval(s.Call, s.Return), Actor: fmt.Sprintf("process %d", s.Process),
+		who, at := fmt.Sprintf("process %d", s.Process), models.Interval(s.Call, s.Return)
+		if s.Initial {
+			who, at = "before the run", "before the run"
+		}
+		rows = append(rows, timelineRow{Step: i + 1, Time: at, Actor: who,
 			Event: s.Event, Consequence: s.Expected, Violating: s.Culprit})
 	}
 	return rows
@@ -163,7 +175,11 @@ func storyRows(s *models.Shrunk) []timelineRow {
 	var items []item
 	for i := range s.Ops {
 		op := &s.Ops[i]
-		r := timelineRow{Time: models.Interval(op.Call, op.Return), Actor: fmt.Sprintf("process %d", op.Process),
+		at := models.Interval(op.Call, op.Return)
+		if op.Initial {
+			at = "before the run"
+		}
+		r := timelineRow{Time: at, Actor: actor(op),
 			Event: models.DescribeHistoryOp(op), Consequence: consequence(op)}
 		if want, ok := culprit[op.ID]; ok {
 			r.Consequence, r.Violating = r.Consequence+". It must: "+want, true
@@ -182,8 +198,21 @@ func storyRows(s *models.Shrunk) []timelineRow {
 	return rows
 }
 
+// actor names who performed op: a process, or nobody for the state
+// before the run.
+func actor(op *histories.Operation) string {
+	if op.Initial {
+		return "before the run"
+	}
+	return fmt.Sprintf("process %d", op.Process)
+}
+
 func consequence(op *histories.Operation) string {
 	switch {
+	case op.Initial:
+		return fmt.Sprintf("the resource held %q with token %d before the run", op.Value, op.Token)
+	case op.IsWrite() && op.Status == histories.StatusFailed:
+		return "the write failed: it never took effect"
 	case op.IsWrite() && op.Status == histories.StatusAccepted:
 		return fmt.Sprintf("resource accepted token %d and stores %q", op.Token, op.Value)
 	case op.IsWrite() && op.Status == histories.StatusRejected:

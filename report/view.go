@@ -40,7 +40,7 @@ func chooseView(in *Input, limit int) (models.View, string) {
 }
 
 func windowView(in *Input, groups []models.Group, limit, total int) (models.View, string) {
-	v := in.Check.Violations[0]
+	v := in.Check.Violations[in.Check.First()]
 	var g models.Group
 	for _, x := range groups {
 		if x.Resource == v.Resource {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"time"
 
@@ -28,12 +27,13 @@ func (g *checkGates) flags(cmd *cobra.Command) {
 	fl.StringVar(&g.junit, "junit", "", "write the verdict as JUnit XML to this file (one test case per resource)")
 }
 
-// shrink returns the first violation's minimal counterexample, if any.
+// shrink returns the minimal counterexample of the first cause (the
+// violation whose evidence was complete earliest), if any.
 func (g *checkGates) shrink(h *histories.History, res models.Result, opts models.Options) *models.Shrunk {
 	if res.Verdict != models.Violated || g.shrinkTimeout < 0 || len(res.Violations) == 0 {
 		return nil
 	}
-	s, ok := models.Shrink(h, res.Violations[0], opts, models.ShrinkOptions{Timeout: g.shrinkTimeout})
+	s, ok := models.Shrink(h, res.Violations[res.First()], opts, models.ShrinkOptions{Timeout: g.shrinkTimeout})
 	if !ok {
 		return nil
 	}
@@ -68,12 +68,4 @@ func (g *checkGates) write(path string, h *histories.History, rep checkReport, f
 		return fmt.Errorf("--report %s: %w", g.reportDir, err)
 	}
 	return nil
-}
-
-// printMinimal prints the minimal counterexample as a timeline table.
-func printMinimal(w io.Writer, s *models.Shrunk) {
-	if s != nil {
-		fmt.Fprintln(w)
-		_ = models.WriteShrunk(w, s)
-	}
 }

@@ -25,9 +25,5 @@ func printCheck(w io.Writer, rep checkReport) {
 	}
 	fmt.Fprintf(w, "verdict        %s: %s\n", strings.ToUpper(string(rep.Verdict)), rep.Reason)
 	report.WriteErrors(w, "errors         ", rep.Evidence.Errors)
-	printMinimal(w, rep.Minimal)
-	for _, v := range res.Violations {
-		fmt.Fprintln(w)
-		models.WriteViolation(w, v)
-	}
+	_ = models.WriteViolations(w, &res, rep.Minimal)
 }

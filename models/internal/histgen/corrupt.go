@@ -15,8 +15,8 @@ func Corrupt(r *rand.Rand, ops []histories.Operation, n int) {
 	}
 	for range n {
 		o := &ops[r.IntN(len(ops))]
-		if o.Status == histories.StatusFailed {
-			continue
+		if o.Status == histories.StatusFailed || o.Initial {
+			continue // the state before the run is stated, not answered
 		}
 		switch r.IntN(4) {
 		case 0:

@@ -52,6 +52,12 @@ type Config struct {
 	// under strict, only while no repeat was accepted.
 	EqualAccepted float64
 
+	// Initial is the probability that a resource held state before the
+	// run: a value and a token (1 to 3) that the history states as an
+	// Initial operation, which the register starts from and tokens are
+	// issued above.
+	Initial float64
+
 	// Duration and Gap bound an operation's length and the pause before a
 	// client's next operation; both are drawn uniformly from [0, bound].
 	// Small bounds make intervals that touch, which closed intervals must
@@ -113,9 +119,30 @@ type register struct {
 // histories.Pair makes them.
 func Generate(r *rand.Rand, cfg Config) []histories.Operation {
 	ops := schedule(r, cfg)
-	assignTokens(r, cfg, ops)
-	simulate(r, cfg, ops)
-	return finish(ops)
+	initial := initialStates(r, cfg)
+	assignTokens(r, cfg, ops, initial)
+	simulate(r, cfg, ops, initial)
+	return finish(append(initial, ops...))
+}
+
+// initialStates draws the state each resource held before the run, as
+// Initial operations; none unless cfg.Initial is positive.
+func initialStates(r *rand.Rand, cfg Config) []op {
+	if cfg.Initial <= 0 {
+		return nil
+	}
+	var out []op
+	for i := range max(cfg.Resources, 1) {
+		if r.Float64() >= cfg.Initial {
+			continue
+		}
+		o := op{client: -1, lin: histories.InitialTime}
+		name := fmt.Sprintf("r%d", i)
+		o.Operation = histories.Operation{Process: -1, F: histories.FWrite, Resource: name, Token: 1 + uint64(r.IntN(3)), HasToken: true,
+			Value: name + "-initial", HasValue: true, Status: histories.StatusAccepted, Call: histories.InitialTime, Return: histories.InitialTime, Initial: true}
+		out = append(out, o)
+	}
+	return out
 }
 
 // schedule lays out each client's operations one after another and picks
@@ -172,7 +199,7 @@ func schedule(r *rand.Rand, cfg Config) []op {
 // assignTokens gives each write a token. Lease-like tokens are issued in
 // order of invocation: a write acquires the next token of its resource or
 // reuses its client's last one, so old clients write stale tokens.
-func assignTokens(r *rand.Rand, cfg Config, ops []op) {
+func assignTokens(r *rand.Rand, cfg Config, ops []op, initial []op) {
 	order := make([]int, len(ops))
 	for i := range order {
 		order[i] = i
@@ -184,6 +211,9 @@ func assignTokens(r *rand.Rand, cfg Config, ops []op) {
 	}
 	held := make(map[key]uint64)
 	issued := make(map[string]uint64)
+	for _, o := range initial {
+		issued[o.Resource] = o.Token
+	}
 	for n, i := range order {
 		o := &ops[i]
 		if o.F != histories.FWrite {
@@ -208,7 +238,7 @@ func assignTokens(r *rand.Rand, cfg Config, ops []op) {
 
 // simulate applies the operations in order of their linearization points
 // and records the register's answers.
-func simulate(r *rand.Rand, cfg Config, ops []op) {
+func simulate(r *rand.Rand, cfg Config, ops []op, initial []op) {
 	order := make([]int, len(ops))
 	for i := range order {
 		order[i] = i
@@ -220,6 +250,9 @@ func simulate(r *rand.Rand, cfg Config, ops []op) {
 		return cmp.Compare(ops[a].tie, ops[b].tie)
 	})
 	regs := make(map[string]*register)
+	for _, o := range initial {
+		regs[o.Resource] = &register{token: o.Token, value: o.Value, written: true}
+	}
 	for _, i := range order {
 		o := &ops[i]
 		reg := regs[o.Resource]

@@ -1,0 +1,47 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/models"
+)
+
+// TestCheckPrintsEachViolationOnce: check's output tells the first cause
+// (the earliest evidence, on b here although a sorts first) as its
+// minimal counterexample, names it in the verdict, and the other
+// violation once.
+func TestCheckPrintsEachViolationOnce(t *testing.T) {
+	t.Parallel()
+	w := func(id int, res string, token uint64, value string, call, ret int64) histories.Operation {
+		return histories.Operation{ID: id, Process: id, F: histories.FWrite, Resource: res, Token: token, HasToken: true,
+			Value: value, HasValue: true, Status: histories.StatusAccepted, Call: call, Return: ret}
+	}
+	h := &histories.History{Operations: []histories.Operation{
+		w(0, "a", 2, "a2", 0, 1), w(1, "b", 2, "b2", 0, 1), w(2, "b", 1, "b1", 2, 3), w(3, "a", 1, "a1", 4, 5),
+	}}
+	opts := models.Options{Policy: models.Strict}
+	res, err := models.CheckFast(h.Operations, opts)
+	require.NoError(t, err)
+	rep := checkReport{History: "h.jsonl", Counts: histories.Count(h.Operations), Evidence: h.Evidence(), Result: res,
+		Minimal: (&checkGates{}).shrink(h, res, opts)}
+	rep.Verdict, rep.Reason = models.Decide(res, rep.Evidence)
+	require.NotNil(t, rep.Minimal)
+	assert.Equal(t, "b", rep.Minimal.Resource)
+	var out bytes.Buffer
+	printCheck(&out, rep)
+	text := out.String()
+	t.Log(text)
+	assert.Contains(t, text, "first on b at 3ns: ")
+	assert.Equal(t, 1, strings.Count(text, "minimal counterexample:"))
+	for _, r := range []string{"a", "b"} {
+		assert.Equal(t, 1, strings.Count(text, fmt.Sprintf("resource %q:", r)), "resource %s told once", r)
+	}
+	assert.Less(t, strings.Index(text, `resource "b":`), strings.Index(text, `resource "a":`), "the first cause first")
+}

@@ -1,0 +1,71 @@
+package report
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/models"
+)
+
+// twoStaleWrites has a stale write accepted on a (evidence complete at 3)
+// and on b (at 5): a is the first cause.
+func twoStaleWrites() *histories.History {
+	w := func(id int, res string, token uint64, value string, call, ret int64) histories.Operation {
+		return histories.Operation{ID: id, Process: id, F: histories.FWrite, Resource: res, Token: token, HasToken: true,
+			Value: value, HasValue: true, Status: histories.StatusAccepted, Call: call, Return: ret, InvokeIndex: int64(2 * id), CompleteIndex: int64(2*id + 1)}
+	}
+	return &histories.History{Operations: []histories.Operation{
+		w(0, "a", 2, "a2", 0, 1), w(1, "b", 2, "b2", 0, 1), w(2, "a", 1, "a1", 2, 3), w(3, "b", 1, "b1", 4, 5),
+	}}
+}
+
+// TestEachViolationIsToldOnce: the JUnit cases and the report tell the
+// first cause as its minimal counterexample and the other violation as
+// itself, each once.
+func TestEachViolationIsToldOnce(t *testing.T) {
+	t.Parallel()
+	h := twoStaleWrites()
+	opts := models.Options{Policy: models.Strict}
+	res, err := models.CheckFast(h.Operations, opts)
+	require.NoError(t, err)
+	require.Len(t, res.Violations, 2)
+	first := res.Violations[res.First()]
+	require.Equal(t, "a", first.Resource)
+	s, ok := models.Shrink(h, first, opts, models.ShrinkOptions{})
+	require.True(t, ok)
+	a, b := res.Violations[0].Summary, res.Violations[1].Summary
+
+	cases := CheckCases(res, []string{"a", "b"}, &s)
+	require.Len(t, cases, 2)
+	ta, tb := cases[0].Failure.Text, cases[1].Failure.Text
+	assert.Equal(t, 1, strings.Count(ta, "minimal counterexample"), ta)
+	assert.Equal(t, 1, strings.Count(ta, a), ta)
+	assert.Equal(t, 0, strings.Count(ta, b), ta)
+	assert.Equal(t, 0, strings.Count(tb, "minimal counterexample"), tb)
+	assert.Equal(t, 1, strings.Count(tb, b), tb)
+
+	many := CheckCases(res, make([]string, maxResourceCases+1), &s)
+	require.Len(t, many, 1)
+	text := many[0].Failure.Text
+	assert.Equal(t, 1, strings.Count(text, a), text)
+	assert.Equal(t, 1, strings.Count(text, b), text)
+	assert.Contains(t, many[0].Failure.Message, "first: "+a)
+
+	dir := t.TempDir()
+	in := Input{Title: "t", Verdict: res.Verdict, Reason: "because", History: h, Check: res, Options: opts, Minimal: &s}
+	_, err = Write(dir, in, Limits{})
+	require.NoError(t, err)
+	page := read(t, dir, ReportFile)
+	assert.Equal(t, 1, strings.Count(page, escape(s.Violation.Summary)), "the first cause, in the minimal counterexample")
+	if a != s.Violation.Summary {
+		assert.Equal(t, 0, strings.Count(page, escape(a)), "the first cause is not told again")
+	}
+	assert.Equal(t, 1, strings.Count(page, escape(b)), "the other violation")
+	assert.Contains(t, page, "Other violations by resource")
+}
+
+func escape(s string) string { return strings.ReplaceAll(s, `"`, "&#34;") }
