@@ -15,8 +15,7 @@ import (
 func Decide(res Result, ev histories.Evidence) (Verdict, string) {
 	switch res.Verdict {
 	case Violated:
-		reason := fmt.Sprintf("the history is not linearizable for a fenced register (%s policy) on %d of %d resources",
-			res.Policy, len(res.Violations), res.Resources)
+		reason := fmt.Sprintf("the history is not linearizable for %s on %d of %d resources", modelName(res), len(res.Violations), res.Resources)
 		if i := res.First(); i >= 0 {
 			// The first cause: the violation whose evidence was complete
 			// earliest, which the minimal counterexample shrinks.
@@ -30,5 +29,13 @@ func Decide(res Result, ev histories.Evidence) (Verdict, string) {
 	if !ev.Enough() {
 		return Inconclusive, "too little evidence for a verdict: " + ev.Reason()
 	}
-	return Held, "every resource's history is linearizable for a fenced register"
+	return Held, "every resource's history is linearizable for " + modelName(res)
+}
+
+// modelName names the model a result judged against, for a reason.
+func modelName(res Result) string {
+	if res.Model == KindRegister.String() {
+		return "a plain register"
+	}
+	return fmt.Sprintf("a fenced register (%s policy)", res.Policy)
 }
