@@ -148,7 +148,7 @@ func indexSeq(words []string, seq ...string) int {
 func (s shape) plainCounting(engine string, kinds ...string) (counting, error) {
 	switch {
 	case slices.Contains(kinds, s.kind):
-		return counting{}, nil
+		return counting{foundRows: foundRowsEither}, nil
 	case s.kind == "SELECT" || s.kind == "VALUES" || s.kind == "TABLE":
 		return counting{}, fmt.Errorf("a %s cannot be the write: it returns its rows whatever it wrote (a function's false is a row too), so they cannot say whether the write was accepted; "+
 			"put the guard in an INSERT or UPDATE (with RETURNING if you like)", s.kind)
