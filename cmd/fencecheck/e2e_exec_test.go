@@ -222,10 +222,19 @@ func TestExecReceiverThatExitsDuringTheRun(t *testing.T) {
 // and a bad value is a usage error naming the flag.
 func TestExecReady(t *testing.T) {
 	t.Parallel()
-	for _, ready := range []string{"tcp", "http-get:/health", "cmd:grep -q listening recv.out"} {
+	// The command asks the receiver itself, as a readiness command must:
+	// a marker in its output would still be there from before a restart
+	// (restart-durability restarts it).
+	for _, ready := range []string{"tcp", "http-get:/health", "cmd:curl -s -o /dev/null http://ADDR/health"} {
 		t.Run(ready, func(t *testing.T) {
 			t.Parallel()
+			if strings.HasPrefix(ready, "cmd:curl") {
+				if _, err := exec.LookPath("curl"); err != nil {
+					t.Skip("no curl on this machine to ask the receiver with")
+				}
+			}
 			addr := freeAddr(t)
+			ready := strings.ReplaceAll(ready, "ADDR", addr)
 			r := fencecheck(t, t.TempDir(), "verify", "--target", "http://"+addr, "--store", "s", "--ready", ready,
 				"--exec", fmt.Sprintf("%s receiver --listen %s --store sqlite:recv.db > recv.out", fencecheckBinary, addr))
 			assert.Equal(t, 0, r.code, r.stdout+r.stderr)
