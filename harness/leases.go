@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/fencecheck/fencecheck/harness/sched"
+	"github.com/fencecheck/fencecheck/sched"
 	"github.com/fencecheck/fencecheck/histories"
 )
 

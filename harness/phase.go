@@ -6,7 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/fencecheck/fencecheck/harness/sched"
+	"github.com/fencecheck/fencecheck/sched"
 )
 
 // errPhaseOver is returned by a phaseClock's Sleep when the fault phase

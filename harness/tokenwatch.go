@@ -3,7 +3,7 @@ package harness
 import (
 	"sync"
 
-	"github.com/fencecheck/fencecheck/harness/sched"
+	"github.com/fencecheck/fencecheck/sched"
 )
 
 // tokenWatch tracks, per resource, the highest token seen at one point of
