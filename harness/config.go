@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/fencecheck/fencecheck/lease"
 	"github.com/fencecheck/fencecheck/models"
 	"github.com/fencecheck/fencecheck/nemesis"
 	"github.com/fencecheck/fencecheck/targets"
@@ -53,6 +54,10 @@ type Config struct {
 	// OpTimeout is how long a worker waits for an answer before it records
 	// an unknown outcome and continues as a new process; default 4×LeaseTTL.
 	OpTimeout time.Duration
+
+	// Leases issues the leases and their tokens; nil, the run's own
+	// in-memory service (lease.Local) with LeaseTTL.
+	Leases lease.Service
 
 	Faults   []nemesis.Fault
 	Schedule nemesis.Schedule // default: random windows every ~3 lease TTLs

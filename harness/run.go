@@ -4,14 +4,14 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"sync"
-	"sync/atomic"
 	"time"
 
-	"github.com/fencecheck/fencecheck/sched"
 	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/lease"
 	"github.com/fencecheck/fencecheck/nemesis"
+	"github.com/fencecheck/fencecheck/sched"
 	"github.com/fencecheck/fencecheck/targets"
+	"github.com/fencecheck/fencecheck/workload"
 )
 
 // run is the state of one run; it is also the nemesis's Env.
@@ -19,16 +19,12 @@ type run struct {
 	cfg       Config
 	rt        sched.Runtime
 	rec       *histories.Recorder
-	rand      *lockedRand
-	leases    LeaseService
-	accepted  *tokenWatch // tokens clients saw accepted
-	sent      *tokenWatch // tokens workers sent
+	rand      *sched.Rand
+	leases    lease.Service
+	workers   *workload.Pool
 	runID     string
 	resources []string
-	// valuePrefix makes the values unique to the run when the resources
-	// have fixed names (resources.go).
-	valuePrefix string
-	life        context.Context // lives until the final reads are done
+	life      context.Context // lives until the final reads are done
 	// observeErr is why the state before the run could not be adopted;
 	// the workers then never start.
 	observeErr error
@@ -39,12 +35,7 @@ type run struct {
 	holders    []nemesis.WindowHolder
 	faultClock *phaseClock
 
-	inflight *sched.Group
-	issued   atomic.Int64
-	progress counters
-	paceMu   sync.Mutex
-	nextSlot int64
-	failure  failure
+	failure failure
 }
 
 // windowed is implemented by receivers with a race window the harness can
@@ -105,20 +96,16 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	}
 	life, endLife := context.WithCancel(context.WithoutCancel(ctx))
 	defer endLife()
-	r := &run{
-		cfg:      cfg,
-		rt:       rt,
-		rec:      rec,
-		rand:     newLockedRand(cfg.Seed),
-		accepted: newTokenWatch(rt),
-		sent:     newTokenWatch(rt),
-		life:     life,
-		inflight: sched.NewGroup(rt),
+	r := &run{cfg: cfg, rt: rt, rec: rec, rand: sched.NewRand(cfg.Seed), life: life, leases: cfg.Leases}
+	if r.leases == nil {
+		r.leases = lease.NewLocal(life, rt, rec, cfg.LeaseTTL)
 	}
-	r.leases = newLocalLeases(life, rt, rec, cfg.LeaseTTL)
 	r.runID = newRunID(cfg.Seed, cfg.Deterministic)
-	r.resources, r.valuePrefix = resourceNames(&cfg, r.runID)
+	var valuePrefix string
+	r.resources, valuePrefix = resourceNames(&cfg, r.runID)
 	r.wireFaults()
+	r.workers = workload.New(r.workload(valuePrefix), workload.Run{Runtime: rt, Recorder: rec, Rand: r.rand, Leases: r.leases,
+		Target: cfg.Target, Pausers: r.pausers, Deliverers: r.deliverers, Env: r, Life: life})
 
 	stopProgress := r.reportProgress()
 	simErr := rt.Run(func() { r.main(r.watchFailure(ctx), endLife) })
@@ -189,6 +176,17 @@ func (r *run) wireFaults() {
 	}
 }
 
+// workload is the shape of the run's work, from its configuration.
+func (r *run) workload(valuePrefix string) workload.Config {
+	w := workload.Config{Workers: r.cfg.Workers, Resources: r.resources, ValuePrefix: valuePrefix, Duration: r.cfg.Duration,
+		Ops: r.cfg.Ops, Rate: r.cfg.Rate, ReadShare: r.cfg.ReadShare, RepeatShare: r.cfg.RepeatShare, Think: r.cfg.Think,
+		OpTimeout: r.cfg.OpTimeout}
+	if r.cfg.Deterministic {
+		w.Latency = r.cfg.Latency // the simulated target answers at once
+	}
+	return w
+}
+
 // main is the run's first task: the state before the run, faults and
 // workers, then the final reads.
 func (r *run) main(ctx context.Context, endLife context.CancelFunc) {
@@ -204,11 +202,7 @@ func (r *run) main(ctx context.Context, endLife context.CancelFunc) {
 	if ph.faultEnd > 0 {
 		r.faultClock.end.Store(int64(ph.faultEnd))
 	}
-	workers := sched.NewGroup(r.rt)
-	for i := range r.cfg.Workers {
-		w := &worker{id: i, proc: i}
-		workers.Go(func() { r.work(ctx, w) })
-	}
+	workers := r.workers.Start(ctx)
 	faults := sched.NewGroup(r.rt)
 	workersDone := r.rt.NewGate()
 	faults.Go(func() {
@@ -236,7 +230,7 @@ func (r *run) main(ctx context.Context, endLife context.CancelFunc) {
 	faults.Wait(context.Background(), 0)
 	nemesis.StopAll(r, r.cfg.Faults)
 	// Let writes still on their way arrive, then observe the end state.
-	r.inflight.Wait(context.Background(), 2*r.cfg.OpTimeout)
+	r.workers.Settle(2 * r.cfg.OpTimeout)
 	r.finalReads(ctx)
 }
 
@@ -248,7 +242,7 @@ func (r *run) finalReads(ctx context.Context) {
 	}
 	proc := r.cfg.Workers // a process id no worker starts with
 	for _, res := range r.resources {
-		r.readOp(ctx, &proc, res) // not part of the operation limit
+		r.workers.ReadOnce(ctx, &proc, res) // not part of the operation limit
 	}
 }
 
@@ -267,10 +261,10 @@ func (r *run) reportProgress() func() {
 		for {
 			select {
 			case <-stop:
-				r.cfg.Progress(r.progress.snapshot(time.Duration(r.rt.Now()), r.cfg.Duration))
+				r.cfg.Progress(r.workers.Progress(time.Duration(r.rt.Now())))
 				return
 			case <-t.C:
-				r.cfg.Progress(r.progress.snapshot(time.Duration(r.rt.Now()), r.cfg.Duration))
+				r.cfg.Progress(r.workers.Progress(time.Duration(r.rt.Now())))
 			}
 		}
 	}()
@@ -292,10 +286,10 @@ func (r *run) OutliveLease(resource string, token uint64) bool {
 }
 func (r *run) Resources() []string { return r.resources }
 func (r *run) NewerAccepted(resource string, token uint64) sched.Gate {
-	return r.accepted.newer(resource, token)
+	return r.workers.NewerAccepted(resource, token)
 }
 func (r *run) NewerSent(resource string, token uint64) sched.Gate {
-	return r.sent.newer(resource, token)
+	return r.workers.NewerSent(resource, token)
 }
 
 // ensure the run satisfies the nemesis's view of it.

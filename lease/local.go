@@ -1,4 +1,4 @@
-package harness
+package lease
 
 import (
 	"context"
@@ -6,40 +6,15 @@ import (
 	"sync"
 	"time"
 
-	"github.com/fencecheck/fencecheck/sched"
 	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/sched"
 )
 
-// Lease is one grant of ownership of a resource, with the fencing token
-// that the holder must carry on every write.
-type Lease struct {
-	Resource string
-	Token    uint64
-	Worker   int
-}
-
-// LeaseService issues leases and their tokens. The harness's own
-// implementation keeps them in memory; a real issuer (a database sequence,
-// etcd) can replace it, as long as tokens per resource only grow.
-type LeaseService interface {
-	// Acquire blocks until worker holds the lease on resource, or ctx is
-	// done.
-	Acquire(ctx context.Context, resource string, worker int) (Lease, error)
-	// Release gives the lease back, if it is still current.
-	Release(l Lease)
-	// Expire ends the current lease on resource early and reports whether
-	// there was one.
-	Expire(resource string) bool
-	// ExpireToken ends the lease on resource that carries token, if it
-	// is still the current one, and reports whether it was.
-	ExpireToken(resource string, token uint64) bool
-}
-
-// localLeases is an in-memory lease service: per-resource scope,
+// Local is the harness's own lease service: in memory, per-resource scope,
 // monotonically increasing tokens, a TTL, and reassignment to the next
 // waiting worker in arrival order. Expiry does not tell the holder, just
 // as a real scheduler's does not: that is the whole problem.
-type localLeases struct {
+type Local struct {
 	rt   sched.Runtime
 	rec  *histories.Recorder
 	ttl  time.Duration
@@ -62,11 +37,14 @@ type leaseWaiter struct {
 	granted *Lease
 }
 
-func newLocalLeases(life context.Context, rt sched.Runtime, rec *histories.Recorder, ttl time.Duration) *localLeases {
-	return &localLeases{rt: rt, rec: rec, ttl: ttl, life: life, res: make(map[string]*leaseState)}
+// NewLocal returns a lease service on rt whose leases last ttl and whose
+// grants, expiries and releases go to rec; its expiry timers stop when
+// life ends.
+func NewLocal(life context.Context, rt sched.Runtime, rec *histories.Recorder, ttl time.Duration) *Local {
+	return &Local{rt: rt, rec: rec, ttl: ttl, life: life, res: make(map[string]*leaseState)}
 }
 
-func (l *localLeases) state(resource string) *leaseState {
+func (l *Local) state(resource string) *leaseState {
 	st, ok := l.res[resource]
 	if !ok {
 		st = &leaseState{}
@@ -77,15 +55,15 @@ func (l *localLeases) state(resource string) *leaseState {
 
 // StartAbove makes the tokens of resource start above token, the token the
 // resource held before the run: tokens at or below it would all be stale.
-func (l *localLeases) StartAbove(resource string, token uint64) {
+func (l *Local) StartAbove(resource string, token uint64) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	st := l.state(resource)
 	st.next = max(st.next, token)
 }
 
-// Acquire implements LeaseService.
-func (l *localLeases) Acquire(ctx context.Context, resource string, worker int) (Lease, error) {
+// Acquire implements Service.
+func (l *Local) Acquire(ctx context.Context, resource string, worker int) (Lease, error) {
 	l.mu.Lock()
 	st := l.state(resource)
 	if st.holder == nil && len(st.waiters) == 0 {
@@ -113,8 +91,8 @@ func (l *localLeases) Acquire(ctx context.Context, resource string, worker int) 
 	return Lease{}, fmt.Errorf("acquire lease on %s: %w", resource, ctx.Err())
 }
 
-// Release implements LeaseService.
-func (l *localLeases) Release(lease Lease) {
+// Release implements Service.
+func (l *Local) Release(lease Lease) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	st := l.state(lease.Resource)
@@ -127,8 +105,8 @@ func (l *localLeases) Release(lease Lease) {
 	l.grantNextLocked(st, lease.Resource, "released")
 }
 
-// Expire implements LeaseService.
-func (l *localLeases) Expire(resource string) bool {
+// Expire implements Service.
+func (l *Local) Expire(resource string) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	st := l.state(resource)
@@ -139,8 +117,8 @@ func (l *localLeases) Expire(resource string) bool {
 	return true
 }
 
-// ExpireToken implements LeaseService.
-func (l *localLeases) ExpireToken(resource string, token uint64) bool {
+// ExpireToken implements Service.
+func (l *Local) ExpireToken(resource string, token uint64) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	st := l.state(resource)
@@ -151,7 +129,7 @@ func (l *localLeases) ExpireToken(resource string, token uint64) bool {
 	return true
 }
 
-func (l *localLeases) expireAfterTTL(resource string, token uint64) {
+func (l *Local) expireAfterTTL(resource string, token uint64) {
 	if l.life.Err() != nil {
 		return
 	}
@@ -163,7 +141,7 @@ func (l *localLeases) expireAfterTTL(resource string, token uint64) {
 	}
 }
 
-func (l *localLeases) expireLocked(st *leaseState, resource, why string) {
+func (l *Local) expireLocked(st *leaseState, resource, why string) {
 	h := *st.holder
 	l.record(histories.FExpire, h, fmt.Sprintf("worker %d loses token %d: %s", h.Worker, h.Token, why))
 	st.stopTimer()
@@ -171,7 +149,7 @@ func (l *localLeases) expireLocked(st *leaseState, resource, why string) {
 	l.grantNextLocked(st, resource, "reassigned")
 }
 
-func (l *localLeases) grantNextLocked(st *leaseState, resource, how string) {
+func (l *Local) grantNextLocked(st *leaseState, resource, how string) {
 	if len(st.waiters) == 0 {
 		return
 	}
@@ -182,7 +160,7 @@ func (l *localLeases) grantNextLocked(st *leaseState, resource, how string) {
 	w.gate.Open()
 }
 
-func (l *localLeases) grantLocked(st *leaseState, resource string, worker int, how string) Lease {
+func (l *Local) grantLocked(st *leaseState, resource string, worker int, how string) Lease {
 	st.next++
 	lease := Lease{Resource: resource, Token: st.next, Worker: worker}
 	st.holder = &lease
@@ -191,7 +169,7 @@ func (l *localLeases) grantLocked(st *leaseState, resource string, worker int, h
 	return lease
 }
 
-func (l *localLeases) record(f string, lease Lease, detail string) {
+func (l *Local) record(f string, lease Lease, detail string) {
 	l.rec.Record(&histories.Event{Process: -1, Actor: histories.ActorLease, F: f, Resource: lease.Resource,
 		Token: lease.Token, HasToken: true, Holder: lease.Worker, HasHolder: true, Detail: detail})
 }

@@ -1,4 +1,4 @@
-package harness
+package lease
 
 import (
 	"bytes"
@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/fencecheck/fencecheck/sched"
 	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/sched"
 )
 
 type bufWriter struct{ bytes.Buffer }
@@ -22,7 +22,7 @@ func TestLeases(t *testing.T) {
 	sim := sched.NewSim(1)
 	rec := histories.NewRecorder(&bufWriter{}, histories.RecorderOptions{Clock: sim, Retain: true})
 	life, stop := context.WithCancel(context.Background())
-	l := newLocalLeases(life, sim, rec, 100*time.Millisecond)
+	l := NewLocal(life, sim, rec, 100*time.Millisecond)
 	var got []Lease
 	var grantedAt []int64
 	require.NoError(t, sim.Run(func() {

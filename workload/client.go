@@ -1,0 +1,134 @@
+package workload
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/nemesis"
+	"github.com/fencecheck/fencecheck/targets"
+)
+
+// worker is one client of the target. Its process id changes after an
+// unknown outcome: the old operation may still be in flight, and a process
+// has at most one operation in flight.
+type worker struct {
+	id   int
+	proc int
+	jobs int
+}
+
+// newProcess moves a client to a fresh process id, unique across workers:
+// its operation with unknown outcome may still be in flight.
+func (p *Pool) newProcess(proc *int) {
+	*proc += p.cfg.Workers + 1 // the +1 leaves room for the final reader's ids
+}
+
+// noAnswer stands for the answer of a request the worker stopped waiting
+// for.
+func (p *Pool) noAnswer() error {
+	return fmt.Errorf("no answer within %v, the operation timeout", p.cfg.OpTimeout)
+}
+
+// call runs op as a task of its own and waits for it at most OpTimeout. A
+// request that has left the worker is not withdrawn when the worker stops
+// waiting: it may still reach the target later, which is exactly an
+// unknown outcome.
+func (p *Pool) call(ctx context.Context, op func(context.Context)) bool {
+	done := p.Runtime.NewGate()
+	p.inflight.Go(func() {
+		op(p.Life)
+		done.Open()
+	})
+	return done.Wait(ctx, p.cfg.OpTimeout)
+}
+
+// latency simulates one leg of a network round trip, in a simulated run.
+func (p *Pool) latency(ctx context.Context) {
+	if p.cfg.Latency > 0 {
+		_ = p.Runtime.Sleep(ctx, time.Duration((0.2+1.6*p.Rand.Float64())*float64(p.cfg.Latency)))
+	}
+}
+
+func (p *Pool) write(ctx context.Context, w *worker, resource string, token uint64, value string) {
+	if !p.take() {
+		return
+	}
+	inv := histories.Event{Process: w.proc, Type: histories.TypeInvoke, F: histories.FWrite, Resource: resource,
+		Token: token, HasToken: true, Value: value, HasValue: true}
+	p.Recorder.Record(&inv)
+	p.sent.observe(resource, token)
+	var sentOut targets.Outcome
+	var sentErr error
+	msg := nemesis.Write{Worker: w.id, Process: w.proc, Resource: resource, Token: token, Value: value}
+	answered := p.call(ctx, func(ctx context.Context) {
+		sentOut, sentErr = p.deliver(ctx, msg)
+	})
+	// Unanswered, the request may still arrive; its answer is not ours
+	// to read.
+	var out targets.Outcome
+	err := p.noAnswer()
+	if answered {
+		out, err = sentOut, sentErr
+	}
+	done := targets.WriteCompletion(inv, out, err)
+	p.Recorder.Record(&done)
+	p.counts.count(&done)
+	if done.Outcome == histories.Accepted {
+		p.accepted.observe(resource, token)
+	}
+	if done.Type == histories.TypeInfo {
+		p.newProcess(&w.proc)
+	}
+}
+
+// deliver sends a write through the nemesis's deliverers to the target.
+func (p *Pool) deliver(ctx context.Context, w nemesis.Write) (targets.Outcome, error) {
+	send := func(ctx context.Context) (targets.Outcome, error) {
+		p.latency(ctx)
+		out, err := p.Target.Write(ctx, w.Resource, w.Token, w.Value)
+		p.latency(ctx)
+		return out, err
+	}
+	for i := len(p.Deliverers) - 1; i >= 0; i-- {
+		d, next := p.Deliverers[i], send
+		send = func(ctx context.Context) (targets.Outcome, error) { return d.Deliver(ctx, p.Env, w, next) }
+	}
+	return send(ctx)
+}
+
+// read reads resource as one of the run's operations, within the
+// operation limit.
+func (p *Pool) read(ctx context.Context, proc *int, resource string) {
+	if p.take() {
+		p.ReadOnce(ctx, proc, resource)
+	}
+}
+
+// ReadOnce reads resource as process *proc, outside the operation limit,
+// and returns the completion it recorded: the run observes every resource
+// this way before the workers start and after they end.
+func (p *Pool) ReadOnce(ctx context.Context, proc *int, resource string) histories.Event {
+	inv := histories.Event{Process: *proc, Type: histories.TypeInvoke, F: histories.FRead, Resource: resource}
+	p.Recorder.Record(&inv)
+	var sentGot targets.Reading
+	var sentErr error
+	answered := p.call(ctx, func(ctx context.Context) {
+		p.latency(ctx)
+		sentGot, sentErr = p.Target.Read(ctx, resource)
+		p.latency(ctx)
+	})
+	var got targets.Reading
+	err := p.noAnswer()
+	if answered {
+		got, err = sentGot, sentErr
+	}
+	done := targets.ReadCompletion(inv, got, err)
+	p.Recorder.Record(&done)
+	p.counts.count(&done)
+	if done.Type == histories.TypeInfo {
+		p.newProcess(proc)
+	}
+	return done
+}

@@ -1,0 +1,121 @@
+// Package workload is what the clients of a run do: workers that each loop
+// through the article's job — take a lease on a resource, read the input,
+// prepare a result with a unique value, stop at the pause point, write
+// with the lease's token, sometimes write again with the same token,
+// release — and record every operation as an invocation and a completion.
+//
+//	lease.Service ──Lease{token}──> worker ──pause point──> nemesis.Pauser
+//	                                  │
+//	                                  └──write, read──> nemesis.Deliverer ──> targets.Target
+//	                                                         │
+//	                                  histories.Recorder <───┘ invoke / complete
+//
+// A request that has left a worker is never withdrawn: a worker that stops
+// waiting for its answer records an unknown outcome and goes on as a new
+// process, while the request may still reach the target.
+package workload
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/lease"
+	"github.com/fencecheck/fencecheck/nemesis"
+	"github.com/fencecheck/fencecheck/sched"
+	"github.com/fencecheck/fencecheck/targets"
+)
+
+// Config is the shape of the work.
+type Config struct {
+	Workers   int
+	Resources []string
+	// ValuePrefix starts every value written, so that values name one
+	// write even across runs that share resources.
+	ValuePrefix string
+	// Duration ends the work after this much run time, Ops after this
+	// many client operations, whichever comes first; zero is no limit.
+	Duration time.Duration
+	Ops      int
+	// Rate spaces operations 1/Rate seconds apart, all workers together;
+	// zero is no limit.
+	Rate float64
+	// ReadShare is the probability of an extra read of a random resource
+	// after each job; RepeatShare that an owner writes a second time with
+	// the same token (the article's fifth step).
+	ReadShare, RepeatShare float64
+	// Think is the mean time a worker spends preparing its result.
+	Think time.Duration
+	// OpTimeout is how long a worker waits for an answer before it
+	// records an unknown outcome.
+	OpTimeout time.Duration
+	// Latency is the mean one-way delay simulated around each call, for
+	// a simulated run in which the target answers at once; zero adds none.
+	Latency time.Duration
+}
+
+// Run is what the workers work with.
+type Run struct {
+	Runtime  sched.Runtime
+	Recorder *histories.Recorder
+	Rand     *sched.Rand
+	Leases   lease.Service
+	Target   targets.Target
+	// Faults are the nemesis's faults that hold workers and writes, and
+	// Env is the view of the run they act on.
+	Pausers    []nemesis.Pauser
+	Deliverers []nemesis.Deliverer
+	Env        nemesis.Env
+	// Life bounds requests already on their way: they live until the
+	// run's final reads are done, not only until their worker gives up.
+	Life context.Context
+}
+
+// Pool is a run's workers.
+type Pool struct {
+	cfg Config
+	Run
+	accepted *tokenWatch // tokens clients saw accepted
+	sent     *tokenWatch // tokens workers sent
+	inflight *sched.Group
+	issued   atomic.Int64
+	counts   counters
+	paceMu   sync.Mutex
+	nextSlot int64
+}
+
+// New returns the workers of run, shaped by cfg.
+func New(cfg Config, run Run) *Pool {
+	return &Pool{cfg: cfg, Run: run, accepted: newTokenWatch(run.Runtime), sent: newTokenWatch(run.Runtime),
+		inflight: sched.NewGroup(run.Runtime)}
+}
+
+// Start starts the workers as tasks of the run's runtime and returns
+// their group, to wait for.
+func (p *Pool) Start(ctx context.Context) *sched.Group {
+	workers := sched.NewGroup(p.Runtime)
+	for i := range p.cfg.Workers {
+		w := &worker{id: i, proc: i}
+		workers.Go(func() { p.work(ctx, w) })
+	}
+	return workers
+}
+
+// Settle waits, at most timeout, for requests still on their way.
+func (p *Pool) Settle(timeout time.Duration) {
+	p.inflight.Wait(context.Background(), timeout)
+}
+
+// NewerAccepted returns a gate that opens once a client saw a write with
+// a token above token accepted on resource (nemesis.Env).
+func (p *Pool) NewerAccepted(resource string, token uint64) sched.Gate {
+	return p.accepted.newer(resource, token)
+}
+
+// NewerSent returns a gate that opens once a worker sent a write with a
+// token above token to resource (nemesis.Env).
+func (p *Pool) NewerSent(resource string, token uint64) sched.Gate {
+	return p.sent.newer(resource, token)
+}
