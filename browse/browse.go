@@ -15,36 +15,15 @@ package browse
 import (
 	"errors"
 	"fmt"
+	"github.com/fencecheck/fencecheck/runstore"
 	"io"
 	"mime"
 	"net/http"
 	"os"
 	"path"
-	"regexp"
+	"slices"
 	"strings"
-	"time"
 )
-
-// The files of a run directory that are served, and how.
-var files = map[string]struct {
-	contentType string
-	download    bool
-}{
-	"report.html":   {"text/html; charset=utf-8", false},
-	"timeline.html": {"text/html; charset=utf-8", false},
-	"minimal.html":  {"text/html; charset=utf-8", false},
-	"summary.txt":   {"text/plain; charset=utf-8", false},
-	"result.json":   {"application/json", false},
-	"history.jsonl": {"application/x-ndjson", true},
-	"minimal.jsonl": {"application/x-ndjson", true},
-}
-
-// component is what a run name or a timestamp may look like: no dots in
-// front (so no "." or ".."), no separators, nothing to decode.
-var component = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,200}$`)
-
-// latestLink is the store's link to its newest run (harness.LatestLink).
-const latestLink = "latest"
 
 // securityPolicy allows what the pages need: inline styles, porcupine's
 // inline script, and nothing from the network.
@@ -95,7 +74,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // answering 404.
 func (s *Server) runDir(w http.ResponseWriter, r *http.Request) (string, bool) {
 	name, stamp := r.PathValue("name"), r.PathValue("stamp")
-	if !component.MatchString(name) || !component.MatchString(stamp) || name == latestLink {
+	if !runstore.ValidComponent(name) || !runstore.ValidComponent(stamp) {
 		http.NotFound(w, r)
 		return "", false
 	}
@@ -109,9 +88,9 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) latest(w http.ResponseWriter, r *http.Request) {
-	target, err := s.root.Readlink(latestLink)
+	target, err := s.root.Readlink(runstore.Latest)
 	parts := strings.Split(path.Clean(target), "/")
-	if err != nil || len(parts) != 2 || !component.MatchString(parts[0]) || !component.MatchString(parts[1]) {
+	if err != nil || len(parts) != 2 || !runstore.ValidComponent(parts[0]) || !runstore.ValidComponent(parts[1]) {
 		http.Error(w, "the store has no latest run", http.StatusNotFound)
 		return
 	}
@@ -124,8 +103,8 @@ func (s *Server) file(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	name := r.PathValue("file")
-	kind, known := files[name]
-	if !known {
+	i := slices.IndexFunc(runstore.Files, func(f runstore.File) bool { return f.Name == name })
+	if i < 0 {
 		http.NotFound(w, r)
 		return
 	}
@@ -140,8 +119,9 @@ func (s *Server) file(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	w.Header().Set("Content-Type", kind.contentType)
-	if kind.download {
+	kind := runstore.Files[i]
+	w.Header().Set("Content-Type", kind.ContentType)
+	if kind.Download {
 		run := strings.ReplaceAll(dir, "/", "-")
 		w.Header().Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": run + "-" + name}))
 	}
@@ -163,21 +143,4 @@ func (s *Server) readFile(name string, limit int64) ([]byte, error) {
 		return nil, errors.New("browse: file too large")
 	}
 	return data, nil
-}
-
-// isDir reports whether name is a directory inside the store; a link
-// that leads outside is not.
-func (s *Server) isDir(name string) bool {
-	st, err := s.root.Stat(name)
-	return err == nil && st.IsDir()
-}
-
-// started parses a run directory's timestamp name.
-func started(stamp string) time.Time {
-	base, _, _ := strings.Cut(stamp, "-") // quick successive runs get -1, -2
-	t, err := time.Parse("20060102T150405.000Z", base)
-	if err != nil {
-		return time.Time{}
-	}
-	return t
 }

@@ -5,10 +5,11 @@ import (
 	"embed"
 	"encoding/json"
 	"html/template"
-	"io/fs"
 	"net/http"
 	"slices"
 	"time"
+
+	"github.com/fencecheck/fencecheck/runstore"
 )
 
 //go:embed templates/runs.html.tmpl
@@ -62,21 +63,9 @@ func (s *Server) runs(w http.ResponseWriter, _ *http.Request) {
 
 // list reads the store: store/<name>/<stamp>/result.json, newest first.
 func (s *Server) list() []runRow {
-	latest, _ := s.root.Readlink(latestLink)
 	var rows []runRow
-	names, _ := fs.ReadDir(s.root.FS(), ".")
-	for _, n := range names {
-		if !component.MatchString(n.Name()) || n.Name() == latestLink || !s.isDir(n.Name()) {
-			continue
-		}
-		stamps, _ := fs.ReadDir(s.root.FS(), n.Name())
-		for _, st := range stamps {
-			dir := n.Name() + "/" + st.Name()
-			if !component.MatchString(st.Name()) || !s.isDir(dir) {
-				continue
-			}
-			rows = append(rows, s.row(n.Name(), st.Name(), dir == latest))
-		}
+	for _, e := range runstore.List(s.root) {
+		rows = append(rows, s.row(e))
 	}
 	slices.SortFunc(rows, func(a, b runRow) int {
 		return cmp.Or(b.Started.Compare(a.Started), cmp.Compare(b.Stamp, a.Stamp), cmp.Compare(a.Name, b.Name))
@@ -84,10 +73,10 @@ func (s *Server) list() []runRow {
 	return rows
 }
 
-func (s *Server) row(name, stamp string, latest bool) runRow {
-	r := runRow{Name: name, Stamp: stamp, Started: started(stamp), Latest: latest, Verdict: "incomplete",
+func (s *Server) row(e runstore.Entry) runRow {
+	r := runRow{Name: e.Name, Stamp: e.Stamp, Started: e.Started, Latest: e.Latest, Verdict: "incomplete",
 		Reason: "no result.json: the run was killed or is still running; its history can still be checked"}
-	data, err := s.readFile(name+"/"+stamp+"/result.json", maxResultBytes)
+	data, err := s.readFile(e.Dir()+"/"+runstore.Result, maxResultBytes)
 	var res result
 	if err != nil || json.Unmarshal(data, &res) != nil {
 		return r

@@ -17,6 +17,7 @@ import (
 	"github.com/fencecheck/fencecheck/lease"
 	"github.com/fencecheck/fencecheck/models"
 	"github.com/fencecheck/fencecheck/nemesis"
+	"github.com/fencecheck/fencecheck/runstore"
 	"github.com/fencecheck/fencecheck/targets"
 )
 
@@ -158,7 +159,7 @@ func (c *Config) setDefaults() {
 		c.ShrinkTimeout = 10 * time.Second
 	}
 	if c.RunName == "" {
-		c.RunName = RunName(c.TargetName)
+		c.RunName = runstore.Name(c.TargetName)
 	}
 }
 

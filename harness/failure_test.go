@@ -14,6 +14,7 @@ import (
 
 	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/nemesis"
+	"github.com/fencecheck/fencecheck/runstore"
 	"github.com/fencecheck/fencecheck/targets"
 	"github.com/fencecheck/fencecheck/targets/memory"
 )
@@ -89,7 +90,7 @@ func TestRunThatFails(t *testing.T) {
 			})
 			require.Error(t, err)
 			assert.ErrorIs(t, err, errDied)
-			path := filepath.Join(res.Dir, HistoryFile)
+			path := filepath.Join(res.Dir, runstore.History)
 			assert.Contains(t, err.Error(), path)
 			h, err := histories.ReadFile(path)
 			require.NoError(t, err, "the history of a failed run is readable")

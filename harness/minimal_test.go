@@ -12,6 +12,7 @@ import (
 	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/models"
 	"github.com/fencecheck/fencecheck/nemesis"
+	"github.com/fencecheck/fencecheck/runstore"
 	"github.com/fencecheck/fencecheck/targets/memory"
 )
 
@@ -27,7 +28,7 @@ func bigRun(t *testing.T, target string, seed uint64, ops int, policy models.Pol
 		Ops: ops, Deterministic: true, Policy: policy, StoreDir: t.TempDir(), NoReport: true})
 	require.NoError(t, err)
 	require.Equal(t, models.Violated, res.Verdict, "seed %d", seed)
-	h, err := histories.ReadFile(filepath.Join(res.Dir, HistoryFile))
+	h, err := histories.ReadFile(filepath.Join(res.Dir, runstore.History))
 	require.NoError(t, err)
 	return res, h
 }

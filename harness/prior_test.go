@@ -16,6 +16,7 @@ import (
 	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/models"
 	"github.com/fencecheck/fencecheck/nemesis"
+	"github.com/fencecheck/fencecheck/runstore"
 	"github.com/fencecheck/fencecheck/targets"
 	"github.com/fencecheck/fencecheck/targets/memory"
 )
@@ -64,7 +65,7 @@ func TestSecondRunAgainstADurableReceiver(t *testing.T) {
 
 			// Without the state before the run, the same history is
 			// judged a violation: the initial events are what count.
-			h, err := histories.ReadFile(filepath.Join(second.Dir, HistoryFile))
+			h, err := histories.ReadFile(filepath.Join(second.Dir, runstore.History))
 			require.NoError(t, err)
 			var clients []histories.Operation
 			for _, op := range h.Operations {
@@ -93,7 +94,7 @@ func TestRunNamesItsResources(t *testing.T) {
 
 	fixed := runAgainst(t, memory.NewFenced(), Config{Seed: 4, Ops: 50, ResourceNames: []string{"report"}})
 	assert.Equal(t, []string{"report"}, fixed.Config.ResourceNames)
-	h, err := histories.ReadFile(filepath.Join(fixed.Dir, HistoryFile))
+	h, err := histories.ReadFile(filepath.Join(fixed.Dir, runstore.History))
 	require.NoError(t, err)
 	for _, op := range h.Operations {
 		assert.Equal(t, "report", op.Resource)
@@ -127,9 +128,9 @@ func TestPriorStateWithoutTokensStopsTheRun(t *testing.T) {
 		Deterministic: true, ResourceNames: []string{"r0", "r1"}, StoreDir: store})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `observe r0 before the run: it already holds "left-over", and the receiver reports no token on reads`)
-	latest, err := filepath.EvalSymlinks(filepath.Join(store, LatestLink))
+	latest, err := filepath.EvalSymlinks(filepath.Join(store, runstore.Latest))
 	require.NoError(t, err)
-	h, err := histories.ReadFile(filepath.Join(latest, HistoryFile))
+	h, err := histories.ReadFile(filepath.Join(latest, runstore.History))
 	require.NoError(t, err)
 	for _, op := range h.Operations {
 		assert.False(t, op.IsWrite(), "no worker wrote: %+v", op)
@@ -232,10 +233,10 @@ func TestInterruptedRunIsNoPass(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, models.Interrupted, res.Verdict, res.Reason)
 	assert.True(t, res.Interrupted)
-	h, err := histories.ReadFile(filepath.Join(res.Dir, HistoryFile))
+	h, err := histories.ReadFile(filepath.Join(res.Dir, runstore.History))
 	require.NoError(t, err)
 	assert.Equal(t, res.Counts, histories.Count(h.Operations))
-	_, err = os.Stat(filepath.Join(res.Dir, ResultFile))
+	_, err = os.Stat(filepath.Join(res.Dir, runstore.Result))
 	assert.NoError(t, err)
 }
 

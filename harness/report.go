@@ -5,6 +5,7 @@ import (
 
 	"github.com/fencecheck/fencecheck/models"
 	"github.com/fencecheck/fencecheck/report"
+	"github.com/fencecheck/fencecheck/runstore"
 )
 
 // writeReport writes report.html, timeline.html and, for a violation,
@@ -28,7 +29,7 @@ func (res *Result) ReportInput() report.Input {
 		Title: cfg.Target, Verdict: res.Verdict, Reason: res.Reason, Command: cfg.Command,
 		Started: res.Started, Elapsed: res.Elapsed, History: res.history, Check: res.Check,
 		Options: models.Options{Policy: policy}, Minimal: res.Minimal, NotCovered: res.NotCovered(),
-		Files: []string{HistoryFile, ResultFile, SummaryFile},
+		Files: []string{runstore.History, runstore.Result, runstore.Summary},
 	}
 	in.Exercised = []report.Fact{
 		{Name: "stale writes submitted", Value: fmt.Sprintf("%d (%d rejected, %d accepted, %d unknown)", cov.StaleWrites, cov.StaleRejected, cov.StaleAccepted, cov.StaleUnknown)},
@@ -68,7 +69,7 @@ func (res *Result) ReportInput() report.Input {
 			x.Process, x.Token, x.Resource, x.NewerToken))
 	}
 	if res.Minimal != nil {
-		in.Files = append(in.Files, report.MinimalFile, report.MinimalJSONL)
+		in.Files = append(in.Files, runstore.Minimal, runstore.MinimalHistory)
 	}
 	return in
 }

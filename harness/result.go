@@ -11,6 +11,7 @@ import (
 	"github.com/fencecheck/fencecheck/models"
 	"github.com/fencecheck/fencecheck/nemesis"
 	"github.com/fencecheck/fencecheck/report"
+	"github.com/fencecheck/fencecheck/runstore"
 )
 
 // Result is what a run concluded. It is written to result.json.
@@ -180,7 +181,7 @@ func (res *Result) Summary() string {
 	}
 	fmt.Fprintf(&b, "verdict     %s: %s\n", strings.ToUpper(string(res.Verdict)), res.Reason)
 	if res.Dir != "" && !res.Config.NoReport {
-		fmt.Fprintf(&b, "report      %s\n", filepath.Join(res.Dir, report.ReportFile))
+		fmt.Fprintf(&b, "report      %s\n", filepath.Join(res.Dir, runstore.Report))
 	}
 	if cfg.Command != "" {
 		fmt.Fprintf(&b, "reproduce   %s\n", cfg.Command)

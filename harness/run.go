@@ -9,6 +9,7 @@ import (
 	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/lease"
 	"github.com/fencecheck/fencecheck/nemesis"
+	"github.com/fencecheck/fencecheck/runstore"
 	"github.com/fencecheck/fencecheck/sched"
 	"github.com/fencecheck/fencecheck/targets"
 	"github.com/fencecheck/fencecheck/workload"
@@ -64,7 +65,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		return Result{}, fmt.Errorf("invalid configuration: %w", err)
 	}
 	started := time.Now().UTC()
-	dir, err := CreateRunDir(cfg.StoreDir, cfg.RunName, started)
+	dir, err := runstore.Create(cfg.StoreDir, cfg.RunName, started)
 	if err != nil {
 		return Result{}, err
 	}
@@ -89,7 +90,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	} else {
 		rt = sched.NewReal()
 	}
-	historyPath := filepath.Join(dir, HistoryFile)
+	historyPath := filepath.Join(dir, runstore.History)
 	rec, err := histories.CreateRecorder(historyPath, histories.RecorderOptions{Clock: rt})
 	if err != nil {
 		return Result{}, err

@@ -17,6 +17,7 @@ import (
 	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/models"
 	"github.com/fencecheck/fencecheck/nemesis"
+	"github.com/fencecheck/fencecheck/runstore"
 	"github.com/fencecheck/fencecheck/targets/memory"
 )
 
@@ -86,14 +87,14 @@ func TestSameSeedSameHistory(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			a, b := defaultRun(t, name, 99), defaultRun(t, name, 99)
-			ha, err := os.ReadFile(filepath.Join(a.Dir, HistoryFile))
+			ha, err := os.ReadFile(filepath.Join(a.Dir, runstore.History))
 			require.NoError(t, err)
-			hb, err := os.ReadFile(filepath.Join(b.Dir, HistoryFile))
+			hb, err := os.ReadFile(filepath.Join(b.Dir, runstore.History))
 			require.NoError(t, err)
 			require.NotEmpty(t, ha)
 			assert.True(t, bytes.Equal(ha, hb), "histories of the same seed differ")
 			c := defaultRun(t, name, 100)
-			hc, err := os.ReadFile(filepath.Join(c.Dir, HistoryFile))
+			hc, err := os.ReadFile(filepath.Join(c.Dir, runstore.History))
 			require.NoError(t, err)
 			assert.False(t, bytes.Equal(ha, hc), "another seed should give another history")
 		})
@@ -107,10 +108,10 @@ func TestRunStore(t *testing.T) {
 	res, err := Run(context.Background(), Config{Target: tgt, TargetName: "memory://fenced", Seed: 1, Deterministic: true,
 		StoreDir: store, Ops: 200})
 	require.NoError(t, err)
-	for _, f := range []string{HistoryFile, ResultFile, SummaryFile} {
+	for _, f := range []string{runstore.History, runstore.Result, runstore.Summary} {
 		assert.FileExists(t, filepath.Join(res.Dir, f))
 	}
-	latest, err := filepath.EvalSymlinks(filepath.Join(store, LatestLink))
+	latest, err := filepath.EvalSymlinks(filepath.Join(store, runstore.Latest))
 	require.NoError(t, err)
 	dir, err := filepath.EvalSymlinks(res.Dir)
 	require.NoError(t, err)
@@ -119,7 +120,7 @@ func TestRunStore(t *testing.T) {
 	// The operation limit bounds the client operations; the reads that
 	// observe every resource before and after the run come on top.
 	assert.LessOrEqual(t, res.Counts.Operations, 200+2*4)
-	h, err := histories.ReadFile(filepath.Join(res.Dir, HistoryFile))
+	h, err := histories.ReadFile(filepath.Join(res.Dir, runstore.History))
 	require.NoError(t, err)
 	assert.Equal(t, res.Counts, histories.Count(h.Operations))
 }
@@ -134,7 +135,7 @@ func TestInterruptedRunLeavesACheckableHistory(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, res.Interrupted)
 	assert.Positive(t, res.Counts.Operations)
-	h, err := histories.ReadFile(filepath.Join(res.Dir, HistoryFile))
+	h, err := histories.ReadFile(filepath.Join(res.Dir, runstore.History))
 	require.NoError(t, err)
 	assert.Equal(t, res.Counts.Operations, len(h.Operations))
 }
@@ -200,7 +201,7 @@ func TestScriptedSchedule(t *testing.T) {
 	res, err := Run(context.Background(), Config{Target: memory.NewFenced(), TargetName: "memory://fenced", Faults: faults,
 		Schedule: sc, Seed: 5, Deterministic: true, StoreDir: t.TempDir()})
 	require.NoError(t, err)
-	h, err := histories.ReadFile(filepath.Join(res.Dir, HistoryFile))
+	h, err := histories.ReadFile(filepath.Join(res.Dir, runstore.History))
 	require.NoError(t, err)
 	var windows []string
 	for _, e := range h.Others {

@@ -17,8 +17,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/fencecheck/fencecheck/sched"
 	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/sched"
 	"github.com/fencecheck/fencecheck/targets"
 )
 

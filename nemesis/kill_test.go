@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/fencecheck/fencecheck/sched"
 	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/sched"
 )
 
 // fakeEnv records what faults do, on a simulated clock.

@@ -10,6 +10,7 @@ import (
 	"github.com/fencecheck/fencecheck/harness"
 	"github.com/fencecheck/fencecheck/nemesis"
 	"github.com/fencecheck/fencecheck/report"
+	"github.com/fencecheck/fencecheck/runstore"
 	"github.com/fencecheck/fencecheck/targets/memory"
 )
 
@@ -41,8 +42,8 @@ func BenchmarkReport(b *testing.B) {
 			}
 			b.StopTimer()
 			b.ReportMetric(float64(res.Counts.Operations), "operations")
-			b.ReportMetric(size(b, dir, report.ReportFile)/1e6, "report-MB")
-			b.ReportMetric(size(b, dir, report.TimelineFile)/1e6, "timeline-MB")
+			b.ReportMetric(size(b, dir, runstore.Report)/1e6, "report-MB")
+			b.ReportMetric(size(b, dir, runstore.Timeline)/1e6, "timeline-MB")
 		})
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/models"
+	"github.com/fencecheck/fencecheck/runstore"
 )
 
 // twoStaleWrites has a stale write accepted on a (evidence complete at 3)
@@ -59,7 +60,7 @@ func TestEachViolationIsToldOnce(t *testing.T) {
 	in := Input{Title: "t", Verdict: res.Verdict, Reason: "because", History: h, Check: res, Options: opts, Minimal: &s}
 	_, err = Write(dir, in, Limits{})
 	require.NoError(t, err)
-	page := read(t, dir, ReportFile)
+	page := read(t, dir, runstore.Report)
 	assert.Equal(t, 1, strings.Count(page, escape(s.Violation.Summary)), "the first cause, in the minimal counterexample")
 	if a != s.Violation.Summary {
 		assert.Equal(t, 0, strings.Count(page, escape(a)), "the first cause is not told again")

@@ -9,14 +9,7 @@ import (
 
 	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/models"
-)
-
-// Files a report writes into a run directory.
-const (
-	ReportFile   = "report.html"
-	TimelineFile = "timeline.html"
-	MinimalFile  = "minimal.html"
-	MinimalJSONL = "minimal.jsonl"
+	"github.com/fencecheck/fencecheck/runstore"
 )
 
 // Input describes a checked history for the report. Callers fill what
@@ -106,21 +99,21 @@ func Write(dir string, in Input, lim Limits) (Written, error) {
 		return nil
 	}
 	var note string
-	if err := put(TimelineFile, func(b *bytes.Buffer) (err error) {
+	if err := put(runstore.Timeline, func(b *bytes.Buffer) (err error) {
 		note, err = writeTimeline(b, &in, lim)
 		return err
 	}); err != nil {
 		return out, err
 	}
 	if in.Minimal != nil {
-		if err := put(MinimalFile, func(b *bytes.Buffer) error { return writeMinimal(b, &in, lim) }); err != nil {
+		if err := put(runstore.Minimal, func(b *bytes.Buffer) error { return writeMinimal(b, &in, lim) }); err != nil {
 			return out, err
 		}
-		if err := put(MinimalJSONL, func(b *bytes.Buffer) error { return histories.Write(b, in.Minimal.Events()) }); err != nil {
+		if err := put(runstore.MinimalHistory, func(b *bytes.Buffer) error { return histories.Write(b, in.Minimal.Events()) }); err != nil {
 			return out, err
 		}
 	}
-	if err := put(ReportFile, func(b *bytes.Buffer) error {
+	if err := put(runstore.Report, func(b *bytes.Buffer) error {
 		p, err := newPage(&in, lim, note)
 		if err != nil {
 			return err

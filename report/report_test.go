@@ -14,6 +14,7 @@ import (
 
 	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/models"
+	"github.com/fencecheck/fencecheck/runstore"
 )
 
 // input checks h and describes it as a caller would.
@@ -44,7 +45,7 @@ func TestReportOfAViolation(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, w.Files, 4)
 
-	page := read(t, dir, ReportFile)
+	page := read(t, dir, runstore.Report)
 	has(t, page, `<div class="verdict violated" id="verdict"><b>violated</b>because</div>`)
 	has(t, page, "fencecheck run --target memory://test --seed 1")
 	has(t, page, "Minimal counterexample")
@@ -56,13 +57,13 @@ func TestReportOfAViolation(t *testing.T) {
 	assert.Empty(t, external.FindAllString(page, -1), "the report is self-contained")
 	has(t, page, `href="timeline.html"`)
 
-	for _, f := range []string{TimelineFile, MinimalFile} {
+	for _, f := range []string{runstore.Timeline, runstore.Minimal} {
 		p := read(t, dir, f)
 		has(t, p, "back to the report", f)
 		assert.Empty(t, external.FindAllString(p, -1), "%s is self-contained", f)
 		has(t, p, "violation r1", "%s marks the steps", f)
 	}
-	back, err := histories.ReadFile(filepath.Join(dir, MinimalJSONL))
+	back, err := histories.ReadFile(filepath.Join(dir, runstore.MinimalHistory))
 	require.NoError(t, err)
 	assert.Equal(t, models.Violated, models.CheckPorcupine(back.Operations, in.Options).Verdict, "minimal.jsonl re-checks as invalid")
 	assert.LessOrEqual(t, len(back.Operations), 6)
@@ -76,10 +77,10 @@ func TestReportOfAValidHistory(t *testing.T) {
 	w, err := Write(dir, in, Limits{})
 	require.NoError(t, err)
 	assert.Len(t, w.Files, 2, "no minimal counterexample for a valid history")
-	page := read(t, dir, ReportFile)
+	page := read(t, dir, runstore.Report)
 	has(t, page, `<b>held</b>`)
 	lacks(t, page, "Minimal counterexample")
-	has(t, read(t, dir, TimelineFile), "All 300 operations on 2 resources.")
+	has(t, read(t, dir, runstore.Timeline), "All 300 operations on 2 resources.")
 }
 
 func TestReportEscapesWhatTheHistorySays(t *testing.T) {
@@ -91,7 +92,7 @@ func TestReportEscapesWhatTheHistorySays(t *testing.T) {
 	dir := t.TempDir()
 	_, err := Write(dir, in, Limits{})
 	require.NoError(t, err)
-	page := read(t, dir, ReportFile)
+	page := read(t, dir, runstore.Report)
 	lacks(t, page, "<script>alert")
 	lacks(t, page, "<img src=x")
 }

@@ -8,12 +8,6 @@ import (
 	"unicode/utf8"
 )
 
-// Files of a verify directory in the run store, besides the history.
-const (
-	TableFile  = "table.txt"
-	ResultFile = "result.json"
-)
-
 // Report is what result.json holds.
 type Report struct {
 	Target    string    `json:"target"`

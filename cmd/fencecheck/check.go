@@ -12,7 +12,7 @@ import (
 	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/internal/files"
 	"github.com/fencecheck/fencecheck/models"
-	"github.com/fencecheck/fencecheck/report"
+	"github.com/fencecheck/fencecheck/runstore"
 )
 
 type checkFlags struct {
@@ -130,7 +130,7 @@ func runCheck(stdout, stderr io.Writer, path string, f checkFlags) error {
 			fmt.Fprintf(stdout, "visualization  %s\n", f.html)
 		}
 		if f.gates.reportDir != "" {
-			fmt.Fprintf(stdout, "report         %s\n", filepath.Join(f.gates.reportDir, report.ReportFile))
+			fmt.Fprintf(stdout, "report         %s\n", filepath.Join(f.gates.reportDir, runstore.Report))
 		}
 	}
 	return exitFor(rep.Verdict)

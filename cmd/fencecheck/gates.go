@@ -10,6 +10,7 @@ import (
 	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/models"
 	"github.com/fencecheck/fencecheck/report"
+	"github.com/fencecheck/fencecheck/runstore"
 )
 
 // checkGates are check's outputs beyond the verdict: the minimal
@@ -62,7 +63,7 @@ func (g *checkGates) write(path string, h *histories.History, rep checkReport, f
 		Command: fmt.Sprintf("fencecheck check %s --policy %s --model %s --checker %s", shellQuote(path), f.policy, f.model, f.checker),
 	}
 	if rep.Minimal != nil {
-		in.Files = []string{report.MinimalFile, report.MinimalJSONL}
+		in.Files = []string{runstore.Minimal, runstore.MinimalHistory}
 	}
 	if _, err := report.Write(g.reportDir, in, report.Limits{}); err != nil {
 		return fmt.Errorf("--report %s: %w", g.reportDir, err)

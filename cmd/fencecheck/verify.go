@@ -9,10 +9,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/fencecheck/fencecheck/harness"
 	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/internal/files"
 	"github.com/fencecheck/fencecheck/report"
+	"github.com/fencecheck/fencecheck/runstore"
 	"github.com/fencecheck/fencecheck/targets"
 	"github.com/fencecheck/fencecheck/verify"
 )
@@ -91,7 +91,7 @@ func runVerify(ctx context.Context, cmd *cobra.Command, f verifyFlags) error {
 	// leaves no empty run behind.
 	var dir string
 	if child != nil {
-		if dir, err = harness.CreateRunDir(f.store, "verify-"+harness.RunName(f.target), time.Now()); err != nil {
+		if dir, err = runstore.Create(f.store, "verify-"+runstore.Name(f.target), time.Now()); err != nil {
 			return err
 		}
 		child.SetLogDir(dir)
@@ -102,14 +102,14 @@ func runVerify(ctx context.Context, cmd *cobra.Command, f verifyFlags) error {
 		}
 	}
 	if dir == "" {
-		if dir, err = harness.CreateRunDir(f.store, "verify-"+harness.RunName(f.target), time.Now()); err != nil {
+		if dir, err = runstore.Create(f.store, "verify-"+runstore.Name(f.target), time.Now()); err != nil {
 			return err
 		}
 	}
 	if td, ok := t.target.(targets.Teardowner); ok {
 		defer td.Teardown(context.WithoutCancel(ctx))
 	}
-	rec, err := histories.CreateRecorder(filepath.Join(dir, harness.HistoryFile), histories.RecorderOptions{})
+	rec, err := histories.CreateRecorder(filepath.Join(dir, runstore.History), histories.RecorderOptions{})
 	if err != nil {
 		return err
 	}
@@ -152,8 +152,8 @@ func runVerify(ctx context.Context, cmd *cobra.Command, f verifyFlags) error {
 
 func writeVerifyFiles(dir string, rep verify.Report) error {
 	for name, write := range map[string]func(io.Writer) error{
-		verify.TableFile:  func(w io.Writer) error { return verify.WriteTable(w, rep.Outcomes) },
-		verify.ResultFile: func(w io.Writer) error { return verify.WriteJSON(w, rep) },
+		runstore.Table:  func(w io.Writer) error { return verify.WriteTable(w, rep.Outcomes) },
+		runstore.Result: func(w io.Writer) error { return verify.WriteJSON(w, rep) },
 	} {
 		if err := files.Write(filepath.Join(dir, name), "verify result", write); err != nil {
 			return err
