@@ -5,8 +5,8 @@ import (
 	"net/http/httptest"
 	"testing"
 
-	httptarget "github.com/fencecheck/fencecheck/targets/http"
-	"github.com/fencecheck/fencecheck/targets/http/receiver"
+	httptarget "github.com/fencecheck/fencecheck/targets/httptarget"
+	"github.com/fencecheck/fencecheck/targets/httptarget/receiver"
 )
 
 // httpTarget starts the reference receiver (memory store) on a loopback

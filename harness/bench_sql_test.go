@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	sqltarget "github.com/fencecheck/fencecheck/targets/sql"
+	sqltarget "github.com/fencecheck/fencecheck/targets/sqltarget"
 )
 
 // sqlBenchEngines are the databases the SQL benchmarks run against:

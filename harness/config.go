@@ -44,7 +44,7 @@ type Config struct {
 	LeaseTTL      time.Duration // lease duration; default 100ms
 	// ReadShare is the probability of an extra read of a random resource
 	// after each job; default 0.2. RepeatShare is the probability that an
-	// owner writes a second time with the same token (the seed's fifth
+	// owner writes a second time with the same token (the article's fifth
 	// step); default 0.2. Set either to a negative number for none.
 	ReadShare   float64
 	RepeatShare float64

@@ -8,7 +8,7 @@ import (
 )
 
 // Coverage says which hazards a run actually exercised, and how often. A
-// run that never sent a stale write proved nothing about fencing; the seed's
+// run that never sent a stale write proved nothing about fencing; the article's
 // point is that a passed test must say what it excluded.
 type Coverage struct {
 	// StaleWrites were submitted after a write with a higher token had been
@@ -23,7 +23,7 @@ type Coverage struct {
 	EqualTokenAccepted int `json:"equal_token_accepted"`
 	// OldTokenFirst were accepted although their lease had been reassigned
 	// before they completed: the newer token had not reached the resource
-	// yet. Fencing allows this (the seed's last replay line). Those sent
+	// yet. Fencing allows this (the article's last replay line). Those sent
 	// after the reassignment are what --require exclusive forbids.
 	OldTokenFirst int `json:"old_token_first"`
 	// UnknownOutcomes are operations whose result the worker never learned.

@@ -31,7 +31,7 @@ type dyingTarget struct {
 
 var errDied = errors.New(`receiver "r" exited on its own after it was ready (exit status 7)`)
 
-func (d *dyingTarget) Write(ctx context.Context, resource string, token uint64, value string) (targets.Outcome, error) {
+func (d *dyingTarget) Write(ctx context.Context, resource string, token uint64, value string) (histories.Outcome, error) {
 	if d.writes.Add(1) == d.after {
 		d.once.Do(func() { close(d.failed) })
 	}

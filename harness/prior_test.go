@@ -141,7 +141,7 @@ func TestPriorStateWithoutTokensStopsTheRun(t *testing.T) {
 // reads, as a receiver behind a proxy that answers writes with 503 does.
 type failing struct{ err error }
 
-func (f failing) Write(context.Context, string, uint64, string) (targets.Outcome, error) {
+func (f failing) Write(context.Context, string, uint64, string) (histories.Outcome, error) {
 	return 0, f.err
 }
 func (f failing) Read(context.Context, string) (targets.Reading, error) {
@@ -248,7 +248,7 @@ type cancelAfter struct {
 	cancel context.CancelFunc
 }
 
-func (c *cancelAfter) Write(ctx context.Context, resource string, token uint64, value string) (targets.Outcome, error) {
+func (c *cancelAfter) Write(ctx context.Context, resource string, token uint64, value string) (histories.Outcome, error) {
 	if c.writes--; c.writes == 0 {
 		c.cancel()
 	}

@@ -12,7 +12,7 @@ import (
 )
 
 // explain finds the operations that make a resource's history illegal and
-// says, in the seed's terms, what the resource should have done. It is
+// says, in the article's terms, what the resource should have done. It is
 // called only after a checker found the group illegal. g may be a
 // sub-history of the resource (a candidate of the shrinker, the prefix
 // CheckFast explains): u is the resource's original history, which the

@@ -189,9 +189,9 @@ func checkFast(ops []histories.Operation, opts Options, chunks int, quiet bool) 
 // preferRuleExplanations applies Explain's principle across both sources
 // of evidence: the evidence that is complete earliest wins. The sweep finds
 // the violation it meets first in token order, which can be a later
-// symptom (the stale read after the seed's stale write was accepted);
+// symptom (the stale read after the article's stale write was accepted);
 // where one of Explain's rules has evidence complete strictly earlier, its
-// finding replaces the witness, so that both checkers tell the seed's
+// finding replaces the witness, so that both checkers tell the article's
 // story the same way. It runs only for violating resources.
 func preferRuleExplanations(opts Options, findings []*finding) {
 	for i, f := range findings {

@@ -11,7 +11,7 @@ import (
 )
 
 // WriteViolation writes a violation as a short timeline a person can read,
-// in the style of the seed's table: step | time | process | event | what
+// in the style of the article's table: step | time | process | event | what
 // the resource should have done.
 func WriteViolation(w io.Writer, v Violation) error {
 	if _, err := fmt.Fprintf(w, "resource %q: %s\n", v.Resource, v.Summary); err != nil {

@@ -9,7 +9,7 @@ import (
 // Register returns the plain register model: the last accepted write wins,
 // whatever its token. It judges only whether reads are consistent with
 // some order of the writes. Checking a history against both models shows
-// what fencing adds: the seed's unfenced trace is a perfectly good
+// what fencing adds: the article's unfenced trace is a perfectly good
 // register history, and a fenced-register violation.
 func Register() porcupine.Model {
 	nm := porcupine.NondeterministicModel{

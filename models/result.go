@@ -65,7 +65,7 @@ type Violation struct {
 	// Summary is one sentence a person can act on.
 	Summary string `json:"summary"`
 	// Steps are the operations that make the violation, in invocation
-	// order, in the style of the seed's timeline table.
+	// order, in the style of the article's timeline table.
 	Steps []Step `json:"steps"`
 	// At is when the evidence was complete: the return of the culprit,
 	// the operation whose answer the resource must not have given. The

@@ -2,7 +2,7 @@ package models
 
 // The kinds of evidence Explain finds, in Violation.Rule.
 const (
-	RuleStaleAccepted  = "stale-accepted"  // a barred token accepted after the barring one returned: the seed's step 4 without fencing
+	RuleStaleAccepted  = "stale-accepted"  // a barred token accepted after the barring one returned: the article's step 4 without fencing
 	RuleEqualAccepted  = "equal-accepted"  // the same token accepted twice under strict
 	RuleWrongRejection = "wrong-rejection" // a rejection no earlier write justifies
 	RuleReadOrigin     = "read-origin"     // a read of a value no applicable write wrote by then

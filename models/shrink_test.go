@@ -57,7 +57,7 @@ func synthetic(n int, seed uint64, bug func(b *hb, at int64, token uint64)) *his
 	return &histories.History{Operations: b.ops}
 }
 
-// staleAccepted is the seed's step 4 on a receiver without fencing: the
+// staleAccepted is the article's step 4 on a receiver without fencing: the
 // newer owner's write returns, then the old owner's lower token is
 // accepted too, while other owners keep writing in between.
 func staleAccepted(b *hb, at int64, token uint64) {

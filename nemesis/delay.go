@@ -6,18 +6,17 @@ import (
 	"time"
 
 	"github.com/fencecheck/fencecheck/histories"
-	"github.com/fencecheck/fencecheck/targets"
 )
 
 // Delay holds a write that has already left the worker and delivers it to
-// the resource late: the seed's request "already traveling to storage".
+// the resource late: the article's request "already traveling to storage".
 // It holds in one of three ways, chosen at random for each delayed write:
 //
 //   - until a newer token has been accepted on the resource: the old token
 //     arrives after the newer one, and fencing must reject it;
 //   - until a newer token is sent to the resource: the two race, and the
 //     old one arrives just before or just after the newer one. Before is
-//     the seed's critical limit (fencing accepts it); a receiver that checks
+//     the article's critical limit (fencing accepts it); a receiver that checks
 //     and sets in two steps can lose the newer write here;
 //   - for a random time up to two lease TTLs.
 //
@@ -38,7 +37,7 @@ func NewDelay() *Delay {
 }
 
 // Deliver implements Deliverer.
-func (d *Delay) Deliver(ctx context.Context, env Env, w Write, send Send) (targets.Outcome, error) {
+func (d *Delay) Deliver(ctx context.Context, env Env, w Write, send Send) (histories.Outcome, error) {
 	if !d.Active() || env.Float64() >= d.Probability {
 		return send(ctx)
 	}

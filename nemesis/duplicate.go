@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/fencecheck/fencecheck/histories"
-	"github.com/fencecheck/fencecheck/targets"
 )
 
 // Duplicate delivers the same write twice, as a retrying proxy or a
@@ -24,7 +23,7 @@ func NewDuplicate() *Duplicate {
 }
 
 // Deliver implements Deliverer.
-func (d *Duplicate) Deliver(ctx context.Context, env Env, w Write, send Send) (targets.Outcome, error) {
+func (d *Duplicate) Deliver(ctx context.Context, env Env, w Write, send Send) (histories.Outcome, error) {
 	if !d.Active() || env.Float64() >= d.Probability {
 		return send(ctx)
 	}

@@ -19,7 +19,6 @@ import (
 
 	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/sched"
-	"github.com/fencecheck/fencecheck/targets"
 )
 
 // Env is what faults act on. The harness implements it.
@@ -75,7 +74,7 @@ type StaleWriter interface {
 }
 
 // PausePoint is where a worker stands when it has prepared its write and
-// is about to submit it: the seed's step 2.
+// is about to submit it: the article's step 2.
 type PausePoint struct {
 	Worker   int
 	Process  int
@@ -98,12 +97,12 @@ type Write struct {
 }
 
 // Send delivers a write to the target.
-type Send func(ctx context.Context) (targets.Outcome, error)
+type Send func(ctx context.Context) (histories.Outcome, error)
 
 // Deliverer stands between a write that left the worker and the target.
 // It calls send zero or more times and returns the answer the worker sees.
 type Deliverer interface {
-	Deliver(ctx context.Context, env Env, w Write, send Send) (targets.Outcome, error)
+	Deliver(ctx context.Context, env Env, w Write, send Send) (histories.Outcome, error)
 }
 
 // WindowHolder can hold a write inside a receiver's race window, after the

@@ -27,7 +27,7 @@ type Process interface {
 // random intervals while active: whatever it had not made durable is lost.
 // Writes in flight at the crash have unknown outcomes.
 //
-// A crash matters to fencing when a stale write crosses it: the seed's
+// A crash matters to fencing when a stale write crosses it: the article's
 // worker A pauses holding token 41, B's 42 is accepted, the receiver
 // crashes and restarts, and only then does A submit 41. So Kill also holds
 // some workers at their pause point until a newer owner has written, then

@@ -10,7 +10,7 @@ import (
 
 // Pause holds a worker at its pause point, after it prepared its write.
 //
-// Most pauses are targeted, the seed's failure: the pause outlasts the
+// Most pauses are targeted, the article's failure: the pause outlasts the
 // worker's lease, which ends (the scheduler reassigns it), and the worker
 // is held until a newer owner of the resource has written with a higher
 // token; only then does it resume and submit its stale write. Ending the

@@ -10,7 +10,7 @@ import (
 
 // PauseReceiver freezes the receiver process with SIGSTOP for up to two
 // lease TTLs and thaws it with SIGCONT, at random intervals while active:
-// the process pause of the seed, on the receiver's side. Requests queue in
+// the process pause of the article, on the receiver's side. Requests queue in
 // the kernel, workers time out (unknown outcomes), and the queued requests
 // are processed late, after the workers gave up on them.
 type PauseReceiver struct {

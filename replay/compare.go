@@ -3,10 +3,10 @@ package replay
 import (
 	"fmt"
 
-	"github.com/fencecheck/fencecheck/targets"
+	"github.com/fencecheck/fencecheck/histories"
 )
 
-// The events of the seed's table, in order.
+// The events of the article's table, in order.
 var stepEvents = [...]string{
 	1: "A receives token 41 and reads its input",
 	2: "A pauses; its lease expires",
@@ -15,7 +15,7 @@ var stepEvents = [...]string{
 	5: "B submits the same result again with 42",
 }
 
-// compare builds the seed's table from what the two receivers actually
+// compare builds the article's table from what the two receivers actually
 // answered at each step.
 func compare(unfenced, fenced *run) []Row {
 	rows := make([]Row, 0, 5)
@@ -31,9 +31,9 @@ func compare(unfenced, fenced *run) []Row {
 	return rows
 }
 
-// consequence describes, in the seed's words, what the receiver's answer at
+// consequence describes, in the article's words, what the receiver's answer at
 // a step did to the resource.
-func consequence(step int, out targets.Outcome, fenced bool) string {
+func consequence(step int, out histories.Outcome, fenced bool) string {
 	switch step {
 	case 1:
 		return "No result has been written"
@@ -45,9 +45,9 @@ func consequence(step int, out targets.Outcome, fenced bool) string {
 		token = OldToken
 	}
 	switch {
-	case out == targets.Rejected && step == 4:
+	case out == histories.Rejected && step == 4:
 		return fmt.Sprintf("Resource rejects %d because %d was already accepted", OldToken, NewToken)
-	case out == targets.Rejected:
+	case out == histories.Rejected:
 		return fmt.Sprintf("Resource rejects %d", token)
 	case step == 3 && fenced:
 		return fmt.Sprintf("Resource accepts %d and records it", NewToken)

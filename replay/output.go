@@ -14,7 +14,7 @@ import (
 	"github.com/fencecheck/fencecheck/internal/files"
 )
 
-// Lines returns the seed's four replay lines.
+// Lines returns the article's four replay lines.
 func (r *Report) Lines() []string {
 	return []string{
 		"unfenced final value: " + r.UnfencedFinal,
@@ -24,7 +24,7 @@ func (r *Report) Lines() []string {
 	}
 }
 
-// WriteTable writes the comparison in the seed's table style.
+// WriteTable writes the comparison in the article's table style.
 func (r *Report) WriteTable(w io.Writer) error {
 	var b strings.Builder
 	b.WriteString("| Step | Event | Without fencing | With fencing |\n|---|---|---|---|\n")

@@ -1,9 +1,9 @@
-// Package replay reproduces the seed's local deterministic model: a single
+// Package replay reproduces the article's local deterministic model: a single
 // report-generation job, worker A with token 41 and worker B with token 42,
 // run against a receiver without fencing and one with it, plus the case in
 // which A's old token reaches the resource before B's newer one.
 //
-// It is not a lock service and not a consensus algorithm; like the seed, it
+// It is not a lock service and not a consensus algorithm; like the article, it
 // implements only the resource-side comparison, and shows both what that
 // comparison protects and what it does not.
 package replay
@@ -31,7 +31,7 @@ const (
 	workerB         = 1
 )
 
-// Row is one step of the seed's timeline table, with the consequence the
+// Row is one step of the article's timeline table, with the consequence the
 // receiver actually produced, without and with fencing.
 type Row struct {
 	Step           int    `json:"step"`
@@ -51,8 +51,8 @@ type Trace struct {
 type Report struct {
 	UnfencedFinal string
 	FencedFinal   string
-	RepeatedToken targets.Outcome // step 5 on the fenced receiver
-	OldTokenFirst targets.Outcome // A's 41 reaching the resource before B's 42
+	RepeatedToken histories.Outcome // step 5 on the fenced receiver
+	OldTokenFirst histories.Outcome // A's 41 reaching the resource before B's 42
 	Comparison    []Row
 	Traces        []Trace
 }
@@ -104,14 +104,14 @@ func Run(ctx context.Context, rc Receivers) (*Report, error) {
 
 type run struct {
 	tr       tracer
-	outcomes map[int]targets.Outcome
+	outcomes map[int]histories.Outcome
 	final    string
 }
 
-// timeline plays the seed's steps 1..last against t and ends with a read
+// timeline plays the article's steps 1..last against t and ends with a read
 // by an observer, whose value is the case's final value.
 func timeline(ctx context.Context, t targets.Target, last int) (*run, error) {
-	r := &run{outcomes: make(map[int]targets.Outcome)}
+	r := &run{outcomes: make(map[int]histories.Outcome)}
 	tr := &r.tr
 	// 1. A receives token 41 and reads its input.
 	tr.at(1)
@@ -157,10 +157,10 @@ func timeline(ctx context.Context, t targets.Target, last int) (*run, error) {
 
 type limitRun struct {
 	tr      tracer
-	outcome targets.Outcome
+	outcome histories.Outcome
 }
 
-// oldTokenFirst is the seed's critical limit: A's write with 41 is already
+// oldTokenFirst is the article's critical limit: A's write with 41 is already
 // traveling when its lease expires, and reaches the resource before B's
 // write with 42 does. The resource has not yet seen 42, so it accepts 41.
 func oldTokenFirst(ctx context.Context, t targets.Target) (*limitRun, error) {

@@ -23,7 +23,7 @@ func seedReceivers() Receivers {
 	}
 }
 
-// TestSeedTable is the seed's five-step table, for both resources, as the
+// TestSeedTable is the article's five-step table, for both resources, as the
 // receivers actually answered it.
 func TestSeedTable(t *testing.T) {
 	t.Parallel()
@@ -68,7 +68,7 @@ func TestReplayWithStrictReceiverRejectsTheRepeat(t *testing.T) {
 }
 
 // TestTracesJudged checks each case's trace with the checker, under the
-// policy the seed's receiver implements and under strict.
+// policy the article's receiver implements and under strict.
 func TestTracesJudged(t *testing.T) {
 	t.Parallel()
 	rep, err := Run(context.Background(), seedReceivers())

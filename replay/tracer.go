@@ -47,7 +47,7 @@ func (tr *tracer) invokeWrite(process int, resource string, token uint64, value 
 }
 
 // deliverWrite sends the write to the target and records its completion.
-func (tr *tracer) deliverWrite(ctx context.Context, t targets.Target, process int, resource string, token uint64, value string) (targets.Outcome, error) {
+func (tr *tracer) deliverWrite(ctx context.Context, t targets.Target, process int, resource string, token uint64, value string) (histories.Outcome, error) {
 	out, err := t.Write(ctx, resource, token, value)
 	tr.emit(targets.WriteCompletion(writeInvocation(process, resource, token, value), out, err))
 	if err != nil {
@@ -56,7 +56,7 @@ func (tr *tracer) deliverWrite(ctx context.Context, t targets.Target, process in
 	return out, nil
 }
 
-func (tr *tracer) write(ctx context.Context, t targets.Target, process int, resource string, token uint64, value string) (targets.Outcome, error) {
+func (tr *tracer) write(ctx context.Context, t targets.Target, process int, resource string, token uint64, value string) (histories.Outcome, error) {
 	tr.invokeWrite(process, resource, token, value)
 	return tr.deliverWrite(ctx, t, process, resource, token, value)
 }

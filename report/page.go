@@ -52,7 +52,7 @@ type violationView struct {
 	Steps             []timelineRow
 }
 
-// timelineRow is a row of the seed's table: step | event | resource
+// timelineRow is a row of the article's table: step | event | resource
 // consequence.
 type timelineRow struct {
 	Step        int
@@ -157,7 +157,7 @@ func stepRows(v models.Violation) []timelineRow {
 	return rows
 }
 
-// storyRows tells the minimal counterexample in the seed's style: every
+// storyRows tells the minimal counterexample in the article's style: every
 // operation and the lease and nemesis events around them, in time order,
 // each with what it did to the resource.
 func storyRows(s *models.Shrunk) []timelineRow {

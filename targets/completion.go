@@ -14,7 +14,7 @@ import (
 // unknown outcome, for any other error. Every recorder of client
 // operations (the harness, the replay, verify) goes through it, so a given
 // answer is recorded the same way everywhere.
-func WriteCompletion(inv histories.Event, out Outcome, err error) histories.Event {
+func WriteCompletion(inv histories.Event, out histories.Outcome, err error) histories.Event {
 	done := inv
 	done.Outcome = histories.OutcomeNone
 	switch {
@@ -24,7 +24,7 @@ func WriteCompletion(inv histories.Event, out Outcome, err error) histories.Even
 		done.Type, done.Error = histories.TypeInfo, ErrorText(err)
 	default:
 		done.Type, done.Outcome = histories.TypeOK, histories.Rejected
-		if out == Accepted {
+		if out == histories.Accepted {
 			done.Outcome = histories.Accepted
 		}
 	}

@@ -17,16 +17,16 @@ func TestCompletions(t *testing.T) {
 	inv := histories.Event{Process: 3, Type: histories.TypeInvoke, F: histories.FWrite, Resource: "r", Token: 7, HasToken: true, Value: "v", HasValue: true}
 	cases := []struct {
 		name    string
-		out     Outcome
+		out     histories.Outcome
 		err     error
 		typ     histories.Type
 		outcome histories.Outcome
 		errText string // what the completion records
 	}{
-		{"accepted", Accepted, nil, histories.TypeOK, histories.Accepted, ""},
-		{"rejected", Rejected, nil, histories.TypeOK, histories.Rejected, ""},
+		{"accepted", histories.Accepted, nil, histories.TypeOK, histories.Accepted, ""},
+		{"rejected", histories.Rejected, nil, histories.TypeOK, histories.Rejected, ""},
 		{"never sent", 0, fmt.Errorf("%w: dial tcp: connection refused", ErrDefinitelyNotApplied), histories.TypeFail, histories.OutcomeNone, "dial tcp: connection refused"},
-		{"timeout", Accepted, errors.New("deadline exceeded"), histories.TypeInfo, histories.OutcomeNone, "deadline exceeded"},
+		{"timeout", histories.Accepted, errors.New("deadline exceeded"), histories.TypeInfo, histories.OutcomeNone, "deadline exceeded"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,32 +1,14 @@
 // Package targets defines what fencecheck tests: a receiver that stores a
 // value per resource and guards it with fencing tokens. Implementations
-// live in the subpackages (memory, sql, http).
+// live in the subpackages (memory, process, httptarget, sqltarget).
 package targets
 
 import (
 	"context"
 	"errors"
+
+	"github.com/fencecheck/fencecheck/histories"
 )
-
-// Outcome is a receiver's definite answer to a write.
-type Outcome uint8
-
-// Outcomes. A write whose outcome is not known (a timeout, a lost
-// connection) is reported as an error instead, never as Rejected.
-const (
-	Accepted Outcome = iota + 1
-	Rejected
-)
-
-func (o Outcome) String() string {
-	switch o {
-	case Accepted:
-		return "accepted"
-	case Rejected:
-		return "rejected"
-	}
-	return "invalid"
-}
 
 // Reading is what a read of a resource returned.
 type Reading struct {
@@ -45,7 +27,7 @@ type Reading struct {
 // have taken effect. Implementations must not turn an error into Rejected
 // unless they know nothing was applied.
 type Target interface {
-	Write(ctx context.Context, resource string, token uint64, value string) (Outcome, error)
+	Write(ctx context.Context, resource string, token uint64, value string) (histories.Outcome, error)
 	Read(ctx context.Context, resource string) (Reading, error)
 }
 

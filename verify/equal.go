@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/models"
-	"github.com/fencecheck/fencecheck/targets"
 )
 
-// equalTokenRepeat is the seed's fifth step: the owner of token 42 writes
+// equalTokenRepeat is the article's fifth step: the owner of token 42 writes
 // again with 42. Under strict the repeat must be rejected. Under
 // accept-equal either answer is legal (a strict receiver is correct there
 // too), so the scenario checks only that the read agrees with the answer:
@@ -18,24 +18,24 @@ import (
 var equalTokenRepeat = scenario{
 	name:   "equal-token-repeat",
 	hazard: "a repeat of the current token (retry or duplicate)",
-	run: func(ctx context.Context, s *script) Outcome {
+	run: func(ctx context.Context, s *script) Row {
 		r := s.resource()
 		first := s.write(ctx, r, 42, "first")
 		again := s.write(ctx, r, 42, "repeat")
 		got := s.read(ctx, r)
 		observed := fmt.Sprintf("42 %s, repeat %s, %s", first, again, got)
 		if s.o.Policy == models.AcceptEqual {
-			return Outcome{
+			return Row{
 				Expected: fmt.Sprintf(`42 accepted, repeat of 42 accepted or rejected (%s policy), read "repeat"@42 if accepted, "first"@42 if rejected`, s.o.Policy),
 				Observed: observed,
-				Status: verdict(first.is(targets.Accepted) &&
-					(again.is(targets.Accepted) && got.holds("repeat", 42) || again.is(targets.Rejected) && got.holds("first", 42))),
+				Result: verdict(first.is(histories.Accepted) &&
+					(again.is(histories.Accepted) && got.holds("repeat", 42) || again.is(histories.Rejected) && got.holds("first", 42))),
 			}
 		}
-		return Outcome{
-			Expected: fmt.Sprintf("42 accepted, repeat of 42 %s (%s policy), read %q@42", targets.Rejected, s.o.Policy, "first"),
+		return Row{
+			Expected: fmt.Sprintf("42 accepted, repeat of 42 %s (%s policy), read %q@42", histories.Rejected, s.o.Policy, "first"),
 			Observed: observed,
-			Status:   verdict(first.is(targets.Accepted) && again.is(targets.Rejected) && got.holds("first", 42)),
+			Result:   verdict(first.is(histories.Accepted) && again.is(histories.Rejected) && got.holds("first", 42)),
 		}
 	},
 }

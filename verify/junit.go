@@ -16,7 +16,7 @@ func JUnit(rep Report) report.Suite {
 	}
 	for _, o := range rep.Outcomes {
 		c := report.Case{Name: o.Scenario, Classname: "verify"}
-		switch o.Status {
+		switch o.Result {
 		case Fail:
 			c.Failure = &report.Failure{
 				Message: fmt.Sprintf("%s: expected %s, observed %s", o.Scenario, o.Expected, o.Observed),

@@ -12,11 +12,11 @@ import (
 
 func TestJUnitOneCasePerScenario(t *testing.T) {
 	t.Parallel()
-	rep := Report{Target: "memory://unfenced", Policy: "strict", Outcomes: []Outcome{
-		{Scenario: "stale-after-newer", Hazard: "the seed", Expected: "41 rejected", Observed: "41 accepted", Status: Fail},
-		{Scenario: "scope", Expected: "independent", Observed: "independent", Status: Pass},
-		{Scenario: "restart-durability", Observed: "needs --exec", Status: Skip},
-		{Scenario: "old-token-first", Status: Info},
+	rep := Report{Target: "memory://unfenced", Policy: "strict", Outcomes: []Row{
+		{Scenario: "stale-after-newer", Hazard: "the article", Expected: "41 rejected", Observed: "41 accepted", Result: Fail},
+		{Scenario: "scope", Expected: "independent", Observed: "independent", Result: Pass},
+		{Scenario: "restart-durability", Observed: "needs --exec", Result: Skip},
+		{Scenario: "old-token-first", Result: Info},
 	}}
 	var b bytes.Buffer
 	require.NoError(t, report.WriteJUnit(&b, JUnit(rep)))

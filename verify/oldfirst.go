@@ -4,10 +4,10 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/fencecheck/fencecheck/targets"
+	"github.com/fencecheck/fencecheck/histories"
 )
 
-// oldTokenFirst is the seed's critical limit: A's write with 41 is still
+// oldTokenFirst is the article's critical limit: A's write with 41 is still
 // travelling when its lease is reassigned to B (token 42), and reaches the
 // resource first. A resource that remembers only its highest token has
 // not seen 42 yet and accepts 41: fencing allows it. Only the stronger
@@ -17,23 +17,23 @@ import (
 var oldTokenFirst = scenario{
 	name:   "old-token-first",
 	hazard: "an old token reaches the resource before the newer one (the documented limit)",
-	run: func(ctx context.Context, s *script) Outcome {
+	run: func(ctx context.Context, s *script) Row {
 		r := s.resource()
 		s.handover(r, "worker A's lease expires while its write is on the way")
 		a := s.write(ctx, r, 41, "old-result")
 		b := s.write(ctx, r, 42, "new-result")
 		got := s.read(ctx, r)
-		out := Outcome{
+		out := Row{
 			Expected: "41 accepted (allowed by fencing), then 42 accepted, read \"new-result\"@42",
 			Observed: fmt.Sprintf("41 %s, 42 %s, %s", a, b, got),
-			Status:   Info,
+			Result:   Info,
 		}
 		if s.o.RequireExclusive {
 			out.Expected = "41 rejected (--require exclusive: its lease was reassigned before it arrived), 42 accepted"
-			out.Status = verdict(a.is(targets.Rejected))
+			out.Result = verdict(a.is(histories.Rejected))
 		}
-		if !b.is(targets.Accepted) || !got.holds("new-result", 42) {
-			out.Status = Fail
+		if !b.is(histories.Accepted) || !got.holds("new-result", 42) {
+			out.Result = Fail
 		}
 		return out
 	},

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/targets"
 )
 
@@ -26,7 +27,7 @@ type windowed interface {
 var checkThenSetRace = scenario{
 	name:   "check-then-set-race",
 	hazard: "concurrent writers race between the token check and the write",
-	run: func(ctx context.Context, s *script) Outcome {
+	run: func(ctx context.Context, s *script) Row {
 		return race(ctx, s, 1, func(ctx context.Context, r string) answer { return s.write(ctx, r, 1, "base") })
 	},
 }
@@ -36,7 +37,7 @@ var checkThenSetRace = scenario{
 var twoFirstWriters = scenario{
 	name:   "two-first-writers",
 	hazard: "two writers create a resource that does not exist yet",
-	run: func(ctx context.Context, s *script) Outcome {
+	run: func(ctx context.Context, s *script) Row {
 		return race(ctx, s, 0, nil)
 	},
 }
@@ -44,7 +45,7 @@ var twoFirstWriters = scenario{
 // race runs the rounds. With a base write the resource holds token 1
 // first, and racers writers race with tokens 2..racers+1; without one, two
 // writers race with tokens 1 and 2 on a missing resource.
-func race(ctx context.Context, s *script, base uint64, prepare func(context.Context, string) answer) Outcome {
+func race(ctx context.Context, s *script, base uint64, prepare func(context.Context, string) answer) Row {
 	n := racers
 	if prepare == nil {
 		n = 2
@@ -52,12 +53,12 @@ func race(ctx context.Context, s *script, base uint64, prepare func(context.Cont
 	restore := widenWindow(s.t, n, base)
 	defer restore()
 	top := base + uint64(n)
-	out := Outcome{Expected: fmt.Sprintf("in each of %d rounds token %d accepted and stored, whatever the order", s.o.Rounds, top)}
+	out := Row{Expected: fmt.Sprintf("in each of %d rounds token %d accepted and stored, whatever the order", s.o.Rounds, top)}
 	for round := 1; round <= s.o.Rounds; round++ {
 		r := s.resource()
 		if prepare != nil {
-			if a := prepare(ctx, r); !a.is(targets.Accepted) {
-				out.Observed, out.Status = fmt.Sprintf("round %d: the first write was %s", round, a), Fail
+			if a := prepare(ctx, r); !a.is(histories.Accepted) {
+				out.Observed, out.Result = fmt.Sprintf("round %d: the first write was %s", round, a), Fail
 				return out
 			}
 		}
@@ -76,14 +77,14 @@ func race(ctx context.Context, s *script, base uint64, prepare func(context.Cont
 		close(start)
 		wg.Wait()
 		got := s.read(ctx, r)
-		if !answers[n-1].is(targets.Accepted) || !got.holds(fmt.Sprintf("racer-%d", top), top) {
+		if !answers[n-1].is(histories.Accepted) || !got.holds(fmt.Sprintf("racer-%d", top), top) {
 			out.Observed = fmt.Sprintf("round %d: token %d %s, then %s", round, top, answers[n-1], got)
-			out.Status = Fail
+			out.Result = Fail
 			return out
 		}
 	}
 	out.Observed = fmt.Sprintf("%d rounds: token %d stored every time", s.o.Rounds, top)
-	out.Status = Pass
+	out.Result = Pass
 	return out
 }
 

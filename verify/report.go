@@ -10,22 +10,22 @@ import (
 
 // Report is what result.json holds.
 type Report struct {
-	Target    string    `json:"target"`
-	Policy    string    `json:"policy"`
-	Exclusive bool      `json:"require_exclusive"`
-	Passed    bool      `json:"passed"`
-	Dir       string    `json:"dir"`
-	Outcomes  []Outcome `json:"scenarios"`
+	Target    string `json:"target"`
+	Policy    string `json:"policy"`
+	Exclusive bool   `json:"require_exclusive"`
+	Passed    bool   `json:"passed"`
+	Dir       string `json:"dir"`
+	Outcomes  []Row  `json:"scenarios"`
 	// Command repeats the battery, as its caller would type it.
 	Command string `json:"command,omitempty"`
 }
 
 // WriteTable writes the outcomes as a Markdown table.
-func WriteTable(w io.Writer, outcomes []Outcome) error {
+func WriteTable(w io.Writer, outcomes []Row) error {
 	var b strings.Builder
 	b.WriteString("| scenario | expected | observed | result |\n|---|---|---|---|\n")
 	for _, o := range outcomes {
-		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", o.Scenario, cell(o.Expected), cell(o.Observed), o.Status)
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", o.Scenario, cell(o.Expected), cell(o.Observed), o.Result)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -41,10 +41,10 @@ func cell(s string) string {
 }
 
 // Summary counts the results, e.g. "7 passed, 0 failed, 1 info, 0 skipped".
-func Summary(outcomes []Outcome) string {
-	n := map[Status]int{}
+func Summary(outcomes []Row) string {
+	n := map[Result]int{}
 	for _, o := range outcomes {
-		n[o.Status]++
+		n[o.Result]++
 	}
 	return fmt.Sprintf("%d passed, %d failed, %d info, %d skipped", n[Pass], n[Fail], n[Info], n[Skip])
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/fencecheck/fencecheck/histories"
-	"github.com/fencecheck/fencecheck/targets"
 )
 
 // restartDurability crashes the receiver (SIGKILL) after it accepted token
@@ -15,11 +14,11 @@ import (
 var restartDurability = scenario{
 	name:   "restart-durability",
 	hazard: "the highest token survives a crash and restart of the receiver",
-	run: func(ctx context.Context, s *script) Outcome {
-		out := Outcome{Expected: "7 accepted; after SIGKILL and restart: read \"before\"@7, 6 rejected, 8 accepted"}
+	run: func(ctx context.Context, s *script) Row {
+		out := Row{Expected: "7 accepted; after SIGKILL and restart: read \"before\"@7, 6 rejected, 8 accepted"}
 		rs, ok := s.t.(Restarter)
 		if !ok {
-			out.Observed, out.Status = "skipped: needs a receiver process (--exec)", Skip
+			out.Observed, out.Result = "skipped: needs a receiver process (--exec)", Skip
 			return out
 		}
 		r := s.resource()
@@ -27,7 +26,7 @@ var restartDurability = scenario{
 		s.mark(histories.FBegin, "SIGKILL to the receiver, then start it again")
 		if err := rs.Restart(ctx); err != nil {
 			s.mark(histories.FEnd, "the receiver did not come back")
-			out.Observed, out.Status = fmt.Sprintf("7 %s; restart failed: %v", w7, err), Fail
+			out.Observed, out.Result = fmt.Sprintf("7 %s; restart failed: %v", w7, err), Fail
 			return out
 		}
 		s.mark(histories.FEnd, "the receiver answers again")
@@ -35,7 +34,7 @@ var restartDurability = scenario{
 		w6 := s.write(ctx, r, 6, "stale")
 		w8 := s.write(ctx, r, 8, "after")
 		out.Observed = fmt.Sprintf("7 %s; after restart %s, 6 %s, 8 %s", w7, got, w6, w8)
-		out.Status = verdict(w7.is(targets.Accepted) && got.holds("before", 7) && w6.is(targets.Rejected) && w8.is(targets.Accepted))
+		out.Result = verdict(w7.is(histories.Accepted) && got.holds("before", 7) && w6.is(histories.Rejected) && w8.is(histories.Accepted))
 		return out
 	},
 }

@@ -43,7 +43,7 @@ func (s *script) lease(f, resource string, token uint64, holder int, detail stri
 		Token: token, HasToken: true, Holder: holder, HasHolder: true, Detail: detail})
 }
 
-// handover records the seed's reassignment on resource: A holds 41, loses
+// handover records the article's reassignment on resource: A holds 41, loses
 // it (why), and B receives 42.
 func (s *script) handover(resource, why string) {
 	s.lease(histories.FAcquire, resource, 41, 0, "worker A receives token 41")
@@ -53,7 +53,7 @@ func (s *script) handover(resource, why string) {
 
 // answer is a write's result as the table shows it.
 type answer struct {
-	out targets.Outcome
+	out histories.Outcome
 	err error
 }
 
@@ -64,7 +64,7 @@ func (a answer) String() string {
 	return a.out.String()
 }
 
-func (a answer) is(o targets.Outcome) bool { return a.err == nil && a.out == o }
+func (a answer) is(o histories.Outcome) bool { return a.err == nil && a.out == o }
 
 func short(err error) string {
 	msg := err.Error()
@@ -119,7 +119,7 @@ func (s *script) read(ctx context.Context, resource string) reading {
 }
 
 // verdict is Pass when ok, else Fail.
-func verdict(ok bool) Status {
+func verdict(ok bool) Result {
 	if ok {
 		return Pass
 	}

@@ -6,7 +6,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/fencecheck/fencecheck/targets"
+	"github.com/fencecheck/fencecheck/histories"
 )
 
 // boundaries are pairs of consecutive tokens where a receiver that
@@ -25,7 +25,7 @@ var boundaries = [][2]uint64{
 var digitBoundaries = scenario{
 	name:   "digit-boundaries",
 	hazard: "tokens across digit boundaries, above 2^53 and 2^63 (string, float and signed comparisons)",
-	run: func(ctx context.Context, s *script) Outcome {
+	run: func(ctx context.Context, s *script) Row {
 		var bad []string
 		for _, p := range boundaries {
 			r := s.resource()
@@ -33,16 +33,16 @@ var digitBoundaries = scenario{
 			hi := s.write(ctx, r, p[1], "hi")
 			again := s.write(ctx, r, p[0], "lo-again")
 			got := s.read(ctx, r)
-			if !lo.is(targets.Accepted) || !hi.is(targets.Accepted) || !again.is(targets.Rejected) || !got.holds("hi", p[1]) {
+			if !lo.is(histories.Accepted) || !hi.is(histories.Accepted) || !again.is(histories.Rejected) || !got.holds("hi", p[1]) {
 				bad = append(bad, fmt.Sprintf("%d→%d: %s, %s, %d again %s, %s", p[0], p[1], lo, hi, p[0], again, got))
 			}
 		}
-		out := Outcome{Expected: "9→10, 99→100, 999→1000, 2^53→2^53+1, 2^63-1→2^63, 2^64-2→2^64-1: higher accepted, lower again rejected"}
+		out := Row{Expected: "9→10, 99→100, 999→1000, 2^53→2^53+1, 2^63-1→2^63, 2^64-2→2^64-1: higher accepted, lower again rejected"}
 		if len(bad) == 0 {
-			out.Observed, out.Status = fmt.Sprintf("all %d pairs ordered as integers", len(boundaries)), Pass
+			out.Observed, out.Result = fmt.Sprintf("all %d pairs ordered as integers", len(boundaries)), Pass
 			return out
 		}
-		out.Observed, out.Status = strings.Join(bad, "; "), Fail
+		out.Observed, out.Result = strings.Join(bad, "; "), Fail
 		return out
 	},
 }

@@ -21,25 +21,25 @@ import (
 	"github.com/fencecheck/fencecheck/targets"
 )
 
-// Status is a scenario's result.
-type Status string
+// Result is a scenario's result.
+type Result string
 
 // Results. Info scenarios show a documented limit and never fail; skipped
 // ones could not run against this target (a restart needs --exec).
 const (
-	Pass Status = "pass"
-	Fail Status = "FAIL"
-	Info Status = "info"
-	Skip Status = "skip"
+	Pass Result = "pass"
+	Fail Result = "FAIL"
+	Info Result = "info"
+	Skip Result = "skip"
 )
 
-// Outcome is one row of the table.
-type Outcome struct {
+// Row is one row of the table.
+type Row struct {
 	Scenario string `json:"scenario"`
 	Hazard   string `json:"hazard"`
 	Expected string `json:"expected"`
 	Observed string `json:"observed"`
-	Status   Status `json:"result"`
+	Result   Result `json:"result"`
 }
 
 // Options configure a battery.
@@ -65,7 +65,7 @@ type Restarter interface {
 type scenario struct {
 	name   string
 	hazard string
-	run    func(ctx context.Context, s *script) Outcome
+	run    func(ctx context.Context, s *script) Row
 }
 
 // scenarios is the battery, in the order the table shows it.
@@ -90,7 +90,7 @@ func Names() []string {
 }
 
 // Run plays every scenario against t, one after the other.
-func Run(ctx context.Context, t targets.Target, o Options) []Outcome {
+func Run(ctx context.Context, t targets.Target, o Options) []Row {
 	if o.RunID == "" {
 		o.RunID = strconv.FormatInt(time.Now().UnixMilli(), 36)
 	}
@@ -98,22 +98,22 @@ func Run(ctx context.Context, t targets.Target, o Options) []Outcome {
 		o.Rounds = 5
 	}
 	var procs atomic.Int64
-	var out []Outcome
+	var out []Row
 	for _, sc := range scenarios {
 		s := &script{t: t, o: o, scenario: sc.name, procs: &procs}
 		s.mark(histories.FStart, sc.hazard)
 		res := sc.run(ctx, s)
 		res.Scenario, res.Hazard = sc.name, sc.hazard
-		s.mark(histories.FStop, fmt.Sprintf("%s: observed %s", res.Status, res.Observed))
+		s.mark(histories.FStop, fmt.Sprintf("%s: observed %s", res.Result, res.Observed))
 		out = append(out, res)
 	}
 	return out
 }
 
 // Passed reports whether every required scenario passed: none failed.
-func Passed(outcomes []Outcome) bool {
+func Passed(outcomes []Row) bool {
 	for _, o := range outcomes {
-		if o.Status == Fail {
+		if o.Result == Fail {
 			return false
 		}
 	}

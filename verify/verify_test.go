@@ -9,18 +9,19 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/models"
 	"github.com/fencecheck/fencecheck/targets"
 	"github.com/fencecheck/fencecheck/targets/memory"
 )
 
 // statuses runs the battery and returns each scenario's result.
-func statuses(t *testing.T, tgt targets.Target, o Options) map[string]Status {
+func statuses(t *testing.T, tgt targets.Target, o Options) map[string]Result {
 	t.Helper()
-	got := make(map[string]Status)
+	got := make(map[string]Result)
 	for _, out := range Run(context.Background(), tgt, o) {
-		got[out.Scenario] = out.Status
-		t.Logf("%s: %s (%s)", out.Scenario, out.Status, out.Observed)
+		got[out.Scenario] = out.Result
+		t.Logf("%s: %s (%s)", out.Scenario, out.Result, out.Observed)
 	}
 	return got
 }
@@ -84,7 +85,7 @@ func contains(list []string, s string) bool {
 // 2^53 + 1 is 2^53 to it.
 type floatTarget struct{ *memory.Fenced }
 
-func (f floatTarget) Write(ctx context.Context, resource string, token uint64, value string) (targets.Outcome, error) {
+func (f floatTarget) Write(ctx context.Context, resource string, token uint64, value string) (histories.Outcome, error) {
 	return f.Fenced.Write(ctx, resource, uint64(float64(token)), value)
 }
 
@@ -95,12 +96,12 @@ type stringTarget struct {
 	highest map[string]string
 }
 
-func (s *stringTarget) Write(ctx context.Context, resource string, token uint64, value string) (targets.Outcome, error) {
+func (s *stringTarget) Write(ctx context.Context, resource string, token uint64, value string) (histories.Outcome, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	tok := strconv.FormatUint(token, 10)
 	if tok <= s.highest[resource] {
-		return targets.Rejected, nil
+		return histories.Rejected, nil
 	}
 	s.highest[resource] = tok
 	return s.Fenced.Write(ctx, resource, token, value)
@@ -130,12 +131,12 @@ type flipRepeat struct {
 	seen map[string]bool
 }
 
-func (f *flipRepeat) Write(ctx context.Context, resource string, token uint64, value string) (targets.Outcome, error) {
+func (f *flipRepeat) Write(ctx context.Context, resource string, token uint64, value string) (histories.Outcome, error) {
 	out, err := f.Target.Write(ctx, resource, token, value)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.seen[resource] && err == nil {
-		out = map[targets.Outcome]targets.Outcome{targets.Accepted: targets.Rejected, targets.Rejected: targets.Accepted}[out]
+		out = map[histories.Outcome]histories.Outcome{histories.Accepted: histories.Rejected, histories.Rejected: histories.Accepted}[out]
 	}
 	f.seen[resource] = true
 	return out, err
@@ -149,7 +150,7 @@ func TestEqualTokenRepeatUnderEachPolicy(t *testing.T) {
 	cases := []struct {
 		name                string
 		target              func() targets.Target
-		strict, acceptEqual Status
+		strict, acceptEqual Result
 	}{
 		{"rejects the repeat", func() targets.Target { return memory.NewFenced() }, Pass, Pass},
 		{"accepts the repeat", func() targets.Target { return memory.NewAcceptEqual() }, Fail, Pass},
@@ -168,8 +169,8 @@ func TestEqualTokenRepeatUnderEachPolicy(t *testing.T) {
 					if out.Scenario != "equal-token-repeat" {
 						continue
 					}
-					t.Logf("expected %s; observed %s: %s", out.Expected, out.Observed, out.Status)
-					assert.Equal(t, want, out.Status)
+					t.Logf("expected %s; observed %s: %s", out.Expected, out.Observed, out.Result)
+					assert.Equal(t, want, out.Result)
 					if p == models.AcceptEqual {
 						assert.Contains(t, out.Expected, "accepted or rejected")
 					} else {

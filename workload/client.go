@@ -59,7 +59,7 @@ func (p *Pool) write(ctx context.Context, w *worker, resource string, token uint
 		Token: token, HasToken: true, Value: value, HasValue: true}
 	p.Recorder.Record(&inv)
 	p.sent.observe(resource, token)
-	var sentOut targets.Outcome
+	var sentOut histories.Outcome
 	var sentErr error
 	msg := nemesis.Write{Worker: w.id, Process: w.proc, Resource: resource, Token: token, Value: value}
 	answered := p.call(ctx, func(ctx context.Context) {
@@ -67,7 +67,7 @@ func (p *Pool) write(ctx context.Context, w *worker, resource string, token uint
 	})
 	// Unanswered, the request may still arrive; its answer is not ours
 	// to read.
-	var out targets.Outcome
+	var out histories.Outcome
 	err := p.noAnswer()
 	if answered {
 		out, err = sentOut, sentErr
@@ -84,8 +84,8 @@ func (p *Pool) write(ctx context.Context, w *worker, resource string, token uint
 }
 
 // deliver sends a write through the nemesis's deliverers to the target.
-func (p *Pool) deliver(ctx context.Context, w nemesis.Write) (targets.Outcome, error) {
-	send := func(ctx context.Context) (targets.Outcome, error) {
+func (p *Pool) deliver(ctx context.Context, w nemesis.Write) (histories.Outcome, error) {
+	send := func(ctx context.Context) (histories.Outcome, error) {
 		p.latency(ctx)
 		out, err := p.Target.Write(ctx, w.Resource, w.Token, w.Value)
 		p.latency(ctx)
@@ -93,7 +93,7 @@ func (p *Pool) deliver(ctx context.Context, w nemesis.Write) (targets.Outcome, e
 	}
 	for i := len(p.Deliverers) - 1; i >= 0; i-- {
 		d, next := p.Deliverers[i], send
-		send = func(ctx context.Context) (targets.Outcome, error) { return d.Deliver(ctx, p.Env, w, next) }
+		send = func(ctx context.Context) (histories.Outcome, error) { return d.Deliver(ctx, p.Env, w, next) }
 	}
 	return send(ctx)
 }

@@ -10,9 +10,9 @@ import (
 	"github.com/fencecheck/fencecheck/nemesis"
 	"github.com/fencecheck/fencecheck/nemesis/proxy"
 	"github.com/fencecheck/fencecheck/targets"
-	httptarget "github.com/fencecheck/fencecheck/targets/http"
+	httptarget "github.com/fencecheck/fencecheck/targets/httptarget"
 	"github.com/fencecheck/fencecheck/targets/process"
-	sqltarget "github.com/fencecheck/fencecheck/targets/sql"
+	sqltarget "github.com/fencecheck/fencecheck/targets/sqltarget"
 )
 
 // httpFlags are the flags of run and verify for HTTP receivers.

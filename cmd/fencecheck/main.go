@@ -1,5 +1,5 @@
 // Command fencecheck tests whether a receiver rejects obsolete ownership:
-// it replays the seed's timeline, checks recorded histories against the
+// it replays the article's timeline, checks recorded histories against the
 // fenced-register model, and gates releases with its exit code.
 package main
 

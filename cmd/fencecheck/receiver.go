@@ -11,7 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/fencecheck/fencecheck/targets/http/receiver"
+	"github.com/fencecheck/fencecheck/targets/httptarget/receiver"
 )
 
 type receiverFlags struct {

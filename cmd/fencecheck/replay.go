@@ -16,15 +16,15 @@ func newReplayCommand() *cobra.Command {
 	var out, target string
 	cmd := &cobra.Command{
 		Use:   "replay",
-		Short: "Replay the seed's five-step timeline, deterministically",
-		Long: `replay runs the seed's local deterministic model: worker A receives token 41,
+		Short: "Replay the article's five-step timeline, deterministically",
+		Long: `replay runs the article's local deterministic model: worker A receives token 41,
 reads, pauses and loses its lease; worker B receives token 42 and writes a new
 result; A resumes and submits its old result with 41; B repeats its write with
 42. It runs against a receiver without fencing and a fenced one, plus the case
 in which A's old token reaches the resource before B's newer one. There are no
 sleeps and no timers: repeated runs give byte-identical output and files.
 
-The fenced receiver defaults to the seed's model, which accepts a repeat of
+The fenced receiver defaults to the article's model, which accepts a repeat of
 the current token (memory://accept-equal); --target replaces it.`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {

@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	sqltarget "github.com/fencecheck/fencecheck/targets/sql"
+	sqltarget "github.com/fencecheck/fencecheck/targets/sqltarget"
 )
 
 // outputOnly are the flags that say where results go or how they are
@@ -17,7 +17,7 @@ var outputOnly = []string{"help", "json", "junit", "no-progress", "no-report", "
 
 // reproduceLine returns the command line that repeats what cmd ran: every
 // flag the user gave that shapes the run, and the given flags with their
-// effective values (the seed a run drew, the workload's defaults, so that
+// effective values (the --seed a run drew, the workload's defaults, so that
 // the line means the same if a default changes), shell-quoted, the target
 // first and without its password. A flag that repeats (--sql-setup) is
 // repeated.

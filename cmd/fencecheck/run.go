@@ -231,7 +231,7 @@ func runRun(ctx context.Context, cmd *cobra.Command, f runFlags) error {
 }
 
 // effectiveRunFlags are the flags a reproduce line of run always carries,
-// with the values the run used: the seed it drew, the workload and its
+// with the values the run used: the --seed it drew, the workload and its
 // gates as defaulted. An empty value leaves the flag out.
 func effectiveRunFlags(cfg harness.Config, f runFlags) map[string]string {
 	e := map[string]string{

@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	sqltarget "github.com/fencecheck/fencecheck/targets/sql"
+	sqltarget "github.com/fencecheck/fencecheck/targets/sqltarget"
 )
 
 // sqlFlags are run's options for SQL targets.

@@ -10,7 +10,7 @@ import (
 
 	"github.com/fencecheck/fencecheck/targets"
 	"github.com/fencecheck/fencecheck/targets/memory"
-	sqltarget "github.com/fencecheck/fencecheck/targets/sql"
+	sqltarget "github.com/fencecheck/fencecheck/targets/sqltarget"
 )
 
 // openedTarget is a target opened from a spec, with what the harness needs

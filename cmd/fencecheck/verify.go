@@ -35,7 +35,7 @@ func newVerifyCommand() *cobra.Command {
 		Long: `verify plays a battery of scripted scenarios against a target, each on fresh
 resources, and prints a table (scenario | expected | observed | result):
 
-  stale-after-newer     the seed: 42 accepted, then 41 must be rejected
+  stale-after-newer     the article: 42 accepted, then 41 must be rejected
   equal-token-repeat    a repeat of 42: rejected (strict); either, read back (accept-equal)
   old-token-first       41 arrives before 42: allowed by fencing (info), a
                         failure only under --require exclusive

@@ -25,7 +25,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	httptarget "github.com/fencecheck/fencecheck/targets/http"
+	httptarget "github.com/fencecheck/fencecheck/targets/httptarget"
 )
 
 // Request is one request through the proxy, read in full. The http target

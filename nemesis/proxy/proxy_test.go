@@ -11,9 +11,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/targets"
-	httptarget "github.com/fencecheck/fencecheck/targets/http"
-	"github.com/fencecheck/fencecheck/targets/http/receiver"
+	httptarget "github.com/fencecheck/fencecheck/targets/httptarget"
+	"github.com/fencecheck/fencecheck/targets/httptarget/receiver"
 )
 
 // counting wraps the receiver and counts the PUTs that reach it.
@@ -40,16 +41,16 @@ func TestToxicsScriptedPerRequest(t *testing.T) {
 	cases := []struct {
 		name     string
 		toxic    func() (Toxic, *fault)
-		outcome  targets.Outcome // 0: the worker sees an error (unknown)
+		outcome  histories.Outcome // 0: the worker sees an error (unknown)
 		puts     int64
 		final    uint64
 		slowerBy time.Duration
 	}{
-		{"none", nil, targets.Accepted, 2, 2, 0},
-		{"hold", func() (Toxic, *fault) { h := NewHold(); h.For = 50 * time.Millisecond; return h, &h.fault }, targets.Accepted, 2, 2, 50 * time.Millisecond},
-		{"duplicate-request", func() (Toxic, *fault) { d := NewDuplicate(); return d, &d.fault }, targets.Accepted, 3, 2, 0},
+		{"none", nil, histories.Accepted, 2, 2, 0},
+		{"hold", func() (Toxic, *fault) { h := NewHold(); h.For = 50 * time.Millisecond; return h, &h.fault }, histories.Accepted, 2, 2, 50 * time.Millisecond},
+		{"duplicate-request", func() (Toxic, *fault) { d := NewDuplicate(); return d, &d.fault }, histories.Accepted, 3, 2, 0},
 		{"drop-response", func() (Toxic, *fault) { d := NewDropResponse(); return d, &d.fault }, 0, 2, 2, 0},
-		{"latency", func() (Toxic, *fault) { l := NewLatency(); l.Latency = 30 * time.Millisecond; return l, &l.fault }, targets.Accepted, 2, 2, 30 * time.Millisecond},
+		{"latency", func() (Toxic, *fault) { l := NewLatency(); l.Latency = 30 * time.Millisecond; return l, &l.fault }, histories.Accepted, 2, 2, 30 * time.Millisecond},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -74,7 +75,7 @@ func TestToxicsScriptedPerRequest(t *testing.T) {
 
 			out, err := tgt.Write(ctx, "r", 1, "first")
 			require.NoError(t, err)
-			require.Equal(t, targets.Accepted, out)
+			require.Equal(t, histories.Accepted, out)
 			start := time.Now()
 			out, err = tgt.Write(ctx, "r", 2, "second")
 			took := time.Since(start)

@@ -3,11 +3,11 @@ package memory
 import (
 	"context"
 
-	"github.com/fencecheck/fencecheck/targets"
+	"github.com/fencecheck/fencecheck/histories"
 )
 
 // CheckThenSet compares the token against the highest accepted, lets other
-// work run, and only then writes, in a separate step. It is the seed's
+// work run, and only then writes, in a separate step. It is the article's
 // "reading last_token, deciding the write is allowed and then updating in a
 // separate unprotected operation", which recreates the race inside the
 // receiver: two writers can both pass the check before either writes.
@@ -23,19 +23,19 @@ type CheckThenSet struct {
 func NewCheckThenSet() *CheckThenSet { return &CheckThenSet{} }
 
 // Write checks, yields, then writes.
-func (c *CheckThenSet) Write(ctx context.Context, resource string, token uint64, value string) (targets.Outcome, error) {
+func (c *CheckThenSet) Write(ctx context.Context, resource string, token uint64, value string) (histories.Outcome, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
 	current, _ := c.get(resource)
 	if token <= current.token {
-		return targets.Rejected, nil
+		return histories.Rejected, nil
 	}
 	if c.Window != nil {
 		c.Window(ctx, resource, token)
 	}
 	c.put(resource, cell{value: value, token: token})
-	return targets.Accepted, nil
+	return histories.Accepted, nil
 }
 
 // SetWindow sets what runs between the check and the write.

@@ -3,12 +3,12 @@ package memory
 import (
 	"context"
 
-	"github.com/fencecheck/fencecheck/targets"
+	"github.com/fencecheck/fencecheck/histories"
 )
 
 // Fenced is the correct receiver: the token comparison and the mutation
 // happen under one lock, as one indivisible step. With acceptEqual it also
-// accepts a repeat of the current token, as the seed's model does.
+// accepts a repeat of the current token, as the article's model does.
 type Fenced struct {
 	table
 	acceptEqual bool
@@ -25,7 +25,7 @@ func NewFenced() *Fenced { return &Fenced{} }
 func NewAcceptEqual() *Fenced { return &Fenced{acceptEqual: true} }
 
 // Write applies value if token is newer than every accepted token.
-func (f *Fenced) Write(ctx context.Context, resource string, token uint64, value string) (targets.Outcome, error) {
+func (f *Fenced) Write(ctx context.Context, resource string, token uint64, value string) (histories.Outcome, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
@@ -33,11 +33,11 @@ func (f *Fenced) Write(ctx context.Context, resource string, token uint64, value
 	defer f.mu.Unlock()
 	c := f.cells[resource] // zero token when never written
 	if token < c.token || (token == c.token && !f.acceptEqual) {
-		return targets.Rejected, nil
+		return histories.Rejected, nil
 	}
 	if f.cells == nil {
 		f.cells = make(map[string]cell)
 	}
 	f.cells[resource] = cell{value: value, token: token}
-	return targets.Accepted, nil
+	return histories.Accepted, nil
 }

@@ -5,10 +5,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/fencecheck/fencecheck/histories"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/fencecheck/fencecheck/targets"
 )
 
 func TestReceiversAnswerTheSeedsSteps(t *testing.T) {
@@ -16,7 +15,7 @@ func TestReceiversAnswerTheSeedsSteps(t *testing.T) {
 	type step struct {
 		token uint64
 		value string
-		want  targets.Outcome
+		want  histories.Outcome
 	}
 	cases := []struct {
 		name  string
@@ -24,10 +23,10 @@ func TestReceiversAnswerTheSeedsSteps(t *testing.T) {
 		steps []step
 		final string
 	}{
-		{"fenced rejects older and equal tokens", "fenced", []step{{42, "new", targets.Accepted}, {41, "old", targets.Rejected}, {42, "dup", targets.Rejected}}, "new"},
-		{"accept-equal accepts the repeat", "accept-equal", []step{{42, "new", targets.Accepted}, {41, "old", targets.Rejected}, {42, "dup", targets.Accepted}}, "dup"},
-		{"unfenced accepts everything", "unfenced", []step{{42, "new", targets.Accepted}, {41, "old", targets.Accepted}}, "old"},
-		{"check-then-set without a race behaves", "check-then-set", []step{{42, "new", targets.Accepted}, {41, "old", targets.Rejected}}, "new"},
+		{"fenced rejects older and equal tokens", "fenced", []step{{42, "new", histories.Accepted}, {41, "old", histories.Rejected}, {42, "dup", histories.Rejected}}, "new"},
+		{"accept-equal accepts the repeat", "accept-equal", []step{{42, "new", histories.Accepted}, {41, "old", histories.Rejected}, {42, "dup", histories.Accepted}}, "dup"},
+		{"unfenced accepts everything", "unfenced", []step{{42, "new", histories.Accepted}, {41, "old", histories.Accepted}}, "old"},
+		{"check-then-set without a race behaves", "check-then-set", []step{{42, "new", histories.Accepted}, {41, "old", histories.Rejected}}, "new"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -69,7 +68,7 @@ func TestCheckThenSetRace(t *testing.T) {
 		}
 	}
 	var wg sync.WaitGroup
-	outs := make(map[uint64]targets.Outcome)
+	outs := make(map[uint64]histories.Outcome)
 	var mu sync.Mutex
 	for _, tok := range []uint64{41, 42} {
 		wg.Add(1)
@@ -86,8 +85,8 @@ func TestCheckThenSetRace(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	assert.Equal(t, targets.Accepted, outs[41])
-	assert.Equal(t, targets.Accepted, outs[42])
+	assert.Equal(t, histories.Accepted, outs[41])
+	assert.Equal(t, histories.Accepted, outs[42])
 	r, err := c.Read(context.Background(), "r")
 	require.NoError(t, err)
 	assert.Equal(t, uint64(41), r.Token, "the stale write landed last")

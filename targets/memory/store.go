@@ -1,5 +1,5 @@
 // Package memory holds in-memory receivers: the correct fenced store and
-// deliberately broken ones, each showing one hazard from the seed, so that
+// deliberately broken ones, each showing one hazard from the article, so that
 // fencecheck can test its own detection without any external service.
 package memory
 

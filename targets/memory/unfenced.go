@@ -3,11 +3,11 @@ package memory
 import (
 	"context"
 
-	"github.com/fencecheck/fencecheck/targets"
+	"github.com/fencecheck/fencecheck/histories"
 )
 
 // Unfenced ignores tokens: the last write wins. It is what a resource looks
-// like when the only protection is the lease itself, and the seed's step 4
+// like when the only protection is the lease itself, and the article's step 4
 // overwrites the newer result with the old one.
 type Unfenced struct{ table }
 
@@ -15,10 +15,10 @@ type Unfenced struct{ table }
 func NewUnfenced() *Unfenced { return &Unfenced{} }
 
 // Write stores value whatever its token.
-func (u *Unfenced) Write(ctx context.Context, resource string, token uint64, value string) (targets.Outcome, error) {
+func (u *Unfenced) Write(ctx context.Context, resource string, token uint64, value string) (histories.Outcome, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
 	u.put(resource, cell{value: value, token: token})
-	return targets.Accepted, nil
+	return histories.Accepted, nil
 }

@@ -14,7 +14,7 @@ import (
 	"os"
 	"sync/atomic"
 
-	"github.com/fencecheck/fencecheck/targets/http/receiver"
+	"github.com/fencecheck/fencecheck/targets/httptarget/receiver"
 )
 
 func main() {

@@ -1,0 +1,329 @@
+// Package httptarget tests receivers behind HTTP. Its Target speaks the
+// default protocol of docs/http-protocol.md, or another API through an
+// Adapter, and maps every answer strictly:
+//
+//	worker ──Write──> Target ──PUT {base}/resources/{id}──> receiver
+//	                     2xx: Accepted · 409/412: Rejected · anything else, timeout, lost connection: error (unknown)
+//
+// The package lives in targets/http; it is named httptarget so that it
+// does not shadow net/http. The reference receiver is in targets/httptarget/receiver.
+package httptarget
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/targets"
+)
+
+// Headers with which the target describes each request to the fault proxy
+// (nemesis/proxy), which removes them before forwarding. They are sent only
+// with Options.Describe.
+const (
+	HeaderOp       = "Fencecheck-Op" // "write" or "read"
+	HeaderResource = "Fencecheck-Resource"
+	HeaderToken    = "Fencecheck-Token"
+)
+
+// maxResponse bounds what is read of an answer.
+const maxResponse = 4 << 20
+
+// Options tune a Target. Zero fields take the defaults on them.
+type Options struct {
+	Adapter Adapter
+	// Workers sizes the connection pool; default 8.
+	Workers int
+	// Timeout bounds each request, from dialing to the end of the
+	// answer; default 2s. A request that runs out of time is an unknown
+	// outcome.
+	Timeout time.Duration
+	// Describe adds the Fencecheck-* headers for the fault proxy.
+	Describe bool
+}
+
+// Target is a receiver behind HTTP.
+type Target struct {
+	base    *url.URL
+	adapter Adapter
+	client  *http.Client
+	timeout time.Duration
+	desc    bool
+}
+
+// New returns a target for the receiver at base (http:// or https://).
+func New(base string, o Options) (*Target, error) {
+	u, err := url.Parse(base)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("http target %q: want http://HOST:PORT[/PREFIX]", base)
+	}
+	if u.RawQuery != "" || u.Fragment != "" {
+		return nil, fmt.Errorf("http target %q: no query or fragment in the base URL", base)
+	}
+	if err := o.Adapter.Validate(); err != nil {
+		return nil, fmt.Errorf("http target %q: adapter: %w", base, err)
+	}
+	if o.Workers <= 0 {
+		o.Workers = 8
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = 2 * time.Second
+	}
+	u.Path = strings.TrimSuffix(u.Path, "/")
+	return &Target{base: u, adapter: o.Adapter.withDefaults(), client: NewClient(o.Workers, o.Timeout),
+		timeout: o.Timeout, desc: o.Describe}, nil
+}
+
+// Base returns the receiver's base URL.
+func (t *Target) Base() string { return t.base.String() }
+
+// Setup checks that the receiver answers at all: any HTTP status will do.
+func (t *Target) Setup(ctx context.Context) error {
+	if _, err := t.do(ctx, t.readRequest, op{resource: "fencecheck-probe"}); err != nil {
+		msg := strings.TrimPrefix(err.Error(), targets.ErrDefinitelyNotApplied.Error()+": ")
+		return fmt.Errorf("receiver %s does not answer: %s", t.base, msg)
+	}
+	return nil
+}
+
+// Teardown closes the idle connections.
+func (t *Target) Teardown(context.Context) error {
+	t.client.CloseIdleConnections()
+	return nil
+}
+
+// Write sends a write and maps the answer strictly.
+func (t *Target) Write(ctx context.Context, resource string, token uint64, value string) (histories.Outcome, error) {
+	o := op{resource: resource, token: token, value: value}
+	resp, err := t.do(ctx, t.writeRequest, o)
+	if err != nil {
+		return 0, fmt.Errorf("write token %d to %s: %w", token, resource, err)
+	}
+	out, err := t.adapter.Write.outcome(resp)
+	if err != nil {
+		return 0, fmt.Errorf("write token %d to %s: unknown outcome: %w", token, resource, err)
+	}
+	return out, nil
+}
+
+// Read reads a resource.
+func (t *Target) Read(ctx context.Context, resource string) (targets.Reading, error) {
+	resp, err := t.do(ctx, t.readRequest, op{resource: resource})
+	if err != nil {
+		return targets.Reading{}, fmt.Errorf("read %s: %w", resource, err)
+	}
+	r, err := t.adapter.Read.reading(resp)
+	if err != nil {
+		return targets.Reading{}, fmt.Errorf("read %s: %w", resource, err)
+	}
+	return r, nil
+}
+
+// response is an answer read in full.
+type response struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+// do sends one request and reads its answer within the timeout. A request
+// that could not even connect is reported as definitely not applied: it
+// never left. Everything else that fails is an unknown outcome.
+func (t *Target) do(ctx context.Context, build func(context.Context, op) (*http.Request, error), o op) (*response, error) {
+	ctx, cancel := context.WithTimeout(ctx, t.timeout)
+	defer cancel()
+	req, err := build(ctx, o)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", targets.ErrDefinitelyNotApplied, err)
+	}
+	resp, err := t.client.Do(req)
+	if err != nil {
+		if isDialError(err) {
+			return nil, fmt.Errorf("%w: %w", targets.ErrDefinitelyNotApplied, err)
+		}
+		return nil, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxResponse+1))
+	if err != nil {
+		return nil, fmt.Errorf("read the answer (status %d): %w", resp.StatusCode, err)
+	}
+	if len(body) > maxResponse {
+		return nil, fmt.Errorf("answer (status %d) larger than %d bytes", resp.StatusCode, maxResponse)
+	}
+	return &response{status: resp.StatusCode, header: resp.Header, body: body}, nil
+}
+
+func isDialError(err error) bool {
+	var op *net.OpError
+	return errors.As(err, &op) && op.Op == "dial"
+}
+
+func (t *Target) url(path string) string {
+	return t.base.String() + path
+}
+
+func (t *Target) writeRequest(ctx context.Context, o op) (*http.Request, error) {
+	w := t.adapter.Write
+	body := o.value
+	if w.JSONBody != "" {
+		body = o.jsonBody(w.JSONBody)
+	}
+	req, err := http.NewRequestWithContext(ctx, w.Method, t.url(o.path(w.Path)), strings.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	tok := strconv.FormatUint(o.token, 10)
+	switch kind, name, _ := strings.Cut(w.TokenIn, ":"); kind {
+	case "header":
+		req.Header.Set(name, tok)
+	case "query":
+		q := req.URL.Query()
+		q.Set(name, tok)
+		req.URL.RawQuery = q.Encode()
+	}
+	if w.ContentType != "" {
+		req.Header.Set("Content-Type", w.ContentType)
+	}
+	t.describe(req, "write", o)
+	return req, nil
+}
+
+func (t *Target) readRequest(ctx context.Context, o op) (*http.Request, error) {
+	r := t.adapter.Read
+	var body io.Reader
+	if r.JSONBody != "" {
+		body = strings.NewReader(o.jsonBody(r.JSONBody))
+	}
+	req, err := http.NewRequestWithContext(ctx, r.Method, t.url(o.path(r.Path)), body)
+	if err != nil {
+		return nil, err
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	t.describe(req, "read", o)
+	return req, nil
+}
+
+func (t *Target) describe(req *http.Request, f string, o op) {
+	if !t.desc {
+		return
+	}
+	req.Header.Set(HeaderOp, f)
+	req.Header.Set(HeaderResource, o.resource)
+	if f == "write" {
+		req.Header.Set(HeaderToken, strconv.FormatUint(o.token, 10))
+	}
+}
+
+// outcome maps a write's answer: accepted, stale, or an error for an
+// unknown outcome.
+func (w WriteSpec) outcome(r *response) (histories.Outcome, error) {
+	switch {
+	case slices.Contains(w.StaleStatus, r.status):
+		return histories.Rejected, nil
+	case !w.acceptedStatus(r.status):
+		return 0, fmt.Errorf("status %d%s", r.status, snippet(r.body))
+	case w.OutcomeFrom == "status":
+		return histories.Accepted, nil
+	}
+	doc, err := parseDocument(r.body)
+	if err != nil {
+		return 0, fmt.Errorf("status %d: %w", r.status, err)
+	}
+	path := strings.TrimPrefix(w.OutcomeFrom, "field:")
+	switch {
+	case doc.matches(path, w.AcceptedValues):
+		return histories.Accepted, nil
+	case doc.matches(path, w.StaleValues):
+		return histories.Rejected, nil
+	}
+	v, _ := doc.field(path)
+	return 0, fmt.Errorf("status %d with field %q = %v, neither accepted nor stale", r.status, path, v)
+}
+
+func (w WriteSpec) acceptedStatus(status int) bool {
+	if len(w.AcceptedStatus) == 0 {
+		return status >= 200 && status < 300
+	}
+	return slices.Contains(w.AcceptedStatus, status)
+}
+
+// reading extracts a read's answer.
+func (s ReadSpec) reading(r *response) (targets.Reading, error) {
+	hasToken := s.TokenFrom != "none"
+	if slices.Contains(s.NotFoundStatus, r.status) {
+		return targets.Reading{HasToken: hasToken}, nil
+	}
+	if r.status < 200 || r.status >= 300 {
+		return targets.Reading{}, fmt.Errorf("status %d%s", r.status, snippet(r.body))
+	}
+	var doc document
+	if s.needsDocument() {
+		var err error
+		if doc, err = parseDocument(r.body); err != nil {
+			return targets.Reading{}, err
+		}
+	}
+	if s.NotFoundFrom != "" && doc.matches(strings.TrimPrefix(s.NotFoundFrom, "field:"), s.NotFoundValues) {
+		return targets.Reading{HasToken: hasToken}, nil
+	}
+	got := targets.Reading{Found: true, HasToken: hasToken}
+	var err error
+	if got.Value, err = extract(s.ValueFrom, r, doc); err != nil {
+		return targets.Reading{}, fmt.Errorf("value: %w", err)
+	}
+	if hasToken {
+		tok, err := extract(s.TokenFrom, r, doc)
+		if err == nil {
+			got.Token, err = parseToken(tok)
+		}
+		if err != nil {
+			return targets.Reading{}, fmt.Errorf("token: %w", err)
+		}
+	}
+	return got, nil
+}
+
+func (s ReadSpec) needsDocument() bool {
+	return isField(s.ValueFrom) || isField(s.TokenFrom) || s.NotFoundFrom != ""
+}
+
+// extract reads "body", "header:NAME" or "field:PATH" from an answer.
+func extract(source string, r *response, doc document) (string, error) {
+	kind, name, _ := strings.Cut(source, ":")
+	switch kind {
+	case "body":
+		return string(r.body), nil
+	case "header":
+		vs := r.header.Values(name)
+		if len(vs) != 1 {
+			return "", fmt.Errorf("want one %s header, got %d", name, len(vs))
+		}
+		return vs[0], nil
+	}
+	return doc.fieldString(name)
+}
+
+// snippet quotes the start of a body for error messages.
+func snippet(body []byte) string {
+	body = bytes.TrimSpace(body)
+	if len(body) == 0 {
+		return ""
+	}
+	if len(body) > 120 {
+		body = append(body[:120:120], "…"...)
+	}
+	return fmt.Sprintf(": %q", body)
+}

@@ -1,0 +1,86 @@
+package sqltarget
+
+import (
+	"fmt"
+	"time"
+)
+
+// Mode is a built-in way of writing with the token.
+type Mode string
+
+// Built-in modes.
+const (
+	// ModeAtomic compares the token and writes in one statement: an upsert
+	// whose update is guarded by the token. It is correct on every engine.
+	ModeAtomic Mode = "atomic"
+	// ModeCheckThenSet reads the stored token, compares it in Go and
+	// writes in a separate statement: the article's hazard, which fencecheck
+	// must find.
+	ModeCheckThenSet Mode = "check-then-set"
+)
+
+// Modes lists the built-in modes, for help texts and errors.
+var Modes = []Mode{ModeAtomic, ModeCheckThenSet}
+
+// Statements are the user's own statements, with the named placeholders
+// :resource, :token and :value. Write is required when any is set.
+type Statements struct {
+	Setup    []string // run in order before the run; take no placeholders
+	Write    string   // the write; see the package documentation for how its result is read
+	Read     string   // returns value and, optionally, token; or no row
+	Teardown []string // run in order after the run; take no placeholders
+}
+
+// empty reports whether no statement was given.
+func (s Statements) empty() bool {
+	return len(s.Setup) == 0 && s.Write == "" && s.Read == "" && len(s.Teardown) == 0
+}
+
+// Options configure a SQL target. The zero value is the atomic mode with
+// the defaults below.
+type Options struct {
+	// Mode is a built-in mode; default ModeAtomic. It must be empty when
+	// Statements are given.
+	Mode Mode
+	// Statements replace the built-in ones.
+	Statements Statements
+	// Workers is the number of concurrent workers the pool serves;
+	// default 8.
+	Workers int
+	// AcceptEqual makes the built-in modes accept a repeat of the current
+	// token (the accept-equal policy); by default they need a higher one.
+	AcceptEqual bool
+	// Timeout is the deadline of every statement, and how long SQLite
+	// waits for its write lock; default 5s.
+	Timeout time.Duration
+
+	_ struct{}
+}
+
+func (o *Options) setDefaults() {
+	if o.Workers == 0 {
+		o.Workers = 8
+	}
+	if o.Timeout == 0 {
+		o.Timeout = 5 * time.Second
+	}
+	if o.Mode == "" && o.Statements.empty() {
+		o.Mode = ModeAtomic
+	}
+}
+
+func (o *Options) validate() error {
+	switch {
+	case o.Workers < 1:
+		return fmt.Errorf("workers: %d is not positive", o.Workers)
+	case o.Timeout < 0:
+		return fmt.Errorf("timeout: negative")
+	case !o.Statements.empty() && o.Mode != "":
+		return fmt.Errorf("sql-mode %s and your own statements exclude each other", o.Mode)
+	case !o.Statements.empty() && (o.Statements.Write == "" || o.Statements.Read == ""):
+		return fmt.Errorf("your own statements need both a write and a read statement")
+	case o.Statements.empty() && o.Mode != ModeAtomic && o.Mode != ModeCheckThenSet:
+		return fmt.Errorf("unknown sql-mode %q (want one of %v)", o.Mode, Modes)
+	}
+	return nil
+}

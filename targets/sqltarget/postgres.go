@@ -1,0 +1,63 @@
+package sqltarget
+
+import (
+	"database/sql"
+	"errors"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
+
+	"github.com/fencecheck/fencecheck/targets/sqltarget/internal/placeholders"
+)
+
+// postgres is PostgreSQL through pgx's database/sql driver. The atomic
+// upsert reports its result with RETURNING: one row when it inserted or
+// when the DO UPDATE's WHERE held, none otherwise. ON CONFLICT DO UPDATE
+// locks the conflicting row and evaluates the WHERE on its newest version,
+// so the comparison and the write are one step even at READ COMMITTED,
+// and two first writes to a missing row never both insert.
+//
+// Without RETURNING, the count is the command tag's: an upsert counts 1
+// when it inserted or its DO UPDATE's WHERE held and 0 otherwise, an
+// UPDATE the rows its WHERE matched (changed or not), a MERGE the rows it
+// inserted, updated or deleted (a matched row no WHEN clause applies to is
+// not counted). A CALL's tag carries no count, so it cannot be the write.
+//
+// check-then-set runs in a transaction at the default isolation (READ
+// COMMITTED) with a plain SELECT: the snapshot it compares against can be
+// out of date by the time its unguarded upsert runs.
+var postgres = dialect{
+	name:   "postgres",
+	syntax: placeholders.PostgreSQL,
+	create: "CREATE TABLE %[1]s (resource TEXT PRIMARY KEY, token BIGINT NOT NULL, value TEXT NOT NULL)",
+	atomic: "INSERT INTO %[1]s AS cur (resource, token, value) VALUES (:resource, :token, :value) " +
+		"ON CONFLICT (resource) DO UPDATE SET token = EXCLUDED.token, value = EXCLUDED.value " +
+		"WHERE EXCLUDED.token %[2]s cur.token RETURNING cur.token",
+	read:      "SELECT value, token FROM %[1]s WHERE resource = :resource",
+	checkRead: "SELECT token FROM %[1]s WHERE resource = :resource",
+	set: "INSERT INTO %[1]s (resource, token, value) VALUES (:resource, :token, :value) " +
+		"ON CONFLICT (resource) DO UPDATE SET token = EXCLUDED.token, value = EXCLUDED.value",
+	checkInTx: true,
+	counting: func(s shape) (counting, error) {
+		if s.kind == "CALL" {
+			return counting{}, errors.New("a CALL reports no count of rows on PostgreSQL, so it cannot say whether the write was accepted; " +
+				"write the guarded INSERT or UPDATE itself (with RETURNING if you like)")
+		}
+		return s.plainCounting("PostgreSQL", "INSERT", "UPDATE", "DELETE", "MERGE")
+	},
+}
+
+// openPostgres opens a pool for a postgres:// or postgresql:// URL, which
+// pgx parses itself (including sslmode and the other libpq parameters).
+func openPostgres(spec string, o Options) (*sql.DB, error) {
+	cfg, err := pgx.ParseConfig(spec)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.ConnectTimeout == 0 {
+		cfg.ConnectTimeout = o.Timeout
+	}
+	db := stdlib.OpenDB(*cfg)
+	sizePool(db, poolSize(o.Workers))
+	return db, nil
+}

@@ -1,0 +1,105 @@
+package sqltarget
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/targets"
+)
+
+func TestRedact(t *testing.T) {
+	t.Parallel()
+	cases := []struct{ in, want string }{
+		{"postgres://user@127.0.0.1:5432/db", "postgres://user@127.0.0.1:5432/db"},
+		{"postgres://user:pw@127.0.0.1:5432/db?sslmode=disable", "postgres://user:xxxxx@127.0.0.1:5432/db?sslmode=disable"},
+		{"postgresql://user@127.0.0.1/db?password=pw", "postgresql://user@127.0.0.1/db?password=xxxxx"},
+		{"mysql://root:p%40ss@127.0.0.1:3306/test", "mysql://root:xxxxx@127.0.0.1:3306/test"},
+		{"sqlite:///tmp/x.db", "sqlite:///tmp/x.db"},
+		{"mysql://root:pw@[::1:3306/test", "mysql://(unparsable)"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.in, func(t *testing.T) {
+			t.Parallel()
+			assert.Equal(t, tc.want, Redact(tc.in))
+		})
+	}
+}
+
+func TestScrubKeepsTheErrorChain(t *testing.T) {
+	t.Parallel()
+	err := scrub(notApplied(fmt.Errorf("login as root:hunter2 failed: %w", assert.AnError)),
+		secrets("mysql://root:hunter2@127.0.0.1/test"))
+	assert.NotContains(t, err.Error(), "hunter2")
+	assert.Contains(t, err.Error(), "root:xxxxx")
+	assert.ErrorIs(t, err, assert.AnError)
+	assert.ErrorIs(t, err, targets.ErrDefinitelyNotApplied)
+}
+
+func TestOpenRejects(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name, spec string
+		opts       Options
+		want       string
+	}{
+		{"no SQLite path", "sqlite://", Options{}, "no database file"},
+		{"a query in a SQLite path", "sqlite:///tmp/x.db?mode=ro", Options{}, "not supported in SQLite paths"},
+		{"no MySQL database", "mysql://root@127.0.0.1:3306/", Options{}, "no database name"},
+		{"unknown scheme", "oracle://x", Options{}, "not a SQL target"},
+		{"unknown mode", "sqlite:///tmp/x.db", Options{Mode: "careful"}, `unknown sql-mode "careful"`},
+		{"a placeholder in a set-up statement", "sqlite:///tmp/x.db",
+			Options{Statements: Statements{Setup: []string{"DELETE FROM t WHERE id = :resource"}, Write: "x", Read: "y"}}, "take no placeholders"},
+		{"a bad read", "sqlite:///tmp/x.db", Options{Statements: Statements{Write: "UPDATE t SET v = :value", Read: "SELECT v FROM t WHERE id = ?"}}, "--sql-read: positional placeholder"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := Open(context.Background(), tc.spec, tc.opts)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.want)
+		})
+	}
+}
+
+// TestMemoryDatabaseIsShared checks that sqlite://:memory: is one database
+// for every connection of the pool, not one per connection.
+func TestMemoryDatabaseIsShared(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	tgt := open(t, "sqlite://:memory:", Options{Workers: 2})
+	_, err := tgt.Write(ctx, "r", 1, "v")
+	require.NoError(t, err)
+	var conns []interface{ Close() error }
+	defer func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
+	for range 4 {
+		conn, err := tgt.db.Conn(ctx) // held, so each is a different connection
+		require.NoError(t, err)
+		conns = append(conns, conn)
+		var value string
+		require.NoError(t, conn.QueryRowContext(ctx, "SELECT value FROM "+tgt.Table()).Scan(&value))
+		assert.Equal(t, "v", value)
+	}
+}
+
+// TestPostgresqlScheme checks that postgresql:// is PostgreSQL too.
+func TestPostgresqlScheme(t *testing.T) {
+	t.Parallel()
+	spec := engine{name: "postgres", env: "FENCECHECK_POSTGRES_DSN"}.spec(t)
+	scheme, rest, _ := strings.Cut(spec, "://")
+	require.Equal(t, "postgres", scheme)
+	tgt := open(t, "postgresql://"+rest, Options{})
+	assert.Equal(t, "postgres", tgt.Dialect())
+	out, err := tgt.Write(context.Background(), "r", 1, "v")
+	require.NoError(t, err)
+	assert.Equal(t, histories.Accepted, out)
+}

@@ -1,0 +1,80 @@
+package sqltarget
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"math"
+
+	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/targets/sqltarget/internal/placeholders"
+)
+
+// Write sends the write with its token, in the target's mode.
+func (t *Target) Write(ctx context.Context, resource string, token uint64, value string) (histories.Outcome, error) {
+	if token > math.MaxInt64 {
+		return 0, notApplied(fmt.Errorf("write token %d to %s: does not fit a BIGINT", token, t.name))
+	}
+	a := args{resource: resource, token: int64(token), value: value}
+	var out histories.Outcome
+	var err error
+	if t.mode == ModeCheckThenSet {
+		out, err = t.checkThenSet(ctx, a)
+	} else {
+		out, err = t.writeOnce(ctx, a)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("write token %d to %s at %s: %w", token, resource, t.name, scrub(err, t.secrets))
+	}
+	return out, nil
+}
+
+// writeOnce runs the one write statement (the atomic upsert or the
+// user's) and reads its result with the rule its shape decided.
+func (t *Target) writeOnce(ctx context.Context, a args) (histories.Outcome, error) {
+	// The wait for a connection counts against the statement's deadline.
+	sctx, cancel := context.WithTimeout(ctx, t.timeout)
+	defer cancel()
+	conn, err := t.db.Conn(sctx)
+	if err != nil {
+		return 0, notApplied(err)
+	}
+	defer conn.Close()
+	n, err := apply(sctx, conn, t.write, a)
+	if err != nil {
+		return 0, classify(err)
+	}
+	// A count that is no outcome is an unknown one: the statement ran.
+	return t.count.outcome(n)
+}
+
+// runner is what a statement runs on: a connection or a transaction.
+type runner interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+// apply runs a write and returns the rows it returned, with RETURNING, or
+// else the rows it affected.
+func apply(ctx context.Context, r runner, q placeholders.Query, a args) (int64, error) {
+	if !q.Returning {
+		res, err := r.ExecContext(ctx, q.Text, a.bind(q)...)
+		if err != nil {
+			return 0, err
+		}
+		return res.RowsAffected()
+	}
+	rows, err := r.QueryContext(ctx, q.Text, a.bind(q)...)
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	var n int64
+	for rows.Next() {
+		n++
+	}
+	if err := rows.Err(); err != nil {
+		return 0, err
+	}
+	return n, rows.Close()
+}
