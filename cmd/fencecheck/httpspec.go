@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"net/http"
 	"strings"
 	"time"
 
@@ -114,15 +115,16 @@ func openHTTP(spec string, o targetOptions) (*openedTarget, error) {
 		}
 	}
 	base, closeProxy := spec, func() error { return nil }
+	var describe func(h http.Header, op, resource string, token uint64)
 	if toxics := proxy.Toxics(o.faults); len(toxics) > 0 {
 		p, err := proxy.Start(spec, toxics...)
 		if err != nil {
 			return nil, err
 		}
-		base, closeProxy = p.URL(), p.Close
+		base, closeProxy, describe = p.URL(), p.Close, proxy.Describe
 	}
 	t, err := httptarget.New(base, httptarget.Options{Adapter: adapter, Workers: o.workers,
-		Timeout: o.http.requestTimeout, Describe: base != spec})
+		Timeout: o.http.requestTimeout, Describe: describe})
 	if err != nil {
 		closeProxy()
 		return nil, &usageError{fmt.Errorf("--target: %w", err)}

@@ -25,7 +25,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	httptarget "github.com/fencecheck/fencecheck/targets/httptarget"
+	"github.com/fencecheck/fencecheck/internal/httpclient"
 )
 
 // Request is one request through the proxy, read in full. The http target
@@ -107,7 +107,7 @@ func Start(upstream string, toxics ...Toxic) (*Proxy, error) {
 	p := &Proxy{upstream: u, toxics: toxics, ln: ln,
 		// Sized like a target for 30 workers: 64 idle connections, as
 		// many as the proxy can have in flight upstream.
-		client: httptarget.NewClient(30, Timeout),
+		client: httpclient.New(30, Timeout),
 	}
 	p.srv = &http.Server{Handler: p, ReadHeaderTimeout: 5 * time.Second, IdleTimeout: 60 * time.Second}
 	go func() { _ = p.srv.Serve(ln) }()
@@ -182,10 +182,10 @@ func (p *Proxy) read(hr *http.Request) (*Request, error) {
 		return nil, fmt.Errorf("proxy: reading the request body: %v", err)
 	}
 	h := hr.Header.Clone()
-	req := &Request{Seq: p.seq.Add(1), Op: h.Get(httptarget.HeaderOp), Resource: h.Get(httptarget.HeaderResource),
+	req := &Request{Seq: p.seq.Add(1), Op: h.Get(HeaderOp), Resource: h.Get(HeaderResource),
 		Method: hr.Method, Target: hr.URL.RequestURI(), Header: h, Body: body}
-	req.Token, _ = strconv.ParseUint(h.Get(httptarget.HeaderToken), 10, 64)
-	for _, k := range []string{httptarget.HeaderOp, httptarget.HeaderResource, httptarget.HeaderToken} {
+	req.Token, _ = strconv.ParseUint(h.Get(HeaderToken), 10, 64)
+	for _, k := range []string{HeaderOp, HeaderResource, HeaderToken} {
 		h.Del(k)
 	}
 	return req, nil

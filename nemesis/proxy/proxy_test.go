@@ -27,7 +27,7 @@ func (c *counting) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodPut {
 		c.puts.Add(1)
 	}
-	if r.Header.Get(httptarget.HeaderOp) != "" {
+	if r.Header.Get(HeaderOp) != "" {
 		http.Error(w, "the proxy leaked its description headers", http.StatusTeapot)
 		return
 	}
@@ -70,7 +70,7 @@ func TestToxicsScriptedPerRequest(t *testing.T) {
 			p, err := Start(srv.URL, toxics...)
 			require.NoError(t, err)
 			defer p.Close()
-			tgt, err := httptarget.New(p.URL(), httptarget.Options{Describe: true, Timeout: 5 * time.Second})
+			tgt, err := httptarget.New(p.URL(), httptarget.Options{Describe: Describe, Timeout: 5 * time.Second})
 			require.NoError(t, err)
 
 			out, err := tgt.Write(ctx, "r", 1, "first")

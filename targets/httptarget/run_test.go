@@ -39,7 +39,7 @@ func runReceiver(t *testing.T, bug receiver.Bug, seed uint64) harness.Result {
 	p, err := proxy.Start(srv.URL, proxy.Toxics(faults)...)
 	require.NoError(t, err)
 	defer p.Close()
-	tgt, err := httptarget.New(p.URL(), httptarget.Options{Workers: 16, Describe: true})
+	tgt, err := httptarget.New(p.URL(), httptarget.Options{Workers: 16, Describe: proxy.Describe})
 	require.NoError(t, err)
 	res, err := harness.Run(context.Background(), harness.Config{
 		Target: tgt, TargetName: srv.URL, Workers: 16, Resources: 2, Ops: 1500,

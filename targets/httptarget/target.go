@@ -24,16 +24,8 @@ import (
 	"time"
 
 	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/internal/httpclient"
 	"github.com/fencecheck/fencecheck/targets"
-)
-
-// Headers with which the target describes each request to the fault proxy
-// (nemesis/proxy), which removes them before forwarding. They are sent only
-// with Options.Describe.
-const (
-	HeaderOp       = "Fencecheck-Op" // "write" or "read"
-	HeaderResource = "Fencecheck-Resource"
-	HeaderToken    = "Fencecheck-Token"
 )
 
 // maxResponse bounds what is read of an answer.
@@ -48,8 +40,11 @@ type Options struct {
 	// answer; default 2s. A request that runs out of time is an unknown
 	// outcome.
 	Timeout time.Duration
-	// Describe adds the Fencecheck-* headers for the fault proxy.
-	Describe bool
+	// Describe, when set, is called on every request with what it is:
+	// op "write" or "read", its resource and, for a write, its token. The
+	// fault proxy needs this (proxy.Describe), since the receiver's own
+	// API may hide it anywhere; the target does not know about the proxy.
+	Describe func(h http.Header, op, resource string, token uint64)
 }
 
 // Target is a receiver behind HTTP.
@@ -58,7 +53,7 @@ type Target struct {
 	adapter Adapter
 	client  *http.Client
 	timeout time.Duration
-	desc    bool
+	desc    func(h http.Header, op, resource string, token uint64)
 }
 
 // New returns a target for the receiver at base (http:// or https://).
@@ -80,7 +75,7 @@ func New(base string, o Options) (*Target, error) {
 		o.Timeout = 2 * time.Second
 	}
 	u.Path = strings.TrimSuffix(u.Path, "/")
-	return &Target{base: u, adapter: o.Adapter.withDefaults(), client: NewClient(o.Workers, o.Timeout),
+	return &Target{base: u, adapter: o.Adapter.withDefaults(), client: httpclient.New(o.Workers, o.Timeout),
 		timeout: o.Timeout, desc: o.Describe}, nil
 }
 
@@ -217,13 +212,8 @@ func (t *Target) readRequest(ctx context.Context, o op) (*http.Request, error) {
 }
 
 func (t *Target) describe(req *http.Request, f string, o op) {
-	if !t.desc {
-		return
-	}
-	req.Header.Set(HeaderOp, f)
-	req.Header.Set(HeaderResource, o.resource)
-	if f == "write" {
-		req.Header.Set(HeaderToken, strconv.FormatUint(o.token, 10))
+	if t.desc != nil {
+		t.desc(req.Header, f, o.resource, o.token)
 	}
 }
 

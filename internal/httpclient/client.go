@@ -1,4 +1,7 @@
-package httptarget
+// Package httpclient builds the HTTP client that fencecheck uses to talk to
+// receivers, shared by the HTTP target and the fault proxy, which sit on
+// the two ends of the same connections.
+package httpclient
 
 import (
 	"net"
@@ -6,15 +9,14 @@ import (
 	"time"
 )
 
-// NewClient returns a client whose connection pool fits the workers: each
+// New returns a client whose connection pool fits the workers: each
 // worker reuses a kept-alive connection instead of dialing per request,
 // and requests held by a fault (which keep their connection busy) do not
 // starve the others, since connections per host are not capped. Proxies
 // from the environment are ignored: fencecheck talks to the receiver
 // directly. Its idle timeout stays below the reference receiver's (60s),
-// so the client never reuses a connection the server is closing. The fault
-// proxy (nemesis/proxy) uses it too, for its side of the same connections.
-func NewClient(workers int, timeout time.Duration) *http.Client {
+// so the client never reuses a connection the server is closing.
+func New(workers int, timeout time.Duration) *http.Client {
 	idle := 2*workers + 4
 	return &http.Client{
 		Transport: &http.Transport{
