@@ -29,7 +29,7 @@ var oldTokenFirst = scenario{
 			Result:   Info,
 		}
 		if s.o.RequireExclusive {
-			out.Expected = "41 rejected (--require exclusive: its lease was reassigned before it arrived), 42 accepted"
+			out.Expected = fmt.Sprintf("41 rejected (%s: its lease was reassigned before it arrived), 42 accepted", s.o.word(RequireExclusive))
 			out.Result = verdict(a.is(histories.Rejected))
 		}
 		if !b.is(histories.Accepted) || !got.holds("new-result", 42) {
