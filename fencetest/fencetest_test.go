@@ -42,7 +42,9 @@ func TestRun(t *testing.T) {
 			fails: []string{"violated", "minimal counterexample:", "what the resource should have done", "report.html",
 				"reproduce   go test -run '^TestRun$/^an_unfenced_receiver_fails_with_the_minimal_counterexample$' ./fencetest  # fencetest seed 1"}},
 		{name: "a run that exercised no stale write fails the gate", target: "fenced", change: func(c *harness.Config) { c.Faults = nil },
-			fails: []string{"inconclusive", "NO STALE WRITE WAS SUBMITTED"}},
+			fails: []string{"inconclusive", "NO STALE WRITE WAS SUBMITTED",
+				"no old token reached the resource before a newer one (add nemesis.Delay to Config.Faults)",
+				"(add a process.Target as Config.Target and nemesis.Kill to Config.Faults)"}},
 		{name: "another seed is in the reproduce line", target: "unfenced", change: func(c *harness.Config) { c.Seed = 9 },
 			fails: []string{"violated", "# fencetest seed 9"}},
 	}

@@ -90,6 +90,10 @@ type Config struct {
 	// the report and result.json. Empty, none is shown: a line that does
 	// not reproduce the run is worse than none.
 	Command string
+	// Terms words the settings that the summary, the report and
+	// Result.NotCovered point at, as the caller spells them (the CLI as
+	// flags); nil, as Config's fields (ConfigTerms).
+	Terms Terms
 
 	// StoreDir is the run store. RunName is the run's folder in it;
 	// empty, it is derived from TargetName.

@@ -131,7 +131,7 @@ func (f *runFlags) config(t *openedTarget, faults []nemesis.Fault) (harness.Conf
 		return harness.Config{}, err
 	}
 	cfg := harness.DefaultConfig()
-	cfg.Target, cfg.TargetName = t.target, t.name
+	cfg.Target, cfg.TargetName, cfg.Terms = t.target, t.name, runTerms{}
 	cfg.Workers, cfg.Resources, cfg.ResourceNames = f.workers, f.resources, f.names()
 	cfg.Duration, cfg.Ops, cfg.Rate, cfg.ReadShare = f.duration, f.ops, f.rate, f.readShare
 	cfg.SetLeaseTTL(f.leaseTTL)

@@ -10,6 +10,21 @@ import (
 	"github.com/fencecheck/fencecheck/verify"
 )
 
+// runTerms words the harness's settings as run's flags.
+type runTerms struct{}
+
+func (runTerms) Setting(s harness.Setting) string {
+	switch {
+	case s.Field == "Faults":
+		return "--nemesis " + s.Value
+	case s.Field == "Target" && s.Value == "process":
+		return "--exec"
+	case s.Field == "RequireExclusive":
+		return "--require exclusive"
+	}
+	return s.Field
+}
+
 // verifyTerms words the battery's settings as verify's flags.
 type verifyTerms struct{}
 

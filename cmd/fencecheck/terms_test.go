@@ -43,3 +43,21 @@ func TestConfigErrorNamesTheFlags(t *testing.T) {
 		})
 	}
 }
+
+func TestRunTermsAreFlags(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		setting harness.Setting
+		want    string
+	}{
+		{harness.Setting{Field: "Faults", Value: "delay"}, "--nemesis delay"},
+		{harness.Setting{Field: "Target", Value: "process"}, "--exec"},
+		{harness.Setting{Field: "RequireExclusive"}, "--require exclusive"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.want, func(t *testing.T) {
+			t.Parallel()
+			assert.Equal(t, tc.want, runTerms{}.Setting(tc.setting))
+		})
+	}
+}
