@@ -14,7 +14,7 @@ func writeReport(dir string, res *Result) error {
 	if res.history == nil {
 		return nil
 	}
-	if _, err := report.Write(dir, res.ReportInput(), report.Limits{}); err != nil {
+	if _, err := report.Write(dir, res.ReportInput(), report.DefaultLimits()); err != nil {
 		return fmt.Errorf("write report in %s: %w", dir, err)
 	}
 	return nil

@@ -38,7 +38,7 @@ func BenchmarkReport(b *testing.B) {
 			dir := b.TempDir()
 			b.ResetTimer()
 			for range b.N {
-				if _, err := report.Write(dir, in, report.Limits{}); err != nil {
+				if _, err := report.Write(dir, in, report.DefaultLimits()); err != nil {
 					b.Fatal(err)
 				}
 			}

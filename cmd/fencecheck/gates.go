@@ -66,7 +66,7 @@ func (g *checkGates) write(path string, h *histories.History, rep checkReport, f
 	if rep.Minimal != nil {
 		in.Files = []string{runstore.Minimal, runstore.MinimalHistory}
 	}
-	if _, err := report.Write(g.reportDir, in, report.Limits{}); err != nil {
+	if _, err := report.Write(g.reportDir, in, report.DefaultLimits()); err != nil {
 		return fmt.Errorf("--report %s: %w", g.reportDir, err)
 	}
 	return nil
