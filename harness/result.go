@@ -16,7 +16,10 @@ import (
 
 // Result is what a run concluded. It is written to result.json.
 type Result struct {
-	Verdict     models.Verdict       `json:"verdict"`
+	Verdict models.Verdict `json:"verdict"`
+	// Gate is what decided the verdict; Reason says it in words. Gate is
+	// not in result.json, whose reason says the same.
+	Gate        Gate                 `json:"-"`
 	Reason      string               `json:"reason"`
 	Check       models.Result        `json:"check"`
 	Counts      histories.Counts     `json:"counts"`
@@ -110,7 +113,7 @@ func (r *run) judge(path string, interrupted bool) (Result, error) {
 	if r.cfg.RequireExclusive {
 		res.Exclusive = excl
 	}
-	res.Verdict, res.Reason = res.decide()
+	res.Verdict, res.Gate, res.Reason = res.decide()
 	return res, nil
 }
 
@@ -118,22 +121,24 @@ func (r *run) judge(path string, interrupted bool) (Result, error) {
 // interruption and the coverage gate into one verdict. A violation found
 // is a violation even in an interrupted run; nothing else is a pass
 // unless the run ran to its end and tested what it was asked to.
-func (res *Result) decide() (models.Verdict, string) {
+func (res *Result) decide() (models.Verdict, Gate, string) {
 	verdict, reason := models.Decide(res.Check, res.Evidence)
 	cfg, cov := res.Config, res.Coverage
 	switch {
 	case verdict == models.Violated:
-		return verdict, reason
+		return verdict, GateCheck, reason
 	case len(res.Exclusive) > 0:
-		return models.Violated, fmt.Sprintf("%d writes were accepted after their lease had been reassigned (exclusive requirement)", len(res.Exclusive))
+		return models.Violated, GateExclusive, fmt.Sprintf("%d writes were accepted after their lease had been reassigned (exclusive requirement)", len(res.Exclusive))
 	case res.Interrupted:
-		return models.Interrupted, fmt.Sprintf("the run was stopped early; no violation in what it recorded, but it exercised only %d stale writes", cov.StaleWrites)
+		return models.Interrupted, GateInterrupted, fmt.Sprintf("the run was stopped early; no violation in what it recorded, but it exercised only %d stale writes", cov.StaleWrites)
+	case verdict == models.Inconclusive && res.Check.Verdict == models.Inconclusive:
+		return verdict, GateCheck, reason
 	case verdict == models.Inconclusive:
-		return verdict, reason
+		return verdict, GateEvidence, reason
 	case cov.StaleWrites < cfg.MinStale:
-		return models.Inconclusive, fmt.Sprintf("%d stale writes were submitted, and the run asks for at least %d: %s", cov.StaleWrites, cfg.MinStale, res.staleCause())
+		return models.Inconclusive, GateMinStale, fmt.Sprintf("%d stale writes were submitted, and the run asks for at least %d: %s", cov.StaleWrites, cfg.MinStale, res.staleCause())
 	}
-	return verdict, reason
+	return verdict, GateCheck, reason
 }
 
 // staleCause says why a run submitted no stale write, as far as the

@@ -71,6 +71,7 @@ func TestDetection(t *testing.T) {
 			for seed := uint64(1); seed <= seeds; seed++ {
 				res := defaultRun(t, tc.target, seed)
 				assert.Equal(t, tc.want, res.Verdict, "seed %d: %s", seed, res.Reason)
+				assert.Equal(t, GateCheck, res.Gate, "seed %d", seed)
 				if tc.target == "fenced" {
 					assert.Positive(t, res.Coverage.StaleWrites, "seed %d exercised no stale write", seed)
 					assert.Equal(t, res.Coverage.StaleWrites, res.Coverage.StaleRejected+res.Coverage.StaleUnknown, "seed %d", seed)
@@ -172,6 +173,7 @@ func TestRequireExclusive(t *testing.T) {
 		if len(res.Exclusive) > 0 {
 			found = true
 			assert.Equal(t, models.Violated, res.Verdict)
+			assert.Equal(t, GateExclusive, res.Gate)
 			assert.Contains(t, res.Summary(), "after their lease was reassigned")
 		}
 	}
@@ -186,6 +188,7 @@ func TestMinStaleGate(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 0, res.Coverage.StaleWrites)
 	assert.Equal(t, models.Inconclusive, res.Verdict)
+	assert.Equal(t, GateMinStale, res.Gate)
 	assert.Contains(t, res.Summary(), "NO STALE WRITE WAS SUBMITTED")
 }
 
