@@ -25,7 +25,7 @@ import (
 type Result string
 
 // Results. Info scenarios show a documented limit and never fail; skipped
-// ones could not run against this target (a restart needs --exec).
+// ones could not run against this target (a restart needs a Restarter).
 const (
 	Pass Result = "pass"
 	Fail Result = "FAIL"
