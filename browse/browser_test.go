@@ -44,8 +44,10 @@ func realStore(t *testing.T) string {
 		require.NoError(t, err)
 		faults, err := nemesis.Parse("pause,delay")
 		require.NoError(t, err)
-		_, err = harness.Run(context.Background(), harness.Config{Target: tgt, TargetName: "memory://" + name,
-			Faults: faults, Seed: 3, Deterministic: true, StoreDir: dir})
+		cfg := harness.DefaultConfig()
+		cfg.Target, cfg.TargetName, cfg.Faults, cfg.MinStale = tgt, "memory://"+name, faults, 0
+		cfg.Seed, cfg.Deterministic, cfg.StoreDir = 3, true, dir
+		_, err = harness.Run(context.Background(), cfg)
 		require.NoError(t, err)
 	}
 	return dir

@@ -4,7 +4,9 @@
 // obsolete token, and keeping the run directory for a person to look at.
 //
 //	func TestReceiverRejectsStaleTokens(t *testing.T) {
-//		fencetest.Run(t, myReceiver, fencetest.Options{Duration: 5 * time.Second, MinStale: 1})
+//		cfg := fencetest.Config(t, myReceiver)
+//		cfg.Duration = 5 * time.Second
+//		fencetest.Run(t, cfg)
 //	}
 //
 // It is the only package of fencecheck that imports testing; harness.Run
@@ -19,54 +21,36 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/fencecheck/fencecheck/harness"
 	"github.com/fencecheck/fencecheck/models"
-	"github.com/fencecheck/fencecheck/nemesis"
 	"github.com/fencecheck/fencecheck/targets"
 )
 
-// Options configure a run. Zero fields take the harness's defaults.
-type Options struct {
-	Name      string        // names the target in the run store and the report; default the test's name
-	Workers   int           // default 8
-	Resources int           // default 4
-	Duration  time.Duration // default 5s unless Ops is set
-	Ops       int           // stop after this many operations
-	LeaseTTL  time.Duration // default 100ms
-	// Nemesis lists the faults, as for fencecheck run --nemesis; default
-	// "pause,delay", "none" for none.
-	Nemesis string
-	Seed    uint64 // default 1, so that a failure reproduces
-	// Deterministic runs under the seeded simulation; only for targets
-	// that never block outside the harness, such as the memory targets.
-	Deterministic    bool
-	Policy           models.Policy
-	RequireExclusive bool
-	// MinStale fails the test unless at least this many stale writes were
-	// exercised: a pass that never sent a stale write proves nothing.
-	// Default: harness.DefaultMinStale of the faults (one, when the
-	// nemesis pauses or delays).
-	MinStale int
-	// Store is the run store; default $FENCETEST_STORE, else a directory
-	// fencecheck-runs in the system's temporary directory. Runs are kept
-	// after the test, passed or failed.
-	Store string
-	_     struct{}
+// Config is the run Run makes against target unless the test changes it:
+// harness.DefaultConfig (pause and delay faults, and a gate of one stale
+// write: a pass that never sent a stale write proves nothing), named
+// after the test, with seed 1 so that a failure reproduces, in the run
+// store $FENCETEST_STORE, else fencecheck-runs in the system's temporary
+// directory. Runs are kept after the test, passed or failed.
+func Config(t testing.TB, target targets.Target) harness.Config {
+	cfg := harness.DefaultConfig()
+	cfg.Target, cfg.TargetName, cfg.Seed = target, "fencetest://"+t.Name(), 1
+	cfg.StoreDir = os.Getenv("FENCETEST_STORE")
+	if cfg.StoreDir == "" {
+		cfg.StoreDir = filepath.Join(os.TempDir(), "fencecheck-runs")
+	}
+	return cfg
 }
 
-// Run runs the harness against target and fails t unless the fencing
-// invariant held and every gate was met. It logs the run directory, where
+// Run runs the harness with cfg and fails t unless the fencing invariant
+// held and every gate was met. It logs the run directory, where
 // report.html, timeline.html and the history are kept, and returns the
-// result for further assertions.
-func Run(t testing.TB, target targets.Target, o Options) harness.Result {
+// result for further assertions. The run's Command is the go test line
+// that runs the test again.
+func Run(t testing.TB, cfg harness.Config) harness.Result {
 	t.Helper()
-	cfg, err := o.config(t, target)
-	if err != nil {
-		t.Fatalf("fencetest: %v", err)
-		return harness.Result{}
-	}
+	cfg.Command = reproduceLine(t.Name(), cfg.Seed)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	res, err := harness.Run(ctx, cfg)
@@ -81,41 +65,6 @@ func Run(t testing.TB, target targets.Target, o Options) harness.Result {
 	}
 	t.Errorf("fencetest: %s %s: %s\n%s\n%s", cfg.TargetName, res.Verdict, res.Reason, where, res.Summary())
 	return res
-}
-
-func (o Options) config(t testing.TB, target targets.Target) (harness.Config, error) {
-	name := o.Name
-	if name == "" {
-		name = "fencetest://" + t.Name()
-	}
-	spec := o.Nemesis
-	if spec == "" {
-		spec = "pause,delay"
-	}
-	faults, err := nemesis.Parse(spec)
-	if err != nil {
-		return harness.Config{}, fmt.Errorf("nemesis: %w", err)
-	}
-	seed := o.Seed
-	if seed == 0 {
-		seed = 1
-	}
-	minStale := o.MinStale
-	if minStale == 0 {
-		minStale = harness.DefaultMinStale(faults)
-	}
-	store := o.Store
-	if store == "" {
-		store = os.Getenv("FENCETEST_STORE")
-	}
-	if store == "" {
-		store = filepath.Join(os.TempDir(), "fencecheck-runs")
-	}
-	return harness.Config{
-		Command: reproduceLine(t.Name(), seed), Target: target, TargetName: name, Workers: o.Workers, Resources: o.Resources, Duration: o.Duration, Ops: o.Ops,
-		LeaseTTL: o.LeaseTTL, Faults: faults, Seed: seed, Deterministic: o.Deterministic, Policy: o.Policy,
-		RequireExclusive: o.RequireExclusive, MinStale: minStale, StoreDir: store,
-	}, nil
 }
 
 // reproduceLine is the go test command that runs the named test again:

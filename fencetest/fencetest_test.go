@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fencecheck/fencecheck/harness"
 	"github.com/fencecheck/fencecheck/models"
 	"github.com/fencecheck/fencecheck/targets/memory"
 )
@@ -33,15 +34,19 @@ func TestRun(t *testing.T) {
 	cases := []struct {
 		name   string
 		target string
-		opts   Options
+		change func(*harness.Config)
 		fails  []string // what the failure message says; none: the test passes
 	}{
-		{name: "a correct receiver passes", target: "fenced", opts: Options{MinStale: 1}},
+		{name: "a correct receiver passes", target: "fenced"},
 		{name: "an unfenced receiver fails with the minimal counterexample", target: "unfenced",
 			fails: []string{"violated", "minimal counterexample:", "what the resource should have done", "report.html",
 				"reproduce   go test -run '^TestRun$/^an_unfenced_receiver_fails_with_the_minimal_counterexample$' ./fencetest  # fencetest seed 1"}},
-		{name: "a run that exercised no stale write fails the gate", target: "fenced", opts: Options{Nemesis: "none", MinStale: 1},
-			fails: []string{"inconclusive", "NO STALE WRITE WAS SUBMITTED"}},
+		{name: "a run that exercised no stale write fails the gate", target: "fenced", change: func(c *harness.Config) { c.Faults = nil },
+			fails: []string{"inconclusive", "NO STALE WRITE WAS SUBMITTED",
+				"no old token reached the resource before a newer one (add nemesis.Delay to Config.Faults)",
+				"(add a process.Target as Config.Target and nemesis.Kill to Config.Faults)"}},
+		{name: "another seed is in the reproduce line", target: "unfenced", change: func(c *harness.Config) { c.Seed = 9 },
+			fails: []string{"violated", "# fencetest seed 9"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -49,9 +54,12 @@ func TestRun(t *testing.T) {
 			tgt, err := memory.Open(tc.target)
 			require.NoError(t, err)
 			rec := &recorder{TB: t}
-			opts := tc.opts
-			opts.Deterministic, opts.Store, opts.Duration = true, t.TempDir(), 2*time.Second
-			res := Run(rec, tgt, opts)
+			cfg := Config(rec, tgt)
+			cfg.Deterministic, cfg.StoreDir, cfg.Duration = true, t.TempDir(), 2*time.Second
+			if tc.change != nil {
+				tc.change(&cfg)
+			}
+			res := Run(rec, cfg)
 			assert.False(t, rec.fatal)
 			assert.DirExists(t, res.Dir, "the run directory is kept")
 			assert.FileExists(t, filepath.Join(res.Dir, "report.html"))
@@ -71,19 +79,35 @@ func TestRun(t *testing.T) {
 	}
 }
 
-func TestRunRejectsBadOptions(t *testing.T) {
+func TestConfigStartsFromTheDefaults(t *testing.T) {
+	t.Parallel()
+	cfg := Config(t, memory.NewFenced())
+	want := harness.DefaultConfig()
+	assert.Equal(t, "fencetest://TestConfigStartsFromTheDefaults", cfg.TargetName)
+	assert.Equal(t, uint64(1), cfg.Seed, "a failure reproduces")
+	assert.Equal(t, want.Workers, cfg.Workers)
+	assert.Equal(t, want.Duration, cfg.Duration)
+	assert.Equal(t, want.MinStale, cfg.MinStale)
+	assert.Len(t, cfg.Faults, len(want.Faults))
+}
+
+func TestRunRejectsABadConfig(t *testing.T) {
 	t.Parallel()
 	rec := &recorder{TB: t}
-	Run(rec, memory.NewFenced(), Options{Nemesis: "flood", Store: t.TempDir()})
+	cfg := Config(rec, memory.NewFenced())
+	cfg.StoreDir, cfg.Workers = t.TempDir(), -3
+	Run(rec, cfg)
 	assert.True(t, rec.fatal)
-	assert.True(t, strings.Contains(strings.Join(rec.errors, ""), "flood"))
+	assert.Contains(t, strings.Join(rec.errors, ""), "Workers: -3")
 }
 
 func TestDefaultStoreIsKept(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("FENCETEST_STORE", dir)
 	rec := &recorder{TB: t}
-	res := Run(rec, memory.NewFenced(), Options{Deterministic: true, Ops: 200})
+	cfg := Config(rec, memory.NewFenced())
+	cfg.Deterministic, cfg.Duration, cfg.Ops = true, 0, 200
+	res := Run(rec, cfg)
 	assert.Empty(t, rec.errors)
 	assert.True(t, strings.HasPrefix(res.Dir, dir))
 	_, err := os.Stat(filepath.Join(dir, "latest"))

@@ -16,11 +16,13 @@ import (
 // every job is one read and one write, as in plainLoop, so the difference
 // is the harness (leases, recording, process bookkeeping, scheduling).
 func benchConfig(b *testing.B, deterministic bool) Config {
-	return Config{
-		Target: memory.NewFenced(), TargetName: "memory://fenced", Workers: 8, Resources: 64,
-		Ops: b.N, LeaseTTL: time.Hour, Think: -1, ReadShare: -1, RepeatShare: -1,
-		Deterministic: deterministic, Latency: time.Nanosecond, StoreDir: b.TempDir(), skipJudge: true,
-	}
+	cfg := testConfig(b, memory.NewFenced(), "memory://fenced", func(c *Config) {
+		c.SetLeaseTTL(time.Hour)
+		c.Workers, c.Resources, c.Duration, c.Ops = 8, 64, 0, b.N
+		c.Think, c.ReadShare, c.RepeatShare = 0, 0, 0
+		c.Deterministic, c.Latency, c.skipJudge = deterministic, time.Nanosecond, true
+	})
+	return cfg
 }
 
 // BenchmarkHarness measures client operations per second through the whole

@@ -21,8 +21,9 @@ import (
 	"github.com/fencecheck/fencecheck/targets"
 )
 
-// Config describes a run. Zero fields take the defaults documented on
-// them; Validate says what is wrong with the rest.
+// Config describes a run. DefaultConfig gives every field its default;
+// a zero field means zero (no extra reads, no think time, no shrinking),
+// and Validate says what is wrong with a field that cannot be zero.
 type Config struct {
 	// Target is the receiver under test. Required.
 	Target targets.Target
@@ -30,38 +31,41 @@ type Config struct {
 	// password).
 	TargetName string
 
-	Workers   int // concurrent workers; default 8
-	Resources int // protected resources; default 4, or len(ResourceNames)
+	Workers   int // concurrent workers
+	Resources int // protected resources; with ResourceNames, as many as there are names
 	// ResourceNames fixes the resources' names. Empty, the run names them
 	// for itself (<run id>-r0 …), so that state an earlier run left on a
 	// durable receiver cannot meet this run's (see resources.go). With
 	// fixed names, the run starts from what each resource holds (see
 	// observe.go).
 	ResourceNames []string
-	Duration      time.Duration // how long workers run; default 5s unless Ops is set
-	Ops           int           // stop after this many client operations; 0: no limit
-	Rate          float64       // client operations per second, all workers together; 0: unlimited
-	LeaseTTL      time.Duration // lease duration; default 100ms
+	// Duration ends the work after this much run time, Ops after this
+	// many client operations, whichever comes first; zero is no limit,
+	// and at least one of them must be set.
+	Duration time.Duration
+	Ops      int
+	Rate     float64       // client operations per second, all workers together; 0: unlimited
+	LeaseTTL time.Duration // lease duration; SetLeaseTTL also scales the timings that follow it
 	// ReadShare is the probability of an extra read of a random resource
-	// after each job; default 0.2. RepeatShare is the probability that an
-	// owner writes a second time with the same token (the article's fifth
-	// step); default 0.2. Set either to a negative number for none.
+	// after each job. RepeatShare is the probability that an owner writes
+	// a second time with the same token (the article's fifth step).
 	ReadShare   float64
 	RepeatShare float64
 	// Think is the mean time a worker spends preparing its result between
-	// reading its input and writing; default LeaseTTL/4.
-	// A negative Think means none.
+	// reading its input and writing.
 	Think time.Duration
 	// OpTimeout is how long a worker waits for an answer before it records
-	// an unknown outcome and continues as a new process; default 4×LeaseTTL.
+	// an unknown outcome and continues as a new process.
 	OpTimeout time.Duration
 
 	// Leases issues the leases and their tokens; nil, the run's own
 	// in-memory service (lease.Local) with LeaseTTL.
 	Leases lease.Service
 
-	Faults   []nemesis.Fault
-	Schedule nemesis.Schedule // default: random windows every ~3 lease TTLs
+	Faults []nemesis.Fault
+	// Schedule switches the faults on and off; required when there are
+	// faults.
+	Schedule nemesis.Schedule
 
 	// Seed drives every random choice; with Deterministic it fixes the
 	// whole history.
@@ -71,14 +75,14 @@ type Config struct {
 	// never block outside the harness (the memory targets).
 	Deterministic bool
 	// Latency is the mean one-way delay simulated around each call in
-	// deterministic mode; default 500µs.
+	// deterministic mode.
 	Latency time.Duration
 
 	Policy           models.Policy
 	RequireExclusive bool // also fail accepted writes whose lease had been reassigned before they were sent
 	// MinStale makes a run inconclusive unless at least this many stale
-	// writes were submitted. Zero means none are needed; DefaultMinStale
-	// gives what a run with given faults should ask for.
+	// writes were submitted. DefaultMinStale gives what a run with given
+	// faults should ask for.
 	MinStale int
 
 	// Command is the command that repeats this run as its caller would
@@ -86,18 +90,21 @@ type Config struct {
 	// the report and result.json. Empty, none is shown: a line that does
 	// not reproduce the run is worse than none.
 	Command string
+	// Terms words the settings that the summary, the report and
+	// Result.NotCovered point at, as the caller spells them (the CLI as
+	// flags); nil, as Config's fields (ConfigTerms).
+	Terms Terms
 
-	// StoreDir is the run store; default "store". RunName is the run's
-	// folder in it; default derived from TargetName.
+	// StoreDir is the run store. RunName is the run's folder in it;
+	// empty, it is derived from TargetName.
 	StoreDir string
 	RunName  string
 
-	CheckTimeout time.Duration // default 60s
-	// Version is fencecheck's version, recorded in every result; default
-	// "dev".
+	CheckTimeout time.Duration // bounds the check; 0: no limit
+	// Version is fencecheck's version, recorded in every result.
 	Version string
 	// ShrinkTimeout bounds the search for a minimal counterexample when
-	// the history is invalid; default 10s, negative: do not shrink.
+	// the history is invalid; 0: do not shrink.
 	ShrinkTimeout time.Duration
 	// NoReport leaves report.html and the timelines out of the run
 	// directory.
@@ -111,114 +118,123 @@ type Config struct {
 	skipJudge bool
 }
 
-func (c *Config) setDefaults() {
-	if c.Workers == 0 {
-		c.Workers = 8
+// DefaultConfig is the run `fencecheck run --target …` makes with no other
+// flag: 8 workers on 4 resources for 5 s, 100 ms leases, pause and delay
+// faults in random windows, and a gate of one stale write. Every default
+// of the harness is here; set Target and TargetName, and change what the
+// run needs.
+func DefaultConfig() Config {
+	c := Config{
+		Workers: 8, Resources: 4, Duration: 5 * time.Second,
+		ReadShare: 0.2, RepeatShare: 0.2, Latency: 500 * time.Microsecond,
+		Faults:   []nemesis.Fault{nemesis.NewPause(), nemesis.NewDelay()},
+		StoreDir: "store", CheckTimeout: 60 * time.Second, ShrinkTimeout: 10 * time.Second, Version: "dev",
 	}
-	if c.Resources == 0 {
-		c.Resources = 4
-		if len(c.ResourceNames) > 0 {
-			c.Resources = len(c.ResourceNames)
-		}
-	}
-	if c.Duration == 0 && c.Ops == 0 {
-		c.Duration = 5 * time.Second
-	}
-	if c.LeaseTTL == 0 {
-		c.LeaseTTL = 100 * time.Millisecond
-	}
-	if c.ReadShare == 0 {
-		c.ReadShare = 0.2
-	}
-	if c.RepeatShare == 0 {
-		c.RepeatShare = 0.2
-	}
-	if c.Think == 0 {
-		c.Think = c.LeaseTTL / 4
-	}
-	c.Think = max(c.Think, 0) // negative: no think time
-	if c.OpTimeout == 0 {
-		c.OpTimeout = 4 * c.LeaseTTL
-	}
-	if c.Latency == 0 {
-		c.Latency = 500 * time.Microsecond
-	}
-	if c.Schedule == nil {
-		c.Schedule = nemesis.Random{Interval: 3 * c.LeaseTTL, Window: 4 * c.LeaseTTL}
-	}
-	if c.StoreDir == "" {
-		c.StoreDir = "store"
-	}
-	if c.Version == "" {
-		c.Version = "dev"
-	}
-	if c.CheckTimeout == 0 {
-		c.CheckTimeout = 60 * time.Second
-	}
-	if c.ShrinkTimeout == 0 {
-		c.ShrinkTimeout = 10 * time.Second
-	}
-	if c.RunName == "" {
-		c.RunName = runstore.Name(c.TargetName)
-	}
+	c.SetLeaseTTL(100 * time.Millisecond)
+	c.MinStale = DefaultMinStale(c.Faults)
+	return c
 }
 
-// Validate reports every problem with c, each naming its field.
+// SetLeaseTTL sets LeaseTTL and the timings DefaultConfig scales with it:
+// a worker thinks for a quarter of a lease on average and waits four for
+// an answer, and the faults' random windows open every three leases and
+// last up to four. Set Think, OpTimeout or Schedule after it to choose
+// them apart from the lease.
+func (c *Config) SetLeaseTTL(ttl time.Duration) {
+	c.LeaseTTL = ttl
+	c.Think = ttl / 4
+	c.OpTimeout = 4 * ttl
+	c.Schedule = nemesis.Random{Interval: 3 * ttl, Window: 4 * ttl}
+}
+
+// runName is the run's folder in the store.
+func (c *Config) runName() string {
+	if c.RunName != "" {
+		return c.RunName
+	}
+	return runstore.Name(c.TargetName)
+}
+
+// Validate reports every problem with c, each a *FieldError naming its
+// field.
 func (c *Config) Validate() error {
 	var errs []error
 	bad := func(field, format string, args ...any) {
-		errs = append(errs, fmt.Errorf("%s: %s", field, fmt.Sprintf(format, args...)))
+		errs = append(errs, &FieldError{Field: field, Err: fmt.Errorf(format, args...)})
 	}
 	if c.Target == nil {
-		bad("target", "required")
+		bad("Target", "required")
 	}
 	if c.Workers < 1 || c.Workers > 10000 {
-		bad("workers", "%d is not between 1 and 10000", c.Workers)
+		bad("Workers", "%d is not between 1 and 10000", c.Workers)
 	}
 	if c.Resources < 1 || c.Resources > 1000000 {
-		bad("resources", "%d is not between 1 and 1000000", c.Resources)
+		bad("Resources", "%d is not between 1 and 1000000", c.Resources)
 	}
 	if len(c.ResourceNames) > 0 && len(c.ResourceNames) != c.Resources {
-		bad("resource-names", "%d names for %d resources", len(c.ResourceNames), c.Resources)
+		bad("ResourceNames", "%d names for %d resources", len(c.ResourceNames), c.Resources)
 	}
 	seen := make(map[string]bool)
 	for _, name := range c.ResourceNames {
 		if why := validResourceName(name); why != "" {
-			bad("resource-names", "%s", why)
+			bad("ResourceNames", "%s", why)
 		}
 		if seen[name] {
-			bad("resource-names", "%q appears twice", name)
+			bad("ResourceNames", "%q appears twice", name)
 		}
 		seen[name] = true
 	}
-	if c.Duration < 0 {
-		bad("duration", "negative")
+	negative := func(field string, v float64) {
+		if v < 0 {
+			bad(field, "negative")
+		}
 	}
-	if c.Ops < 0 {
-		bad("ops", "negative")
+	negative("Duration", float64(c.Duration))
+	negative("Ops", float64(c.Ops))
+	if c.Duration == 0 && c.Ops == 0 {
+		bad("Duration", "zero with no operation limit: the run would never end")
 	}
-	if c.Rate < 0 {
-		bad("rate", "negative")
-	}
+	negative("Rate", c.Rate)
 	if c.LeaseTTL <= 0 {
-		bad("lease-ttl", "must be positive")
+		bad("LeaseTTL", "must be positive")
 	}
-	if c.ReadShare > 1 || c.RepeatShare > 1 {
-		bad("read-share", "shares are probabilities, at most 1")
+	share := func(field string, p float64) {
+		if p < 0 || p > 1 {
+			bad(field, "%v is a probability, between 0 and 1", p)
+		}
 	}
-	if c.OpTimeout < 0 || c.Latency < 0 {
-		bad("timing", "durations must not be negative")
+	share("ReadShare", c.ReadShare)
+	share("RepeatShare", c.RepeatShare)
+	negative("Think", float64(c.Think))
+	if c.OpTimeout <= 0 {
+		bad("OpTimeout", "must be positive")
 	}
-	if c.MinStale < 0 {
-		bad("min-stale", "negative")
+	negative("Latency", float64(c.Latency))
+	negative("MinStale", float64(c.MinStale))
+	negative("CheckTimeout", float64(c.CheckTimeout))
+	negative("ShrinkTimeout", float64(c.ShrinkTimeout))
+	if c.StoreDir == "" {
+		bad("StoreDir", "required")
+	}
+	if c.Schedule == nil && len(c.Faults) > 0 {
+		bad("Schedule", "required with faults")
 	}
 	if sc, ok := c.Schedule.(nemesis.Script); ok {
 		if err := sc.Validate(c.Faults); err != nil {
-			bad("nemesis-script", "%v", err)
+			bad("Schedule", "%w", err)
 		}
 	}
 	return errors.Join(errs...)
 }
+
+// FieldError is what is wrong with one field of a Config.
+type FieldError struct {
+	Field string // as Config names it: "LeaseTTL"
+	Err   error
+}
+
+func (e *FieldError) Error() string { return e.Field + ": " + e.Err.Error() }
+func (e *FieldError) Unwrap() error { return e.Err }
 
 // DefaultMinStale is the MinStale a run with faults should ask for: one
 // stale write when a fault exists to produce them (nemesis.StaleWriter:

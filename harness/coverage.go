@@ -24,7 +24,7 @@ type Coverage struct {
 	// OldTokenFirst were accepted although their lease had been reassigned
 	// before they completed: the newer token had not reached the resource
 	// yet. Fencing allows this (the article's last replay line). Those sent
-	// after the reassignment are what --require exclusive forbids.
+	// after the reassignment are what Config.RequireExclusive forbids.
 	OldTokenFirst int `json:"old_token_first"`
 	// UnknownOutcomes are operations whose result the worker never learned.
 	UnknownOutcomes int `json:"unknown_outcomes"`

@@ -84,10 +84,9 @@ func TestRunThatFails(t *testing.T) {
 			t.Parallel()
 			mem, err := memory.Open("fenced")
 			require.NoError(t, err)
-			res, err := Run(context.Background(), Config{
-				Target: tc.target(mem), TargetName: "test://dying", Faults: tc.faults, Seed: 1,
-				Deterministic: tc.det, StoreDir: t.TempDir(), Duration: tc.duration, NoReport: true,
-			})
+			res, err := Run(context.Background(), testConfig(t, tc.target(mem), "test://dying", func(c *Config) {
+				c.Faults, c.Seed, c.Deterministic, c.Duration, c.NoReport = tc.faults, 1, tc.det, tc.duration, true
+			}))
 			require.Error(t, err)
 			assert.ErrorIs(t, err, errDied)
 			path := filepath.Join(res.Dir, runstore.History)

@@ -9,7 +9,7 @@ import (
 
 // JUnit describes the run as a JUnit suite with one case per checked
 // invariant: linearizability of each resource, the exclusive requirement
-// when it was asked for, and the coverage gate when --min-stale is set.
+// when it was asked for, and the coverage gate when MinStale is set.
 func (res *Result) JUnit() report.Suite {
 	cfg := res.Config
 	s := report.Suite{Name: "fencecheck run " + cfg.Target, Properties: []report.Fact{
@@ -43,7 +43,7 @@ func (res *Result) JUnit() report.Suite {
 		c := report.Case{Name: fmt.Sprintf("at least %d stale writes exercised", cfg.MinStale), Classname: "coverage"}
 		if res.Coverage.StaleWrites < cfg.MinStale {
 			c.Error = &report.Failure{Type: "inconclusive", Message: fmt.Sprintf("only %d stale writes were exercised", res.Coverage.StaleWrites),
-				Text: strings.Join(res.NotCovered(), "\n")}
+				Text: strings.Join(res.notCovered(), "\n")}
 		}
 		s.Cases = append(s.Cases, c)
 	}

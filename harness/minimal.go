@@ -12,7 +12,7 @@ import (
 // shrinking is switched off, or when the violation did not reproduce on
 // its own resource in time.
 func shrinkFirst(h *histories.History, check models.Result, opts models.Options, timeout time.Duration) *models.Shrunk {
-	if check.Verdict != models.Violated || timeout < 0 || len(check.Violations) == 0 {
+	if check.Verdict != models.Violated || timeout <= 0 || len(check.Violations) == 0 {
 		return nil
 	}
 	s, ok := models.Shrink(h, check.Violations[check.First()], opts, models.ShrinkOptions{Timeout: timeout})

@@ -24,8 +24,12 @@ func bigRun(t *testing.T, target string, seed uint64, ops int, policy models.Pol
 	require.NoError(t, err)
 	faults, err := nemesis.Parse("pause,delay")
 	require.NoError(t, err)
-	res, err := Run(context.Background(), Config{Target: tgt, TargetName: "memory://" + target, Faults: faults, Seed: seed,
-		Ops: ops, Deterministic: true, Policy: policy, StoreDir: t.TempDir(), NoReport: true})
+	res, err := Run(context.Background(), testConfig(t, tgt, "memory://"+target, func(c *Config) {
+		c.Faults, c.Seed, c.Policy, c.NoReport = faults, seed, policy, true
+		if ops > 0 {
+			c.Duration, c.Ops = 0, ops
+		}
+	}))
 	require.NoError(t, err)
 	require.Equal(t, models.Violated, res.Verdict, "seed %d", seed)
 	h, err := histories.ReadFile(filepath.Join(res.Dir, runstore.History))

@@ -22,14 +22,14 @@ import (
 )
 
 // runAgainst runs cfg against tgt with pause and delay, deterministically.
-func runAgainst(t *testing.T, tgt targets.Target, cfg Config) Result {
+func runAgainst(t *testing.T, tgt targets.Target, set func(*Config)) Result {
 	t.Helper()
 	faults, err := nemesis.Parse("pause,delay")
 	require.NoError(t, err)
-	cfg.Target, cfg.TargetName, cfg.Faults, cfg.Deterministic = tgt, "memory://fenced", faults, true
-	if cfg.StoreDir == "" {
-		cfg.StoreDir = t.TempDir()
-	}
+	cfg := testConfig(t, tgt, "memory://fenced", func(c *Config) {
+		c.Faults = faults
+		set(c)
+	})
 	res, err := Run(context.Background(), cfg)
 	require.NoError(t, err)
 	return res
@@ -53,7 +53,12 @@ func TestSecondRunAgainstADurableReceiver(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			tgt := memory.NewFenced()
-			cfg := Config{Seed: 3, ResourceNames: tc.names}
+			cfg := func(c *Config) {
+				c.Seed, c.ResourceNames = 3, tc.names
+				if tc.names != nil {
+					c.Resources = len(tc.names)
+				}
+			}
 			first := runAgainst(t, tgt, cfg)
 			require.Equal(t, models.Held, first.Verdict, first.Reason)
 			assert.Zero(t, first.Coverage.InitialStates)
@@ -85,14 +90,17 @@ func TestSecondRunAgainstADurableReceiver(t *testing.T) {
 // and put the id in the values instead.
 func TestRunNamesItsResources(t *testing.T) {
 	t.Parallel()
-	a := runAgainst(t, memory.NewFenced(), Config{Seed: 4, Ops: 50})
-	b := runAgainst(t, memory.NewFenced(), Config{Seed: 4, Ops: 50})
+	cfg := func(c *Config) { c.Seed, c.Duration, c.Ops = 4, 0, 50 }
+	a := runAgainst(t, memory.NewFenced(), cfg)
+	b := runAgainst(t, memory.NewFenced(), cfg)
 	assert.Equal(t, a.Config.ResourceNames, b.Config.ResourceNames)
 	require.Len(t, a.Config.ResourceNames, 4)
 	assert.Equal(t, a.Config.RunID+"-r0", a.Config.ResourceNames[0])
 	assert.NotEqual(t, newRunID(4, false), newRunID(4, false), "real-time runs draw their id at random")
 
-	fixed := runAgainst(t, memory.NewFenced(), Config{Seed: 4, Ops: 50, ResourceNames: []string{"report"}})
+	fixed := runAgainst(t, memory.NewFenced(), func(c *Config) {
+		c.Seed, c.Duration, c.Ops, c.Resources, c.ResourceNames = 4, 0, 50, 1, []string{"report"}
+	})
 	assert.Equal(t, []string{"report"}, fixed.Config.ResourceNames)
 	h, err := histories.ReadFile(filepath.Join(fixed.Dir, runstore.History))
 	require.NoError(t, err)
@@ -124,8 +132,9 @@ func TestPriorStateWithoutTokensStopsTheRun(t *testing.T) {
 	require.NoError(t, err)
 	faults, _ := nemesis.Parse("pause")
 	store := t.TempDir()
-	_, err = Run(context.Background(), Config{Target: tokenless{inner}, TargetName: "tokenless", Faults: faults, Seed: 1,
-		Deterministic: true, ResourceNames: []string{"r0", "r1"}, StoreDir: store})
+	_, err = Run(context.Background(), testConfig(t, tokenless{inner}, "tokenless", func(c *Config) {
+		c.Faults, c.Seed, c.Resources, c.ResourceNames, c.StoreDir = faults, 1, 2, []string{"r0", "r1"}, store
+	}))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `observe r0 before the run: it already holds "left-over", and the receiver reports no token on reads`)
 	latest, err := filepath.EvalSymlinks(filepath.Join(store, runstore.Latest))
@@ -163,8 +172,9 @@ func TestNoEvidenceIsNoPass(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			res := runAgainst(t, failing{tc.err}, Config{Seed: 1, Duration: time.Second})
+			res := runAgainst(t, failing{tc.err}, func(c *Config) { c.Seed, c.Duration = 1, time.Second })
 			assert.Equal(t, models.Inconclusive, res.Verdict)
+			assert.Equal(t, GateEvidence, res.Gate)
 			assert.Contains(t, res.Reason, "no write was acknowledged")
 			assert.Contains(t, res.Reason, tc.kind)
 			summary := res.Summary()
@@ -198,9 +208,13 @@ func TestNoStaleWriteIsNoPass(t *testing.T) {
 			run := func(minStale int) Result {
 				faults, err := nemesis.Parse("pause,delay") // faults have state: one set per run
 				require.NoError(t, err)
-				res, err := Run(context.Background(), Config{Target: memory.NewFenced(), TargetName: "memory://fenced", Faults: faults,
-					Schedule: tc.schedule, Seed: 1, Deterministic: true, Resources: 1, Duration: time.Second, LeaseTTL: 10 * time.Second, Think: 10 * time.Millisecond,
-					MinStale: minStale, StoreDir: t.TempDir()})
+				res, err := Run(context.Background(), testConfig(t, memory.NewFenced(), "memory://fenced", func(c *Config) {
+					c.SetLeaseTTL(10 * time.Second)
+					c.Faults, c.Seed, c.Resources, c.Duration, c.Think, c.MinStale = faults, 1, 1, time.Second, 10*time.Millisecond, minStale
+					if tc.schedule != nil {
+						c.Schedule = tc.schedule
+					}
+				}))
 				require.NoError(t, err)
 				return res
 			}
@@ -228,10 +242,12 @@ func TestInterruptedRunIsNoPass(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	tgt := &cancelAfter{Fenced: memory.NewFenced(), writes: 50, cancel: cancel}
 	faults, _ := nemesis.Parse("pause")
-	res, err := Run(ctx, Config{Target: tgt, TargetName: "memory://fenced", Faults: faults, Seed: 1,
-		Deterministic: true, Duration: time.Hour, StoreDir: t.TempDir()})
+	res, err := Run(ctx, testConfig(t, tgt, "memory://fenced", func(c *Config) {
+		c.Faults, c.Seed, c.Duration = faults, 1, time.Hour
+	}))
 	require.NoError(t, err)
 	assert.Equal(t, models.Interrupted, res.Verdict, res.Reason)
+	assert.Equal(t, GateInterrupted, res.Gate)
 	assert.True(t, res.Interrupted)
 	h, err := histories.ReadFile(filepath.Join(res.Dir, runstore.History))
 	require.NoError(t, err)

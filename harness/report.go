@@ -14,7 +14,7 @@ func writeReport(dir string, res *Result) error {
 	if res.history == nil {
 		return nil
 	}
-	if _, err := report.Write(dir, res.ReportInput(), report.Limits{}); err != nil {
+	if _, err := report.Write(dir, res.ReportInput(), report.DefaultLimits()); err != nil {
 		return fmt.Errorf("write report in %s: %w", dir, err)
 	}
 	return nil
@@ -28,7 +28,7 @@ func (res *Result) ReportInput() report.Input {
 	in := report.Input{
 		Title: cfg.Target, Verdict: res.Verdict, Reason: res.Reason, Command: cfg.Command,
 		Started: res.Started, Elapsed: res.Elapsed, History: res.history, Check: res.Check,
-		Options: models.Options{Policy: policy}, Minimal: res.Minimal, NotCovered: res.NotCovered(),
+		Options: models.Options{Policy: policy}, Minimal: res.Minimal, NotCovered: res.notCovered(),
 		Files: []string{runstore.History, runstore.Result, runstore.Summary},
 	}
 	in.Exercised = []report.Fact{
@@ -65,8 +65,8 @@ func (res *Result) ReportInput() report.Input {
 			in.Findings = append(in.Findings, fmt.Sprintf("… and %d more writes accepted after their lease was reassigned.", len(res.Exclusive)-10))
 			break
 		}
-		in.Findings = append(in.Findings, fmt.Sprintf("--require exclusive: process %d wrote token %d to %s, after token %d had been granted; the write was accepted.",
-			x.Process, x.Token, x.Resource, x.NewerToken))
+		in.Findings = append(in.Findings, fmt.Sprintf("%s: process %d wrote token %d to %s, after token %d had been granted; the write was accepted.",
+			res.terms().Setting(requireExclusive), x.Process, x.Token, x.Resource, x.NewerToken))
 	}
 	if res.Minimal != nil {
 		in.Files = append(in.Files, runstore.Minimal, runstore.MinimalHistory)

@@ -16,7 +16,10 @@ import (
 
 // Result is what a run concluded. It is written to result.json.
 type Result struct {
-	Verdict     models.Verdict       `json:"verdict"`
+	Verdict models.Verdict `json:"verdict"`
+	// Gate is what decided the verdict; Reason says it in words. Gate is
+	// not in result.json, whose reason says the same.
+	Gate        Gate                 `json:"-"`
 	Reason      string               `json:"reason"`
 	Check       models.Result        `json:"check"`
 	Counts      histories.Counts     `json:"counts"`
@@ -34,6 +37,15 @@ type Result struct {
 	// Minimal is the first violation shrunk to a minimal counterexample.
 	Minimal *models.Shrunk     `json:"minimal,omitempty"`
 	history *histories.History // the checked history, for the report
+	words   Terms              // Config.Terms, for the summary and the report
+}
+
+// terms are the words for settings the run's caller chose, else Config's.
+func (res *Result) terms() Terms {
+	if res.words != nil {
+		return res.words
+	}
+	return ConfigTerms{}
 }
 
 // RunConfig is the part of the configuration needed to reproduce a run.
@@ -93,7 +105,7 @@ func (r *run) judge(path string, interrupted bool) (Result, error) {
 	check, note := models.Check(h.Operations, opts)
 	cov, excl := measureCoverage(h)
 	res := Result{Check: check, Counts: histories.Count(h.Operations), Coverage: cov, Evidence: h.Evidence(),
-		Config: r.cfg.summary(r.runID, r.resources), Truncated: h.Truncated, Interrupted: interrupted, history: h}
+		Config: r.cfg.summary(r.runID, r.resources), Truncated: h.Truncated, Interrupted: interrupted, history: h, words: r.cfg.Terms}
 	if note != "" {
 		res.Notes = append(res.Notes, note)
 	}
@@ -101,7 +113,7 @@ func (r *run) judge(path string, interrupted bool) (Result, error) {
 	if r.cfg.RequireExclusive {
 		res.Exclusive = excl
 	}
-	res.Verdict, res.Reason = res.decide()
+	res.Verdict, res.Gate, res.Reason = res.decide()
 	return res, nil
 }
 
@@ -109,22 +121,24 @@ func (r *run) judge(path string, interrupted bool) (Result, error) {
 // interruption and the coverage gate into one verdict. A violation found
 // is a violation even in an interrupted run; nothing else is a pass
 // unless the run ran to its end and tested what it was asked to.
-func (res *Result) decide() (models.Verdict, string) {
+func (res *Result) decide() (models.Verdict, Gate, string) {
 	verdict, reason := models.Decide(res.Check, res.Evidence)
 	cfg, cov := res.Config, res.Coverage
 	switch {
 	case verdict == models.Violated:
-		return verdict, reason
+		return verdict, GateCheck, reason
 	case len(res.Exclusive) > 0:
-		return models.Violated, fmt.Sprintf("%d writes were accepted after their lease had been reassigned (exclusive requirement)", len(res.Exclusive))
+		return models.Violated, GateExclusive, fmt.Sprintf("%d writes were accepted after their lease had been reassigned (exclusive requirement)", len(res.Exclusive))
 	case res.Interrupted:
-		return models.Interrupted, fmt.Sprintf("the run was stopped early; no violation in what it recorded, but it exercised only %d stale writes", cov.StaleWrites)
+		return models.Interrupted, GateInterrupted, fmt.Sprintf("the run was stopped early; no violation in what it recorded, but it exercised only %d stale writes", cov.StaleWrites)
+	case verdict == models.Inconclusive && res.Check.Verdict == models.Inconclusive:
+		return verdict, GateCheck, reason
 	case verdict == models.Inconclusive:
-		return verdict, reason
+		return verdict, GateEvidence, reason
 	case cov.StaleWrites < cfg.MinStale:
-		return models.Inconclusive, fmt.Sprintf("%d stale writes were submitted, and the run asks for at least %d: %s", cov.StaleWrites, cfg.MinStale, res.staleCause())
+		return models.Inconclusive, GateMinStale, fmt.Sprintf("%d stale writes were submitted, and the run asks for at least %d: %s", cov.StaleWrites, cfg.MinStale, res.staleCause())
 	}
-	return verdict, reason
+	return verdict, GateCheck, reason
 }
 
 // staleCause says why a run submitted no stale write, as far as the
@@ -169,7 +183,7 @@ func (res *Result) Summary() string {
 		fmt.Fprintf(&b, "before      %d resources held state from before the run; the model and the tokens start from it\n", cov.InitialStates)
 	}
 	report.WriteErrors(&b, "errors      ", res.Evidence.Errors)
-	for _, gap := range res.NotCovered() {
+	for _, gap := range res.notCovered() {
 		fmt.Fprintf(&b, "not covered %s\n", gap)
 	}
 	fmt.Fprintf(&b, "checker     %s, %s model, %s policy, %s\n", res.Check.Checker, res.Check.Model, res.Check.Policy, res.Check.Elapsed.Round(time.Microsecond))
@@ -189,7 +203,7 @@ func (res *Result) Summary() string {
 	_ = models.WriteViolations(&b, &res.Check, res.Minimal)
 	for i, x := range res.Exclusive {
 		if i == 0 {
-			b.WriteString("\nwrites accepted after their lease was reassigned (--require exclusive):\n")
+			fmt.Fprintf(&b, "\nwrites accepted after their lease was reassigned (%s):\n", res.terms().Setting(requireExclusive))
 		}
 		if i == 10 {
 			fmt.Fprintf(&b, "  ... and %d more\n", len(res.Exclusive)-10)
@@ -199,30 +213,6 @@ func (res *Result) Summary() string {
 			x.Process, x.Token, x.Resource, time.Duration(x.Call), x.NewerToken)
 	}
 	return b.String()
-}
-
-// NotCovered lists what the run did not exercise, so that a pass says what
-// it excluded.
-func (res *Result) NotCovered() []string {
-	var gaps []string
-	cov := res.Coverage
-	if cov.StaleWrites == 0 {
-		gaps = append(gaps, "NO STALE WRITE WAS SUBMITTED: the protected case was never exercised: "+res.staleCause())
-	}
-	if cov.EqualTokenRepeats == 0 {
-		gaps = append(gaps, "no equal-token repeat was sent")
-	}
-	if cov.OldTokenFirst == 0 && !res.Config.RequireExclusive {
-		gaps = append(gaps, "no old token reached the resource before a newer one (add --nemesis delay)")
-	}
-	if cov.UnknownOutcomes == 0 {
-		gaps = append(gaps, "no operation had an unknown outcome")
-	}
-	if cov.FaultActions["kill"] == 0 {
-		gaps = append(gaps, "durability across receiver crashes is not tested by this run (add --exec and --nemesis kill)")
-	}
-	gaps = append(gaps, "duplicate suppression and side effects outside the resource are not what fencing covers")
-	return gaps
 }
 
 // namesSummary describes the resources' names.

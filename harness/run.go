@@ -60,12 +60,11 @@ type dirUser interface {
 // If ctx is cancelled (Ctrl-C), workers stop, the history recorded so far
 // is closed and checked, and the Result says the run was interrupted.
 func Run(ctx context.Context, cfg Config) (Result, error) {
-	cfg.setDefaults()
 	if err := cfg.Validate(); err != nil {
 		return Result{}, fmt.Errorf("invalid configuration: %w", err)
 	}
 	started := time.Now().UTC()
-	dir, err := runstore.Create(cfg.StoreDir, cfg.RunName, started)
+	dir, err := runstore.Create(cfg.StoreDir, cfg.runName(), started)
 	if err != nil {
 		return Result{}, err
 	}
@@ -213,7 +212,9 @@ func (r *run) main(ctx context.Context, endLife context.CancelFunc) {
 		for _, a := range r.actors {
 			faults.Go(func() { a.Act(ctx, r) })
 		}
-		r.cfg.Schedule.Run(ctx, r, r.cfg.Faults)
+		if r.cfg.Schedule != nil {
+			r.cfg.Schedule.Run(ctx, r, r.cfg.Faults)
+		}
 		// Keep the phase open until its end even if a scripted schedule
 		// finished early: its end, or with an operation limit alone,
 		// the workers' end.

@@ -18,6 +18,7 @@ import (
 	"github.com/fencecheck/fencecheck/models"
 	"github.com/fencecheck/fencecheck/nemesis"
 	"github.com/fencecheck/fencecheck/runstore"
+	"github.com/fencecheck/fencecheck/targets"
 	"github.com/fencecheck/fencecheck/targets/memory"
 )
 
@@ -29,12 +30,24 @@ func defaultRun(t testing.TB, name string, seed uint64) Result {
 	require.NoError(t, err)
 	faults, err := nemesis.Parse("pause,delay")
 	require.NoError(t, err)
-	res, err := Run(context.Background(), Config{
-		Target: tgt, TargetName: "memory://" + name, Faults: faults, Seed: seed,
-		Deterministic: true, StoreDir: t.TempDir(),
-	})
+	res, err := Run(context.Background(), testConfig(t, tgt, "memory://"+name, func(c *Config) {
+		c.Faults, c.Seed = faults, seed
+	}))
 	require.NoError(t, err)
 	return res
+}
+
+// testConfig is DefaultConfig against tgt, deterministic, in a store of
+// the test's own, with no faults and no stale-write gate, then changed by
+// set: each test adds the faults and the gates it is about.
+func testConfig(t testing.TB, tgt targets.Target, name string, set func(*Config)) Config {
+	cfg := DefaultConfig()
+	cfg.Target, cfg.TargetName, cfg.Deterministic, cfg.StoreDir = tgt, name, true, t.TempDir()
+	cfg.Faults, cfg.MinStale = nil, 0
+	if set != nil {
+		set(&cfg)
+	}
+	return cfg
 }
 
 // TestDetection is the harness's promise: across 20 seeds, every broken
@@ -58,6 +71,7 @@ func TestDetection(t *testing.T) {
 			for seed := uint64(1); seed <= seeds; seed++ {
 				res := defaultRun(t, tc.target, seed)
 				assert.Equal(t, tc.want, res.Verdict, "seed %d: %s", seed, res.Reason)
+				assert.Equal(t, GateCheck, res.Gate, "seed %d", seed)
 				if tc.target == "fenced" {
 					assert.Positive(t, res.Coverage.StaleWrites, "seed %d exercised no stale write", seed)
 					assert.Equal(t, res.Coverage.StaleWrites, res.Coverage.StaleRejected+res.Coverage.StaleUnknown, "seed %d", seed)
@@ -74,8 +88,9 @@ func TestAcceptEqualIsValidUnderItsPolicy(t *testing.T) {
 	t.Parallel()
 	tgt := memory.NewAcceptEqual()
 	faults, _ := nemesis.Parse("pause,delay,duplicate")
-	res, err := Run(context.Background(), Config{Target: tgt, TargetName: "memory://accept-equal", Faults: faults,
-		Seed: 3, Deterministic: true, Policy: models.AcceptEqual, StoreDir: t.TempDir()})
+	res, err := Run(context.Background(), testConfig(t, tgt, "memory://accept-equal", func(c *Config) {
+		c.Faults, c.Seed, c.Policy = faults, 3, models.AcceptEqual
+	}))
 	require.NoError(t, err)
 	assert.Equal(t, models.Held, res.Verdict, res.Reason)
 	assert.Positive(t, res.Coverage.EqualTokenAccepted)
@@ -105,8 +120,9 @@ func TestRunStore(t *testing.T) {
 	t.Parallel()
 	store := t.TempDir()
 	tgt := memory.NewFenced()
-	res, err := Run(context.Background(), Config{Target: tgt, TargetName: "memory://fenced", Seed: 1, Deterministic: true,
-		StoreDir: store, Ops: 200})
+	res, err := Run(context.Background(), testConfig(t, tgt, "memory://fenced", func(c *Config) {
+		c.Seed, c.StoreDir, c.Duration, c.Ops = 1, store, 0, 200
+	}))
 	require.NoError(t, err)
 	for _, f := range []string{runstore.History, runstore.Result, runstore.Summary} {
 		assert.FileExists(t, filepath.Join(res.Dir, f))
@@ -130,8 +146,10 @@ func TestInterruptedRunLeavesACheckableHistory(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	faults, _ := nemesis.Parse("pause")
-	res, err := Run(ctx, Config{Target: memory.NewFenced(), TargetName: "memory://fenced", Faults: faults,
-		Duration: time.Hour, LeaseTTL: 20 * time.Millisecond, StoreDir: t.TempDir()})
+	res, err := Run(ctx, testConfig(t, memory.NewFenced(), "memory://fenced", func(c *Config) {
+		c.Faults, c.Duration, c.Deterministic = faults, time.Hour, false
+		c.SetLeaseTTL(20 * time.Millisecond)
+	}))
 	require.NoError(t, err)
 	assert.True(t, res.Interrupted)
 	assert.Positive(t, res.Counts.Operations)
@@ -147,13 +165,15 @@ func TestRequireExclusive(t *testing.T) {
 	found := false
 	for seed := uint64(1); seed <= 10 && !found; seed++ {
 		faults, _ := nemesis.Parse("delay,expire")
-		res, err := Run(context.Background(), Config{Target: memory.NewFenced(), TargetName: "memory://fenced", Faults: faults,
-			Seed: seed, Deterministic: true, RequireExclusive: true, StoreDir: t.TempDir()})
+		res, err := Run(context.Background(), testConfig(t, memory.NewFenced(), "memory://fenced", func(c *Config) {
+			c.Faults, c.Seed, c.RequireExclusive = faults, seed, true
+		}))
 		require.NoError(t, err)
 		assert.Empty(t, res.Check.Violations, "seed %d: fencing itself held", seed)
 		if len(res.Exclusive) > 0 {
 			found = true
 			assert.Equal(t, models.Violated, res.Verdict)
+			assert.Equal(t, GateExclusive, res.Gate)
 			assert.Contains(t, res.Summary(), "after their lease was reassigned")
 		}
 	}
@@ -162,33 +182,67 @@ func TestRequireExclusive(t *testing.T) {
 
 func TestMinStaleGate(t *testing.T) {
 	t.Parallel()
-	res, err := Run(context.Background(), Config{Target: memory.NewFenced(), TargetName: "memory://fenced", Seed: 1,
-		Deterministic: true, MinStale: 1, StoreDir: t.TempDir()}) // no faults: nothing stale
+	res, err := Run(context.Background(), testConfig(t, memory.NewFenced(), "memory://fenced", func(c *Config) {
+		c.Seed, c.MinStale = 1, 1 // no faults: nothing stale
+	}))
 	require.NoError(t, err)
 	assert.Equal(t, 0, res.Coverage.StaleWrites)
 	assert.Equal(t, models.Inconclusive, res.Verdict)
+	assert.Equal(t, GateMinStale, res.Gate)
 	assert.Contains(t, res.Summary(), "NO STALE WRITE WAS SUBMITTED")
 }
 
 func TestConfigValidation(t *testing.T) {
 	t.Parallel()
+	valid := func(set func(*Config)) Config {
+		cfg := DefaultConfig()
+		cfg.Target = memory.NewFenced()
+		set(&cfg)
+		return cfg
+	}
+	pause, _ := nemesis.Parse("pause")
 	cases := []struct {
 		name string
 		cfg  Config
-		want string
+		want []string // each a field's error; none: valid
 	}{
-		{"no target", Config{}, "target: required"},
-		{"workers", Config{Target: memory.NewFenced(), Workers: -1}, "workers: -1"},
-		{"resources", Config{Target: memory.NewFenced(), Resources: -2}, "resources: -2"},
-		{"lease", Config{Target: memory.NewFenced(), LeaseTTL: -time.Second}, "lease-ttl"},
-		{"script names a missing fault", Config{Target: memory.NewFenced(), Schedule: nemesis.Script{Steps: []nemesis.Step{{Fault: "pause", On: true}}}}, `"pause"`},
+		{"the defaults with a target", valid(func(*Config) {}), nil},
+		{"zero means none", valid(func(c *Config) {
+			c.ReadShare, c.RepeatShare, c.Think, c.Latency, c.Rate, c.ShrinkTimeout, c.CheckTimeout, c.MinStale = 0, 0, 0, 0, 0, 0, 0, 0
+			c.Faults, c.Schedule = nil, nil
+		}), nil},
+		{"no target", Config{}, []string{"Target: required", "Workers: 0 is not between 1 and 10000", "LeaseTTL: must be positive", "StoreDir: required"}},
+		{"workers", valid(func(c *Config) { c.Workers = -1 }), []string{"Workers: -1"}},
+		{"resources", valid(func(c *Config) { c.Resources = -2 }), []string{"Resources: -2"}},
+		{"names for other resources", valid(func(c *Config) { c.ResourceNames = []string{"a", "b"} }), []string{"ResourceNames: 2 names for 4 resources"}},
+		{"lease", valid(func(c *Config) { c.LeaseTTL = -time.Second }), []string{"LeaseTTL: must be positive"}},
+		{"negative durations", valid(func(c *Config) {
+			c.Duration, c.Think, c.OpTimeout, c.Latency, c.CheckTimeout, c.ShrinkTimeout = -1, -1, -1, -1, -1, -1
+		}), []string{"Duration: negative", "Think: negative", "OpTimeout: must be positive", "Latency: negative", "CheckTimeout: negative", "ShrinkTimeout: negative"}},
+		{"negative counts", valid(func(c *Config) { c.Ops, c.Rate, c.MinStale = -1, -1, -1 }), []string{"Ops: negative", "Rate: negative", "MinStale: negative"}},
+		{"shares", valid(func(c *Config) { c.ReadShare, c.RepeatShare = -0.1, 1.5 }), []string{"ReadShare: -0.1 is a probability", "RepeatShare: 1.5 is a probability"}},
+		{"no end", valid(func(c *Config) { c.Duration, c.Ops = 0, 0 }), []string{"Duration: zero with no operation limit"}},
+		{"faults without a schedule", valid(func(c *Config) { c.Schedule = nil }), []string{"Schedule: required with faults"}},
+		{"script names a missing fault", valid(func(c *Config) {
+			c.Faults, c.Schedule = pause, nemesis.Script{Steps: []nemesis.Step{{Fault: "delay", On: true}}}
+		}), []string{`Schedule: nemesis script names fault "delay", which is not among the run's faults`}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := Run(context.Background(), func() Config { c := tc.cfg; c.StoreDir = t.TempDir(); return c }())
+			err := tc.cfg.Validate()
+			if len(tc.want) == 0 {
+				require.NoError(t, err)
+				return
+			}
 			require.Error(t, err)
-			assert.Contains(t, err.Error(), tc.want)
+			for _, want := range tc.want {
+				assert.Contains(t, err.Error(), want)
+			}
+			var fe *FieldError
+			require.ErrorAs(t, err, &fe, "each problem names its field")
+			_, err = Run(context.Background(), func() Config { c := tc.cfg; c.StoreDir = t.TempDir(); return c }())
+			require.Error(t, err, "Run refuses what Validate refuses")
 		})
 	}
 }
@@ -198,8 +252,9 @@ func TestScriptedSchedule(t *testing.T) {
 	sc, err := nemesis.ParseScript("1s:+pause,3s:-pause")
 	require.NoError(t, err)
 	faults, _ := nemesis.Parse("pause")
-	res, err := Run(context.Background(), Config{Target: memory.NewFenced(), TargetName: "memory://fenced", Faults: faults,
-		Schedule: sc, Seed: 5, Deterministic: true, StoreDir: t.TempDir()})
+	res, err := Run(context.Background(), testConfig(t, memory.NewFenced(), "memory://fenced", func(c *Config) {
+		c.Faults, c.Schedule, c.Seed = faults, sc, 5
+	}))
 	require.NoError(t, err)
 	h, err := histories.ReadFile(filepath.Join(res.Dir, runstore.History))
 	require.NoError(t, err)
@@ -217,16 +272,15 @@ func TestRateAndProgress(t *testing.T) {
 	var calls atomic.Int32
 	var last Progress
 	var mu sync.Mutex
-	res, err := Run(context.Background(), Config{
-		Target: memory.NewFenced(), TargetName: "memory://fenced", Seed: 2, Deterministic: true,
-		Duration: 2 * time.Second, Rate: 100, StoreDir: t.TempDir(),
-		Progress: func(p Progress) {
+	res, err := Run(context.Background(), testConfig(t, memory.NewFenced(), "memory://fenced", func(c *Config) {
+		c.Seed, c.Duration, c.Rate = 2, 2*time.Second, 100
+		c.Progress = func(p Progress) {
 			calls.Add(1)
 			mu.Lock()
 			last = p
 			mu.Unlock()
-		},
-	})
+		}
+	}))
 	require.NoError(t, err)
 	// 100 operations a second for 2 s of virtual time, plus the final reads.
 	assert.InDelta(t, 200, res.Counts.Operations, 12)

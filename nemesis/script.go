@@ -62,12 +62,21 @@ func (sc Script) Run(ctx context.Context, env Env, faults []Fault) {
 	}
 }
 
-// Validate reports steps that name faults the run does not have.
+// Validate reports the first step that names a fault the run does not
+// have, as a *MissingFaultError.
 func (sc Script) Validate(faults []Fault) error {
 	for _, st := range sc.Steps {
 		if !slices.ContainsFunc(faults, func(f Fault) bool { return f.Name() == st.Fault }) {
-			return fmt.Errorf("nemesis script names fault %q, which is not in --nemesis", st.Fault)
+			return &MissingFaultError{Fault: st.Fault}
 		}
 	}
 	return nil
+}
+
+// MissingFaultError is a script step naming a fault that is not among the
+// run's faults.
+type MissingFaultError struct{ Fault string }
+
+func (e *MissingFaultError) Error() string {
+	return fmt.Sprintf("nemesis script names fault %q, which is not among the run's faults", e.Fault)
 }

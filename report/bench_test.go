@@ -27,8 +27,10 @@ func BenchmarkReport(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			res, err := harness.Run(context.Background(), harness.Config{Target: memory.NewFenced(), TargetName: "memory://fenced",
-				Faults: faults, Seed: 1, Ops: ops, Deterministic: true, StoreDir: b.TempDir(), NoReport: true})
+			cfg := harness.DefaultConfig()
+			cfg.Target, cfg.TargetName, cfg.Faults, cfg.Seed, cfg.MinStale = memory.NewFenced(), "memory://fenced", faults, 1, 0
+			cfg.Duration, cfg.Ops, cfg.Deterministic, cfg.StoreDir, cfg.NoReport = 0, ops, true, b.TempDir(), true
+			res, err := harness.Run(context.Background(), cfg)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -36,7 +38,7 @@ func BenchmarkReport(b *testing.B) {
 			dir := b.TempDir()
 			b.ResetTimer()
 			for range b.N {
-				if _, err := report.Write(dir, in, report.Limits{}); err != nil {
+				if _, err := report.Write(dir, in, report.DefaultLimits()); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -58,7 +58,7 @@ func TestEachViolationIsToldOnce(t *testing.T) {
 
 	dir := t.TempDir()
 	in := Input{Title: "t", Verdict: res.Verdict, Reason: "because", History: h, Check: res, Options: opts, Minimal: &s}
-	_, err = Write(dir, in, Limits{})
+	_, err = Write(dir, in, DefaultLimits())
 	require.NoError(t, err)
 	page := read(t, dir, runstore.Report)
 	assert.Equal(t, 1, strings.Count(page, escape(s.Violation.Summary)), "the first cause, in the minimal counterexample")

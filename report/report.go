@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -41,34 +42,44 @@ type Fact struct {
 	Name, Value string
 }
 
-// Limits keep reports small and quick for big histories.
+// Limits keep reports small and quick for big histories; DefaultLimits
+// gives the defaults.
 type Limits struct {
 	// PlotPoints bounds the operations drawn in the latency plot; the
-	// rest are sampled evenly. Default 2500.
+	// rest are sampled evenly.
 	PlotPoints int
-	// TimelineOps bounds the operations in timeline.html. Default 1000.
+	// TimelineOps bounds the operations in timeline.html.
 	TimelineOps int
-	// TableRows bounds the rows of the per-resource table. Default 50.
+	// TableRows bounds the rows of the per-resource table.
 	TableRows int
 	// CheckTimeout bounds porcupine's verbose re-check behind each
-	// visualization. Default 10s.
+	// visualization; 0: no limit.
 	CheckTimeout time.Duration
 	_            struct{}
 }
 
-func (l *Limits) fillDefaults() {
-	if l.PlotPoints <= 0 {
-		l.PlotPoints = 2500
+// DefaultLimits draw 2500 operations in the latency plot, 1000 in the
+// timeline and 50 rows in the table, and give each visualization's
+// re-check 10 s.
+func DefaultLimits() Limits {
+	return Limits{PlotPoints: 2500, TimelineOps: 1000, TableRows: 50, CheckTimeout: 10 * time.Second}
+}
+
+// validate names each limit that cannot be.
+func (l *Limits) validate() error {
+	var errs []error
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"PlotPoints", l.PlotPoints}, {"TimelineOps", l.TimelineOps}, {"TableRows", l.TableRows}} {
+		if f.v < 1 {
+			errs = append(errs, fmt.Errorf("%s: %d, want at least 1", f.name, f.v))
+		}
 	}
-	if l.TimelineOps <= 0 {
-		l.TimelineOps = 1000
+	if l.CheckTimeout < 0 {
+		errs = append(errs, fmt.Errorf("CheckTimeout: negative"))
 	}
-	if l.TableRows <= 0 {
-		l.TableRows = 50
-	}
-	if l.CheckTimeout <= 0 {
-		l.CheckTimeout = 10 * time.Second
-	}
+	return errors.Join(errs...)
 }
 
 // Written says what Write produced and how long it took.
@@ -81,7 +92,9 @@ type Written struct {
 // and minimal.jsonl when in has a minimal counterexample.
 func Write(dir string, in Input, lim Limits) (Written, error) {
 	start := time.Now()
-	lim.fillDefaults()
+	if err := lim.validate(); err != nil {
+		return Written{}, fmt.Errorf("report limits: %w", err)
+	}
 	if in.History == nil {
 		in.History = &histories.History{}
 	}

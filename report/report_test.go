@@ -41,7 +41,7 @@ func TestReportOfAViolation(t *testing.T) {
 	dir := t.TempDir()
 	in := input(t, history(600, 3, true), true)
 	require.Equal(t, models.Violated, in.Verdict)
-	w, err := Write(dir, in, Limits{})
+	w, err := Write(dir, in, DefaultLimits())
 	require.NoError(t, err)
 	assert.Len(t, w.Files, 4)
 
@@ -74,7 +74,7 @@ func TestReportOfAValidHistory(t *testing.T) {
 	dir := t.TempDir()
 	in := input(t, history(300, 2, false), true)
 	require.Equal(t, models.Held, in.Verdict)
-	w, err := Write(dir, in, Limits{})
+	w, err := Write(dir, in, DefaultLimits())
 	require.NoError(t, err)
 	assert.Len(t, w.Files, 2, "no minimal counterexample for a valid history")
 	page := read(t, dir, runstore.Report)
@@ -90,11 +90,35 @@ func TestReportEscapesWhatTheHistorySays(t *testing.T) {
 	in := input(t, h, false)
 	in.Title = `<img src=x onerror=alert(1)>`
 	dir := t.TempDir()
-	_, err := Write(dir, in, Limits{})
+	_, err := Write(dir, in, DefaultLimits())
 	require.NoError(t, err)
 	page := read(t, dir, runstore.Report)
 	lacks(t, page, "<script>alert")
 	lacks(t, page, "<img src=x")
+}
+
+func TestWriteRefusesLimitsThatCannotBe(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name string
+		set  func(*Limits)
+		want string
+	}{
+		{"zero limits", func(l *Limits) { *l = Limits{} }, "PlotPoints: 0, want at least 1"},
+		{"no table rows", func(l *Limits) { l.TableRows = 0 }, "TableRows: 0"},
+		{"negative timeline", func(l *Limits) { l.TimelineOps = -1 }, "TimelineOps: -1"},
+		{"negative timeout", func(l *Limits) { l.CheckTimeout = -1 }, "CheckTimeout: negative"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			lim := DefaultLimits()
+			tc.set(&lim)
+			_, err := Write(t.TempDir(), input(t, history(10, 1, false), false), lim)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.want)
+		})
+	}
 }
 
 // TestTimelineStaysBounded: big histories get a bounded part, and the page

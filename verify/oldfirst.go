@@ -11,7 +11,7 @@ import (
 // travelling when its lease is reassigned to B (token 42), and reaches the
 // resource first. A resource that remembers only its highest token has
 // not seen 42 yet and accepts 41: fencing allows it. Only the stronger
-// requirement (--require exclusive) forbids it, and no highest-token
+// requirement (Options.RequireExclusive) forbids it, and no highest-token
 // receiver can meet that; the row is informational otherwise. 42 must
 // still be accepted afterwards.
 var oldTokenFirst = scenario{
@@ -29,7 +29,7 @@ var oldTokenFirst = scenario{
 			Result:   Info,
 		}
 		if s.o.RequireExclusive {
-			out.Expected = "41 rejected (--require exclusive: its lease was reassigned before it arrived), 42 accepted"
+			out.Expected = fmt.Sprintf("41 rejected (%s: its lease was reassigned before it arrived), 42 accepted", s.o.word(RequireExclusive))
 			out.Result = verdict(a.is(histories.Rejected))
 		}
 		if !b.is(histories.Accepted) || !got.holds("new-result", 42) {

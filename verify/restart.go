@@ -10,7 +10,8 @@ import (
 // restartDurability crashes the receiver (SIGKILL) after it accepted token
 // 7 and starts it again: it must still hold 7, reject 6 and accept 8. A
 // receiver that keeps its highest token only in memory accepts 6. It needs
-// a target that can restart its receiver (--exec); otherwise it is skipped.
+// a target that can restart its receiver (a Restarter); otherwise it is
+// skipped.
 var restartDurability = scenario{
 	name:   "restart-durability",
 	hazard: "the highest token survives a crash and restart of the receiver",
@@ -18,7 +19,7 @@ var restartDurability = scenario{
 		out := Row{Expected: "7 accepted; after SIGKILL and restart: read \"before\"@7, 6 rejected, 8 accepted"}
 		rs, ok := s.t.(Restarter)
 		if !ok {
-			out.Observed, out.Result = "skipped: needs a receiver process (--exec)", Skip
+			out.Observed, out.Result = fmt.Sprintf("skipped: needs a receiver process (%s)", s.o.word(RestartableTarget)), Skip
 			return out
 		}
 		r := s.resource()

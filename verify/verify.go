@@ -25,7 +25,7 @@ import (
 type Result string
 
 // Results. Info scenarios show a documented limit and never fail; skipped
-// ones could not run against this target (a restart needs --exec).
+// ones could not run against this target (a restart needs a Restarter).
 const (
 	Pass Result = "pass"
 	Fail Result = "FAIL"
@@ -42,21 +42,50 @@ type Row struct {
 	Result   Result `json:"result"`
 }
 
-// Options configure a battery.
+// Options configure a battery; DefaultOptions gives the defaults.
 type Options struct {
 	Policy           models.Policy
 	RequireExclusive bool
-	// RunID makes the resource names of this battery fresh; default: the
+	// RunID makes the resource names of this battery fresh; empty, the
 	// current time in base 36.
 	RunID string
-	// Rounds of each race scenario; default 5.
+	// Rounds of each race scenario; at least one.
 	Rounds int
 	// Recorder receives every operation; nil records nothing.
 	Recorder *histories.Recorder
+	// Terms words the settings the rows point at as the caller spells
+	// them (the CLI as flags); nil, as Setting names them.
+	Terms Terms
+}
+
+// DefaultOptions are the battery's defaults: the strict policy, five
+// rounds of each race.
+func DefaultOptions() Options { return Options{Rounds: 5} }
+
+// A Setting is what a row's expectation or skip points at, named in Go.
+type Setting string
+
+// The settings the battery's rows point at.
+const (
+	RequireExclusive  Setting = "Options.RequireExclusive"
+	RestartableTarget Setting = "a target that implements verify.Restarter"
+)
+
+// Terms words settings as the battery's caller changes them.
+type Terms interface {
+	Setting(Setting) string
+}
+
+// word is s in the caller's terms.
+func (o *Options) word(s Setting) string {
+	if o.Terms == nil {
+		return string(s)
+	}
+	return o.Terms.Setting(s)
 }
 
 // Restarter is implemented by targets whose receiver can be crashed and
-// started again (a receiver process of --exec).
+// started again (a receiver process, targets/process).
 type Restarter interface {
 	Restart(ctx context.Context) error
 }
@@ -89,13 +118,14 @@ func Names() []string {
 	return names
 }
 
-// Run plays every scenario against t, one after the other.
-func Run(ctx context.Context, t targets.Target, o Options) []Row {
+// Run plays every scenario against t, one after the other. It fails only
+// on bad Options.
+func Run(ctx context.Context, t targets.Target, o Options) ([]Row, error) {
+	if o.Rounds < 1 {
+		return nil, fmt.Errorf("verify: Rounds: %d, want at least 1", o.Rounds)
+	}
 	if o.RunID == "" {
 		o.RunID = strconv.FormatInt(time.Now().UnixMilli(), 36)
-	}
-	if o.Rounds <= 0 {
-		o.Rounds = 5
 	}
 	var procs atomic.Int64
 	var out []Row
@@ -107,7 +137,7 @@ func Run(ctx context.Context, t targets.Target, o Options) []Row {
 		s.mark(histories.FStop, fmt.Sprintf("%s: observed %s", res.Result, res.Observed))
 		out = append(out, res)
 	}
-	return out
+	return out, nil
 }
 
 // Passed reports whether every required scenario passed: none failed.

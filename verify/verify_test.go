@@ -15,11 +15,27 @@ import (
 	"github.com/fencecheck/fencecheck/targets/memory"
 )
 
+// options are DefaultOptions under policy p, with or without the
+// exclusive requirement, and a fixed run id.
+func options(p models.Policy, excl bool) Options {
+	o := DefaultOptions()
+	o.Policy, o.RequireExclusive, o.RunID = p, excl, "t"
+	return o
+}
+
+// battery runs the battery, which must accept o.
+func battery(t *testing.T, tgt targets.Target, o Options) []Row {
+	t.Helper()
+	rows, err := Run(context.Background(), tgt, o)
+	require.NoError(t, err)
+	return rows
+}
+
 // statuses runs the battery and returns each scenario's result.
 func statuses(t *testing.T, tgt targets.Target, o Options) map[string]Result {
 	t.Helper()
 	got := make(map[string]Result)
-	for _, out := range Run(context.Background(), tgt, o) {
+	for _, out := range battery(t, tgt, o) {
 		got[out.Scenario] = out.Result
 		t.Logf("%s: %s (%s)", out.Scenario, out.Result, out.Observed)
 	}
@@ -51,7 +67,7 @@ func TestBatteryFindsEachMemoryReceiver(t *testing.T) {
 			t.Parallel()
 			tgt, err := memory.Open(tc.target)
 			require.NoError(t, err)
-			got := statuses(t, tgt, Options{Policy: tc.policy, RequireExclusive: tc.excl, RunID: "t"})
+			got := statuses(t, tgt, options(tc.policy, tc.excl))
 			require.Len(t, got, len(scenarios))
 			for _, name := range Names() {
 				want := Pass
@@ -115,7 +131,7 @@ func TestDigitBoundariesFindsSloppyComparisons(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			got := statuses(t, tgt, Options{RunID: "t"})
+			got := statuses(t, tgt, options(models.Strict, false))
 			assert.Equal(t, Fail, got["digit-boundaries"])
 			assert.Equal(t, Pass, got["stale-after-newer"])
 		})
@@ -165,7 +181,7 @@ func TestEqualTokenRepeatUnderEachPolicy(t *testing.T) {
 				if p == models.AcceptEqual {
 					want = tc.acceptEqual
 				}
-				for _, out := range Run(context.Background(), tc.target(), Options{Policy: p, RunID: "t"}) {
+				for _, out := range battery(t, tc.target(), options(p, false)) {
 					if out.Scenario != "equal-token-repeat" {
 						continue
 					}
@@ -179,5 +195,57 @@ func TestEqualTokenRepeatUnderEachPolicy(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// words are Terms that mark each setting, to see where the rows use them.
+type words struct{}
+
+func (words) Setting(s Setting) string { return "<" + string(s) + ">" }
+
+// TestRowsWordSettingsInTheCallersTerms: the rows that point at a setting
+// name it as Options.Terms words it, and as Go names it without Terms.
+func TestRowsWordSettingsInTheCallersTerms(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name  string
+		terms Terms
+		want  map[string]string // scenario: what its expected or observed text holds
+	}{
+		{"go", nil, map[string]string{
+			"old-token-first":    "41 rejected (Options.RequireExclusive: its lease",
+			"restart-durability": "skipped: needs a receiver process (a target that implements verify.Restarter)"}},
+		{"the caller's", words{}, map[string]string{
+			"old-token-first":    "41 rejected (<Options.RequireExclusive>: its lease",
+			"restart-durability": "skipped: needs a receiver process (<a target that implements verify.Restarter>)"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			o := options(models.Strict, true)
+			o.Terms = tc.terms
+			rows := battery(t, memory.NewFenced(), o)
+			for _, row := range rows {
+				if want, ok := tc.want[row.Scenario]; ok {
+					assert.Contains(t, row.Expected+" "+row.Observed, want, row.Scenario)
+					delete(tc.want, row.Scenario)
+				}
+			}
+			assert.Empty(t, tc.want, "scenarios not in the battery")
+		})
+	}
+}
+
+func TestRunRejectsNoRounds(t *testing.T) {
+	t.Parallel()
+	for _, rounds := range []int{0, -1} {
+		t.Run(strconv.Itoa(rounds), func(t *testing.T) {
+			t.Parallel()
+			o := options(models.Strict, false)
+			o.Rounds = rounds
+			_, err := Run(context.Background(), memory.NewFenced(), o)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), "Rounds")
+		})
 	}
 }

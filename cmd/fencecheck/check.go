@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/fencecheck/fencecheck/harness"
 	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/internal/files"
 	"github.com/fencecheck/fencecheck/models"
@@ -48,7 +49,7 @@ runs the two and exits 3 if they reach opposite verdicts.`,
 	fl.StringVar(&f.policy, "policy", "strict", "fencing policy: strict or accept-equal")
 	fl.StringVar(&f.model, "model", "fenced", "model: fenced (fenced register) or register (plain register, last writer wins)")
 	fl.StringVar(&f.checker, "checker", checkerFast, "checker: fast, porcupine, or both (exit 3 if they disagree)")
-	fl.DurationVar(&f.timeout, "timeout", 60*time.Second, "give up and report inconclusive after this long (0: never)")
+	fl.DurationVar(&f.timeout, "timeout", harness.DefaultConfig().CheckTimeout, "give up and report inconclusive after this long (0: never)")
 	fl.StringVar(&f.html, "html", "", "write porcupine's interactive visualization to this file")
 	fl.BoolVar(&f.json, "json", false, "print the result as JSON")
 	f.gates.flags(cmd)
@@ -74,6 +75,9 @@ func (f checkFlags) options() (models.Options, error) {
 	}
 	if f.timeout < 0 {
 		return opts, &usageError{fmt.Errorf("--timeout: must not be negative")}
+	}
+	if f.gates.shrinkTimeout < 0 {
+		return opts, &usageError{fmt.Errorf("--shrink-timeout: must not be negative")}
 	}
 	return opts, nil
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/fencecheck/fencecheck/harness"
 	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/models"
 	"github.com/fencecheck/fencecheck/report"
@@ -23,7 +24,7 @@ type checkGates struct {
 
 func (g *checkGates) flags(cmd *cobra.Command) {
 	fl := cmd.Flags()
-	fl.DurationVar(&g.shrinkTimeout, "shrink-timeout", 10*time.Second, "bound the search for a minimal counterexample of a violation (negative: do not shrink)")
+	fl.DurationVar(&g.shrinkTimeout, "shrink-timeout", harness.DefaultConfig().ShrinkTimeout, "bound the search for a minimal counterexample of a violation (0: do not shrink)")
 	fl.StringVar(&g.reportDir, "report", "", "write report.html, timeline.html and, for a violation, minimal.html and minimal.jsonl into this directory")
 	fl.StringVar(&g.junit, "junit", "", "write the verdict as JUnit XML to this file (one test case per resource)")
 }
@@ -31,7 +32,7 @@ func (g *checkGates) flags(cmd *cobra.Command) {
 // shrink returns the minimal counterexample of the first cause (the
 // violation whose evidence was complete earliest), if any.
 func (g *checkGates) shrink(h *histories.History, res models.Result, opts models.Options) *models.Shrunk {
-	if res.Verdict != models.Violated || g.shrinkTimeout < 0 || len(res.Violations) == 0 {
+	if res.Verdict != models.Violated || g.shrinkTimeout <= 0 || len(res.Violations) == 0 {
 		return nil
 	}
 	s, ok := models.Shrink(h, res.Violations[res.First()], opts, models.ShrinkOptions{Timeout: g.shrinkTimeout})
@@ -65,7 +66,7 @@ func (g *checkGates) write(path string, h *histories.History, rep checkReport, f
 	if rep.Minimal != nil {
 		in.Files = []string{runstore.Minimal, runstore.MinimalHistory}
 	}
-	if _, err := report.Write(g.reportDir, in, report.Limits{}); err != nil {
+	if _, err := report.Write(g.reportDir, in, report.DefaultLimits()); err != nil {
 		return fmt.Errorf("--report %s: %w", g.reportDir, err)
 	}
 	return nil

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fencecheck/fencecheck/harness"
 	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/models"
 )
@@ -30,7 +31,7 @@ func TestCheckPrintsEachViolationOnce(t *testing.T) {
 	res, err := models.CheckFast(h.Operations, opts)
 	require.NoError(t, err)
 	rep := checkReport{History: "h.jsonl", Counts: histories.Count(h.Operations), Evidence: h.Evidence(), Result: res,
-		Minimal: (&checkGates{}).shrink(h, res, opts)}
+		Minimal: (&checkGates{shrinkTimeout: harness.DefaultConfig().ShrinkTimeout}).shrink(h, res, opts)}
 	rep.Verdict, rep.Reason = models.Decide(res, rep.Evidence)
 	require.NotNil(t, rep.Minimal)
 	assert.Equal(t, "b", rep.Minimal.Resource)

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -49,6 +50,7 @@ type runFlags struct {
 	minStaleSet   bool
 	resourcesSet  bool
 	durationSet   bool
+	opTimeoutSet  bool
 	http          httpFlags
 	sql           sqlFlags
 }
@@ -88,32 +90,34 @@ receiver process's: kill (SIGKILL, then start again), pause-receiver
 			f.minStaleSet = cmd.Flags().Changed("min-stale")
 			f.resourcesSet = cmd.Flags().Changed("resources")
 			f.durationSet = cmd.Flags().Changed("duration")
+			f.opTimeoutSet = cmd.Flags().Changed("op-timeout")
 			return runRun(cmd.Context(), cmd, f)
 		},
 	}
 	fl := cmd.Flags()
+	d := harness.DefaultConfig()
 	fl.StringVar(&f.target, "target", "", "the receiver under test: memory://fenced, memory://unfenced, memory://check-then-set, memory://accept-equal, sqlite:///path/to.db, sqlite://:memory:, postgres://user@127.0.0.1:5432/db, mysql://user:pass@127.0.0.1:3306/db, http://HOST:PORT")
-	fl.IntVar(&f.workers, "workers", 8, "concurrent workers")
-	fl.IntVar(&f.resources, "resources", 4, "protected resources")
+	fl.IntVar(&f.workers, "workers", d.Workers, "concurrent workers")
+	fl.IntVar(&f.resources, "resources", d.Resources, "protected resources")
 	fl.StringSliceVar(&f.resourceNames, "resource-names", nil, "fixed resource names, e.g. r0,r1,r2,r3 (default: names unique to the run; your own --sql-* statements: r0 … r<resources-1>); a run starts from what fixed resources hold")
-	fl.DurationVar(&f.duration, "duration", 5*time.Second, "how long workers run (virtual time for memory targets); with --ops alone, no time limit")
-	fl.IntVar(&f.ops, "ops", 0, "stop after this many client operations (0: no limit): the same work however fast the machine is")
-	fl.Float64Var(&f.rate, "rate", 0, "client operations per second, all workers together (0: unlimited)")
-	fl.DurationVar(&f.leaseTTL, "lease-ttl", 100*time.Millisecond, "lease duration")
-	fl.Float64Var(&f.readShare, "read-share", 0.2, "probability of an extra read after each job")
-	fl.StringVar(&f.nemesis, "nemesis", "pause,delay", "faults to inject: pause,delay,expire,duplicate; http: hold,duplicate-request,drop-response,latency; --exec: kill,pause-receiver; or none")
+	fl.DurationVar(&f.duration, "duration", d.Duration, "how long workers run (virtual time for memory targets); with --ops alone, no time limit")
+	fl.IntVar(&f.ops, "ops", d.Ops, "stop after this many client operations (0: no limit): the same work however fast the machine is")
+	fl.Float64Var(&f.rate, "rate", d.Rate, "client operations per second, all workers together (0: unlimited)")
+	fl.DurationVar(&f.leaseTTL, "lease-ttl", d.LeaseTTL, "lease duration")
+	fl.Float64Var(&f.readShare, "read-share", d.ReadShare, "probability of an extra read after each job")
+	fl.StringVar(&f.nemesis, "nemesis", faultNames(d.Faults), "faults to inject: pause,delay,expire,duplicate; http: hold,duplicate-request,drop-response,latency; --exec: kill,pause-receiver; or none")
 	fl.StringVar(&f.script, "nemesis-script", "", `scripted fault windows instead of random ones, e.g. "500ms:+pause,2s:-pause"`)
 	fl.Uint64Var(&f.seed, "seed", 0, "seed for every random choice (default: a random seed, printed)")
-	fl.StringVar(&f.policy, "policy", "strict", "fencing policy: strict or accept-equal")
+	fl.StringVar(&f.policy, "policy", d.Policy.String(), "fencing policy: strict or accept-equal")
 	fl.StringSliceVar(&f.require, "require", nil, "extra invariants: exclusive (no write accepted from a holder whose lease was reassigned before it was sent)")
 	fl.IntVar(&f.minStale, "min-stale", 0, "exit 2 unless at least this many stale writes were exercised (default 1 when the nemesis has pause, delay or hold; 0 accepts a run without one)")
-	fl.StringVar(&f.store, "store", "store", "run store directory")
+	fl.StringVar(&f.store, "store", d.StoreDir, "run store directory")
 	fl.StringVar(&f.name, "name", "", "run name (default: derived from the target)")
 	fl.BoolVar(&f.json, "json", false, "print the result as JSON")
-	fl.DurationVar(&f.checkTimeout, "check-timeout", 60*time.Second, "give up checking after this long (exit 2)")
+	fl.DurationVar(&f.checkTimeout, "check-timeout", d.CheckTimeout, "give up checking after this long (exit 2)")
 	fl.BoolVar(&f.realtime, "realtime", false, "run a memory target on the real clock instead of the deterministic simulation")
 	fl.BoolVar(&f.noProgress, "no-progress", false, "do not show the live progress line")
-	fl.DurationVar(&f.opTimeout, "op-timeout", 0, "how long a worker waits for an answer before recording an unknown outcome (default 4×lease-ttl)")
+	fl.DurationVar(&f.opTimeout, "op-timeout", d.OpTimeout, fmt.Sprintf("how long a worker waits for an answer before recording an unknown outcome (with another --lease-ttl: %d×lease-ttl)", d.OpTimeout/d.LeaseTTL))
 	f.http.register(fl)
 	fl.StringVar(&f.junit, "junit", "", "also write the verdict as JUnit XML to this file (one test case per checked invariant)")
 	fl.BoolVar(&f.noReport, "no-report", false, "do not write report.html and the timelines into the run directory")
@@ -126,16 +130,21 @@ func (f *runFlags) config(t *openedTarget, faults []nemesis.Fault) (harness.Conf
 	if err != nil {
 		return harness.Config{}, err
 	}
-	cfg := harness.Config{
-		Target: t.target, TargetName: t.name, Workers: f.workers, Resources: f.resources, ResourceNames: f.names(),
-		Duration: f.duration, Ops: f.ops, Rate: f.rate, LeaseTTL: f.leaseTTL, ReadShare: f.readShare,
-		Faults: faults, Seed: f.seed, Deterministic: t.deterministic && !f.realtime, Policy: policy,
-		MinStale: f.minStale, StoreDir: f.store, RunName: f.name, CheckTimeout: f.checkTimeout, OpTimeout: f.opTimeout,
-		NoReport: f.noReport,
+	cfg := harness.DefaultConfig()
+	cfg.Target, cfg.TargetName, cfg.Terms = t.target, t.name, runTerms{}
+	cfg.Workers, cfg.Resources, cfg.ResourceNames = f.workers, f.resources, f.names()
+	cfg.Duration, cfg.Ops, cfg.Rate, cfg.ReadShare = f.duration, f.ops, f.rate, f.readShare
+	cfg.SetLeaseTTL(f.leaseTTL)
+	if f.leaseTTL <= 0 {
+		// Validate says what is wrong with the lease, not with the
+		// timings it would scale.
+		cfg.Think, cfg.OpTimeout = harness.DefaultConfig().Think, harness.DefaultConfig().OpTimeout
 	}
-	if f.readShare == 0 {
-		cfg.ReadShare = -1 // an explicit 0 means no extra reads
+	if f.opTimeoutSet {
+		cfg.OpTimeout = f.opTimeout
 	}
+	cfg.Faults, cfg.Seed, cfg.Deterministic, cfg.Policy = faults, f.seed, t.deterministic && !f.realtime, policy
+	cfg.MinStale, cfg.StoreDir, cfg.RunName, cfg.CheckTimeout, cfg.NoReport = f.minStale, f.store, f.name, f.checkTimeout, f.noReport
 	if !f.minStaleSet {
 		cfg.MinStale = harness.DefaultMinStale(faults)
 	}
@@ -156,7 +165,7 @@ func (f *runFlags) config(t *openedTarget, faults []nemesis.Fault) (harness.Conf
 		return cfg, err
 	}
 	if err := cfg.Validate(); err != nil && cfg.Target != nil {
-		return cfg, &usageError{err}
+		return cfg, &usageError{configError(err)}
 	}
 	return cfg, nil
 }
@@ -246,6 +255,15 @@ func effectiveRunFlags(cfg harness.Config, f runFlags) map[string]string {
 		e["ops"] = fmt.Sprint(cfg.Ops)
 	}
 	return e
+}
+
+// faultNames is the --nemesis list of faults.
+func faultNames(faults []nemesis.Fault) string {
+	names := make([]string, len(faults))
+	for i, f := range faults {
+		names[i] = f.Name()
+	}
+	return strings.Join(names, ",")
 }
 
 func randomSeed() uint64 {

@@ -55,7 +55,7 @@ store/verify-<target>/<time>/. Exit 0 when every required scenario passed,
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.target, "target", "", "the receiver under test (memory://NAME, http://HOST:PORT)")
-	fl.StringVar(&f.policy, "policy", "strict", "fencing policy: strict or accept-equal")
+	fl.StringVar(&f.policy, "policy", verify.DefaultOptions().Policy.String(), "fencing policy: strict or accept-equal")
 	fl.StringSliceVar(&f.require, "require", nil, "extra invariants: exclusive (old-token-first becomes required)")
 	fl.StringVar(&f.store, "store", "store", "run store directory")
 	fl.BoolVar(&f.json, "json", false, "print the result as JSON")
@@ -69,7 +69,8 @@ func runVerify(ctx context.Context, cmd *cobra.Command, f verifyFlags) error {
 	if f.target == "" {
 		return &usageError{fmt.Errorf("--target: required")}
 	}
-	opts := verify.Options{}
+	opts := verify.DefaultOptions()
+	opts.Terms = verifyTerms{}
 	var err error
 	if opts.Policy, err = parsePolicy(f.policy); err != nil {
 		return err
@@ -114,9 +115,12 @@ func runVerify(ctx context.Context, cmd *cobra.Command, f verifyFlags) error {
 		return err
 	}
 	opts.Recorder = rec
-	outcomes := verify.Run(ctx, t.target, opts)
+	outcomes, runErr := verify.Run(ctx, t.target, opts)
 	if err := rec.Close(); err != nil {
 		return fmt.Errorf("record history: %w", err)
+	}
+	if runErr != nil {
+		return runErr
 	}
 	rep := verify.Report{Target: t.name, Policy: opts.Policy.String(), Exclusive: opts.RequireExclusive,
 		Passed: verify.Passed(outcomes), Dir: dir, Outcomes: outcomes, Command: reproduceLine(cmd, map[string]string{"policy": f.policy})}

@@ -41,10 +41,10 @@ func runReceiver(t *testing.T, bug receiver.Bug, seed uint64) harness.Result {
 	defer p.Close()
 	tgt, err := httptarget.New(p.URL(), httptarget.Options{Workers: 16, Describe: proxy.Describe})
 	require.NoError(t, err)
-	res, err := harness.Run(context.Background(), harness.Config{
-		Target: tgt, TargetName: srv.URL, Workers: 16, Resources: 2, Ops: 1500,
-		Faults: faults, Schedule: script, Seed: seed, StoreDir: t.TempDir(),
-	})
+	cfg := harness.DefaultConfig()
+	cfg.Target, cfg.TargetName, cfg.Workers, cfg.Resources, cfg.Duration, cfg.Ops = tgt, srv.URL, 16, 2, 0, 1500
+	cfg.Faults, cfg.Schedule, cfg.Seed, cfg.StoreDir, cfg.MinStale = faults, script, seed, t.TempDir(), 0
+	res, err := harness.Run(context.Background(), cfg)
 	require.NoError(t, err)
 	return res
 }

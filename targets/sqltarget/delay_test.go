@@ -63,15 +63,16 @@ func TestDelayHoldsStatementsOnTheirWay(t *testing.T) {
 			wrapped := &arrivals{Target: tgt, accepted: make(map[string]uint64)}
 			faults, err := nemesis.Parse("delay")
 			require.NoError(t, err)
-			res, err := harness.Run(context.Background(), harness.Config{
-				Target: struct {
-					targets.Target
-					targets.Setupper
-					targets.Teardowner
-				}{wrapped, tgt, tgt},
-				TargetName: tgt.Name(), Workers: 8, Ops: 400, LeaseTTL: 30 * time.Millisecond, OpTimeout: 2 * time.Second,
-				Faults: faults, Seed: 1, StoreDir: t.TempDir(),
-			})
+			cfg := harness.DefaultConfig()
+			cfg.SetLeaseTTL(30 * time.Millisecond)
+			cfg.Target = struct {
+				targets.Target
+				targets.Setupper
+				targets.Teardowner
+			}{wrapped, tgt, tgt}
+			cfg.TargetName, cfg.Workers, cfg.Duration, cfg.Ops, cfg.OpTimeout = tgt.Name(), 8, 0, 400, 2*time.Second
+			cfg.Faults, cfg.Seed, cfg.StoreDir, cfg.MinStale = faults, 1, t.TempDir(), 0
+			res, err := harness.Run(context.Background(), cfg)
 			require.NoError(t, err)
 			assert.Equal(t, models.Held, res.Verdict, res.Reason)
 			assert.Positive(t, res.Coverage.FaultActions["delay"], "no write was delayed")

@@ -31,11 +31,12 @@ func runHarness(t *testing.T, spec string, mode Mode, seed uint64) harness.Resul
 	defer tgt.Close()
 	faults, err := nemesis.Parse("pause,delay")
 	require.NoError(t, err)
-	res, err := harness.Run(context.Background(), harness.Config{
-		Target: tgt, TargetName: tgt.Name(), Workers: workers, Resources: 4,
-		Ops: 600, LeaseTTL: 30 * time.Millisecond, OpTimeout: 2 * time.Second,
-		Faults: faults, Seed: seed, StoreDir: t.TempDir(),
-	})
+	cfg := harness.DefaultConfig()
+	cfg.SetLeaseTTL(30 * time.Millisecond)
+	cfg.Target, cfg.TargetName, cfg.Workers, cfg.Resources = tgt, tgt.Name(), workers, 4
+	cfg.Duration, cfg.Ops, cfg.OpTimeout = 0, 600, 2*time.Second
+	cfg.Faults, cfg.Seed, cfg.StoreDir, cfg.MinStale = faults, seed, t.TempDir(), 0
+	res, err := harness.Run(context.Background(), cfg)
 	require.NoError(t, err)
 	return res
 }

@@ -286,14 +286,14 @@ func TestOwnWritesInARun(t *testing.T) {
 					defer tgt.Close()
 					faults, err := nemesis.Parse("pause,delay")
 					require.NoError(t, err)
-					res, err := harness.Run(context.Background(), harness.Config{
-						// The set-up creates the rows r0 … r3 that an
-						// UPDATE needs; work, not time, bounds the run.
-						Target: tgt, TargetName: tgt.Name(), Workers: 8, ResourceNames: []string{"r0", "r1", "r2", "r3"},
-						Ops: 600, LeaseTTL: 30 * time.Millisecond,
-						RepeatShare: 0.5, OpTimeout: 10 * time.Second,
-						Faults: faults, Seed: 1, StoreDir: t.TempDir(),
-					})
+					cfg := harness.DefaultConfig()
+					cfg.SetLeaseTTL(30 * time.Millisecond)
+					// The set-up creates the rows r0 … r3 that an
+					// UPDATE needs; work, not time, bounds the run.
+					cfg.Target, cfg.TargetName, cfg.Workers, cfg.ResourceNames = tgt, tgt.Name(), 8, []string{"r0", "r1", "r2", "r3"}
+					cfg.Resources, cfg.Duration, cfg.Ops, cfg.RepeatShare, cfg.OpTimeout = 4, 0, 600, 0.5, 10*time.Second
+					cfg.Faults, cfg.Seed, cfg.StoreDir, cfg.MinStale = faults, 1, t.TempDir(), 0
+					res, err := harness.Run(context.Background(), cfg)
 					require.NoError(t, err)
 					t.Logf("%s, %s: %s; %d writes (%d accepted, %d rejected, %d unknown); %d repeats (%d accepted); %d stale writes (%d accepted)",
 						e.name, tc.name, res.Verdict, res.Counts.Writes, res.Counts.Accepted, res.Counts.Rejected, res.Counts.UnknownWrites,

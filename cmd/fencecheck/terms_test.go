@@ -1,0 +1,63 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fencecheck/fencecheck/harness"
+	"github.com/fencecheck/fencecheck/nemesis"
+	"github.com/fencecheck/fencecheck/targets/memory"
+)
+
+// TestConfigErrorNamesTheFlags: Config.Validate names fields; run words
+// each by the flag that sets it, and a field without a flag as Config
+// names it.
+func TestConfigErrorNamesTheFlags(t *testing.T) {
+	t.Parallel()
+	pause, err := nemesis.Parse("pause")
+	require.NoError(t, err)
+	cases := []struct {
+		name string
+		set  func(*harness.Config)
+		want string
+	}{
+		{"workers", func(c *harness.Config) { c.Workers = 0 }, "workers: 0 is not between 1 and 10000"},
+		{"two fields", func(c *harness.Config) { c.LeaseTTL, c.ReadShare = 0, 2 },
+			"lease-ttl: must be positive\nread-share: 2 is a probability, between 0 and 1"},
+		{"no flag", func(c *harness.Config) { c.Think = -1 }, "Think: negative"},
+		{"script", func(c *harness.Config) {
+			c.Faults, c.Schedule = pause, nemesis.Script{Steps: []nemesis.Step{{Fault: "delay", On: true}}}
+		}, `nemesis-script: nemesis script names fault "delay", which is not in --nemesis`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			cfg := harness.DefaultConfig()
+			cfg.Target = memory.NewFenced()
+			tc.set(&cfg)
+			err := cfg.Validate()
+			require.Error(t, err)
+			assert.Equal(t, tc.want, configError(err).Error())
+		})
+	}
+}
+
+func TestRunTermsAreFlags(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		setting harness.Setting
+		want    string
+	}{
+		{harness.Setting{Field: "Faults", Value: "delay"}, "--nemesis delay"},
+		{harness.Setting{Field: "Target", Value: "process"}, "--exec"},
+		{harness.Setting{Field: "RequireExclusive"}, "--require exclusive"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.want, func(t *testing.T) {
+			t.Parallel()
+			assert.Equal(t, tc.want, runTerms{}.Setting(tc.setting))
+		})
+	}
+}

@@ -1,0 +1,55 @@
+package harness
+
+// A Gap is a hazard a run did not exercise, and what would exercise it.
+type Gap struct {
+	// Hazard says what was not exercised, in the harness's words.
+	Hazard string
+	// Add are the settings that, together, would exercise it; none when
+	// no setting would (the cause is in Hazard).
+	Add []Setting
+	// Protected marks the gap of the protected case itself: no stale
+	// write was submitted.
+	Protected bool
+}
+
+// Text words the gap, its settings in t's terms.
+func (g Gap) Text(t Terms) string {
+	if len(g.Add) == 0 {
+		return g.Hazard
+	}
+	return g.Hazard + " (" + add(t, g.Add) + ")"
+}
+
+// NotCovered lists what the run did not exercise, so that a pass says what
+// it excluded.
+func (res *Result) NotCovered() []Gap {
+	var gaps []Gap
+	cov := res.Coverage
+	if cov.StaleWrites == 0 {
+		gaps = append(gaps, Gap{Hazard: "NO STALE WRITE WAS SUBMITTED: the protected case was never exercised: " + res.staleCause(), Protected: true})
+	}
+	if cov.EqualTokenRepeats == 0 {
+		gaps = append(gaps, Gap{Hazard: "no equal-token repeat was sent"})
+	}
+	if cov.OldTokenFirst == 0 && !res.Config.RequireExclusive {
+		gaps = append(gaps, Gap{Hazard: "no old token reached the resource before a newer one", Add: []Setting{addFault("delay")}})
+	}
+	if cov.UnknownOutcomes == 0 {
+		gaps = append(gaps, Gap{Hazard: "no operation had an unknown outcome"})
+	}
+	if cov.FaultActions["kill"] == 0 {
+		gaps = append(gaps, Gap{Hazard: "durability across receiver crashes is not tested by this run", Add: []Setting{processTarget, addFault("kill")}})
+	}
+	gaps = append(gaps, Gap{Hazard: "duplicate suppression and side effects outside the resource are not what fencing covers"})
+	return gaps
+}
+
+// notCovered words the gaps in the run's terms.
+func (res *Result) notCovered() []string {
+	gaps := res.NotCovered()
+	out := make([]string, len(gaps))
+	for i, g := range gaps {
+		out[i] = g.Text(res.terms())
+	}
+	return out
+}

@@ -1,0 +1,23 @@
+package harness
+
+// A Gate is what decided a run's verdict: the checker's verdict on the
+// history, or one of the gates the run adds to it.
+type Gate string
+
+// The gates, in the order decide consults them after a violation found by
+// the checker.
+const (
+	// GateCheck: the checker's verdict stood (a violation, a pass, or a
+	// check that gave up).
+	GateCheck Gate = "check"
+	// GateExclusive: writes were accepted after their lease had been
+	// reassigned, under Config.RequireExclusive.
+	GateExclusive Gate = "exclusive"
+	// GateInterrupted: the run was stopped early.
+	GateInterrupted Gate = "interrupted"
+	// GateEvidence: too little evidence for a verdict (an acknowledged
+	// write and a read after it on every resource).
+	GateEvidence Gate = "evidence"
+	// GateMinStale: fewer stale writes than Config.MinStale.
+	GateMinStale Gate = "min-stale"
+)

@@ -1,0 +1,68 @@
+package harness
+
+import (
+	"strings"
+)
+
+// A Setting is a part of a run's configuration that advice or a finding
+// points at, in Config's terms: a field, and for Faults the fault.
+type Setting struct {
+	// Field is a Config field: "Faults", "RequireExclusive", or "Target"
+	// for the kind of target the run needs.
+	Field string
+	// Value is the fault for Faults ("delay", as nemesis names it) and
+	// the kind of target for Target ("process": a receiver process the
+	// run can crash and start again, targets/process).
+	Value string
+}
+
+// The settings the harness points at.
+var (
+	requireExclusive = Setting{Field: "RequireExclusive"}
+	processTarget    = Setting{Field: "Target", Value: "process"}
+)
+
+func addFault(name string) Setting { return Setting{Field: "Faults", Value: name} }
+
+// Terms words settings as a caller of the harness changes them: the CLI
+// as its flags ("--nemesis delay"), Go code as Config's fields.
+type Terms interface {
+	Setting(Setting) string
+}
+
+// ConfigTerms words settings as Go code sets them on a Config:
+// "nemesis.Delay to Config.Faults", "Config.RequireExclusive".
+type ConfigTerms struct{}
+
+// Setting implements Terms.
+func (ConfigTerms) Setting(s Setting) string {
+	switch {
+	case s.Field == "Faults":
+		return "nemesis." + goName(s.Value) + " to Config.Faults"
+	case s.Field == "Target" && s.Value == "process":
+		return "a process.Target as Config.Target"
+	}
+	return "Config." + s.Field
+}
+
+// goName is a fault's Go type as nemesis names it: "pause-receiver" is
+// PauseReceiver.
+func goName(fault string) string {
+	var b strings.Builder
+	for _, part := range strings.Split(fault, "-") {
+		if part != "" {
+			b.WriteString(strings.ToUpper(part[:1]) + part[1:])
+		}
+	}
+	return b.String()
+}
+
+// add words advice to add settings together: "add --exec and --nemesis
+// kill".
+func add(t Terms, settings []Setting) string {
+	words := make([]string, len(settings))
+	for i, s := range settings {
+		words[i] = t.Setting(s)
+	}
+	return "add " + strings.Join(words, " and ")
+}
