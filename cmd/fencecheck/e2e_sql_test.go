@@ -229,7 +229,7 @@ func TestRunOwnUpsert(t *testing.T) {
 						spec += sep + tc.param
 					}
 					table := uniqueTable(t)
-					r := fencecheck(t, dir, "run", "--target", spec, "--workers", "8", "--duration", "2s",
+					r := fencecheck(t, dir, "run", "--target", spec, "--workers", "8", "--ops", "600", "--op-timeout", "2s",
 						"--lease-ttl", "30ms", "--nemesis", "pause,delay", "--seed", "1", "--store", "s",
 						"--sql-setup", "DROP TABLE IF EXISTS "+table,
 						"--sql-setup", "CREATE TABLE "+table+" (id VARCHAR(64) PRIMARY KEY, token BIGINT NOT NULL, value TEXT)",
