@@ -46,9 +46,9 @@ func TestDelayDeliver(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			env := newFakeEnv()
-			env.floats, env.ints = tc.floats, []int{tc.way}
-			env.openAt(tc.accepted, func() sched.Gate { return env.NewerAccepted("r0", 41) })
-			env.openAt(tc.sentAt, func() sched.Gate { return env.NewerSent("r0", 41) })
+			env.Floats, env.Ints = tc.floats, []int{tc.way}
+			env.OpenAt(tc.accepted, func() sched.Gate { return env.NewerAccepted("r0", 41) })
+			env.OpenAt(tc.sentAt, func() sched.Gate { return env.NewerSent("r0", 41) })
 			d := NewDelay()
 			d.SetActive(tc.active)
 			refused := errors.New("refused")
@@ -61,13 +61,13 @@ func TestDelayDeliver(t *testing.T) {
 			assert.Equal(t, []time.Duration{tc.at}, s.calledAt, "sent once, at")
 			assert.Equal(t, histories.Rejected, out, "the worker gets the send's answer")
 			assert.ErrorIs(t, err, refused)
-			assert.Equal(t, tc.outlived, env.outlived)
+			assert.Equal(t, tc.outlived, env.Outlived)
 			if tc.detail == "" {
-				assert.Empty(t, env.events)
+				assert.Empty(t, env.Events)
 				return
 			}
-			assert.Equal(t, 1, env.begins("delay"))
-			assert.True(t, hasDetail(env.details(), tc.detail), env.details())
+			assert.Equal(t, 1, env.Begins("delay"))
+			assert.True(t, hasDetail(env.Details(), tc.detail), env.Details())
 		})
 	}
 }
@@ -92,8 +92,8 @@ func TestDelayHoldInWindow(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			env := newFakeEnv()
-			env.floats = tc.floats
-			env.openAt(25*time.Millisecond, func() sched.Gate { return env.NewerAccepted("r0", 41) })
+			env.Floats = tc.floats
+			env.OpenAt(25*time.Millisecond, func() sched.Gate { return env.NewerAccepted("r0", 41) })
 			d := NewDelay()
 			d.SetActive(tc.active)
 			var released time.Duration
@@ -102,8 +102,8 @@ func TestDelayHoldInWindow(t *testing.T) {
 				released = time.Duration(env.rt.Now())
 			})
 			assert.Equal(t, tc.held, released)
-			assert.Equal(t, tc.outlived, env.outlived)
-			assert.Equal(t, len(tc.outlived), env.begins("delay"))
+			assert.Equal(t, tc.outlived, env.Outlived)
+			assert.Equal(t, len(tc.outlived), env.Begins("delay"))
 		})
 	}
 }

@@ -37,7 +37,7 @@ func TestDuplicate(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			env := newFakeEnv()
-			env.floats = tc.floats
+			env.Floats = tc.floats
 			d := NewDuplicate()
 			d.SetActive(tc.active)
 			s := &countingSend{rt: env.rt, answers: tc.answers, errs: tc.errs}
@@ -49,7 +49,7 @@ func TestDuplicate(t *testing.T) {
 			assert.Len(t, s.calledAt, tc.sends, "copies sent")
 			assert.Equal(t, tc.out, out)
 			assert.Equal(t, tc.err, err)
-			assert.Equal(t, tc.sends-1, env.begins("duplicate"), "each duplicate is one action")
+			assert.Equal(t, tc.sends-1, env.Begins("duplicate"), "each duplicate is one action")
 		})
 	}
 }

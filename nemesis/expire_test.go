@@ -28,8 +28,8 @@ func TestExpire(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			env := newFakeEnv()
-			env.resources = []string{"r0", "r1", "r2"}
-			env.canExpire = tc.canExpire
+			env.ResourceNames = []string{"r0", "r1", "r2"}
+			env.CanExpire = tc.canExpire
 			x := NewExpire()
 			x.Every = 10 * time.Millisecond
 			x.SetActive(tc.active)
@@ -40,11 +40,11 @@ func TestExpire(t *testing.T) {
 				env.rt.AfterFunc(55*time.Millisecond, cancel)
 				x.Act(ctx, env)
 			})
-			assert.Len(t, env.expired, tc.expired)
-			for _, r := range env.expired {
+			assert.Len(t, env.Expired, tc.expired)
+			for _, r := range env.Expired {
 				assert.Equal(t, "r1", r, "the drawn resource")
 			}
-			assert.Equal(t, tc.actions, env.begins("expire"))
+			assert.Equal(t, tc.actions, env.Begins("expire"))
 		})
 	}
 }
@@ -54,7 +54,7 @@ func TestExpire(t *testing.T) {
 func TestExpireDefaultsToAQuarterTTL(t *testing.T) {
 	t.Parallel()
 	env := newFakeEnv() // TTL 100ms: one expiry every 25ms (+1ns)
-	env.canExpire = true
+	env.CanExpire = true
 	x := NewExpire()
 	x.SetActive(true)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -62,5 +62,5 @@ func TestExpireDefaultsToAQuarterTTL(t *testing.T) {
 		env.rt.AfterFunc(110*time.Millisecond, cancel)
 		x.Act(ctx, env)
 	})
-	assert.Equal(t, 4, env.begins("expire"))
+	assert.Equal(t, 4, env.Begins("expire"))
 }

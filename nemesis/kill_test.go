@@ -34,9 +34,9 @@ func TestKillCountsOnlyCrashesOfALiveReceiver(t *testing.T) {
 			k := NewKill(tc.proc)
 			k.SetActive(true)
 			require.NoError(t, env.rt.Run(func() { k.Act(context.Background(), env) }))
-			assert.Equal(t, tc.actions, env.begins("kill"), "kill actions recorded")
-			require.Len(t, env.fails, 1)
-			assert.ErrorContains(t, env.fails[0], tc.fail)
+			assert.Equal(t, tc.actions, env.Begins("kill"), "kill actions recorded")
+			require.Len(t, env.Fails, 1)
+			assert.ErrorContains(t, env.Fails[0], tc.fail)
 		})
 	}
 }
@@ -72,11 +72,11 @@ func TestKillHoldsAWorkerAcrossACrash(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			env := newFakeEnv()
-			env.floats = tc.floats
+			env.Floats = tc.floats
 			proc := &fakeProcess{lives: 10}
 			k := NewKill(proc)
 			k.SetActive(tc.active)
-			env.openAt(tc.newerAt, func() sched.Gate { return env.NewerAccepted("r0", 41) })
+			env.OpenAt(tc.newerAt, func() sched.Gate { return env.NewerAccepted("r0", 41) })
 			resumed := make([]time.Duration, tc.workers)
 			env.simulate(t, func() {
 				g := sched.NewGroup(env.rt)
@@ -94,13 +94,13 @@ func TestKillHoldsAWorkerAcrossACrash(t *testing.T) {
 			assert.Equal(t, tc.kills, proc.kills, "crashes")
 			assert.Equal(t, tc.kills, proc.starts, "restarts")
 			if tc.last == "" {
-				assert.Empty(t, env.events)
-				assert.Empty(t, env.outlived)
+				assert.Empty(t, env.Events)
+				assert.Empty(t, env.Outlived)
 				return
 			}
-			assert.Len(t, env.outlived, tc.workers, "each held worker's lease ended")
-			assert.Equal(t, tc.workers+tc.kills, env.begins("kill"), "one action per hold and per crash")
-			assert.Contains(t, env.lastDetail(), tc.last)
+			assert.Len(t, env.Outlived, tc.workers, "each held worker's lease ended")
+			assert.Equal(t, tc.workers+tc.kills, env.Begins("kill"), "one action per hold and per crash")
+			assert.Contains(t, env.LastDetail(), tc.last)
 		})
 	}
 }
@@ -128,8 +128,8 @@ func TestKillActCrashesWhileActive(t *testing.T) {
 			})
 			assert.Equal(t, tc.kills, proc.kills)
 			assert.Equal(t, tc.kills, proc.starts)
-			assert.Equal(t, tc.kills, env.begins("kill"))
-			assert.Empty(t, env.fails)
+			assert.Equal(t, tc.kills, env.Begins("kill"))
+			assert.Empty(t, env.Fails)
 		})
 	}
 }

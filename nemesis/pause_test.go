@@ -40,21 +40,21 @@ func TestPause(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			env := newFakeEnv()
-			env.floats = tc.floats
+			env.Floats = tc.floats
 			p := NewPause()
 			p.SetActive(tc.active)
-			env.openAt(tc.newerAt, func() sched.Gate { return env.NewerAccepted("r0", 41) })
+			env.OpenAt(tc.newerAt, func() sched.Gate { return env.NewerAccepted("r0", 41) })
 			took := env.simulate(t, func() {
 				p.Pause(context.Background(), env, PausePoint{Worker: 3, Process: 7, Resource: "r0", Token: 41})
 			})
 			assert.Equal(t, tc.took, took, "how long the worker was held")
-			assert.Equal(t, tc.outlived, env.outlived, "leases ended for the paused worker")
+			assert.Equal(t, tc.outlived, env.Outlived, "leases ended for the paused worker")
 			if tc.last == "" {
-				assert.Empty(t, env.events, "no pause, no action")
+				assert.Empty(t, env.Events, "no pause, no action")
 				return
 			}
-			assert.Equal(t, 1, env.begins("pause"))
-			assert.Contains(t, env.lastDetail(), tc.last)
+			assert.Equal(t, 1, env.Begins("pause"))
+			assert.Contains(t, env.LastDetail(), tc.last)
 		})
 	}
 }

@@ -34,11 +34,11 @@ func TestPauseReceiver(t *testing.T) {
 			})
 			assert.Equal(t, tc.freezes, proc.freezes)
 			assert.False(t, proc.frozen, "thawed before Act returns")
-			assert.Equal(t, tc.freezes, env.begins("pause-receiver"))
+			assert.Equal(t, tc.freezes, env.Begins("pause-receiver"))
 			if tc.active {
 				assert.Equal(t, 110*time.Millisecond, took, "thawed after the pause it drew")
-				assert.True(t, hasDetail(env.details(), "SIGSTOP to the receiver process for 100ms"), env.details())
-				assert.Contains(t, env.lastDetail(), "SIGCONT")
+				assert.True(t, hasDetail(env.Details(), "SIGSTOP to the receiver process for 100ms"), env.Details())
+				assert.Contains(t, env.LastDetail(), "SIGCONT")
 			}
 		})
 	}
@@ -54,7 +54,7 @@ func TestPauseReceiverOfAGoneReceiver(t *testing.T) {
 		defer cancel()
 		p.freeze(ctx, env, time.Millisecond)
 	}))
-	assert.Zero(t, env.begins("pause-receiver"), "a pause that did not happen is not an action")
-	require.Len(t, env.fails, 1)
-	assert.ErrorIs(t, env.fails[0], errExited)
+	assert.Zero(t, env.Begins("pause-receiver"), "a pause that did not happen is not an action")
+	require.Len(t, env.Fails, 1)
+	assert.ErrorIs(t, env.Fails[0], errExited)
 }

@@ -30,14 +30,14 @@ func TestRandom(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			env := newFakeEnv()
-			env.floats = tc.floats
+			env.Floats = tc.floats
 			faults := []Fault{NewPause(), NewDelay()}
 			ctx, cancel := context.WithCancel(context.Background())
 			env.simulate(t, func() {
 				env.rt.AfterFunc(80*time.Millisecond, cancel)
 				Random{Interval: 10 * time.Millisecond, Window: 20 * time.Millisecond}.Run(ctx, env, faults)
 			})
-			assert.Equal(t, tc.edges, env.edges())
+			assert.Equal(t, tc.edges, env.Edges())
 			for _, f := range faults {
 				assert.False(t, f.Active(), "%s left on", f.Name())
 			}
@@ -50,5 +50,5 @@ func TestRandomWithoutFaults(t *testing.T) {
 	env := newFakeEnv()
 	took := env.simulate(t, func() { Random{Interval: time.Second, Window: time.Second}.Run(context.Background(), env, nil) })
 	assert.Zero(t, took, "returns at once")
-	assert.Empty(t, env.events)
+	assert.Empty(t, env.Events)
 }

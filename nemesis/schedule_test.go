@@ -16,7 +16,7 @@ func TestStopAll(t *testing.T) {
 	env.simulate(t, func() { StopAll(env, []Fault{on, off}) })
 	assert.False(t, on.Active())
 	assert.False(t, off.Active())
-	assert.Equal(t, []string{"0s -pause"}, env.edges())
-	assert.Equal(t, "window closes", env.lastDetail())
-	assert.Equal(t, -1, env.events[0].Process, "the nemesis is no client process")
+	assert.Equal(t, []string{"0s -pause"}, env.Edges())
+	assert.Equal(t, "window closes", env.LastDetail())
+	assert.Equal(t, -1, env.Events[0].Process, "the nemesis is no client process")
 }

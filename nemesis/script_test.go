@@ -36,7 +36,7 @@ func TestScriptRun(t *testing.T) {
 	env := newFakeEnv()
 	took := env.simulate(t, func() { sc.Run(context.Background(), env, faults) })
 	assert.Equal(t, 50*time.Millisecond, took, "returns after the last step")
-	assert.Equal(t, []string{"0s +pause", "10ms +delay", "30ms -pause", "50ms +pause"}, env.edges(),
+	assert.Equal(t, []string{"0s +pause", "10ms +delay", "30ms -pause", "50ms +pause"}, env.Edges(),
 		"a step that changes nothing records nothing")
 	assert.True(t, pause.Active())
 	assert.True(t, delay.Active(), "left on until the fault phase ends")
@@ -55,6 +55,6 @@ func TestScriptRunStopsWithItsContext(t *testing.T) {
 		env.rt.AfterFunc(20*time.Millisecond, cancel)
 		sc.Run(ctx, env, []Fault{pause})
 	})
-	assert.Equal(t, []string{"10ms +pause"}, env.edges())
+	assert.Equal(t, []string{"10ms +pause"}, env.Edges())
 	assert.True(t, pause.Active(), "the harness's StopAll switches it off, not the script")
 }
