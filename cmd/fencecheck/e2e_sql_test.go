@@ -86,6 +86,7 @@ func TestRunOwnStatements(t *testing.T) {
 			t.Parallel()
 			for _, tc := range cases {
 				t.Run(tc.name, func(t *testing.T) {
+					t.Parallel() // each on a table of its own
 					dir := t.TempDir()
 					table := uniqueTable(t)
 					args := append([]string{"run", "--target", e.spec(t, dir), "--workers", "8", "--ops", "600", "--op-timeout", "2s",
@@ -219,6 +220,7 @@ func TestRunOwnUpsert(t *testing.T) {
 					continue
 				}
 				t.Run(tc.name, func(t *testing.T) {
+					t.Parallel() // each on a table of its own
 					dir := t.TempDir()
 					spec := e.spec(t, dir)
 					if tc.param != "" {
