@@ -131,9 +131,12 @@ func TestForgetOnRestartThroughExecAndKill(t *testing.T) {
 
 			addr = freeAddr(t)
 			// A worker held across a crash makes the crash happen (see
-			// nemesis.Kill): one run finds the bug, loaded machine or not.
+			// nemesis.Kill): one run finds the bug, loaded machine or not,
+			// given the time to hear the receiver's answer to its stale
+			// write while the machine is slow to restart it (with the
+			// default 4×lease-ttl, a loaded machine turns them unknown).
 			r := fencecheck(t, dir, "run", "--target", "http://"+addr, "--exec", receiver(addr),
-				"--nemesis", "pause,kill", "--ops", "400", "--seed", "1", "--store", "s")
+				"--nemesis", "pause,kill", "--ops", "400", "--op-timeout", "2s", "--seed", "1", "--store", "s")
 			assert.Equal(t, want, r.code, r.stdout+r.stderr)
 			assert.Regexp(t, `fault actions .*kill [1-9]`, r.stdout)
 			log, err := os.ReadFile(filepath.Join(dir, "s", "latest", "receiver.log"))
