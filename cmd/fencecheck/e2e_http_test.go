@@ -93,7 +93,7 @@ func TestReferenceReceiverE2E(t *testing.T) {
 			}
 			if tc.code == 0 {
 				assert.Contains(t, r.stdout, "6 passed, 0 failed, 1 info, 1 skipped")
-				run := fencecheck(t, dir, "run", "--target", base, "--ops", "800", "--lease-ttl", "30ms", "--seed", "1", "--store", "s",
+				run := fencecheck(t, dir, "run", "--target", base, "--ops", "800", "--lease-ttl", "30ms", "--op-timeout", "2s", "--seed", "1", "--store", "s",
 					"--nemesis", "pause,delay,duplicate,hold,drop-response,latency")
 				assert.Equal(t, 0, run.code, run.stdout+run.stderr)
 				assert.Contains(t, run.stdout, "HELD")

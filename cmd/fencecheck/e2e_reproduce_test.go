@@ -78,7 +78,7 @@ func TestReproduceLineReproduces(t *testing.T) {
 		}, 1, false},
 		{"exec", func(string) []string {
 			return []string{"--target", "http://" + addr, "--exec", fmt.Sprintf("%s receiver --listen %s", fencecheckBinary, addr),
-				"--ops", "400", "--lease-ttl", "30ms", "--seed", "4"}
+				"--ops", "400", "--lease-ttl", "30ms", "--op-timeout", "2s", "--seed", "4"}
 		}, 0, false},
 	}
 	for _, tc := range cases {
