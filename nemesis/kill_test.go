@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/sched"
 )
 
@@ -132,4 +133,101 @@ func TestKillActCrashesWhileActive(t *testing.T) {
 			assert.Empty(t, env.Fails)
 		})
 	}
+}
+
+// TestKillSendsTheHeldWriteFirst: once a worker is held for a crash, a
+// newer token's write to its resource waits until the held worker's stale
+// write has been sent (bounded by eight TTLs, for a worker that never
+// writes); older tokens and other resources pass at once.
+func TestKillSendsTheHeldWriteFirst(t *testing.T) {
+	t.Parallel()
+	const ttl = 100 * time.Millisecond
+	type send struct {
+		at    time.Duration
+		write string
+	}
+	cases := []struct {
+		name       string
+		heldWrites bool // the held worker writes 10ms after it resumes
+		sends      []send
+	}{
+		{name: "the stale write goes first", heldWrites: true, sends: []send{
+			{35 * time.Millisecond, "r0/40"}, {35 * time.Millisecond, "r1/50"},
+			{40 * time.Millisecond, "r0/41"}, {40 * time.Millisecond, "r0/42"}}},
+		{name: "a held worker that never writes", sends: []send{
+			{35 * time.Millisecond, "r0/40"}, {35 * time.Millisecond, "r1/50"}, {35*time.Millisecond + 8*ttl, "r0/42"}}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			env := newFakeEnv()
+			env.Floats = []float64{0.1} // hold the worker
+			proc := &fakeProcess{lives: 10}
+			k := NewKill(proc)
+			k.SetActive(true)
+			env.OpenAt(30*time.Millisecond, func() sched.Gate { return env.NewerAccepted("r0", 41) })
+			var sends []send
+			deliver := func(r string, token uint64) {
+				_, _ = k.Deliver(context.Background(), env, Write{Resource: r, Token: token}, func(context.Context) (histories.Outcome, error) {
+					sends = append(sends, send{time.Duration(env.rt.Now()), fmt.Sprintf("%s/%d", r, token)})
+					return histories.Accepted, nil
+				})
+			}
+			env.simulate(t, func() {
+				g := sched.NewGroup(env.rt)
+				g.Go(func() {
+					k.Pause(context.Background(), env, PausePoint{Resource: "r0", Token: 41})
+					if tc.heldWrites {
+						_ = env.rt.Sleep(context.Background(), 10*time.Millisecond)
+						deliver("r0", 41)
+					}
+				})
+				for _, w := range []struct {
+					r     string
+					token uint64
+				}{{"r0", 42}, {"r0", 40}, {"r1", 50}} {
+					g.Go(func() {
+						_ = env.rt.Sleep(context.Background(), 35*time.Millisecond)
+						deliver(w.r, w.token)
+					})
+				}
+				g.Wait(context.Background(), 0)
+			})
+			assert.Equal(t, 1, proc.kills)
+			assert.ElementsMatch(t, tc.sends, sends)
+			if tc.heldWrites {
+				assert.Equal(t, "r0/41", sends[len(sends)-2].write, "the stale write before the newer one")
+			}
+		})
+	}
+}
+
+// TestKillActSkipsAnIntervalThatHadACrash: a crash a held worker caused
+// counts as the interval's crash: Act does not crash the receiver again
+// right after it.
+func TestKillActSkipsAnIntervalThatHadACrash(t *testing.T) {
+	t.Parallel()
+	env := newFakeEnv() // draws of 0.5: Act's intervals end at 10, 20, 30ms
+	env.Floats = []float64{0.5, 0.1}
+	proc := &fakeProcess{lives: 10}
+	k := NewKill(proc)
+	k.Every = 10 * time.Millisecond
+	k.SetActive(true)
+	env.OpenAt(15*time.Millisecond, func() sched.Gate { return env.NewerAccepted("r0", 41) })
+	ctx, cancel := context.WithCancel(context.Background())
+	env.simulate(t, func() {
+		env.rt.AfterFunc(35*time.Millisecond, cancel)
+		env.rt.Go(func() {
+			_ = env.rt.Sleep(context.Background(), 5*time.Millisecond) // after Act's first draw
+			k.Pause(context.Background(), env, PausePoint{Resource: "r0", Token: 41})
+		})
+		k.Act(ctx, env)
+	})
+	var crashes []time.Duration
+	for i, ev := range env.Events {
+		if ev.F == histories.FBegin && ev.Detail == "SIGKILL to the receiver process" {
+			crashes = append(crashes, env.Times[i])
+		}
+	}
+	assert.Equal(t, []time.Duration{10 * time.Millisecond, 15 * time.Millisecond, 30 * time.Millisecond}, crashes)
 }
