@@ -76,6 +76,9 @@ type fakeProcess struct {
 	kills      int
 	starts     int
 	freezes    int
+	// startTakes is how long Start takes on sim's clock.
+	startTakes time.Duration
+	sim        *sched.Sim
 }
 
 var errExited = errors.New(`receiver "r" exited on its own (exit status 7)`)
@@ -93,6 +96,9 @@ func (p *fakeProcess) Start(context.Context) error {
 		return errors.New("port taken")
 	}
 	p.starts++
+	if p.startTakes > 0 {
+		_ = p.sim.Sleep(context.Background(), p.startTakes)
+	}
 	return nil
 }
 

@@ -50,6 +50,7 @@ type Kill struct {
 
 	mu      sync.Mutex   // one crash at a time
 	started atomic.Int64 // crashes begun
+	down    atomic.Int64 // how long the last restart took, on the run's clock
 
 	heldMu sync.Mutex
 	held   map[string]*heldWrite // by resource
@@ -152,15 +153,18 @@ func (k *Kill) Deliver(ctx context.Context, env Env, w Write, send Send) (histor
 }
 
 // Act implements Actor: a crash in each random interval while active,
-// unless one that a held worker caused fell into it. Crashes back to back
-// would leave the receiver down for most of a run on a slow machine,
-// where restarts take long.
+// unless one that a held worker caused fell into it. Each interval is
+// longer by the time the last restart took, so that the receiver is up at
+// least as long as it was down: on a slow machine, where restarts take
+// long, crashes on a fixed timer would leave it down for most of the run
+// and the run with too little evidence.
 func (k *Kill) Act(ctx context.Context, env Env) {
 	every := k.every(env)
 	rt := env.Runtime()
 	for ctx.Err() == nil {
 		mark := k.started.Load()
-		if rt.Sleep(ctx, time.Duration((0.5+env.Float64())*float64(every))) != nil {
+		wait := time.Duration((0.5+env.Float64())*float64(every)) + time.Duration(k.down.Load())
+		if rt.Sleep(ctx, wait) != nil {
 			return
 		}
 		if k.Active() && !k.crashAfter(ctx, env, mark) {
@@ -190,7 +194,7 @@ func (k *Kill) crashLocked(ctx context.Context, env Env) bool {
 		env.Fail(fmt.Errorf("kill fault: no live receiver to crash: %w", err))
 		return false
 	}
-	start := time.Now()
+	start, down := time.Now(), env.Runtime().Now()
 	record(env, k.name, histories.FBegin, "SIGKILL to the receiver process")
 	// The restart completes even if the fault phase ends meanwhile: the
 	// final reads need a running receiver.
@@ -199,6 +203,7 @@ func (k *Kill) crashLocked(ctx context.Context, env Env) bool {
 		env.Fail(fmt.Errorf("kill fault: the receiver did not come back after SIGKILL: %w", err))
 		return false
 	}
+	k.down.Store(env.Runtime().Now() - down)
 	record(env, k.name, histories.FEnd, fmt.Sprintf("the receiver restarted and answers again after %v", time.Since(start).Round(time.Millisecond)))
 	return true
 }

@@ -231,3 +231,28 @@ func TestKillActSkipsAnIntervalThatHadACrash(t *testing.T) {
 	}
 	assert.Equal(t, []time.Duration{10 * time.Millisecond, 15 * time.Millisecond, 30 * time.Millisecond}, crashes)
 }
+
+// TestKillActLeavesTheReceiverUpAsLongAsItWasDown: each interval between
+// Act's crashes is longer by the time the last restart took, so a slow
+// restart does not leave the receiver down for most of the run.
+func TestKillActLeavesTheReceiverUpAsLongAsItWasDown(t *testing.T) {
+	t.Parallel()
+	env := newFakeEnv() // draws of 0.5: intervals of Every
+	proc := &fakeProcess{lives: 10, startTakes: 20 * time.Millisecond, sim: env.rt}
+	k := NewKill(proc)
+	k.Every = 10 * time.Millisecond
+	k.SetActive(true)
+	ctx, cancel := context.WithCancel(context.Background())
+	env.simulate(t, func() {
+		env.rt.AfterFunc(95*time.Millisecond, cancel)
+		k.Act(ctx, env)
+	})
+	var crashes []time.Duration
+	for i, ev := range env.Events {
+		if ev.F == histories.FBegin {
+			crashes = append(crashes, env.Times[i])
+		}
+	}
+	// Down 10–30ms, up 30–60ms; down 60–80ms, up until the phase ends.
+	assert.Equal(t, []time.Duration{10 * time.Millisecond, 60 * time.Millisecond}, crashes)
+}
