@@ -2,26 +2,31 @@ package harness
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/fencecheck/fencecheck/internal/testdb"
 	sqltarget "github.com/fencecheck/fencecheck/targets/sqltarget"
 )
 
 // sqlBenchEngines are the databases the SQL benchmarks run against:
-// SQLite always, PostgreSQL and MariaDB/MySQL when their DSNs are set.
-var sqlBenchEngines = []struct{ name, env string }{
-	{"sqlite", ""}, {"postgres", "FENCECHECK_POSTGRES_DSN"}, {"mysql", "FENCECHECK_MYSQL_DSN"},
+// SQLite always, PostgreSQL and MariaDB/MySQL whenever their server
+// answers (see testdb).
+var sqlBenchEngines = []struct {
+	name   string
+	server *testdb.Server // nil for SQLite
+}{
+	{"sqlite", nil}, {"postgres", testdb.Postgres}, {"mysql", testdb.MySQL},
 }
 
 // openSQLBench opens a fresh atomic-mode target for one benchmark run.
-func openSQLBench(b *testing.B, name, env string) *sqltarget.Target {
+func openSQLBench(b *testing.B, server *testdb.Server) *sqltarget.Target {
 	b.Helper()
 	spec := "sqlite://" + filepath.Join(b.TempDir(), "bench.db")
-	if env != "" {
-		if spec = os.Getenv(env); spec == "" {
-			b.Skipf("%s is not set: no %s server to benchmark", env, name)
+	if server != nil {
+		var skip string
+		if spec, skip = server.DSN(); skip != "" {
+			b.Skip(skip)
 		}
 	}
 	tgt, err := sqltarget.Open(context.Background(), spec, sqltarget.Options{Workers: 8})
@@ -40,7 +45,7 @@ func BenchmarkSQLHarness(b *testing.B) {
 	for _, e := range sqlBenchEngines {
 		b.Run(e.name, func(b *testing.B) {
 			cfg := benchConfig(b, false)
-			tgt := openSQLBench(b, e.name, e.env)
+			tgt := openSQLBench(b, e.server)
 			cfg.Target, cfg.TargetName = tgt, tgt.Name()
 			b.ResetTimer()
 			if _, err := Run(context.Background(), cfg); err != nil {
@@ -56,7 +61,7 @@ func BenchmarkSQLHarness(b *testing.B) {
 func BenchmarkSQLPlainLoop(b *testing.B) {
 	for _, e := range sqlBenchEngines {
 		b.Run(e.name, func(b *testing.B) {
-			tgt := openSQLBench(b, e.name, e.env)
+			tgt := openSQLBench(b, e.server)
 			ctx := context.Background()
 			if err := tgt.Setup(ctx); err != nil {
 				b.Fatal(err)

@@ -2,8 +2,7 @@ package nemesis
 
 import (
 	"context"
-	"errors"
-	"sync"
+	"fmt"
 	"testing"
 	"time"
 
@@ -13,87 +12,6 @@ import (
 	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/sched"
 )
-
-// fakeEnv records what faults do, on a simulated clock.
-type fakeEnv struct {
-	rt     *sched.Sim
-	mu     sync.Mutex
-	events []*histories.Event
-	fails  []error
-}
-
-func newFakeEnv() *fakeEnv { return &fakeEnv{rt: sched.NewSim(1)} }
-
-func (e *fakeEnv) Runtime() sched.Runtime  { return e.rt }
-func (e *fakeEnv) Float64() float64        { return 0.5 }
-func (e *fakeEnv) IntN(n int) int          { return n / 2 }
-func (e *fakeEnv) LeaseTTL() time.Duration { return 100 * time.Millisecond }
-func (e *fakeEnv) ExpireLease(string) bool { return false }
-
-// OutliveLease is for an Env that also has it; nothing here uses it.
-func (e *fakeEnv) OutliveLease(string, uint64) bool { return false }
-func (e *fakeEnv) Resources() []string              { return []string{"r0"} }
-func (e *fakeEnv) NewerAccepted(string, uint64) sched.Gate {
-	return e.rt.NewGate()
-}
-func (e *fakeEnv) NewerSent(string, uint64) sched.Gate { return e.rt.NewGate() }
-func (e *fakeEnv) Record(ev *histories.Event) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.events = append(e.events, ev)
-}
-func (e *fakeEnv) Fail(err error) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.fails = append(e.fails, err)
-}
-
-// begins counts the recorded actions of fault, as coverage does.
-func (e *fakeEnv) begins(fault string) int {
-	n := 0
-	for _, ev := range e.events {
-		if ev.Fault == fault && ev.F == histories.FBegin {
-			n++
-		}
-	}
-	return n
-}
-
-// fakeProcess is a receiver that lives for a number of kills, then is
-// found to have exited on its own; or that does not come back.
-type fakeProcess struct {
-	lives      int // kills that hit a live process
-	startFails bool
-	frozen     bool
-	kills      int
-}
-
-var errExited = errors.New(`receiver "r" exited on its own (exit status 7)`)
-
-func (p *fakeProcess) Kill() error {
-	if p.kills == p.lives {
-		return errExited
-	}
-	p.kills++
-	return nil
-}
-
-func (p *fakeProcess) Start(context.Context) error {
-	if p.startFails {
-		return errors.New("port taken")
-	}
-	return nil
-}
-
-func (p *fakeProcess) Freeze() error {
-	if p.lives == 0 {
-		return errExited
-	}
-	p.frozen = true
-	return nil
-}
-
-func (p *fakeProcess) Thaw() error { p.frozen = false; return nil }
 
 // TestKillCountsOnlyCrashesOfALiveReceiver: a kill that finds the receiver
 // already gone records no action and fails the run; a restart that does
@@ -117,24 +35,224 @@ func TestKillCountsOnlyCrashesOfALiveReceiver(t *testing.T) {
 			k := NewKill(tc.proc)
 			k.SetActive(true)
 			require.NoError(t, env.rt.Run(func() { k.Act(context.Background(), env) }))
-			assert.Equal(t, tc.actions, env.begins("kill"), "kill actions recorded")
-			require.Len(t, env.fails, 1)
-			assert.ErrorContains(t, env.fails[0], tc.fail)
+			assert.Equal(t, tc.actions, env.Begins("kill"), "kill actions recorded")
+			require.Len(t, env.Fails, 1)
+			assert.ErrorContains(t, env.Fails[0], tc.fail)
 		})
 	}
 }
 
-func TestPauseReceiverOfAGoneReceiver(t *testing.T) {
+// TestKillHoldsAWorkerAcrossACrash: a worker the kill fault holds has its
+// lease ended, waits for the newer owner's write, and resumes only after
+// the receiver crashed and came back, so that its stale write crosses the
+// crash; workers held together share one crash. Without a newer write
+// (bounded by eight TTLs) there is no crash; inactive or undrawn, the
+// worker is not held.
+func TestKillHoldsAWorkerAcrossACrash(t *testing.T) {
 	t.Parallel()
-	env := newFakeEnv()
-	p := NewPauseReceiver(&fakeProcess{lives: 0})
-	p.SetActive(true)
-	require.NoError(t, env.rt.Run(func() {
-		ctx, cancel := context.WithCancel(context.Background())
-		defer cancel()
-		p.freeze(ctx, env, time.Millisecond)
-	}))
-	assert.Zero(t, env.begins("pause-receiver"), "a pause that did not happen is not an action")
-	require.Len(t, env.fails, 1)
-	assert.ErrorIs(t, env.fails[0], errExited)
+	const ttl = 100 * time.Millisecond
+	cases := []struct {
+		name    string
+		active  bool
+		floats  []float64 // one draw per held worker: held?
+		workers int
+		newerAt time.Duration
+		resumed time.Duration
+		kills   int
+		last    string
+	}{
+		{name: "inactive", floats: []float64{0}, workers: 1},
+		{name: "not drawn", active: true, floats: []float64{0.5}, workers: 1},
+		{name: "a newer owner wrote: crash, then resume", active: true, floats: []float64{0.1}, workers: 1,
+			newerAt: 30 * time.Millisecond, resumed: 30 * time.Millisecond, kills: 1,
+			last: "a newer owner wrote and the receiver restarted; resuming with the stale token"},
+		{name: "no newer owner: no crash", active: true, floats: []float64{0.1}, workers: 1,
+			resumed: 8 * ttl, last: "no newer owner wrote in time"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			env := newFakeEnv()
+			env.Floats = tc.floats
+			proc := &fakeProcess{lives: 10}
+			k := NewKill(proc)
+			k.SetActive(tc.active)
+			env.OpenAt(tc.newerAt, func() sched.Gate { return env.NewerAccepted("r0", 41) })
+			resumed := make([]time.Duration, tc.workers)
+			env.simulate(t, func() {
+				g := sched.NewGroup(env.rt)
+				for w := range tc.workers {
+					g.Go(func() {
+						k.Pause(context.Background(), env, PausePoint{Worker: w, Resource: "r0", Token: 41})
+						resumed[w] = time.Duration(env.rt.Now())
+					})
+				}
+				g.Wait(context.Background(), 0)
+			})
+			for _, at := range resumed {
+				assert.Equal(t, tc.resumed, at, "when the worker resumed")
+			}
+			assert.Equal(t, tc.kills, proc.kills, "crashes")
+			assert.Equal(t, tc.kills, proc.starts, "restarts")
+			if tc.last == "" {
+				assert.Empty(t, env.Events)
+				assert.Empty(t, env.Outlived)
+				return
+			}
+			assert.Len(t, env.Outlived, tc.workers, "each held worker's lease ended")
+			assert.Equal(t, tc.workers+tc.kills, env.Begins("kill"), "one action per hold and per crash")
+			assert.Contains(t, env.LastDetail(), tc.last)
+		})
+	}
+}
+
+// TestKillActCrashesWhileActive: Act crashes and restarts the receiver
+// every Every on average while active, and not at all while inactive.
+func TestKillActCrashesWhileActive(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		active bool
+		kills  int
+	}{{false, 0}, {true, 3}} {
+		t.Run(fmt.Sprint("active=", tc.active), func(t *testing.T) {
+			t.Parallel()
+			env := newFakeEnv()
+			proc := &fakeProcess{lives: 10}
+			k := NewKill(proc)
+			k.Every = 10 * time.Millisecond
+			k.SetActive(tc.active)
+			ctx, cancel := context.WithCancel(context.Background())
+			env.simulate(t, func() {
+				// Draws of 0.5: a crash at 10, 20 and 30ms.
+				env.rt.AfterFunc(35*time.Millisecond, cancel)
+				k.Act(ctx, env)
+			})
+			assert.Equal(t, tc.kills, proc.kills)
+			assert.Equal(t, tc.kills, proc.starts)
+			assert.Equal(t, tc.kills, env.Begins("kill"))
+			assert.Empty(t, env.Fails)
+		})
+	}
+}
+
+// TestKillSendsTheHeldWriteFirst: once a worker is held for a crash, a
+// newer token's write to its resource waits until the held worker's stale
+// write has been sent (bounded by eight TTLs, for a worker that never
+// writes); older tokens and other resources pass at once.
+func TestKillSendsTheHeldWriteFirst(t *testing.T) {
+	t.Parallel()
+	const ttl = 100 * time.Millisecond
+	type send struct {
+		at    time.Duration
+		write string
+	}
+	cases := []struct {
+		name       string
+		heldWrites bool // the held worker writes 10ms after it resumes
+		sends      []send
+	}{
+		{name: "the stale write goes first", heldWrites: true, sends: []send{
+			{35 * time.Millisecond, "r0/40"}, {35 * time.Millisecond, "r1/50"},
+			{40 * time.Millisecond, "r0/41"}, {40 * time.Millisecond, "r0/42"}}},
+		{name: "a held worker that never writes", sends: []send{
+			{35 * time.Millisecond, "r0/40"}, {35 * time.Millisecond, "r1/50"}, {35*time.Millisecond + 8*ttl, "r0/42"}}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			env := newFakeEnv()
+			env.Floats = []float64{0.1} // hold the worker
+			proc := &fakeProcess{lives: 10}
+			k := NewKill(proc)
+			k.SetActive(true)
+			env.OpenAt(30*time.Millisecond, func() sched.Gate { return env.NewerAccepted("r0", 41) })
+			var sends []send
+			deliver := func(r string, token uint64) {
+				_, _ = k.Deliver(context.Background(), env, Write{Resource: r, Token: token}, func(context.Context) (histories.Outcome, error) {
+					sends = append(sends, send{time.Duration(env.rt.Now()), fmt.Sprintf("%s/%d", r, token)})
+					return histories.Accepted, nil
+				})
+			}
+			env.simulate(t, func() {
+				g := sched.NewGroup(env.rt)
+				g.Go(func() {
+					k.Pause(context.Background(), env, PausePoint{Resource: "r0", Token: 41})
+					if tc.heldWrites {
+						_ = env.rt.Sleep(context.Background(), 10*time.Millisecond)
+						deliver("r0", 41)
+					}
+				})
+				for _, w := range []struct {
+					r     string
+					token uint64
+				}{{"r0", 42}, {"r0", 40}, {"r1", 50}} {
+					g.Go(func() {
+						_ = env.rt.Sleep(context.Background(), 35*time.Millisecond)
+						deliver(w.r, w.token)
+					})
+				}
+				g.Wait(context.Background(), 0)
+			})
+			assert.Equal(t, 1, proc.kills)
+			assert.ElementsMatch(t, tc.sends, sends)
+			if tc.heldWrites {
+				assert.Equal(t, "r0/41", sends[len(sends)-2].write, "the stale write before the newer one")
+			}
+		})
+	}
+}
+
+// TestKillActSkipsAnIntervalThatHadACrash: a crash a held worker caused
+// counts as the interval's crash: Act does not crash the receiver again
+// right after it.
+func TestKillActSkipsAnIntervalThatHadACrash(t *testing.T) {
+	t.Parallel()
+	env := newFakeEnv() // draws of 0.5: Act's intervals end at 10, 20, 30ms
+	env.Floats = []float64{0.5, 0.1}
+	proc := &fakeProcess{lives: 10}
+	k := NewKill(proc)
+	k.Every = 10 * time.Millisecond
+	k.SetActive(true)
+	env.OpenAt(15*time.Millisecond, func() sched.Gate { return env.NewerAccepted("r0", 41) })
+	ctx, cancel := context.WithCancel(context.Background())
+	env.simulate(t, func() {
+		env.rt.AfterFunc(35*time.Millisecond, cancel)
+		env.rt.Go(func() {
+			_ = env.rt.Sleep(context.Background(), 5*time.Millisecond) // after Act's first draw
+			k.Pause(context.Background(), env, PausePoint{Resource: "r0", Token: 41})
+		})
+		k.Act(ctx, env)
+	})
+	var crashes []time.Duration
+	for i, ev := range env.Events {
+		if ev.F == histories.FBegin && ev.Detail == "SIGKILL to the receiver process" {
+			crashes = append(crashes, env.Times[i])
+		}
+	}
+	assert.Equal(t, []time.Duration{10 * time.Millisecond, 15 * time.Millisecond, 30 * time.Millisecond}, crashes)
+}
+
+// TestKillActLeavesTheReceiverUpAsLongAsItWasDown: each interval between
+// Act's crashes is longer by the time the last restart took, so a slow
+// restart does not leave the receiver down for most of the run.
+func TestKillActLeavesTheReceiverUpAsLongAsItWasDown(t *testing.T) {
+	t.Parallel()
+	env := newFakeEnv() // draws of 0.5: intervals of Every
+	proc := &fakeProcess{lives: 10, startTakes: 20 * time.Millisecond, sim: env.rt}
+	k := NewKill(proc)
+	k.Every = 10 * time.Millisecond
+	k.SetActive(true)
+	ctx, cancel := context.WithCancel(context.Background())
+	env.simulate(t, func() {
+		env.rt.AfterFunc(95*time.Millisecond, cancel)
+		k.Act(ctx, env)
+	})
+	var crashes []time.Duration
+	for i, ev := range env.Events {
+		if ev.F == histories.FBegin {
+			crashes = append(crashes, env.Times[i])
+		}
+	}
+	// Down 10–30ms, up 30–60ms; down 60–80ms, up until the phase ends.
+	assert.Equal(t, []time.Duration{10 * time.Millisecond, 60 * time.Millisecond}, crashes)
 }

@@ -45,7 +45,7 @@ func TestNothingTestedIsNoPass(t *testing.T) {
 		}, "no such table: resutls"},
 		{"PostgreSQL: a token the column cannot take", func(t *testing.T, dir string) []string {
 			table := uniqueTable(t)
-			spec := sqlEngine{"postgres", "FENCECHECK_POSTGRES_DSN"}.spec(t, dir)
+			spec := postgresEngine.spec(t, dir)
 			return []string{"--target", spec,
 				"--sql-setup", "CREATE TABLE " + table + " (id TEXT PRIMARY KEY, token TEXT, value TEXT)",
 				"--sql-write", "INSERT INTO " + table + " (id, token, value) VALUES (:resource, :token, :value) ON CONFLICT (id) DO UPDATE SET token = excluded.token, value = excluded.value WHERE " + table + ".token < excluded.token",
@@ -78,7 +78,7 @@ func TestNothingTestedIsNoPass(t *testing.T) {
 func TestStatementsThatCannotBeJudgedAreRefused(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	spec := sqlEngine{"postgres", "FENCECHECK_POSTGRES_DSN"}.spec(t, dir)
+	spec := postgresEngine.spec(t, dir)
 	r := fencecheck(t, dir, "run", "--target", spec, "--ops", "10",
 		"--sql-write", "UPDATE t SET token = :token WHERE id = :resource; UPDATE t SET value = :value WHERE id = :resource",
 		"--sql-read", "SELECT value, token FROM t WHERE id = :resource")

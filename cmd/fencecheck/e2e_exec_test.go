@@ -141,7 +141,7 @@ func TestExecReceiverThatExitsOnGetRoot(t *testing.T) {
 			t.Parallel()
 			addr := freeAddr(t)
 			args := append([]string{"run", "--target", "http://" + addr, "--exec", recv + " --exit-on-root --listen " + addr,
-				"--duration", "2s", "--seed", "1", "--store", "s"}, tc.ready...)
+				"--ops", "200", "--op-timeout", "2s", "--seed", "1", "--store", "s"}, tc.ready...)
 			r := fencecheck(t, t.TempDir(), args...)
 			assert.Equal(t, tc.code, r.code, r.stdout+r.stderr)
 			assert.Contains(t, r.stdout+r.stderr, tc.output)

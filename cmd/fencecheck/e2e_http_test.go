@@ -68,17 +68,21 @@ func TestReferenceReceiverE2E(t *testing.T) {
 		bug    string
 		code   int
 		failed []string
+		extra  []string // more receiver flags
 	}{
-		{"none", 0, nil},
-		{"unfenced", 1, []string{"stale-after-newer", "digit-boundaries"}},
-		{"check-then-set", 1, []string{"check-then-set-race"}},
-		{"accept-equal", 1, []string{"equal-token-repeat"}},
+		{"none", 0, nil, nil},
+		{"unfenced", 1, []string{"stale-after-newer", "digit-boundaries"}, nil},
+		// The racers are goroutines sending HTTP requests at once; a
+		// window wider than the default 5ms keeps them inside it on a
+		// loaded machine too.
+		{"check-then-set", 1, []string{"check-then-set-race"}, []string{"--window", "250ms"}},
+		{"accept-equal", 1, []string{"equal-token-repeat"}, nil},
 	}
 	for _, tc := range cases {
 		t.Run(tc.bug, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
-			base := startReceiver(t, "--bug", tc.bug)
+			base := startReceiver(t, append([]string{"--bug", tc.bug}, tc.extra...)...)
 			r := fencecheck(t, dir, "verify", "--target", base, "--store", "s")
 			assert.Equal(t, tc.code, r.code, r.stdout+r.stderr)
 			for _, name := range tc.failed {
@@ -89,7 +93,7 @@ func TestReferenceReceiverE2E(t *testing.T) {
 			}
 			if tc.code == 0 {
 				assert.Contains(t, r.stdout, "6 passed, 0 failed, 1 info, 1 skipped")
-				run := fencecheck(t, dir, "run", "--target", base, "--ops", "800", "--seed", "1", "--store", "s",
+				run := fencecheck(t, dir, "run", "--target", base, "--ops", "800", "--lease-ttl", "30ms", "--op-timeout", "2s", "--seed", "1", "--store", "s",
 					"--nemesis", "pause,delay,duplicate,hold,drop-response,latency")
 				assert.Equal(t, 0, run.code, run.stdout+run.stderr)
 				assert.Contains(t, run.stdout, "HELD")
@@ -127,9 +131,12 @@ func TestForgetOnRestartThroughExecAndKill(t *testing.T) {
 
 			addr = freeAddr(t)
 			// A worker held across a crash makes the crash happen (see
-			// nemesis.Kill): one run finds the bug, loaded machine or not.
+			// nemesis.Kill): one run finds the bug, loaded machine or not,
+			// given the time to hear the receiver's answer to its stale
+			// write while the machine is slow to restart it (with the
+			// default 4×lease-ttl, a loaded machine turns them unknown).
 			r := fencecheck(t, dir, "run", "--target", "http://"+addr, "--exec", receiver(addr),
-				"--nemesis", "pause,kill", "--ops", "400", "--seed", "1", "--store", "s")
+				"--nemesis", "pause,kill", "--ops", "400", "--op-timeout", "2s", "--seed", "1", "--store", "s")
 			assert.Equal(t, want, r.code, r.stdout+r.stderr)
 			assert.Regexp(t, `fault actions .*kill [1-9]`, r.stdout)
 			log, err := os.ReadFile(filepath.Join(dir, "s", "latest", "receiver.log"))

@@ -35,7 +35,7 @@ func runTwice(t *testing.T, dir string, want int, args ...string) result {
 // observes it and starts from it (fixed names).
 func TestSecondRunHolds(t *testing.T) {
 	t.Parallel()
-	run := []string{"run", "--workers", "8", "--ops", "600", "--op-timeout", "2s", "--nemesis", "pause,delay", "--store", "s"}
+	run := []string{"run", "--workers", "8", "--ops", "600", "--op-timeout", "2s", "--lease-ttl", "30ms", "--nemesis", "pause,delay", "--store", "s"}
 	t.Run("http, sqlite store, run-named resources", func(t *testing.T) {
 		t.Parallel()
 		dir := t.TempDir()

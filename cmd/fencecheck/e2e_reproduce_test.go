@@ -73,12 +73,12 @@ func TestReproduceLineReproduces(t *testing.T) {
 			return []string{"--target", "sqlite://" + filepath.Join(dir, "x.db"), "--sql-mode", "check-then-set", "--ops", "600", "--op-timeout", "2s", "--lease-ttl", "30ms", "--seed", "2"}
 		}, 1, false},
 		{"sqlite, own statements", func(dir string) []string {
-			return append([]string{"--target", "sqlite://" + filepath.Join(dir, "own.db"), "--ops", "400", "--op-timeout", "2s", "--seed", "1"},
+			return append([]string{"--target", "sqlite://" + filepath.Join(dir, "own.db"), "--ops", "400", "--op-timeout", "2s", "--lease-ttl", "30ms", "--seed", "1"},
 				ownStatements("results", "UPDATE %s SET value = :value, token = :token WHERE id = :resource AND token <= :token")...)
 		}, 1, false},
 		{"exec", func(string) []string {
 			return []string{"--target", "http://" + addr, "--exec", fmt.Sprintf("%s receiver --listen %s", fencecheckBinary, addr),
-				"--ops", "400", "--seed", "4"}
+				"--ops", "400", "--lease-ttl", "30ms", "--op-timeout", "2s", "--seed", "4"}
 		}, 0, false},
 	}
 	for _, tc := range cases {

@@ -11,26 +11,31 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/fencecheck/fencecheck/internal/testdb"
 )
 
 // sqlEngine is a database the end-to-end tests can run against: SQLite
-// always, PostgreSQL and MariaDB/MySQL when .ci/run (or you) export their
-// DSNs.
+// always, PostgreSQL and MariaDB/MySQL whenever their server answers (see
+// testdb).
 type sqlEngine struct {
-	name string
-	env  string
+	name   string
+	server *testdb.Server // nil for SQLite
 }
 
-var sqlEngines = []sqlEngine{{"sqlite", ""}, {"postgres", "FENCECHECK_POSTGRES_DSN"}, {"mysql", "FENCECHECK_MYSQL_DSN"}}
+var (
+	postgresEngine = sqlEngine{"postgres", testdb.Postgres}
+	sqlEngines     = []sqlEngine{{"sqlite", nil}, postgresEngine, {"mysql", testdb.MySQL}}
+)
 
 func (e sqlEngine) spec(t *testing.T, dir string) string {
 	t.Helper()
-	if e.env == "" {
+	if e.server == nil {
 		return "sqlite://" + filepath.Join(dir, "results.db")
 	}
-	spec := os.Getenv(e.env)
-	if spec == "" {
-		t.Skipf("%s is not set: no %s server to test against (.ci/run starts one and sets it)", e.env, e.name)
+	spec, skip := e.server.DSN()
+	if skip != "" {
+		t.Skip(skip)
 	}
 	return spec
 }
@@ -81,6 +86,7 @@ func TestRunOwnStatements(t *testing.T) {
 			t.Parallel()
 			for _, tc := range cases {
 				t.Run(tc.name, func(t *testing.T) {
+					t.Parallel() // each on a table of its own
 					dir := t.TempDir()
 					table := uniqueTable(t)
 					args := append([]string{"run", "--target", e.spec(t, dir), "--workers", "8", "--ops", "600", "--op-timeout", "2s",
@@ -154,10 +160,10 @@ func TestRunSQLErrors(t *testing.T) {
 // run writes.
 func TestRunNeverPrintsThePassword(t *testing.T) {
 	t.Parallel()
-	spec := sqlEngine{"postgres", "FENCECHECK_POSTGRES_DSN"}.spec(t, "")
+	spec := postgresEngine.spec(t, "")
 	withPassword := strings.Replace(spec, "postgres://postgres@", "postgres://postgres:s3cretpw@", 1)
 	if withPassword == spec {
-		t.Skipf("FENCECHECK_POSTGRES_DSN %q has no postgres://postgres@ to add a password to", spec)
+		t.Skipf("%s %q has no postgres://postgres@ to add a password to", testdb.Postgres.Env, spec)
 	}
 	dir := t.TempDir()
 	r := fencecheck(t, dir, "run", "--target", withPassword, "--ops", "300", "--op-timeout", "2s", "--lease-ttl", "30ms", "--seed", "1", "--store", "s", "--json")
@@ -214,6 +220,7 @@ func TestRunOwnUpsert(t *testing.T) {
 					continue
 				}
 				t.Run(tc.name, func(t *testing.T) {
+					t.Parallel() // each on a table of its own
 					dir := t.TempDir()
 					spec := e.spec(t, dir)
 					if tc.param != "" {
@@ -224,7 +231,7 @@ func TestRunOwnUpsert(t *testing.T) {
 						spec += sep + tc.param
 					}
 					table := uniqueTable(t)
-					r := fencecheck(t, dir, "run", "--target", spec, "--workers", "8", "--duration", "2s",
+					r := fencecheck(t, dir, "run", "--target", spec, "--workers", "8", "--ops", "600", "--op-timeout", "2s",
 						"--lease-ttl", "30ms", "--nemesis", "pause,delay", "--seed", "1", "--store", "s",
 						"--sql-setup", "DROP TABLE IF EXISTS "+table,
 						"--sql-setup", "CREATE TABLE "+table+" (id VARCHAR(64) PRIMARY KEY, token BIGINT NOT NULL, value TEXT)",

@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -16,19 +19,33 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// fencecheckBinary is the fencecheck fencecheckBinary built once for the end-to-end tests,
-// which run it as a user would and look only at its output, files and exit
-// code.
+// fencecheckBinary is the fencecheck binary built once for the end-to-end
+// tests, which run it as a user would and look only at its output, files
+// and exit code.
 var fencecheckBinary string
 
 func TestMain(m *testing.M) {
+	flag.Parse()
+	if !flagGiven("test.parallel") {
+		// Most of these tests wait: on a child process, a receiver, a
+		// real-time run's leases. Running as many at once as there are
+		// CPUs (go test's default) leaves the CPUs idle.
+		_ = flag.Set("test.parallel", strconv.Itoa(4*runtime.GOMAXPROCS(0)))
+	}
 	dir, err := os.MkdirTemp("", "fencecheck-e2e")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(3)
 	}
 	fencecheckBinary = filepath.Join(dir, "fencecheck")
-	build := exec.Command("go", "build", "-race", "-o", fencecheckBinary, ".")
+	// The binary has the race detector exactly when the tests have it:
+	// go test -race tests a race-enabled fencecheck, a plain go test is
+	// not slowed down by one.
+	args := []string{"build", "-o", fencecheckBinary}
+	if raceEnabled {
+		args = append(args, "-race")
+	}
+	build := exec.Command("go", append(args, ".")...)
 	build.Stderr = os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "build fencecheck:", err)
@@ -37,6 +54,13 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+// flagGiven reports whether the command line set the flag.
+func flagGiven(name string) bool {
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == name })
+	return given
 }
 
 type result struct {

@@ -12,7 +12,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fencecheck/fencecheck/histories"
-	"github.com/fencecheck/fencecheck/targets"
 	httptarget "github.com/fencecheck/fencecheck/targets/httptarget"
 	"github.com/fencecheck/fencecheck/targets/httptarget/receiver"
 )
@@ -27,86 +26,108 @@ func (c *counting) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodPut {
 		c.puts.Add(1)
 	}
-	if r.Header.Get(HeaderOp) != "" {
-		http.Error(w, "the proxy leaked its description headers", http.StatusTeapot)
-		return
+	for _, k := range []string{"Fencecheck-Op", "Fencecheck-Resource", "Fencecheck-Token"} {
+		if r.Header.Get(k) != "" {
+			http.Error(w, "the proxy leaked its description header "+k, http.StatusTeapot)
+			return
+		}
 	}
 	c.h.ServeHTTP(w, r)
 }
 
-// TestToxicsScriptedPerRequest scripts each toxic onto one write, the
-// write of token 2 to "r", and checks what the worker and the receiver saw.
-func TestToxicsScriptedPerRequest(t *testing.T) {
-	t.Parallel()
-	cases := []struct {
-		name     string
-		toxic    func() (Toxic, *fault)
-		outcome  histories.Outcome // 0: the worker sees an error (unknown)
-		puts     int64
-		final    uint64
-		slowerBy time.Duration
-	}{
-		{"none", nil, histories.Accepted, 2, 2, 0},
-		{"hold", func() (Toxic, *fault) { h := NewHold(); h.For = 50 * time.Millisecond; return h, &h.fault }, histories.Accepted, 2, 2, 50 * time.Millisecond},
-		{"duplicate-request", func() (Toxic, *fault) { d := NewDuplicate(); return d, &d.fault }, histories.Accepted, 3, 2, 0},
-		{"drop-response", func() (Toxic, *fault) { d := NewDropResponse(); return d, &d.fault }, 0, 2, 2, 0},
-		{"latency", func() (Toxic, *fault) { l := NewLatency(); l.Latency = 30 * time.Millisecond; return l, &l.fault }, histories.Accepted, 2, 2, 30 * time.Millisecond},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			ctx := context.Background()
-			recv := &counting{h: receiver.NewHandler(receiver.NewMemory(), receiver.Options{})}
-			srv := httptest.NewServer(recv)
-			defer srv.Close()
-			var toxics []Toxic
-			if tc.toxic != nil {
-				tx, f := tc.toxic()
-				f.Select = WriteOf("r", 2)
-				f.SetActive(true)
-				toxics = append(toxics, tx)
-				assert.Equal(t, tc.name, f.Name())
-			}
-			p, err := Start(srv.URL, toxics...)
-			require.NoError(t, err)
-			defer p.Close()
-			tgt, err := httptarget.New(p.URL(), httptarget.Options{Describe: Describe, Timeout: 5 * time.Second})
-			require.NoError(t, err)
-
-			out, err := tgt.Write(ctx, "r", 1, "first")
-			require.NoError(t, err)
-			require.Equal(t, histories.Accepted, out)
-			start := time.Now()
-			out, err = tgt.Write(ctx, "r", 2, "second")
-			took := time.Since(start)
-			if tc.outcome == 0 {
-				require.Error(t, err, "the answer should have been dropped")
-				assert.NotErrorIs(t, err, targets.ErrDefinitelyNotApplied)
-			} else {
-				require.NoError(t, err)
-				assert.Equal(t, tc.outcome, out)
-			}
-			assert.GreaterOrEqual(t, took, tc.slowerBy)
-			require.NoError(t, p.Close()) // waits for deliveries still on their way
-			assert.Equal(t, tc.puts, recv.puts.Load(), "PUTs that reached the receiver")
-			direct, err := httptarget.New(srv.URL, httptarget.Options{})
-			require.NoError(t, err)
-			r, err := direct.Read(ctx, "r")
-			require.NoError(t, err)
-			assert.Equal(t, tc.final, r.Token, "the receiver applied token 2")
-		})
-	}
+// seen is what a worker and the receiver saw of a write through the proxy.
+type seen struct {
+	outcome histories.Outcome
+	err     error         // what the worker got instead of an answer
+	took    time.Duration // how long the worker waited
+	puts    int64         // PUTs that reached the receiver
+	final   uint64        // the token the receiver holds at the end
 }
 
-func TestNew(t *testing.T) {
-	t.Parallel()
-	for _, name := range Names {
-		f, ok := New(name)
-		require.True(t, ok, name)
-		assert.Equal(t, name, f.Name())
-		_, isToxic := f.(Toxic)
-		assert.True(t, isToxic)
+// writeThroughProxy puts a reference receiver behind a proxy with toxic,
+// scripted onto the write of token 2 to "r" and switched on, and writes
+// token 1 then token 2 through it as a worker does.
+func writeThroughProxy(t *testing.T, toxic Toxic, f *fault) seen {
+	t.Helper()
+	ctx := context.Background()
+	recv := &counting{h: receiver.NewHandler(receiver.NewMemory(), receiver.Options{})}
+	srv := httptest.NewServer(recv)
+	t.Cleanup(srv.Close)
+	var toxics []Toxic
+	if toxic != nil {
+		f.Select = WriteOf("r", 2)
+		f.SetActive(true)
+		toxics = append(toxics, toxic)
 	}
-	_, ok := New("pause")
-	assert.False(t, ok)
+	p, err := Start(srv.URL, toxics...)
+	require.NoError(t, err)
+	t.Cleanup(func() { p.Close() })
+	tgt, err := httptarget.New(p.URL(), httptarget.Options{Describe: Describe, Timeout: 5 * time.Second})
+	require.NoError(t, err)
+
+	out, err := tgt.Write(ctx, "r", 1, "first")
+	require.NoError(t, err)
+	require.Equal(t, histories.Accepted, out)
+	start := time.Now()
+	var s seen
+	s.outcome, s.err = tgt.Write(ctx, "r", 2, "second")
+	s.took = time.Since(start)
+	require.NoError(t, p.Close()) // waits for deliveries still on their way
+	s.puts = recv.puts.Load()
+	direct, err := httptarget.New(srv.URL, httptarget.Options{})
+	require.NoError(t, err)
+	r, err := direct.Read(ctx, "r")
+	require.NoError(t, err)
+	s.final = r.Token
+	return s
+}
+
+// TestProxyForwards: without toxics the proxy is transparent: each write
+// reaches the receiver once, without the description headers, and the
+// worker gets the receiver's answer.
+func TestProxyForwards(t *testing.T) {
+	t.Parallel()
+	s := writeThroughProxy(t, nil, nil)
+	require.NoError(t, s.err)
+	assert.Equal(t, histories.Accepted, s.outcome)
+	assert.Equal(t, int64(2), s.puts)
+	assert.Equal(t, uint64(2), s.final)
+}
+
+// TestProxyDeliversAfterTheWorkerGaveUp: a request that has left the
+// worker still reaches the receiver when the worker stops waiting, and
+// Close waits for it.
+func TestProxyDeliversAfterTheWorkerGaveUp(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	held := make(chan struct{})
+	recv := &counting{h: receiver.NewHandler(receiver.NewMemory(), receiver.Options{})}
+	srv := httptest.NewServer(recv)
+	t.Cleanup(srv.Close)
+	gate := toxicFunc(func(ctx context.Context, r *Request, next Forward) (*Response, error) {
+		close(held)
+		<-release
+		return next(ctx, r)
+	})
+	p, err := Start(srv.URL, gate)
+	require.NoError(t, err)
+	tgt, err := httptarget.New(p.URL(), httptarget.Options{Describe: Describe, Timeout: 5 * time.Second})
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { _, err := tgt.Write(ctx, "r", 1, "v"); done <- err }()
+	<-held
+	cancel()
+	assert.Error(t, <-done, "the worker gave up")
+	assert.Zero(t, recv.puts.Load(), "still held in the proxy")
+	close(release)
+	require.NoError(t, p.Close())
+	assert.Equal(t, int64(1), recv.puts.Load(), "delivered after the worker gave up")
+}
+
+// toxicFunc makes a function a Toxic.
+type toxicFunc func(ctx context.Context, r *Request, next Forward) (*Response, error)
+
+func (f toxicFunc) Pipe(ctx context.Context, r *Request, next Forward) (*Response, error) {
+	return f(ctx, r, next)
 }

@@ -2,26 +2,27 @@ package sqltarget
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/fencecheck/fencecheck/internal/testdb"
 )
 
 // engine is a database the tests run against. SQLite always runs;
-// PostgreSQL and MariaDB/MySQL run when .ci/run (or you) export their DSNs.
+// PostgreSQL and MariaDB/MySQL whenever their server answers (see testdb).
 type engine struct {
 	name   string
-	env    string // the variable holding the spec; "" for SQLite
-	memory bool   // SQLite: sqlite://:memory: instead of a file
+	server *testdb.Server // nil for SQLite
+	memory bool           // SQLite: sqlite://:memory: instead of a file
 }
 
 var engines = []engine{
 	{name: "sqlite"},
 	{name: "sqlite-memory", memory: true},
-	{name: "postgres", env: "FENCECHECK_POSTGRES_DSN"},
-	{name: "mysql", env: "FENCECHECK_MYSQL_DSN"},
+	{name: "postgres", server: testdb.Postgres},
+	{name: "mysql", server: testdb.MySQL},
 }
 
 // spec returns the engine's target spec, or skips the test with the reason.
@@ -30,12 +31,12 @@ func (e engine) spec(t testing.TB) string {
 	if e.memory {
 		return "sqlite://:memory:"
 	}
-	if e.env == "" {
+	if e.server == nil {
 		return "sqlite://" + filepath.Join(t.TempDir(), "fencecheck.db")
 	}
-	spec := os.Getenv(e.env)
-	if spec == "" {
-		t.Skipf("%s is not set: no %s server to test against (.ci/run starts one and sets it)", e.env, e.name)
+	spec, skip := e.server.DSN()
+	if skip != "" {
+		t.Skip(skip)
 	}
 	return spec
 }

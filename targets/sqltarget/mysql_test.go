@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/fencecheck/fencecheck/internal/testdb"
 )
 
 // TestMySQLAffectedRows pins down the counts mysql.go relies on: an
@@ -17,7 +19,7 @@ import (
 // upsert and for a plain UPDATE alike.
 func TestMySQLAffectedRows(t *testing.T) {
 	t.Parallel()
-	u, err := url.Parse(engine{name: "mysql", env: "FENCECHECK_MYSQL_DSN"}.spec(t))
+	u, err := url.Parse(engine{name: "mysql", server: testdb.MySQL}.spec(t))
 	require.NoError(t, err)
 	const upsert = "INSERT INTO %s (resource, token, value) VALUES ('r', ?, 'v') ON DUPLICATE KEY UPDATE token = VALUES(token)"
 	cases := []struct {

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/internal/testdb"
 	"github.com/fencecheck/fencecheck/targets"
 )
 
@@ -94,7 +95,7 @@ func TestMemoryDatabaseIsShared(t *testing.T) {
 // TestPostgresqlScheme checks that postgresql:// is PostgreSQL too.
 func TestPostgresqlScheme(t *testing.T) {
 	t.Parallel()
-	spec := engine{name: "postgres", env: "FENCECHECK_POSTGRES_DSN"}.spec(t)
+	spec := engine{name: "postgres", server: testdb.Postgres}.spec(t)
 	scheme, rest, _ := strings.Cut(spec, "://")
 	require.Equal(t, "postgres", scheme)
 	tgt := open(t, "postgresql://"+rest, Options{})

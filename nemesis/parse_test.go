@@ -2,7 +2,6 @@ package nemesis
 
 import (
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -39,20 +38,6 @@ func TestParse(t *testing.T) {
 			}
 			assert.Equal(t, tc.names, names)
 		})
-	}
-}
-
-func TestParseScript(t *testing.T) {
-	t.Parallel()
-	sc, err := ParseScript("2s:-pause, 500ms:+pause,1s:+delay")
-	require.NoError(t, err)
-	assert.Equal(t, []Step{{500 * time.Millisecond, "pause", true}, {time.Second, "delay", true}, {2 * time.Second, "pause", false}}, sc.Steps)
-	faults, _ := Parse("pause")
-	assert.ErrorContains(t, sc.Validate(faults), `"delay"`)
-
-	for _, bad := range []string{"pause", "1s:pause", "x:+pause", "-1s:+pause", "1s:+"} {
-		_, err := ParseScript(bad)
-		assert.Error(t, err, bad)
 	}
 }
 

@@ -1,0 +1,67 @@
+package nemesis
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/fencecheck/fencecheck/sched"
+)
+
+// TestPause: a targeted pause ends the worker's lease at once and holds
+// the worker until a newer owner has written (the gate opens), bounded by
+// eight lease TTLs; a random pause lasts up to two TTLs; an inactive or
+// undrawn pause does not hold the worker at all. The worker resumes at
+// the instant of the newer write, not at a timer.
+func TestPause(t *testing.T) {
+	t.Parallel()
+	const ttl = 100 * time.Millisecond
+	cases := []struct {
+		name     string
+		active   bool
+		floats   []float64 // drawn: paused?, targeted?, random length
+		newerAt  time.Duration
+		took     time.Duration
+		outlived []string
+		last     string
+	}{
+		{name: "inactive", active: false, floats: []float64{0}},
+		{name: "not drawn", active: true, floats: []float64{0.5}},
+		{name: "targeted: until a newer owner wrote", active: true, floats: []float64{0.1, 0.1}, newerAt: 30 * time.Millisecond,
+			took: 30 * time.Millisecond, outlived: []string{"r0/41"}, last: "a newer owner wrote; resuming with the stale token"},
+		{name: "targeted: nobody writes, bounded", active: true, floats: []float64{0.1, 0.1},
+			took: 8 * ttl, outlived: []string{"r0/41"}, last: "no newer owner wrote in time; resuming"},
+		{name: "random: a share of two TTLs", active: true, floats: []float64{0.1, 0.9, 0.25},
+			took: 50 * time.Millisecond, last: "worker 3 resumes"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			env := newFakeEnv()
+			env.Floats = tc.floats
+			p := NewPause()
+			p.SetActive(tc.active)
+			env.OpenAt(tc.newerAt, func() sched.Gate { return env.NewerAccepted("r0", 41) })
+			took := env.simulate(t, func() {
+				p.Pause(context.Background(), env, PausePoint{Worker: 3, Process: 7, Resource: "r0", Token: 41})
+			})
+			assert.Equal(t, tc.took, took, "how long the worker was held")
+			assert.Equal(t, tc.outlived, env.Outlived, "leases ended for the paused worker")
+			if tc.last == "" {
+				assert.Empty(t, env.Events, "no pause, no action")
+				return
+			}
+			assert.Equal(t, 1, env.Begins("pause"))
+			assert.Contains(t, env.LastDetail(), tc.last)
+		})
+	}
+}
+
+func TestPauseMakesStaleWrites(t *testing.T) {
+	t.Parallel()
+	assert.Implements(t, (*StaleWriter)(nil), NewPause())
+	assert.Implements(t, (*Pauser)(nil), NewPause())
+	assert.Equal(t, "pause", NewPause().Name())
+}

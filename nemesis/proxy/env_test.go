@@ -1,0 +1,58 @@
+package proxy
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/fencecheck/fencecheck/nemesis/internal/fakeenv"
+	"github.com/fencecheck/fencecheck/sched"
+)
+
+// fakeEnv is the run as a toxic sees it, on a simulated clock (see
+// fakeenv).
+type fakeEnv struct {
+	*fakeenv.Env
+	rt *sched.Sim
+}
+
+func newFakeEnv() *fakeEnv {
+	e := fakeenv.New()
+	return &fakeEnv{Env: e, rt: e.Sim}
+}
+
+// pipe runs one request through a toxic under the simulation and returns
+// what the worker got and the virtual times at which the toxic forwarded.
+func (e *fakeEnv) pipe(t *testing.T, tx Toxic, r *Request, answers ...forwarded) (*Response, error, []time.Duration) {
+	t.Helper()
+	var resp *Response
+	var err error
+	var at []time.Duration
+	next := func(context.Context, *Request) (*Response, error) {
+		i := len(at)
+		at = append(at, time.Duration(e.rt.Now()))
+		if i < len(answers) {
+			return answers[i].resp, answers[i].err
+		}
+		return &Response{Status: 200}, nil
+	}
+	require.NoError(t, e.rt.Run(func() { resp, err = tx.Pipe(context.Background(), r, next) }))
+	return resp, err, at
+}
+
+// forwarded is what the receiver answers one forward.
+type forwarded struct {
+	resp *Response
+	err  error
+}
+
+// write and read are described requests as the http target sends them.
+func write(resource string, token uint64) *Request {
+	return &Request{Seq: 1, Op: "write", Resource: resource, Token: token, Method: "PUT", Target: "/resources/" + resource}
+}
+
+func read(resource string) *Request {
+	return &Request{Seq: 1, Op: "read", Resource: resource, Method: "GET", Target: "/resources/" + resource}
+}
