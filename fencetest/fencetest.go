@@ -21,8 +21,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fencecheck/fencecheck/check"
 	"github.com/fencecheck/fencecheck/harness"
-	"github.com/fencecheck/fencecheck/models"
+	"github.com/fencecheck/fencecheck/model"
 	"github.com/fencecheck/fencecheck/nemesis"
 	"github.com/fencecheck/fencecheck/targets"
 )
@@ -42,7 +43,7 @@ type Options struct {
 	// Deterministic runs under the seeded simulation; only for targets
 	// that never block outside the harness, such as the memory targets.
 	Deterministic    bool
-	Policy           models.Policy
+	Policy           model.Policy
 	RequireExclusive bool
 	// MinStale fails the test unless at least this many stale writes were
 	// exercised: a pass that never sent a stale write proves nothing.
@@ -75,7 +76,7 @@ func Run(t testing.TB, target targets.Target, o Options) harness.Result {
 		return res
 	}
 	where := fmt.Sprintf("run directory %s (report: %s)", res.Dir, filepath.Join(res.Dir, "report.html"))
-	if res.Verdict == models.Held {
+	if res.Verdict == check.Held {
 		t.Logf("fencetest: %s held: %s; %d stale writes exercised; %s", cfg.TargetName, res.Reason, res.Coverage.StaleWrites, where)
 		return res
 	}
