@@ -95,13 +95,15 @@ type checkReport struct {
 	Notes     []string           `json:"notes,omitempty"`
 }
 
-// runCheck judges the history at path; ctx stops the check (Ctrl-C).
+// runCheck judges the history at path. ctx, which Ctrl-C cancels, stops
+// reading and checking; what follows the check (explaining, shrinking,
+// writing) is bounded by its own limits.
 func runCheck(ctx context.Context, stdout, stderr io.Writer, path string, f checkFlags) error {
 	opts, err := f.options()
 	if err != nil {
 		return err
 	}
-	h, err := histories.ReadFile(path)
+	h, err := readHistory(ctx, path)
 	if err != nil {
 		return err
 	}
@@ -142,6 +144,27 @@ func runCheck(ctx context.Context, stdout, stderr io.Writer, path string, f chec
 		}
 	}
 	return exitFor(rep.Verdict)
+}
+
+// readHistory reads the history at path, unless ctx is done first: then it
+// returns ctx's error at once and leaves the reading to finish on its own,
+// as histories.ReadFile cannot be stopped (the command is about to exit).
+func readHistory(ctx context.Context, path string) (*histories.History, error) {
+	type read struct {
+		h   *histories.History
+		err error
+	}
+	done := make(chan read, 1)
+	go func() {
+		h, err := histories.ReadFile(path)
+		done <- read{h, err}
+	}()
+	select {
+	case r := <-done:
+		return r.h, r.err
+	case <-ctx.Done():
+		return nil, fmt.Errorf("read %s: %w", path, ctx.Err())
+	}
 }
 
 // writeVisualization shows the violating resources, or every resource when
