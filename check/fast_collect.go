@@ -4,7 +4,6 @@ import (
 	"hash/maphash"
 	"maps"
 	"slices"
-	"unsafe"
 
 	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/internal/parallel"
@@ -280,14 +279,15 @@ func collectRecords(ops []histories.Operation, lo, hi int, which []int32, dst []
 
 // resourceNames numbers resource names in order of appearance. Every
 // operation needs its resource's number, and a map lookup per operation
-// cost more than the rest of collecting it. The history reader keeps one
-// copy of each name, so operations of a resource share its bytes: a
-// small direct-mapped cache indexed by the bytes' address answers first,
-// without reading them; a name with bytes of its own (a history built in
-// memory) gets a second cache indexed by its length and last bytes.
+// costs more than the rest of the first pass: a small direct-mapped cache,
+// indexed by the name's length and last bytes, answers first, and only a
+// miss asks the map. Without the cache the first pass takes 2.3 to 2.9
+// times as long (BenchmarkCollectFast first-pass, interleaved A/B: 3.13 ms
+// against 1.35 ms at 100,000 operations, 364 µs against 125 µs at
+// 10,000): at 100,000 operations it saves some 18 ns of the 100 ns an
+// operation costs a whole check.
 type resourceNames struct {
 	index  map[string]int32
-	byAddr [256]cachedName
 	byTail [256]cachedName
 }
 
@@ -299,17 +299,6 @@ type cachedName struct {
 
 // id returns the number of name, and whether it is new.
 func (n *resourceNames) id(name string) (int32, bool) {
-	addr := uintptr(unsafe.Pointer(unsafe.StringData(name)))
-	a := &n.byAddr[(uint64(addr)*0x9e3779b97f4a7c15)>>56]
-	if a.set && unsafe.StringData(a.name) == unsafe.StringData(name) && len(a.name) == len(name) {
-		return a.id, false
-	}
-	id, added := n.slow(name)
-	a.name, a.id, a.set = name, id, true
-	return id, added
-}
-
-func (n *resourceNames) slow(name string) (int32, bool) {
 	h := len(name)
 	if len(name) > 0 {
 		h = h*31 + int(name[len(name)-1])

@@ -12,8 +12,13 @@ import (
 // nothing but its records, which matters to callers that check many
 // histories (the shrinker checks hundreds of sub-histories, verify one
 // per scenario) and to every check's garbage collector, which would
-// otherwise scan the history once per few megabytes allocated. Nothing a
-// check returns refers to a scratch buffer.
+// otherwise scan the history once per few megabytes allocated. Without the
+// pools the 10,000-operation cells of BenchmarkCheckFast take 1.4 to 3.7
+// times as long (interleaved A/B: 2.46 ms against 0.66 ms on
+// resources=1/clients=5/ops=10000/unknown=0%/valid); at 1,000,000 and
+// 10,000,000 operations, where the work dwarfs the buffers, the difference
+// was within the noise. Nothing a check returns refers to a scratch
+// buffer.
 type fastScratch struct {
 	ordered, sorting  []fastWrite
 	rejects, rejected []fastReject

@@ -18,8 +18,11 @@ type sortBuffers struct {
 // than their number, as recorded tokens do, a counting sort places the
 // records in one pass over the keys, however many bytes the tokens need;
 // otherwise a least-significant-digit radix sort places them once for
-// every byte the span needs. Both beat a comparison sort by a wide
-// margin.
+// every byte the span needs. Sorting with slices.SortStableFunc instead
+// (after the same check for order) makes a whole check 2.7 times as slow
+// at 10,000,000 operations and 1.7 to 4.9 times as slow on the smaller
+// cells of BenchmarkCheckFast (interleaved A/B: 5.13 s against 1.87 s on
+// resources=50/clients=50/ops=10000000/unknown=1%/invalid).
 func sortByToken[T any](xs []T, tmp *[]T, buf *sortBuffers, token func(*T) uint64) {
 	if len(xs) < 2 {
 		return
