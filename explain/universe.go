@@ -10,6 +10,7 @@ import (
 
 	"github.com/fencecheck/fencecheck/check"
 	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/internal/parallel"
 	"github.com/fencecheck/fencecheck/model"
 )
 
@@ -66,17 +67,34 @@ type universe struct {
 // operations are in order already); only violating resources have one.
 func newUniverse(all []histories.Operation, resource string, opts check.Options) *universe {
 	u := &universe{resource: resource, policy: opts.Policy, fenced: opts.Kind == model.KindFenced, all: all}
+	// The pass reads every operation of the history, which is most of
+	// what explaining the one violating resource of a large history
+	// costs, so it is split over the cores.
+	type part struct {
+		ops, writes []int32
+		positions   bool
+	}
+	parts := make([]part, parallel.Workers(len(all)/65536))
+	parallel.Run(len(parts), func(_, c int) {
+		p := part{positions: true}
+		for i := c * len(all) / len(parts); i < (c+1)*len(all)/len(parts); i++ {
+			op := &all[i]
+			if op.Resource != resource {
+				continue
+			}
+			p.ops = append(p.ops, int32(i))
+			p.positions = p.positions && op.ID == i
+			if op.F == histories.FWrite {
+				p.writes = append(p.writes, int32(i))
+			}
+		}
+		parts[c] = p
+	})
 	positions := true
-	for i := range all {
-		op := &all[i]
-		if op.Resource != resource {
-			continue
-		}
-		u.ops = append(u.ops, int32(i))
-		positions = positions && op.ID == i
-		if op.F == histories.FWrite {
-			u.writes = append(u.writes, int32(i))
-		}
+	for _, p := range parts {
+		u.ops = append(u.ops, p.ops...)
+		u.writes = append(u.writes, p.writes...)
+		positions = positions && p.positions
 	}
 	if !positions {
 		u.byID = make(map[int]int32, len(u.ops))
