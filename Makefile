@@ -66,7 +66,7 @@ fuzz:
 	$(GO) test ./targets/httptarget/receiver -run '^$$' -fuzz '^FuzzHandler$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./targets/sqltarget/internal/placeholders -run '^$$' -fuzz '^FuzzTranslate$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./histories -run '^$$' -fuzz '^FuzzReadParallelMatchesReader$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./models -run '^$$' -fuzz '^FuzzFastMatchesPorcupine$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./check -run '^$$' -fuzz '^FuzzFastMatchesPorcupine$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./cmd/fencecheck -run '^$$' -fuzz '^FuzzParseReady$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/procfs -run '^$$' -fuzz '^FuzzParseStat$$' -fuzztime $(FUZZTIME)
 
@@ -75,12 +75,12 @@ fuzz:
 ## operations, 0/1/10 % unknown writes, valid and invalid); wall time and
 ## peak memory of each, in a child process capped at 8 GiB. Takes long.
 bench-checker:
-	$(GO) test ./models -run '^$$' -bench BenchmarkCheckers -benchtime 1x -timeout 3h
+	$(GO) test ./check -run '^$$' -bench BenchmarkCheckers -benchtime 1x -timeout 3h
 
 ## diff-checker: the 100,000-case differential run of the fast checker
 ## against porcupine (every go test runs a bounded subset).
 diff-checker:
-	$(GO) test ./models -run TestFastDifferential -diff.cases=100000 -v
+	$(GO) test ./check -run TestFastDifferential -diff.cases=100000 -v
 
 clean:
 	rm -rf bin replay-out store bench.txt demo.db demo.db-*

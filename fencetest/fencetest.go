@@ -22,8 +22,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fencecheck/fencecheck/check"
 	"github.com/fencecheck/fencecheck/harness"
-	"github.com/fencecheck/fencecheck/models"
 	"github.com/fencecheck/fencecheck/targets"
 )
 
@@ -59,7 +59,7 @@ func Run(t testing.TB, cfg harness.Config) harness.Result {
 		return res
 	}
 	where := fmt.Sprintf("run directory %s (report: %s)", res.Dir, filepath.Join(res.Dir, "report.html"))
-	if res.Verdict == models.Held {
+	if res.Verdict == check.Held {
 		t.Logf("fencetest: %s held: %s; %d stale writes exercised; %s", cfg.TargetName, res.Reason, res.Coverage.StaleWrites, where)
 		return res
 	}

@@ -11,8 +11,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fencecheck/fencecheck/check"
 	"github.com/fencecheck/fencecheck/harness"
-	"github.com/fencecheck/fencecheck/models"
 	"github.com/fencecheck/fencecheck/targets/memory"
 )
 
@@ -65,7 +65,7 @@ func TestRun(t *testing.T) {
 			assert.FileExists(t, filepath.Join(res.Dir, "report.html"))
 			if len(tc.fails) == 0 {
 				assert.Empty(t, rec.errors)
-				assert.Equal(t, models.Held, res.Verdict)
+				assert.Equal(t, check.Held, res.Verdict)
 				require.Len(t, rec.logs, 1)
 				assert.Contains(t, rec.logs[0], res.Dir)
 				return

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/fencecheck/fencecheck/lease"
-	"github.com/fencecheck/fencecheck/models"
+	"github.com/fencecheck/fencecheck/model"
 	"github.com/fencecheck/fencecheck/nemesis"
 	"github.com/fencecheck/fencecheck/runstore"
 	"github.com/fencecheck/fencecheck/targets"
@@ -78,7 +78,7 @@ type Config struct {
 	// deterministic mode.
 	Latency time.Duration
 
-	Policy           models.Policy
+	Policy           model.Policy
 	RequireExclusive bool // also fail accepted writes whose lease had been reassigned before they were sent
 	// MinStale makes a run inconclusive unless at least this many stale
 	// writes were submitted. DefaultMinStale gives what a run with given

@@ -9,8 +9,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fencecheck/fencecheck/check"
+	"github.com/fencecheck/fencecheck/explain"
 	"github.com/fencecheck/fencecheck/histories"
-	"github.com/fencecheck/fencecheck/models"
+	"github.com/fencecheck/fencecheck/model"
 	"github.com/fencecheck/fencecheck/nemesis"
 	"github.com/fencecheck/fencecheck/runstore"
 	"github.com/fencecheck/fencecheck/targets/memory"
@@ -18,7 +20,7 @@ import (
 
 // bigRun records a deterministic run of about ops operations against a
 // broken receiver, without the report, and reads its history back.
-func bigRun(t *testing.T, target string, seed uint64, ops int, policy models.Policy) (Result, *histories.History) {
+func bigRun(t *testing.T, target string, seed uint64, ops int, policy model.Policy) (Result, *histories.History) {
 	t.Helper()
 	tgt, err := memory.Open(target)
 	require.NoError(t, err)
@@ -31,7 +33,7 @@ func bigRun(t *testing.T, target string, seed uint64, ops int, policy models.Pol
 		}
 	}))
 	require.NoError(t, err)
-	require.Equal(t, models.Violated, res.Verdict, "seed %d", seed)
+	require.Equal(t, check.Violated, res.Verdict, "seed %d", seed)
 	h, err := histories.ReadFile(filepath.Join(res.Dir, runstore.History))
 	require.NoError(t, err)
 	return res, h
@@ -52,18 +54,20 @@ func TestMinimalCounterexamples(t *testing.T) {
 				}
 				t.Run(name, func(t *testing.T) {
 					t.Parallel()
-					res, h := bigRun(t, target, seed, 4000, models.Strict)
+					res, h := bigRun(t, target, seed, 4000, model.Strict)
 					require.GreaterOrEqual(t, len(h.Operations), 4000)
-					opts := models.Options{Policy: models.Strict}
+					opts := check.Options{Policy: model.Strict}
 					start := time.Now()
-					s, ok := models.Shrink(h, res.Check.Violations[res.Check.First()], opts, models.ShrinkOptions{NoHint: noHint})
+					s, ok := explain.Shrink(h, res.Check.Violations[res.Check.First()], opts, explain.ShrinkOptions{NoHint: noHint})
 					elapsed := time.Since(start)
 					require.True(t, ok)
 					t.Logf("%s: %d operations → %d (%s) in %v, %d checks", name, len(h.Operations), len(s.Ops), s.Violation.Rule, elapsed.Round(time.Millisecond), s.Checks)
 					assert.LessOrEqual(t, len(s.Ops), 6)
 					assert.True(t, s.Minimal)
 					assert.Less(t, elapsed, 5*time.Second)
-					assert.Equal(t, models.Violated, models.CheckPorcupine(s.Ops, opts).Verdict, "still invalid")
+					again, err := check.Check(context.Background(), s.Ops, check.Options{Policy: opts.Policy, Checker: check.Porcupine})
+					require.NoError(t, err)
+					assert.Equal(t, check.Violated, again.Verdict, "still invalid")
 					if !noHint {
 						require.NotNil(t, res.Minimal, "the run shrank it too")
 						assert.Equal(t, s.OpIDs, res.Minimal.OpIDs)
@@ -82,7 +86,7 @@ func TestMinimalCounterexamples(t *testing.T) {
 // would be reported instead.
 func TestTheSeedsKindShrinksToTwoWrites(t *testing.T) {
 	t.Parallel()
-	opts := models.Options{Policy: models.AcceptEqual}
+	opts := check.Options{Policy: model.AcceptEqual}
 	for _, seed := range []uint64{1, 2, 3} {
 		_, full := bigRun(t, "unfenced", seed, 3000, opts.Policy)
 		h := &histories.History{Others: full.Others}
@@ -91,11 +95,15 @@ func TestTheSeedsKindShrinksToTwoWrites(t *testing.T) {
 				h.Operations = append(h.Operations, op)
 			}
 		}
-		res := models.CheckPorcupine(h.Operations, opts)
+		o := opts
+		o.Checker = check.Porcupine
+		checked, err := check.Check(context.Background(), h.Operations, o)
+		require.NoError(t, err)
+		res := explain.Explain(h.Operations, checked, o)
 		require.NotEmpty(t, res.Violations, "seed %d", seed)
 		v := res.Violations[0]
-		require.Equal(t, models.RuleStaleAccepted, v.Rule, "seed %d: %s", seed, v.Summary)
-		s, ok := models.Shrink(h, v, opts, models.ShrinkOptions{})
+		require.Equal(t, explain.RuleStaleAccepted, v.Rule, "seed %d: %s", seed, v.Summary)
+		s, ok := explain.Shrink(h, v, opts, explain.ShrinkOptions{})
 		require.True(t, ok)
 		t.Logf("seed %d: %d writes → %d: %s", seed, len(h.Operations), len(s.Ops), s.Violation.Summary)
 		require.Len(t, s.Ops, 2, "the newer accepted write and the stale accepted write")

@@ -3,7 +3,8 @@ package harness
 import (
 	"fmt"
 
-	"github.com/fencecheck/fencecheck/models"
+	"github.com/fencecheck/fencecheck/check"
+	"github.com/fencecheck/fencecheck/model"
 	"github.com/fencecheck/fencecheck/report"
 	"github.com/fencecheck/fencecheck/runstore"
 )
@@ -24,11 +25,11 @@ func writeReport(dir string, res *Result) error {
 // checked history, which only a Result returned by Run carries.
 func (res *Result) ReportInput() report.Input {
 	cfg, cov := res.Config, res.Coverage
-	policy, _ := models.ParsePolicy(cfg.Policy)
+	policy, _ := model.ParsePolicy(cfg.Policy)
 	in := report.Input{
 		Title: cfg.Target, Verdict: res.Verdict, Reason: res.Reason, Command: cfg.Command,
 		Started: res.Started, Elapsed: res.Elapsed, History: res.history, Check: res.Check,
-		Options: models.Options{Policy: policy}, Minimal: res.Minimal, NotCovered: res.notCovered(),
+		Options: check.Options{Policy: policy}, Minimal: res.Minimal, NotCovered: res.notCovered(),
 		Files: []string{runstore.History, runstore.Result, runstore.Summary},
 	}
 	in.Exercised = []report.Fact{

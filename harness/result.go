@@ -1,14 +1,16 @@
 package harness
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/fencecheck/fencecheck/check"
+	"github.com/fencecheck/fencecheck/explain"
 	"github.com/fencecheck/fencecheck/histories"
-	"github.com/fencecheck/fencecheck/models"
 	"github.com/fencecheck/fencecheck/nemesis"
 	"github.com/fencecheck/fencecheck/report"
 	"github.com/fencecheck/fencecheck/runstore"
@@ -16,12 +18,12 @@ import (
 
 // Result is what a run concluded. It is written to result.json.
 type Result struct {
-	Verdict models.Verdict `json:"verdict"`
+	Verdict check.Verdict `json:"verdict"`
 	// Gate is what decided the verdict; Reason says it in words. Gate is
 	// not in result.json, whose reason says the same.
 	Gate        Gate                 `json:"-"`
 	Reason      string               `json:"reason"`
-	Check       models.Result        `json:"check"`
+	Check       explain.Result       `json:"check"`
 	Counts      histories.Counts     `json:"counts"`
 	Coverage    Coverage             `json:"coverage"`
 	Evidence    histories.Evidence   `json:"evidence"`
@@ -35,7 +37,7 @@ type Result struct {
 	Notes       []string             `json:"notes,omitempty"`
 
 	// Minimal is the first violation shrunk to a minimal counterexample.
-	Minimal *models.Shrunk     `json:"minimal,omitempty"`
+	Minimal *explain.Shrunk    `json:"minimal,omitempty"`
 	history *histories.History // the checked history, for the report
 	words   Terms              // Config.Terms, for the summary and the report
 }
@@ -101,15 +103,21 @@ func (r *run) judge(path string, interrupted bool) (Result, error) {
 	if err != nil {
 		return Result{}, fmt.Errorf("read back the recorded history: %w", err)
 	}
-	opts := models.Options{Policy: r.cfg.Policy, Timeout: r.cfg.CheckTimeout}
-	check, note := models.Check(h.Operations, opts)
-	cov, excl := measureCoverage(h)
-	res := Result{Check: check, Counts: histories.Count(h.Operations), Coverage: cov, Evidence: h.Evidence(),
-		Config: r.cfg.summary(r.runID, r.resources), Truncated: h.Truncated, Interrupted: interrupted, history: h, words: r.cfg.Terms}
-	if note != "" {
-		res.Notes = append(res.Notes, note)
+	opts := check.Options{Policy: r.cfg.Policy, Timeout: r.cfg.CheckTimeout}
+	// An interrupted run is judged all the same, on what it recorded: the
+	// check does not share the run's context.
+	checked, err := check.Check(context.Background(), h.Operations, opts)
+	if err != nil {
+		return Result{}, fmt.Errorf("check the recorded history: %w", err)
 	}
-	res.Minimal = shrinkFirst(h, check, opts, r.cfg.ShrinkTimeout)
+	explained := explain.Explain(h.Operations, checked, opts)
+	cov, excl := measureCoverage(h)
+	res := Result{Check: explained, Counts: histories.Count(h.Operations), Coverage: cov, Evidence: h.Evidence(),
+		Config: r.cfg.summary(r.runID, r.resources), Truncated: h.Truncated, Interrupted: interrupted, history: h, words: r.cfg.Terms}
+	for _, n := range checked.Notes {
+		res.Notes = append(res.Notes, n.String())
+	}
+	res.Minimal = shrinkFirst(h, explained, opts, r.cfg.ShrinkTimeout)
 	if r.cfg.RequireExclusive {
 		res.Exclusive = excl
 	}
@@ -121,22 +129,22 @@ func (r *run) judge(path string, interrupted bool) (Result, error) {
 // interruption and the coverage gate into one verdict. A violation found
 // is a violation even in an interrupted run; nothing else is a pass
 // unless the run ran to its end and tested what it was asked to.
-func (res *Result) decide() (models.Verdict, Gate, string) {
-	verdict, reason := models.Decide(res.Check, res.Evidence)
+func (res *Result) decide() (check.Verdict, Gate, string) {
+	verdict, reason := explain.Decide(res.Check, res.Evidence)
 	cfg, cov := res.Config, res.Coverage
 	switch {
-	case verdict == models.Violated:
+	case verdict == check.Violated:
 		return verdict, GateCheck, reason
 	case len(res.Exclusive) > 0:
-		return models.Violated, GateExclusive, fmt.Sprintf("%d writes were accepted after their lease had been reassigned (exclusive requirement)", len(res.Exclusive))
+		return check.Violated, GateExclusive, fmt.Sprintf("%d writes were accepted after their lease had been reassigned (exclusive requirement)", len(res.Exclusive))
 	case res.Interrupted:
-		return models.Interrupted, GateInterrupted, fmt.Sprintf("the run was stopped early; no violation in what it recorded, but it exercised only %d stale writes", cov.StaleWrites)
-	case verdict == models.Inconclusive && res.Check.Verdict == models.Inconclusive:
+		return check.Interrupted, GateInterrupted, fmt.Sprintf("the run was stopped early; no violation in what it recorded, but it exercised only %d stale writes", cov.StaleWrites)
+	case verdict == check.Inconclusive && res.Check.Verdict == check.Inconclusive:
 		return verdict, GateCheck, reason
-	case verdict == models.Inconclusive:
+	case verdict == check.Inconclusive:
 		return verdict, GateEvidence, reason
 	case cov.StaleWrites < cfg.MinStale:
-		return models.Inconclusive, GateMinStale, fmt.Sprintf("%d stale writes were submitted, and the run asks for at least %d: %s", cov.StaleWrites, cfg.MinStale, res.staleCause())
+		return check.Inconclusive, GateMinStale, fmt.Sprintf("%d stale writes were submitted, and the run asks for at least %d: %s", cov.StaleWrites, cfg.MinStale, res.staleCause())
 	}
 	return verdict, GateCheck, reason
 }
@@ -200,7 +208,7 @@ func (res *Result) Summary() string {
 	if cfg.Command != "" {
 		fmt.Fprintf(&b, "reproduce   %s\n", cfg.Command)
 	}
-	_ = models.WriteViolations(&b, &res.Check, res.Minimal)
+	_ = explain.WriteViolations(&b, &res.Check, res.Minimal)
 	for i, x := range res.Exclusive {
 		if i == 0 {
 			fmt.Fprintf(&b, "\nwrites accepted after their lease was reassigned (%s):\n", res.terms().Setting(requireExclusive))

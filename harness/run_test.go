@@ -14,8 +14,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fencecheck/fencecheck/check"
 	"github.com/fencecheck/fencecheck/histories"
-	"github.com/fencecheck/fencecheck/models"
+	"github.com/fencecheck/fencecheck/model"
 	"github.com/fencecheck/fencecheck/nemesis"
 	"github.com/fencecheck/fencecheck/runstore"
 	"github.com/fencecheck/fencecheck/targets"
@@ -58,12 +59,12 @@ func TestDetection(t *testing.T) {
 	const seeds = 20
 	cases := []struct {
 		target string
-		want   models.Verdict
+		want   check.Verdict
 	}{
-		{"fenced", models.Held},
-		{"unfenced", models.Violated},
-		{"check-then-set", models.Violated},
-		{"accept-equal", models.Violated},
+		{"fenced", check.Held},
+		{"unfenced", check.Violated},
+		{"check-then-set", check.Violated},
+		{"accept-equal", check.Violated},
 	}
 	for _, tc := range cases {
 		t.Run(tc.target, func(t *testing.T) {
@@ -76,7 +77,7 @@ func TestDetection(t *testing.T) {
 					assert.Positive(t, res.Coverage.StaleWrites, "seed %d exercised no stale write", seed)
 					assert.Equal(t, res.Coverage.StaleWrites, res.Coverage.StaleRejected+res.Coverage.StaleUnknown, "seed %d", seed)
 				}
-				if tc.want == models.Violated {
+				if tc.want == check.Violated {
 					require.NotEmpty(t, res.Check.Violations, "seed %d", seed)
 				}
 			}
@@ -89,10 +90,10 @@ func TestAcceptEqualIsValidUnderItsPolicy(t *testing.T) {
 	tgt := memory.NewAcceptEqual()
 	faults, _ := nemesis.Parse("pause,delay,duplicate")
 	res, err := Run(context.Background(), testConfig(t, tgt, "memory://accept-equal", func(c *Config) {
-		c.Faults, c.Seed, c.Policy = faults, 3, models.AcceptEqual
+		c.Faults, c.Seed, c.Policy = faults, 3, model.AcceptEqual
 	}))
 	require.NoError(t, err)
-	assert.Equal(t, models.Held, res.Verdict, res.Reason)
+	assert.Equal(t, check.Held, res.Verdict, res.Reason)
 	assert.Positive(t, res.Coverage.EqualTokenAccepted)
 }
 
@@ -172,7 +173,7 @@ func TestRequireExclusive(t *testing.T) {
 		assert.Empty(t, res.Check.Violations, "seed %d: fencing itself held", seed)
 		if len(res.Exclusive) > 0 {
 			found = true
-			assert.Equal(t, models.Violated, res.Verdict)
+			assert.Equal(t, check.Violated, res.Verdict)
 			assert.Equal(t, GateExclusive, res.Gate)
 			assert.Contains(t, res.Summary(), "after their lease was reassigned")
 		}
@@ -187,7 +188,7 @@ func TestMinStaleGate(t *testing.T) {
 	}))
 	require.NoError(t, err)
 	assert.Equal(t, 0, res.Coverage.StaleWrites)
-	assert.Equal(t, models.Inconclusive, res.Verdict)
+	assert.Equal(t, check.Inconclusive, res.Verdict)
 	assert.Equal(t, GateMinStale, res.Gate)
 	assert.Contains(t, res.Summary(), "NO STALE WRITE WAS SUBMITTED")
 }

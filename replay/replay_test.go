@@ -10,8 +10,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fencecheck/fencecheck/check"
 	"github.com/fencecheck/fencecheck/histories"
-	"github.com/fencecheck/fencecheck/models"
+	"github.com/fencecheck/fencecheck/model"
 	"github.com/fencecheck/fencecheck/targets"
 	"github.com/fencecheck/fencecheck/targets/memory"
 )
@@ -73,18 +74,18 @@ func TestTracesJudged(t *testing.T) {
 	t.Parallel()
 	rep, err := Run(context.Background(), seedReceivers())
 	require.NoError(t, err)
-	want := map[string][2]models.Verdict{ // strict, accept-equal
-		"unfenced":        {models.Violated, models.Violated},
-		"fenced":          {models.Held, models.Held},
-		"repeated-token":  {models.Violated, models.Held},
-		"old-token-first": {models.Held, models.Held},
+	want := map[string][2]check.Verdict{ // strict, accept-equal
+		"unfenced":        {check.Violated, check.Violated},
+		"fenced":          {check.Held, check.Held},
+		"repeated-token":  {check.Violated, check.Held},
+		"old-token-first": {check.Held, check.Held},
 	}
 	for _, tr := range rep.Traces {
 		t.Run(tr.Name, func(t *testing.T) {
 			h, err := histories.Pair(tr.Events)
 			require.NoError(t, err)
-			for i, p := range []models.Policy{models.Strict, models.AcceptEqual} {
-				assert.Equal(t, want[tr.Name][i], models.CheckPorcupine(h.Operations, models.Options{Policy: p}).Verdict, "policy %s", p)
+			for i, p := range []model.Policy{model.Strict, model.AcceptEqual} {
+				assert.Equal(t, want[tr.Name][i], porcupineVerdict(t, h.Operations, p), "policy %s", p)
 			}
 		})
 	}
@@ -109,4 +110,12 @@ func TestReplayIsDeterministic(t *testing.T) {
 		require.NoError(t, err)
 		assert.True(t, bytes.Equal(a, b), "%s differs between runs", e.Name())
 	}
+}
+
+// porcupineVerdict is porcupine's verdict on ops under policy p.
+func porcupineVerdict(t *testing.T, ops []histories.Operation, p model.Policy) check.Verdict {
+	t.Helper()
+	res, err := check.Check(context.Background(), ops, check.Options{Policy: p, Checker: check.Porcupine})
+	require.NoError(t, err)
+	return res.Verdict
 }

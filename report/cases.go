@@ -5,8 +5,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/fencecheck/fencecheck/explain"
 	"github.com/fencecheck/fencecheck/histories"
-	"github.com/fencecheck/fencecheck/models"
 )
 
 // maxResourceCases: above this many resources, linearizability is one
@@ -17,8 +17,8 @@ const maxResourceCases = 100
 // resource (or of the model as a whole, for many resources), failed with
 // its violation told once: the first cause's resource with its minimal
 // counterexample when there is one, the others with their violations.
-func CheckCases(check models.Result, resources []string, minimal *models.Shrunk) []Case {
-	violated := make(map[string]models.Violation)
+func CheckCases(check explain.Result, resources []string, minimal *explain.Shrunk) []Case {
+	violated := make(map[string]explain.Violation)
 	for _, v := range check.Violations {
 		violated[v.Resource] = v
 	}
@@ -31,7 +31,7 @@ func CheckCases(check models.Result, resources []string, minimal *models.Shrunk)
 		c := Case{Name: fmt.Sprintf("%s model, %s policy, %d resources", check.Model, check.Policy, len(resources)), Classname: class, Time: check.Elapsed}
 		if len(check.Violations) > 0 {
 			var b strings.Builder
-			_ = models.WriteViolations(&b, &check, minimal)
+			_ = explain.WriteViolations(&b, &check, minimal)
 			msg := check.Violations[check.First()].Summary
 			if len(check.Violations) > 1 {
 				msg = fmt.Sprintf("%d resources violated; first: %s", len(check.Violations), msg)
@@ -57,12 +57,12 @@ func CheckCases(check models.Result, resources []string, minimal *models.Shrunk)
 
 // violationFailure tells a resource's violation: as its minimal
 // counterexample when it is the resource shrunk.
-func violationFailure(v models.Violation, minimal *models.Shrunk) *Failure {
+func violationFailure(v explain.Violation, minimal *explain.Shrunk) *Failure {
 	var b strings.Builder
 	if minimal != nil && minimal.Resource == v.Resource {
-		_ = models.WriteShrunk(&b, minimal)
+		_ = explain.WriteShrunk(&b, minimal)
 	} else {
-		_ = models.WriteViolation(&b, v)
+		_ = explain.WriteViolation(&b, v)
 	}
 	return &Failure{Type: "violation", Message: v.Summary, Text: b.String()}
 }

@@ -1,14 +1,17 @@
 package report
 
 import (
+	"context"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fencecheck/fencecheck/check"
+	"github.com/fencecheck/fencecheck/explain"
 	"github.com/fencecheck/fencecheck/histories"
-	"github.com/fencecheck/fencecheck/models"
+	"github.com/fencecheck/fencecheck/model"
 	"github.com/fencecheck/fencecheck/runstore"
 )
 
@@ -30,13 +33,14 @@ func twoStaleWrites() *histories.History {
 func TestEachViolationIsToldOnce(t *testing.T) {
 	t.Parallel()
 	h := twoStaleWrites()
-	opts := models.Options{Policy: models.Strict}
-	res, err := models.CheckFast(h.Operations, opts)
+	opts := check.Options{Policy: model.Strict}
+	checked, err := check.Check(context.Background(), h.Operations, opts)
 	require.NoError(t, err)
+	res := explain.Explain(h.Operations, checked, opts)
 	require.Len(t, res.Violations, 2)
 	first := res.Violations[res.First()]
 	require.Equal(t, "a", first.Resource)
-	s, ok := models.Shrink(h, first, opts, models.ShrinkOptions{})
+	s, ok := explain.Shrink(h, first, opts, explain.ShrinkOptions{})
 	require.True(t, ok)
 	a, b := res.Violations[0].Summary, res.Violations[1].Summary
 

@@ -9,8 +9,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fencecheck/fencecheck/explain"
 	"github.com/fencecheck/fencecheck/histories"
-	"github.com/fencecheck/fencecheck/models"
+	"github.com/fencecheck/fencecheck/model"
 )
 
 //go:embed templates/report.html.tmpl
@@ -111,7 +112,7 @@ func newPage(in *Input, lim Limits, timelineNote string) (*page, error) {
 	}
 	// Each violation once: the minimal counterexample above tells its
 	// resource's.
-	var others []models.Violation
+	var others []explain.Violation
 	for _, v := range in.Check.Violations {
 		if in.Minimal == nil || v.Resource != in.Minimal.Resource {
 			others = append(others, v)
@@ -144,10 +145,10 @@ func newPage(in *Input, lim Limits, timelineNote string) (*page, error) {
 }
 
 // stepRows renders a violation's steps.
-func stepRows(v models.Violation) []timelineRow {
+func stepRows(v explain.Violation) []timelineRow {
 	var rows []timelineRow
 	for i, s := range v.Steps {
-		who, at := fmt.Sprintf("process %d", s.Process), models.Interval(s.Call, s.Return)
+		who, at := fmt.Sprintf("process %d", s.Process), explain.Interval(s.Call, s.Return)
 		if s.Initial {
 			who, at = "before the run", "before the run"
 		}
@@ -160,7 +161,7 @@ func stepRows(v models.Violation) []timelineRow {
 // storyRows tells the minimal counterexample in the article's style: every
 // operation and the lease and nemesis events around them, in time order,
 // each with what it did to the resource.
-func storyRows(s *models.Shrunk) []timelineRow {
+func storyRows(s *explain.Shrunk) []timelineRow {
 	culprit := make(map[int]string)
 	for _, st := range s.Violation.Steps {
 		if st.Culprit {
@@ -175,12 +176,12 @@ func storyRows(s *models.Shrunk) []timelineRow {
 	var items []item
 	for i := range s.Ops {
 		op := &s.Ops[i]
-		at := models.Interval(op.Call, op.Return)
+		at := explain.Interval(op.Call, op.Return)
 		if op.Initial {
 			at = "before the run"
 		}
 		r := timelineRow{Time: at, Actor: actor(op),
-			Event: models.DescribeHistoryOp(op), Consequence: consequence(op)}
+			Event: model.DescribeHistoryOp(op), Consequence: consequence(op)}
 		if want, ok := culprit[op.ID]; ok {
 			r.Consequence, r.Violating = r.Consequence+". It must: "+want, true
 		}

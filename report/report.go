@@ -8,8 +8,9 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/fencecheck/fencecheck/check"
+	"github.com/fencecheck/fencecheck/explain"
 	"github.com/fencecheck/fencecheck/histories"
-	"github.com/fencecheck/fencecheck/models"
 	"github.com/fencecheck/fencecheck/runstore"
 )
 
@@ -17,16 +18,16 @@ import (
 // they know; the report leaves out what is empty.
 type Input struct {
 	Title   string // what was tested: a target spec or a history file
-	Verdict models.Verdict
+	Verdict check.Verdict
 	Reason  string // one sentence that explains the verdict
 	Command string // the command that reproduces it
 	Started time.Time
 	Elapsed time.Duration
 
 	History *histories.History
-	Check   models.Result
-	Options models.Options
-	Minimal *models.Shrunk // nil unless a violation was shrunk
+	Check   explain.Result
+	Options check.Options
+	Minimal *explain.Shrunk // nil unless a violation was shrunk
 
 	Exercised  []Fact   // what the run exercised, for example the coverage
 	NotCovered []string // what it did not

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -12,21 +13,25 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fencecheck/fencecheck/check"
+	"github.com/fencecheck/fencecheck/explain"
 	"github.com/fencecheck/fencecheck/histories"
-	"github.com/fencecheck/fencecheck/models"
+	"github.com/fencecheck/fencecheck/model"
 	"github.com/fencecheck/fencecheck/runstore"
 )
 
 // input checks h and describes it as a caller would.
 func input(t *testing.T, h *histories.History, shrink bool) Input {
 	t.Helper()
-	opts := models.Options{Policy: models.Strict, Timeout: 30 * time.Second}
-	res := models.CheckPorcupine(h.Operations, opts)
+	opts := check.Options{Policy: model.Strict, Timeout: 30 * time.Second, Checker: check.Porcupine}
+	checked, err := check.Check(context.Background(), h.Operations, opts)
+	require.NoError(t, err)
+	res := explain.Explain(h.Operations, checked, opts)
 	in := Input{Title: "memory://test", Verdict: res.Verdict, Reason: "because", Command: "fencecheck run --target memory://test --seed 1",
 		History: h, Check: res, Options: opts, NotCovered: []string{"NO STALE WRITE WAS SUBMITTED", "no duplicate"},
 		Exercised: []Fact{{"stale writes", "3"}}, Config: []Fact{{"seed", "1"}}}
-	if shrink && res.Verdict == models.Violated {
-		s, ok := models.Shrink(h, res.Violations[0], opts, models.ShrinkOptions{})
+	if shrink && res.Verdict == check.Violated {
+		s, ok := explain.Shrink(h, res.Violations[0], opts, explain.ShrinkOptions{})
 		require.True(t, ok)
 		in.Minimal = &s
 	}
@@ -40,7 +45,7 @@ func TestReportOfAViolation(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	in := input(t, history(600, 3, true), true)
-	require.Equal(t, models.Violated, in.Verdict)
+	require.Equal(t, check.Violated, in.Verdict)
 	w, err := Write(dir, in, DefaultLimits())
 	require.NoError(t, err)
 	assert.Len(t, w.Files, 4)
@@ -65,7 +70,9 @@ func TestReportOfAViolation(t *testing.T) {
 	}
 	back, err := histories.ReadFile(filepath.Join(dir, runstore.MinimalHistory))
 	require.NoError(t, err)
-	assert.Equal(t, models.Violated, models.CheckPorcupine(back.Operations, in.Options).Verdict, "minimal.jsonl re-checks as invalid")
+	again, err := check.Check(context.Background(), back.Operations, in.Options)
+	require.NoError(t, err)
+	assert.Equal(t, check.Violated, again.Verdict, "minimal.jsonl re-checks as invalid")
 	assert.LessOrEqual(t, len(back.Operations), 6)
 }
 
@@ -73,7 +80,7 @@ func TestReportOfAValidHistory(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	in := input(t, history(300, 2, false), true)
-	require.Equal(t, models.Held, in.Verdict)
+	require.Equal(t, check.Held, in.Verdict)
 	w, err := Write(dir, in, DefaultLimits())
 	require.NoError(t, err)
 	assert.Len(t, w.Files, 2, "no minimal counterexample for a valid history")
@@ -145,7 +152,7 @@ func TestTimelineStaysBounded(t *testing.T) {
 			assert.Contains(t, note, tc.note)
 			has(t, buf.String(), tc.note, "the page says what it shows")
 			assert.Less(t, buf.Len(), 2<<20, "the page stays small")
-			if in.Verdict == models.Violated {
+			if in.Verdict == check.Violated {
 				has(t, buf.String(), "violation r1", "the violation is in view")
 			}
 			v, _ := chooseView(&in, tc.limit)

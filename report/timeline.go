@@ -9,8 +9,10 @@ import (
 
 	"github.com/anishathalye/porcupine"
 
+	"github.com/fencecheck/fencecheck/check"
+	"github.com/fencecheck/fencecheck/explain"
 	"github.com/fencecheck/fencecheck/histories"
-	"github.com/fencecheck/fencecheck/models"
+	"github.com/fencecheck/fencecheck/model"
 )
 
 // maxAnnotations bounds the lease and nemesis events drawn in a timeline.
@@ -28,17 +30,17 @@ func writeTimeline(w io.Writer, in *Input, lim Limits) (note string, err error) 
 // writeMinimal writes the visualization of the minimal counterexample.
 func writeMinimal(w io.Writer, in *Input, lim Limits) error {
 	s := in.Minimal
-	groups, _ := models.Prepare(s.Ops, in.Options)
-	v := models.View{Groups: groups, Others: s.Others, Annotations: stepMarks([]models.Violation{s.Violation}, groups)}
+	groups, _ := model.Prepare(s.Ops, in.Options.Kind, in.Options.Policy)
+	v := View{Groups: groups, Others: s.Others, Annotations: stepMarks([]explain.Violation{s.Violation}, groups)}
 	note := fmt.Sprintf("Minimal counterexample: %d of the %d operations, on resource %s. %s.",
 		len(s.Ops), s.From, s.Resource, upperFirst(s.Violation.Summary))
 	return visualize(w, v, in.Options, lim, note)
 }
 
-func visualize(w io.Writer, v models.View, opts models.Options, lim Limits, note string) error {
+func visualize(w io.Writer, v View, opts check.Options, lim Limits, note string) error {
 	v.Others = eventsDuring(v.Others, v.Groups)
 	var buf bytes.Buffer
-	if err := models.VisualizeView(&buf, v, opts, lim.CheckTimeout); err != nil {
+	if err := VisualizeView(&buf, v, opts, lim.CheckTimeout); err != nil {
 		return err
 	}
 	page := buf.String()
@@ -51,7 +53,7 @@ func visualize(w io.Writer, v models.View, opts models.Options, lim Limits, note
 }
 
 // stepMarks marks each step of the violations shown on a row of its own.
-func stepMarks(vs []models.Violation, groups []models.Group) []porcupine.Annotation {
+func stepMarks(vs []explain.Violation, groups []model.Group) []porcupine.Annotation {
 	shown := make(map[int]bool)
 	for _, g := range groups {
 		for i := range g.Ops {
@@ -81,7 +83,7 @@ func stepMarks(vs []models.Violation, groups []models.Group) []porcupine.Annotat
 
 // eventsDuring keeps the lease events of the resources shown and the
 // nemesis events, within the time the view covers, at most maxAnnotations.
-func eventsDuring(others []histories.Event, groups []models.Group) []histories.Event {
+func eventsDuring(others []histories.Event, groups []model.Group) []histories.Event {
 	if len(groups) == 0 {
 		return nil
 	}

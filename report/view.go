@@ -4,8 +4,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/fencecheck/fencecheck/explain"
 	"github.com/fencecheck/fencecheck/histories"
-	"github.com/fencecheck/fencecheck/models"
+	"github.com/fencecheck/fencecheck/model"
 )
 
 // sampleResources is how many resources a sample of a big valid history
@@ -19,19 +20,19 @@ const sampleResources = 4
 //   - Small histories: every resource.
 //   - A violation: its resource alone; if that is still too big, a window
 //     of it around the violation, which starts from the states the
-//     resource may be in at that point (models.StatesBefore).
+//     resource may be in at that point (model.StatesBefore).
 //   - A big valid history: the first operations of a few resources.
 //
 // Cuts are put where no operation is in flight on the resource if
 // possible, so that the part shown is as checkable as the whole.
-func chooseView(in *Input, limit int) (models.View, string) {
-	groups, _ := models.Prepare(in.History.Operations, in.Options)
+func chooseView(in *Input, limit int) (View, string) {
+	groups, _ := model.Prepare(in.History.Operations, in.Options.Kind, in.Options.Policy)
 	total := 0
 	for _, g := range groups {
 		total += len(g.Ops)
 	}
 	if total <= limit {
-		return models.View{Groups: groups, Others: in.History.Others}, fmt.Sprintf("All %d operations on %d resources.", total, len(groups))
+		return View{Groups: groups, Others: in.History.Others}, fmt.Sprintf("All %d operations on %d resources.", total, len(groups))
 	}
 	if len(in.Check.Violations) > 0 {
 		return windowView(in, groups, limit, total)
@@ -39,27 +40,27 @@ func chooseView(in *Input, limit int) (models.View, string) {
 	return sampleView(in, groups, limit, total)
 }
 
-func windowView(in *Input, groups []models.Group, limit, total int) (models.View, string) {
+func windowView(in *Input, groups []model.Group, limit, total int) (View, string) {
 	v := in.Check.Violations[in.Check.First()]
-	var g models.Group
+	var g model.Group
 	for _, x := range groups {
 		if x.Resource == v.Resource {
 			g = x
 		}
 	}
 	if len(g.Ops) <= limit {
-		return models.View{Groups: []models.Group{g}, Others: in.History.Others},
+		return View{Groups: []model.Group{g}, Others: in.History.Others},
 			fmt.Sprintf("Only resource %s, where the first violation is: %d of %d operations.", g.Resource, len(g.Ops), total)
 	}
 	lo, hi := stepRange(g.Ops, v.Steps)
 	from, to := windowAround(g.Ops, lo, hi, limit)
-	win := models.Group{Resource: g.Resource, Ops: openBefore(g.Ops, from, in.Options.Policy)}
+	win := model.Group{Resource: g.Resource, Ops: openBefore(g.Ops, from, in.Options.Policy)}
 	win.Ops = append(win.Ops, g.Ops[from:to]...)
-	view := models.View{Groups: []models.Group{win}, Others: in.History.Others}
+	view := View{Groups: []model.Group{win}, Others: in.History.Others}
 	var b strings.Builder
 	fmt.Fprintf(&b, "A window around the first violation: operations %d–%d of the %d on resource %s (%d on all resources).", from+1, to, len(g.Ops), g.Resource, total)
-	if from > 0 && in.Options.Kind == models.KindFenced {
-		view.Init = models.StatesBefore(g.Ops[:from], in.Options.Policy)
+	if from > 0 && in.Options.Kind == model.KindFenced {
+		view.Init = model.StatesBefore(g.Ops[:from], in.Options.Policy)
 		b.WriteString(" It starts from the states the resource may be in after the operations before it.")
 	}
 	if cut := inFlight(g.Ops, from) + inFlight(g.Ops, to); cut > 0 {
@@ -68,19 +69,19 @@ func windowView(in *Input, groups []models.Group, limit, total int) (models.View
 	return view, b.String()
 }
 
-func sampleView(in *Input, groups []models.Group, limit, total int) (models.View, string) {
+func sampleView(in *Input, groups []model.Group, limit, total int) (View, string) {
 	n := min(len(groups), sampleResources)
 	budget := limit / n
-	var shown []models.Group
+	var shown []model.Group
 	var names []string
 	count := 0
 	for _, g := range groups[:n] {
 		to := cleanCutBefore(g.Ops, min(budget, len(g.Ops)))
-		shown = append(shown, models.Group{Resource: g.Resource, Ops: g.Ops[:to]})
+		shown = append(shown, model.Group{Resource: g.Resource, Ops: g.Ops[:to]})
 		names = append(names, g.Resource)
 		count += to
 	}
-	return models.View{Groups: shown, Others: in.History.Others},
+	return View{Groups: shown, Others: in.History.Others},
 		fmt.Sprintf("A sample: the first %d operations of resources %s, of %d operations on %d resources. history.jsonl has them all.",
 			count, strings.Join(names, ", "), total, len(groups))
 }
@@ -159,7 +160,7 @@ func windowAround(ops []histories.Operation, lo, hi, limit int) (int, int) {
 }
 
 // stepRange returns the positions in ops of the first and last step.
-func stepRange(ops []histories.Operation, steps []models.Step) (int, int) {
+func stepRange(ops []histories.Operation, steps []explain.Step) (int, int) {
 	want := make(map[int]bool)
 	for _, s := range steps {
 		want[s.OpID] = true
@@ -181,7 +182,7 @@ func stepRange(ops []histories.Operation, steps []models.Step) (int, int) {
 
 // openBefore returns the writes before from whose outcome is unknown and
 // which may still take effect inside the window: they belong in it.
-func openBefore(ops []histories.Operation, from int, p models.Policy) []histories.Operation {
+func openBefore(ops []histories.Operation, from int, p model.Policy) []histories.Operation {
 	var highest uint64
 	for i := range from {
 		if ops[i].IsWrite() && ops[i].Status == histories.StatusAccepted {

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/fencecheck/fencecheck/histories"
-	"github.com/fencecheck/fencecheck/models"
+	"github.com/fencecheck/fencecheck/model"
 )
 
 // equalTokenRepeat is the article's fifth step: the owner of token 42 writes
@@ -24,7 +24,7 @@ var equalTokenRepeat = scenario{
 		again := s.write(ctx, r, 42, "repeat")
 		got := s.read(ctx, r)
 		observed := fmt.Sprintf("42 %s, repeat %s, %s", first, again, got)
-		if s.o.Policy == models.AcceptEqual {
+		if s.o.Policy == model.AcceptEqual {
 			return Row{
 				Expected: fmt.Sprintf(`42 accepted, repeat of 42 accepted or rejected (%s policy), read "repeat"@42 if accepted, "first"@42 if rejected`, s.o.Policy),
 				Observed: observed,

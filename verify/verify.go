@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/fencecheck/fencecheck/histories"
-	"github.com/fencecheck/fencecheck/models"
+	"github.com/fencecheck/fencecheck/model"
 	"github.com/fencecheck/fencecheck/targets"
 )
 
@@ -44,7 +44,7 @@ type Row struct {
 
 // Options configure a battery; DefaultOptions gives the defaults.
 type Options struct {
-	Policy           models.Policy
+	Policy           model.Policy
 	RequireExclusive bool
 	// RunID makes the resource names of this battery fresh; empty, the
 	// current time in base 36.

@@ -10,14 +10,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fencecheck/fencecheck/histories"
-	"github.com/fencecheck/fencecheck/models"
+	"github.com/fencecheck/fencecheck/model"
 	"github.com/fencecheck/fencecheck/targets"
 	"github.com/fencecheck/fencecheck/targets/memory"
 )
 
 // options are DefaultOptions under policy p, with or without the
 // exclusive requirement, and a fixed run id.
-func options(p models.Policy, excl bool) Options {
+func options(p model.Policy, excl bool) Options {
 	o := DefaultOptions()
 	o.Policy, o.RequireExclusive, o.RunID = p, excl, "t"
 	return o
@@ -48,19 +48,19 @@ func TestBatteryFindsEachMemoryReceiver(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
 		target string
-		policy models.Policy
+		policy model.Policy
 		excl   bool
 		failed []string
 	}{
-		{"fenced", models.Strict, false, nil},
-		{"unfenced", models.Strict, false, []string{"stale-after-newer", "equal-token-repeat", "digit-boundaries"}},
-		{"check-then-set", models.Strict, false, []string{"check-then-set-race", "two-first-writers"}},
-		{"accept-equal", models.Strict, false, []string{"equal-token-repeat"}},
-		{"accept-equal", models.AcceptEqual, false, nil},
+		{"fenced", model.Strict, false, nil},
+		{"unfenced", model.Strict, false, []string{"stale-after-newer", "equal-token-repeat", "digit-boundaries"}},
+		{"check-then-set", model.Strict, false, []string{"check-then-set-race", "two-first-writers"}},
+		{"accept-equal", model.Strict, false, []string{"equal-token-repeat"}},
+		{"accept-equal", model.AcceptEqual, false, nil},
 		// The policies nest: a strict receiver is correct under
 		// accept-equal, which allows the repeat to be rejected.
-		{"fenced", models.AcceptEqual, false, nil},
-		{"fenced", models.Strict, true, []string{"old-token-first"}},
+		{"fenced", model.AcceptEqual, false, nil},
+		{"fenced", model.Strict, true, []string{"old-token-first"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.target+"/"+tc.policy.String()+"/exclusive="+strconv.FormatBool(tc.excl), func(t *testing.T) {
@@ -131,7 +131,7 @@ func TestDigitBoundariesFindsSloppyComparisons(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			got := statuses(t, tgt, options(models.Strict, false))
+			got := statuses(t, tgt, options(model.Strict, false))
 			assert.Equal(t, Fail, got["digit-boundaries"])
 			assert.Equal(t, Pass, got["stale-after-newer"])
 		})
@@ -174,11 +174,11 @@ func TestEqualTokenRepeatUnderEachPolicy(t *testing.T) {
 		{"says rejected, keeps the repeat", func() targets.Target { return &flipRepeat{Target: memory.NewAcceptEqual(), seen: map[string]bool{}} }, Fail, Fail},
 	}
 	for _, tc := range cases {
-		for _, p := range []models.Policy{models.Strict, models.AcceptEqual} {
+		for _, p := range []model.Policy{model.Strict, model.AcceptEqual} {
 			t.Run(tc.name+"/"+p.String(), func(t *testing.T) {
 				t.Parallel()
 				want := tc.strict
-				if p == models.AcceptEqual {
+				if p == model.AcceptEqual {
 					want = tc.acceptEqual
 				}
 				for _, out := range battery(t, tc.target(), options(p, false)) {
@@ -187,7 +187,7 @@ func TestEqualTokenRepeatUnderEachPolicy(t *testing.T) {
 					}
 					t.Logf("expected %s; observed %s: %s", out.Expected, out.Observed, out.Result)
 					assert.Equal(t, want, out.Result)
-					if p == models.AcceptEqual {
+					if p == model.AcceptEqual {
 						assert.Contains(t, out.Expected, "accepted or rejected")
 					} else {
 						assert.Contains(t, out.Expected, "repeat of 42 rejected")
@@ -222,7 +222,7 @@ func TestRowsWordSettingsInTheCallersTerms(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			o := options(models.Strict, true)
+			o := options(model.Strict, true)
 			o.Terms = tc.terms
 			rows := battery(t, memory.NewFenced(), o)
 			for _, row := range rows {
@@ -241,7 +241,7 @@ func TestRunRejectsNoRounds(t *testing.T) {
 	for _, rounds := range []int{0, -1} {
 		t.Run(strconv.Itoa(rounds), func(t *testing.T) {
 			t.Parallel()
-			o := options(models.Strict, false)
+			o := options(model.Strict, false)
 			o.Rounds = rounds
 			_, err := Run(context.Background(), memory.NewFenced(), o)
 			require.Error(t, err)

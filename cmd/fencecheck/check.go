@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -9,10 +10,13 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/fencecheck/fencecheck/check"
+	"github.com/fencecheck/fencecheck/explain"
 	"github.com/fencecheck/fencecheck/harness"
 	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/internal/files"
-	"github.com/fencecheck/fencecheck/models"
+	"github.com/fencecheck/fencecheck/model"
+	"github.com/fencecheck/fencecheck/report"
 	"github.com/fencecheck/fencecheck/runstore"
 )
 
@@ -42,13 +46,13 @@ value to be written once per resource. When that does not hold, or with
 runs the two and exits 3 if they reach opposite verdicts.`,
 		Args: exactArgs(1, "one HISTORY file"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runCheck(cmd.OutOrStdout(), cmd.ErrOrStderr(), args[0], f)
+			return runCheck(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), args[0], f)
 		},
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.policy, "policy", "strict", "fencing policy: strict or accept-equal")
 	fl.StringVar(&f.model, "model", "fenced", "model: fenced (fenced register) or register (plain register, last writer wins)")
-	fl.StringVar(&f.checker, "checker", checkerFast, "checker: fast, porcupine, or both (exit 3 if they disagree)")
+	fl.StringVar(&f.checker, "checker", check.Fast.String(), "checker: fast, porcupine, or both (exit 3 if they disagree)")
 	fl.DurationVar(&f.timeout, "timeout", harness.DefaultConfig().CheckTimeout, "give up and report inconclusive after this long (0: never)")
 	fl.StringVar(&f.html, "html", "", "write porcupine's interactive visualization to this file")
 	fl.BoolVar(&f.json, "json", false, "print the result as JSON")
@@ -56,21 +60,21 @@ runs the two and exits 3 if they reach opposite verdicts.`,
 	return cmd
 }
 
-func (f checkFlags) options() (models.Options, error) {
+func (f checkFlags) options() (check.Options, error) {
 	policy, err := parsePolicy(f.policy)
 	if err != nil {
-		return models.Options{}, err
+		return check.Options{}, err
 	}
-	opts := models.Options{Policy: policy, Timeout: f.timeout}
+	opts := check.Options{Policy: policy, Timeout: f.timeout}
 	switch f.model {
 	case "fenced":
-		opts.Kind = models.KindFenced
+		opts.Kind = model.KindFenced
 	case "register":
-		opts.Kind = models.KindRegister
+		opts.Kind = model.KindRegister
 	default:
 		return opts, &usageError{fmt.Errorf("--model: unknown model %q (want fenced or register)", f.model)}
 	}
-	if err := validChecker(f.checker); err != nil {
+	if opts.Checker, err = check.ParseChecker(f.checker); err != nil {
 		return opts, &usageError{fmt.Errorf("--checker: %w", err)}
 	}
 	if f.timeout < 0 {
@@ -86,34 +90,40 @@ func (f checkFlags) options() (models.Options, error) {
 type checkReport struct {
 	History   string             `json:"history"`
 	Truncated bool               `json:"truncated,omitempty"`
-	Verdict   models.Verdict     `json:"verdict"`
+	Verdict   check.Verdict      `json:"verdict"`
 	Reason    string             `json:"reason"`
 	Counts    histories.Counts   `json:"counts"`
 	Evidence  histories.Evidence `json:"evidence"`
-	Result    models.Result      `json:"result"`
-	Minimal   *models.Shrunk     `json:"minimal,omitempty"`
+	Result    explain.Result     `json:"result"`
+	Minimal   *explain.Shrunk    `json:"minimal,omitempty"`
 	Notes     []string           `json:"notes,omitempty"`
 }
 
-func runCheck(stdout, stderr io.Writer, path string, f checkFlags) error {
+// runCheck judges the history at path. ctx, which Ctrl-C cancels, stops
+// reading and checking; what follows the check (explaining, shrinking,
+// writing) is bounded by its own limits.
+func runCheck(ctx context.Context, stdout, stderr io.Writer, path string, f checkFlags) error {
 	opts, err := f.options()
 	if err != nil {
 		return err
 	}
-	h, err := histories.ReadFile(path)
+	h, err := readHistory(ctx, path)
 	if err != nil {
 		return err
 	}
-	res, notes, err := modelCheckers.judge(h.Operations, opts, f.checker)
+	checked, err := check.Check(ctx, h.Operations, opts)
 	if err != nil {
 		return err
 	}
-	for _, n := range notes {
+	var notes []string
+	for _, n := range checked.Notes {
+		notes = append(notes, n.String())
 		fmt.Fprintf(stderr, "fencecheck: note: %s\n", n)
 	}
+	res := explain.Explain(h.Operations, checked, opts)
 	rep := checkReport{History: path, Truncated: h.Truncated, Counts: histories.Count(h.Operations), Evidence: h.Evidence(),
 		Result: res, Notes: notes, Minimal: f.gates.shrink(h, res, opts)}
-	rep.Verdict, rep.Reason = models.Decide(res, rep.Evidence)
+	rep.Verdict, rep.Reason = explain.Decide(res, rep.Evidence)
 	if err := f.gates.write(path, h, rep, f); err != nil {
 		return err
 	}
@@ -140,10 +150,31 @@ func runCheck(stdout, stderr io.Writer, path string, f checkFlags) error {
 	return exitFor(rep.Verdict)
 }
 
+// readHistory reads the history at path, unless ctx is done first: then it
+// returns ctx's error at once and leaves the reading to finish on its own,
+// as histories.ReadFile cannot be stopped (the command is about to exit).
+func readHistory(ctx context.Context, path string) (*histories.History, error) {
+	type read struct {
+		h   *histories.History
+		err error
+	}
+	done := make(chan read, 1)
+	go func() {
+		h, err := histories.ReadFile(path)
+		done <- read{h, err}
+	}()
+	select {
+	case r := <-done:
+		return r.h, r.err
+	case <-ctx.Done():
+		return nil, fmt.Errorf("read %s: %w", path, ctx.Err())
+	}
+}
+
 // writeVisualization shows the violating resources, or every resource when
 // the history held.
-func writeVisualization(path string, h *histories.History, res models.Result, opts models.Options) error {
-	groups, _ := models.Prepare(h.Operations, opts)
+func writeVisualization(path string, h *histories.History, res explain.Result, opts check.Options) error {
+	groups, _ := model.Prepare(h.Operations, opts.Kind, opts.Policy)
 	if len(res.Violations) > 0 {
 		bad := make(map[string]bool)
 		for _, v := range res.Violations {
@@ -158,6 +189,6 @@ func writeVisualization(path string, h *histories.History, res models.Result, op
 		groups = kept
 	}
 	return files.Write(path, "visualization", func(w io.Writer) error {
-		return models.Visualize(w, groups, h.Others, opts, opts.Timeout)
+		return report.Visualize(w, groups, h.Others, opts, opts.Timeout)
 	})
 }

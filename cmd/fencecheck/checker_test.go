@@ -7,8 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fencecheck/fencecheck/check"
 	"github.com/fencecheck/fencecheck/histories"
-	"github.com/fencecheck/fencecheck/models"
+	"github.com/stretchr/testify/assert"
 )
 
 // writeHistory writes a history of writes (token, value, outcome) by one
@@ -90,55 +91,31 @@ func TestCheckCommandCheckers(t *testing.T) {
 	}
 }
 
-func TestJudgeBoth(t *testing.T) {
+// TestCheckCommandStopsWhenCancelled: the check honours its context, which
+// Ctrl-C cancels (main's signal.NotifyContext): an interrupted check exits
+// with an error, not a verdict.
+func TestCheckCommandStopsWhenCancelled(t *testing.T) {
 	t.Parallel()
-	verdict := func(v models.Verdict, checker string) models.Result {
-		res := models.Result{Verdict: v, Checker: checker}
-		if v == models.Violated {
-			res.Violations = []models.Violation{{Resource: "report"}}
-		}
-		if v == models.Inconclusive {
-			res.TimedOut = []string{"report"}
-		}
-		return res
-	}
-	tests := []struct {
-		name      string
-		fast, ref models.Verdict
-		want      models.Verdict
-		err, note string
-	}{
-		{"agree held", models.Held, models.Held, models.Held, "", "porcupine agrees: held"},
-		{"agree violated", models.Violated, models.Violated, models.Violated, "", `porcupine agrees: violated on "report"`},
-		{"porcupine gives up", models.Violated, models.Inconclusive, models.Violated, "", "porcupine gave up"},
-		{"disagree", models.Held, models.Violated, "", `checkers disagree: fast says held, porcupine says violated on "report"`, ""},
-		{"disagree the other way", models.Violated, models.Held, "", `checkers disagree: fast says violated on "report", porcupine says held`, ""},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
+	stale := writeHistory(t, write(42, "new", histories.Accepted), write(41, "old", histories.Accepted))
+	for _, checker := range []string{"fast", "porcupine", "both"} {
+		t.Run(checker, func(t *testing.T) {
 			t.Parallel()
-			c := checkers{
-				fast: func([]histories.Operation, models.Options) (models.Result, error) {
-					return verdict(tc.fast, "fast"), nil
-				},
-				porcupine: func([]histories.Operation, models.Options) models.Result { return verdict(tc.ref, "porcupine") },
-			}
-			res, notes, err := c.judge(nil, models.Options{}, checkerBoth)
-			if tc.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.err) {
-					t.Fatalf("error %v, want %q", err, tc.err)
-				}
-				if code := exitCode(err, &bytes.Buffer{}); code != exitError {
-					t.Fatalf("exit %d, want %d", code, exitError)
-				}
-				return
-			}
-			if err != nil || res.Verdict != tc.want || res.Checker != "fast" {
-				t.Fatalf("got %s by %s, %v; want %s by fast", res.Verdict, res.Checker, err, tc.want)
-			}
-			if len(notes) != 1 || !strings.Contains(notes[0], tc.note) {
-				t.Fatalf("notes %q, want %q", notes, tc.note)
-			}
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			var stdout, stderr bytes.Buffer
+			code := run(ctx, []string{"check", "--checker", checker, stale}, &stdout, &stderr)
+			assert.Equal(t, exitError, code, "stdout %s", stdout.String())
+			assert.Contains(t, stderr.String(), context.Canceled.Error())
 		})
 	}
+}
+
+// TestDisagreementExitsWithError: when the checkers of --checker both
+// disagree, that matters more than the history: exit 3, not a verdict.
+func TestDisagreementExitsWithError(t *testing.T) {
+	t.Parallel()
+	err := &check.Disagreement{Fast: check.Result{Verdict: check.Held}, Porcupine: check.Result{Verdict: check.Violated}}
+	var stderr bytes.Buffer
+	assert.Equal(t, exitError, exitCode(err, &stderr))
+	assert.Contains(t, stderr.String(), "checkers disagree")
 }

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/fencecheck/fencecheck/models"
+	"github.com/fencecheck/fencecheck/check"
 )
 
 // Exit codes, the same for every command that judges.
@@ -22,11 +22,11 @@ type verdictExit struct{ code int }
 
 func (v *verdictExit) Error() string { return fmt.Sprintf("exit %d", v.code) }
 
-func exitFor(v models.Verdict) error {
+func exitFor(v check.Verdict) error {
 	switch v {
-	case models.Held:
+	case check.Held:
 		return nil
-	case models.Violated:
+	case check.Violated:
 		return &verdictExit{exitViolated}
 	default:
 		return &verdictExit{exitInconclusive}

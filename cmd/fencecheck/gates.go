@@ -7,9 +7,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/fencecheck/fencecheck/check"
+	"github.com/fencecheck/fencecheck/explain"
 	"github.com/fencecheck/fencecheck/harness"
 	"github.com/fencecheck/fencecheck/histories"
-	"github.com/fencecheck/fencecheck/models"
 	"github.com/fencecheck/fencecheck/report"
 	"github.com/fencecheck/fencecheck/runstore"
 )
@@ -31,11 +32,11 @@ func (g *checkGates) flags(cmd *cobra.Command) {
 
 // shrink returns the minimal counterexample of the first cause (the
 // violation whose evidence was complete earliest), if any.
-func (g *checkGates) shrink(h *histories.History, res models.Result, opts models.Options) *models.Shrunk {
-	if res.Verdict != models.Violated || g.shrinkTimeout <= 0 || len(res.Violations) == 0 {
+func (g *checkGates) shrink(h *histories.History, res explain.Result, opts check.Options) *explain.Shrunk {
+	if res.Verdict != check.Violated || g.shrinkTimeout <= 0 || len(res.Violations) == 0 {
 		return nil
 	}
-	s, ok := models.Shrink(h, res.Violations[res.First()], opts, models.ShrinkOptions{Timeout: g.shrinkTimeout})
+	s, ok := explain.Shrink(h, res.Violations[res.First()], opts, explain.ShrinkOptions{Timeout: g.shrinkTimeout})
 	if !ok {
 		return nil
 	}

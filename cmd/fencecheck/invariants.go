@@ -3,12 +3,12 @@ package main
 import (
 	"fmt"
 
-	"github.com/fencecheck/fencecheck/models"
+	"github.com/fencecheck/fencecheck/model"
 )
 
 // parsePolicy parses --policy, the same on every command that judges.
-func parsePolicy(s string) (models.Policy, error) {
-	p, err := models.ParsePolicy(s)
+func parsePolicy(s string) (model.Policy, error) {
+	p, err := model.ParsePolicy(s)
 	if err != nil {
 		return p, &usageError{fmt.Errorf("--policy: %w", err)}
 	}

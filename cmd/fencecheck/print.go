@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/fencecheck/fencecheck/models"
+	"github.com/fencecheck/fencecheck/explain"
 	"github.com/fencecheck/fencecheck/report"
 )
 
@@ -25,5 +25,5 @@ func printCheck(w io.Writer, rep checkReport) {
 	}
 	fmt.Fprintf(w, "verdict        %s: %s\n", strings.ToUpper(string(rep.Verdict)), rep.Reason)
 	report.WriteErrors(w, "errors         ", rep.Evidence.Errors)
-	_ = models.WriteViolations(w, &res, rep.Minimal)
+	_ = explain.WriteViolations(w, &res, rep.Minimal)
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -9,9 +10,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fencecheck/fencecheck/check"
+	"github.com/fencecheck/fencecheck/explain"
 	"github.com/fencecheck/fencecheck/harness"
 	"github.com/fencecheck/fencecheck/histories"
-	"github.com/fencecheck/fencecheck/models"
+	"github.com/fencecheck/fencecheck/model"
 )
 
 // TestCheckPrintsEachViolationOnce: check's output tells the first cause
@@ -27,12 +30,13 @@ func TestCheckPrintsEachViolationOnce(t *testing.T) {
 	h := &histories.History{Operations: []histories.Operation{
 		w(0, "a", 2, "a2", 0, 1), w(1, "b", 2, "b2", 0, 1), w(2, "b", 1, "b1", 2, 3), w(3, "a", 1, "a1", 4, 5),
 	}}
-	opts := models.Options{Policy: models.Strict}
-	res, err := models.CheckFast(h.Operations, opts)
+	opts := check.Options{Policy: model.Strict}
+	checked, err := check.Check(context.Background(), h.Operations, opts)
 	require.NoError(t, err)
+	res := explain.Explain(h.Operations, checked, opts)
 	rep := checkReport{History: "h.jsonl", Counts: histories.Count(h.Operations), Evidence: h.Evidence(), Result: res,
 		Minimal: (&checkGates{shrinkTimeout: harness.DefaultConfig().ShrinkTimeout}).shrink(h, res, opts)}
-	rep.Verdict, rep.Reason = models.Decide(res, rep.Evidence)
+	rep.Verdict, rep.Reason = explain.Decide(res, rep.Evidence)
 	require.NotNil(t, rep.Minimal)
 	assert.Equal(t, "b", rep.Minimal.Resource)
 	var out bytes.Buffer

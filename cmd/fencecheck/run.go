@@ -16,7 +16,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/fencecheck/fencecheck/harness"
-	"github.com/fencecheck/fencecheck/models"
+	"github.com/fencecheck/fencecheck/model"
 	"github.com/fencecheck/fencecheck/nemesis"
 	"github.com/fencecheck/fencecheck/report"
 )
@@ -200,9 +200,9 @@ func runRun(ctx context.Context, cmd *cobra.Command, f runFlags) error {
 	if err != nil {
 		return err
 	}
-	policy, _ := models.ParsePolicy(f.policy) // a bad policy is reported with the configuration
+	policy, _ := model.ParsePolicy(f.policy) // a bad policy is reported with the configuration
 	t, err := openTarget(ctx, f.target, targetOptions{http: f.http, workers: f.workers, faults: faults, child: child,
-		sql: f.sql.options(f.workers, policy == models.AcceptEqual), sqlSet: f.sql.given()})
+		sql: f.sql.options(f.workers, policy == model.AcceptEqual), sqlSet: f.sql.given()})
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,214 @@
+package check
+
+import (
+	"math"
+	"slices"
+
+	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/model"
+)
+
+// noBound is the lower bound of nothing: earlier than every time.
+const noBound int64 = math.MinInt64
+
+// bound is a time that constrains a linearization point, with the operation
+// it comes from (a record of the resource, -1 for none), so that a
+// violation can name the operations that make it.
+type bound struct {
+	at int64
+	op int32
+}
+
+func later(a, b bound) bound {
+	if b.at > a.at {
+		return b
+	}
+	return a
+}
+
+func earlier(a, b bound) bound {
+	if b.at < a.at {
+		return b
+	}
+	return a
+}
+
+// fastWrite is a write of one resource, 64 bytes without a pointer, so
+// that a resource's writes sit side by side in cache and the garbage
+// collector neither scans them nor slows down their copies. Collecting
+// makes it, and folds into it the reads that observed it (observe):
+// they are all the checker needs of those reads. The sweep judges the
+// writes that may have taken effect (accepted, or unknown).
+type fastWrite struct {
+	hash  uint64 // of the value (see fastIndex)
+	token uint64
+	call  int64
+	ret   int64 // its return, after the fencing cap
+	// Bounds that its reads put on it, which make it forced. after is the
+	// latest invocation among its reads: the next write to take effect
+	// comes after it. before is the earliest return among its reads: the
+	// write took effect before it. Each is a time and the read it comes
+	// from (-1 for none).
+	afterAt, beforeAt int64
+	op                int32 // the operation's position in the history
+	afterOp, beforeOp int32
+	kind              fastKind
+	forced            bool // accepted, or unknown but read: it took effect
+}
+
+// observe folds in a read, invoked at call and answered at ret, that
+// returned the write's value.
+func (w *fastWrite) observe(call, ret int64, op int32) {
+	w.forced = true
+	if call > w.afterAt {
+		w.afterAt, w.afterOp = call, op
+	}
+	if ret < w.beforeAt {
+		w.beforeAt, w.beforeOp = ret, op
+	}
+}
+
+func (w *fastWrite) after() bound  { return bound{w.afterAt, w.afterOp} }
+func (w *fastWrite) before() bound { return bound{w.beforeAt, w.beforeOp} }
+
+// lo is the earliest the write can take effect; hi the latest.
+func (w *fastWrite) lo() bound { return bound{w.call, w.op} }
+func (w *fastWrite) hi() bound { return earlier(bound{w.ret, w.op}, w.before()) }
+
+// push is the lower bound the write puts on the next write to take effect:
+// its own invocation and those of its reads.
+func (w *fastWrite) push() bound { return later(w.lo(), w.after()) }
+
+// fastReject is a rejected write: unless its token is 0, some write with
+// its token or above must have taken effect before it answered (under
+// either policy; see Policy.MayReject).
+type fastReject struct {
+	op    int32
+	token uint64
+	ret   bound
+}
+
+// fastProblem is one resource's history reduced to what the sweep needs.
+// Operations are named by their positions in the history.
+type fastProblem struct {
+	ops     []histories.Operation // the whole history, for values and explanations
+	all     []fastWrite           // the resource's writes, in history order
+	policy  model.Policy
+	writes  []fastWrite  // those that may have taken effect, sorted by token, forced before optional
+	rejects []fastReject // sorted by token
+	// initial is the latest invocation among reads that found the
+	// resource unwritten: the first write takes effect after it.
+	initial bound
+	// fail is a violation visible without ordering anything, such as a
+	// read of a value nobody wrote.
+	fail    *Blame
+	failAt  int64 // when fail's evidence was complete: its read's return
+	scratch *fastScratch
+}
+
+// newFastProblem indexes the resource's writes by value, matches the reads
+// that collecting left over with the writes they observed, and sorts the
+// writes and rejections by token. It fails with an *Unsupported error when
+// a value is written twice, because then a read no longer names one write.
+// Its slices are sc's.
+func newFastProblem(ops []histories.Operation, res *fastResource, p model.Policy, sc *fastScratch) (*fastProblem, error) {
+	pb := &fastProblem{ops: ops, all: res.writes, policy: p, initial: res.initial, scratch: sc}
+	ix := sc.index(len(res.writes))
+	for w := range res.writes {
+		if prev, dup := ix.insert(ops, res.writes, int32(w)); dup {
+			op := pb.op(res.writes[w].op)
+			return nil, &Unsupported{Resource: res.name, Value: op.Value, Writes: [2]int{pb.op(res.writes[prev].op).ID, op.ID}}
+		}
+		if x := &res.writes[w]; x.kind == kindDropped && x.beforeOp >= 0 {
+			// A read matched while collecting observed a write that the
+			// cap shows cannot have taken effect.
+			pb.violate(x.beforeOp)
+		}
+	}
+	for i := range res.reads {
+		pb.read(&res.reads[i], &ix)
+	}
+	pb.sortWrites()
+	sc.rejects = sc.rejects[:0]
+	for i := range res.writes {
+		if w := &res.writes[i]; w.kind == kindRejected {
+			sc.rejects = append(sc.rejects, fastReject{w.op, w.token, bound{w.ret, w.op}})
+		}
+	}
+	pb.rejects = sc.rejects
+	sortByToken(pb.rejects, &sc.rejected, &sc.sort, func(r *fastReject) uint64 { return r.token })
+	return pb, nil
+}
+
+// sortWrites orders the writes that may have taken effect by token, forced
+// ones first within a token (sweepGroup relies on it), each kind in history
+// order: forced ones are placed before optional ones, then a stable sort by
+// token keeps that.
+func (pb *fastProblem) sortWrites() {
+	forced, n := 0, 0
+	for i := range pb.all {
+		if w := &pb.all[i]; w.kind == kindAccepted || w.kind == kindUnknown {
+			n++
+			if w.forced {
+				forced++
+			}
+		}
+	}
+	sc := pb.scratch
+	sc.ordered = slices.Grow(sc.ordered[:0], n)[:n]
+	ordered := sc.ordered
+	f, o := 0, forced
+	for i := range pb.all {
+		w := &pb.all[i]
+		switch {
+		case w.kind != kindAccepted && w.kind != kindUnknown:
+		case w.forced:
+			ordered[f] = *w
+			f++
+		default:
+			ordered[o] = *w
+			o++
+		}
+	}
+	sortByToken(ordered, &sc.sorting, &sc.sort, func(w *fastWrite) uint64 { return w.token })
+	pb.writes = ordered
+}
+
+// read matches a read that collecting left over, and applies what it
+// observed: it names one write, which therefore took effect, before the
+// read returned and with no other write between them.
+func (pb *fastProblem) read(r *fastRead, ix *fastIndex) {
+	rd := pb.op(r.op)
+	if !r.hasValue {
+		// Collecting leaves only the reads of nothing that report a
+		// token other than the initial 0.
+		pb.violate(r.op)
+		return
+	}
+	k, ok := ix.lookup(pb.ops, pb.all, r.hash, rd.Value)
+	var w *fastWrite
+	if ok {
+		w = &pb.all[k]
+	}
+	if !ok || w.kind == kindDropped || w.kind == kindRejected || r.hasToken && r.token != w.token {
+		pb.violate(r.op)
+		return
+	}
+	w.observe(r.call, r.ret, r.op)
+}
+
+// op returns the operation at position k of the history, or nil for -1.
+func (pb *fastProblem) op(k int32) *histories.Operation {
+	if k < 0 {
+		return nil
+	}
+	return &pb.ops[k]
+}
+
+// violate blames the read at position k, unless a read whose evidence was
+// complete earlier (it returned first) is blamed already.
+func (pb *fastProblem) violate(k int32) {
+	if at := pb.ops[k].Return; pb.fail == nil || at < pb.failAt {
+		pb.fail, pb.failAt = pb.readBlame(k), at
+	}
+}

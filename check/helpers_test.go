@@ -1,0 +1,15 @@
+package check
+
+import (
+	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/internal/histgen"
+)
+
+// hb builds a history by hand; IDs follow the order.
+type hb = histgen.Builder
+
+const (
+	acc = histories.StatusAccepted
+	rej = histories.StatusRejected
+	unk = histories.StatusUnknown
+)

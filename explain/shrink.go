@@ -1,0 +1,397 @@
+package explain
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"time"
+
+	"github.com/fencecheck/fencecheck/check"
+	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/model"
+)
+
+// ShrinkOptions bound the search for a minimal counterexample.
+type ShrinkOptions struct {
+	// Timeout bounds the whole search; default 10s. When it runs out,
+	// the smallest invalid history found so far is returned, marked as
+	// not minimal.
+	Timeout time.Duration
+	// CheckTimeout bounds the check of one candidate; default 1s. A
+	// candidate the checker gives up on counts as valid, so it is kept
+	// out of the result rather than trusted.
+	CheckTimeout time.Duration
+	// NoHint starts delta debugging from the whole resource instead of
+	// first trying the operations the explanation names. The hint is
+	// almost always right and makes shrinking instant; without it the
+	// search shows what delta debugging alone achieves.
+	NoHint bool
+	_      struct{}
+}
+
+func (o *ShrinkOptions) fillDefaults() {
+	if o.Timeout <= 0 {
+		o.Timeout = 10 * time.Second
+	}
+	if o.CheckTimeout <= 0 {
+		o.CheckTimeout = time.Second
+	}
+}
+
+// Shrunk is a minimal counterexample: a sub-history of one resource that
+// is still invalid, with the same kind of violation as the history it came
+// from.
+type Shrunk struct {
+	Resource string `json:"resource"`
+	// Violation is Explain's account of the shrunk history.
+	Violation Violation `json:"violation"`
+	// OpIDs are the operations kept, as IDs in the original history.
+	OpIDs []int `json:"ops"`
+	// From is the number of operations of the history shrunk from.
+	From int `json:"from_ops"`
+	// Checks is the number of candidate histories checked.
+	Checks int `json:"checks"`
+	// Minimal says the search finished: leaving out any one operation
+	// makes the history valid, or changes what is wrong with it. It is
+	// false when the time bound cut the search short.
+	Minimal bool `json:"one_minimal"`
+	// Adopted says the violation shrunk is Explain's account of the
+	// resource rather than the one the check gave (which came from the
+	// fast checker's witness, in terms Explain's rules do not have).
+	Adopted bool          `json:"adopted,omitempty"`
+	Elapsed time.Duration `json:"elapsed_ns"`
+
+	// Ops are the operations kept and Others the lease and nemesis
+	// events around them, for display; Events rebuilds the history file.
+	Ops    []histories.Operation `json:"-"`
+	Others []histories.Event     `json:"-"`
+}
+
+// Events returns the shrunk history as events, a history file that
+// fencecheck check judges again.
+func (s *Shrunk) Events() []histories.Event { return histories.Subset(s.Ops, s.Others) }
+
+// Shrink reduces the history h, whose check found violation v, to a small
+// sub-history that is still invalid for the same reason, by delta
+// debugging (Zeller's ddmin):
+//
+//  1. Resources. Each resource is an independent register, so the
+//     violating resource alone is still invalid and the others go at once.
+//  2. The hint: the operations the explanation names, usually two or three.
+//  3. Processes: ddmin over the set of client processes.
+//  4. Operations: ddmin over single operations, down to a 1-minimal set.
+//
+// A candidate S counts as failing only if it is a counterexample of h
+// itself, for v's reason:
+//
+//   - porcupine finds S invalid;
+//   - Explain's account of S, with the resource's original history as its
+//     universe (every universal claim is answered there, and every
+//     operation it names is in S), has v's rule and v's culprit, the
+//     operation whose answer the resource must not have given;
+//   - S with every write of h that may have taken effect (accepted,
+//     unknown, the state before the run) added back is still invalid.
+//     Adding reads and rejections to an invalid history can never make it
+//     valid, so h is then invalid for S's reasons, and no write the
+//     search left out could have justified S's answers;
+//   - every value its reads returned is written in S, unless no write of
+//     the resource wrote it.
+//
+// S may keep failed writes: the checkers ignore them, and an explanation
+// names them (a read of a failed write's value). Every operation of the
+// result is one of h's, as recorded. When v's rule and culprit do not
+// reproduce on the hint or the resource (v came from the fast checker's
+// witness, whose account Explain cannot give), the first account Explain
+// gives of them is adopted, and kept fixed from then on (Shrunk.Adopted).
+// It returns false when nothing reproduces within the bound.
+func Shrink(h *histories.History, v Violation, opts check.Options, so ShrinkOptions) (Shrunk, bool) {
+	so.fillDefaults()
+	start := time.Now()
+	s := &shrinker{opts: opts, rule: v.Rule, culprit: culpritOf(v), deadline: start.Add(so.Timeout), perCheck: so.CheckTimeout,
+		resource: v.Resource, all: h.Operations, u: newUniverse(h.Operations, v.Resource, opts)}
+	for _, w := range s.u.writersOf() {
+		s.written = append(s.written, *w)
+	}
+	// The hint first, and the resource's whole history only if the hint
+	// does not fail: on a resource of a million operations the hint is
+	// the only candidate porcupine decides quickly, and copying the
+	// history would cost more than the search.
+	named := func(op *histories.Operation) bool {
+		return slices.ContainsFunc(v.Steps, func(st Step) bool { return st.OpID == op.ID })
+	}
+	hint := s.candidates(named)
+	useHint := !so.NoHint && len(hint) > 0
+	var cur []histories.Operation
+	switch {
+	case useHint && s.fails(hint):
+		cur = hint
+	case s.failsBase(&cur, s.fails):
+	case useHint && s.adopt(hint):
+		cur = hint
+	case s.failsBase(&cur, s.adopt):
+	default:
+		return Shrunk{}, false
+	}
+	cur = s.ddmin(cur, func(op *histories.Operation) int { return op.Process })
+	cur = s.ddmin(cur, func(op *histories.Operation) int { return op.ID })
+	// s.last explains cur: the search changes cur only to a candidate
+	// that just failed.
+	out := Shrunk{
+		Resource:  v.Resource,
+		Violation: s.last,
+		From:      len(h.Operations),
+		Checks:    s.checks,
+		Minimal:   !s.expired(),
+		Adopted:   s.adopted,
+		Ops:       cur,
+		Others:    contextEvents(cur, h.Others, v.Resource),
+		Elapsed:   time.Since(start),
+	}
+	for _, op := range cur {
+		out.OpIDs = append(out.OpIDs, op.ID)
+	}
+	return out, true
+}
+
+// culpritOf returns the ID of v's culprit, or -1.
+func culpritOf(v Violation) int {
+	for _, st := range v.Steps {
+		if st.Culprit {
+			return st.OpID
+		}
+	}
+	return -1
+}
+
+type shrinker struct {
+	opts     check.Options
+	rule     string
+	culprit  int // the ID of the operation whose answer the resource must not have given
+	deadline time.Time
+	perCheck time.Duration
+	resource string
+	all      []histories.Operation // the original history, all resources
+	u        *universe             // the resource's original history
+	written  []histories.Operation // its writes that may have taken effect
+	adopting bool                  // accept any rule and culprit, to adopt them
+	adopted  bool
+	checks   int
+	last     Violation // the explanation of the last failing candidate
+}
+
+func (s *shrinker) expired() bool { return time.Now().After(s.deadline) }
+
+// checkTimeout bounds the check of one candidate: the per-check bound, or
+// what is left of the search's, whichever is less.
+func (s *shrinker) checkTimeout() time.Duration {
+	return min(s.perCheck, max(time.Until(s.deadline), time.Millisecond))
+}
+
+// failsBase tries the resource's whole history with try.
+func (s *shrinker) failsBase(cur *[]histories.Operation, try func([]histories.Operation) bool) bool {
+	base := s.candidates(func(*histories.Operation) bool { return true })
+	if !try(base) {
+		return false
+	}
+	*cur = base
+	return true
+}
+
+// adopt accepts ops as the starting point when Explain gives an account
+// of it other than v's: v may come from the fast checker's witness,
+// which can tell a violation in a way Explain's rules cannot. From then
+// on the search keeps the rule and culprit Explain gave.
+func (s *shrinker) adopt(ops []histories.Operation) bool {
+	s.adopting = true
+	ok := s.fails(ops)
+	s.adopting = false
+	if ok {
+		s.rule, s.culprit, s.adopted = s.last.Rule, culpritOf(s.last), true
+	}
+	return ok
+}
+
+// fails reports whether ops is a counterexample of the original history
+// for the same reason as v (see Shrink).
+func (s *shrinker) fails(ops []histories.Operation) bool {
+	if len(ops) == 0 || !s.readsClosed(ops) || s.expired() {
+		return false
+	}
+	s.checks++
+	groups, _ := model.Prepare(ops, s.opts.Kind, s.opts.Policy)
+	if len(groups) != 1 {
+		return false // only failed writes
+	}
+	o := s.opts
+	o.Checker, o.Timeout = check.Porcupine, s.checkTimeout()
+	if res, err := check.Check(context.Background(), groups[0].Ops, o); err != nil || res.Verdict != check.Violated {
+		return false
+	}
+	member := make(map[int]bool, len(ops))
+	for i := range ops {
+		member[ops[i].ID] = true
+	}
+	f := explain(groups[0], s.u, func(id int) bool { return member[id] }, s.opts)
+	if !s.adopting && (f.rule != s.rule || id(f.culprit) != s.culprit) {
+		return false
+	}
+	if !s.invalidWithWrites(ops, member) {
+		return false
+	}
+	s.last = f.violation(s.resource)
+	return true
+}
+
+// invalidWithWrites reports whether ops with every write of the original
+// history that may have taken effect is invalid, by the fast checker, or
+// by porcupine within the per-check bound where the fast one cannot
+// judge (a check that gives up does not count as invalid).
+func (s *shrinker) invalidWithWrites(ops []histories.Operation, member map[int]bool) bool {
+	union := slices.Clone(ops)
+	for i := range s.written {
+		if !member[s.written[i].ID] {
+			union = append(union, s.written[i])
+		}
+	}
+	slices.SortFunc(union, func(a, b histories.Operation) int { return cmp.Compare(a.ID, b.ID) })
+	o := s.opts
+	o.Checker, o.Timeout = check.Fast, s.checkTimeout()
+	res, err := check.Check(context.Background(), union, o)
+	return err == nil && res.Verdict == check.Violated
+}
+
+// readsClosed reports whether every value ops read is written in ops
+// (by a write of any outcome), unless no write of the resource in the
+// original history wrote it.
+func (s *shrinker) readsClosed(ops []histories.Operation) bool {
+	written := make(map[string]bool)
+	for i := range ops {
+		if ops[i].IsWrite() {
+			written[ops[i].Value] = true
+		}
+	}
+	for i := range ops {
+		op := &ops[i]
+		if !op.IsWrite() && op.HasValue && !written[op.Value] && !s.isUnwritten(op.Value) {
+			return false
+		}
+	}
+	return true
+}
+
+// isUnwritten reports whether no write of the resource, of any outcome,
+// wrote value in the original history.
+func (s *shrinker) isUnwritten(value string) bool { return !s.u.written(value) }
+
+// ddmin removes units of operations (all operations sharing a key) while
+// the rest still fails, until no single unit can go or time runs out.
+func (s *shrinker) ddmin(ops []histories.Operation, key func(*histories.Operation) int) []histories.Operation {
+	units := groupBy(ops, key)
+	n := 2
+	for len(units) >= 2 && !s.expired() {
+		chunks := split(units, n)
+		switch next, ok := s.reduce(chunks); {
+		case ok && len(next) == 1:
+			units, n = chunks[next[0]], 2
+		case ok:
+			units, n = merged(chunks, next), max(n-1, 2)
+		case n >= len(units):
+			return flatten(units)
+		default:
+			n = min(2*n, len(units))
+		}
+	}
+	return flatten(units)
+}
+
+// reduce tries each chunk alone, then each complement, and returns the
+// chunks to keep.
+func (s *shrinker) reduce(chunks [][][]histories.Operation) ([]int, bool) {
+	for i := range chunks {
+		if s.expired() {
+			return nil, false
+		}
+		if s.fails(flatten(chunks[i])) {
+			return []int{i}, true
+		}
+	}
+	if len(chunks) == 2 {
+		return nil, false // the complements are the chunks themselves
+	}
+	for i := range chunks {
+		if s.expired() {
+			return nil, false
+		}
+		var keep []int
+		for j := range chunks {
+			if j != i {
+				keep = append(keep, j)
+			}
+		}
+		if s.fails(flatten(merged(chunks, keep))) {
+			return keep, true
+		}
+	}
+	return nil, false
+}
+
+func groupBy(ops []histories.Operation, key func(*histories.Operation) int) [][]histories.Operation {
+	index := make(map[int]int)
+	var units [][]histories.Operation
+	for i := range ops {
+		k := key(&ops[i])
+		u, ok := index[k]
+		if !ok {
+			u = len(units)
+			index[k] = u
+			units = append(units, nil)
+		}
+		units[u] = append(units[u], ops[i])
+	}
+	return units
+}
+
+// split cuts units into n chunks of nearly equal size.
+func split(units [][]histories.Operation, n int) [][][]histories.Operation {
+	chunks := make([][][]histories.Operation, 0, n)
+	for i := range n {
+		lo, hi := i*len(units)/n, (i+1)*len(units)/n
+		if hi > lo {
+			chunks = append(chunks, units[lo:hi])
+		}
+	}
+	return chunks
+}
+
+func merged(chunks [][][]histories.Operation, keep []int) [][]histories.Operation {
+	var out [][]histories.Operation
+	for _, i := range keep {
+		out = append(out, chunks[i]...)
+	}
+	return out
+}
+
+// flatten returns the operations of units in their original order, which
+// the checker and the explanation expect.
+func flatten(units [][]histories.Operation) []histories.Operation {
+	var out []histories.Operation
+	for _, u := range units {
+		out = append(out, u...)
+	}
+	slices.SortFunc(out, func(a, b histories.Operation) int { return cmp.Compare(a.ID, b.ID) })
+	return out
+}
+
+// candidates returns the operations of the resource that a
+// counterexample can use and keep selects: the writes, failed ones
+// included (an explanation names them), and the reads that returned.
+func (s *shrinker) candidates(keep func(*histories.Operation) bool) []histories.Operation {
+	var out []histories.Operation
+	for i := range s.all {
+		op := &s.all[i]
+		if op.Resource == s.resource && (op.IsWrite() || op.Status == histories.StatusOK) && keep(op) {
+			out = append(out, *op)
+		}
+	}
+	return out
+}
