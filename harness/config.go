@@ -1,12 +1,12 @@
-// Package harness runs concurrent, token-carrying workers against a target
-// while the nemesis injects faults, records the history, checks it, and
+// Package harness is the thin orchestrator of one run: it wires the stages
+// together, runs the workers against a target while the nemesis injects
+// faults, reads the recorded history back, checks and explains it, and
 // says what the run exercised. It has no dependency on testing; the
 // fencetest package adapts it to go test.
 //
-//	generator ──> workers ──write(resource, token, value)──> [nemesis] ──> target
-//	                │  ▲
-//	           lease service (tokens)
-//	                └──> histories.Recorder ──> models (check) ──> Result, run store
+//	lease ──tokens──> workload (workers) ──write(resource, token, value)──> nemesis ──> target
+//	                      │
+//	                      └──> histories.Recorder ──> check ──> explain ──> Result, runstore, report
 package harness
 
 import (

@@ -41,8 +41,10 @@ func bigRun(t *testing.T, target string, seed uint64, ops int, policy model.Poli
 
 // TestMinimalCounterexamples: invalid histories of thousands of operations
 // from seeded runs shrink to at most six operations that are still
-// invalid, each within a few seconds; with the explanation's hint and by
-// delta debugging alone.
+// invalid, with the explanation's hint in a handful of checks and by delta
+// debugging alone in a few hundred. The bound is on checks, not on time,
+// so that a loaded machine cannot fail it; the search has no time limit
+// here for the same reason.
 func TestMinimalCounterexamples(t *testing.T) {
 	t.Parallel()
 	for _, target := range []string{"unfenced", "check-then-set"} {
@@ -58,13 +60,17 @@ func TestMinimalCounterexamples(t *testing.T) {
 					require.GreaterOrEqual(t, len(h.Operations), 4000)
 					opts := check.Options{Policy: model.Strict}
 					start := time.Now()
-					s, ok := explain.Shrink(h, res.Check.Violations[res.Check.First()], opts, explain.ShrinkOptions{NoHint: noHint})
+					s, ok := explain.Shrink(h, res.Check.Violations[res.Check.First()], opts, explain.ShrinkOptions{NoHint: noHint, Timeout: time.Hour, CheckTimeout: time.Hour})
 					elapsed := time.Since(start)
 					require.True(t, ok)
 					t.Logf("%s: %d operations → %d (%s) in %v, %d checks", name, len(h.Operations), len(s.Ops), s.Violation.Rule, elapsed.Round(time.Millisecond), s.Checks)
 					assert.LessOrEqual(t, len(s.Ops), 6)
 					assert.True(t, s.Minimal)
-					assert.Less(t, elapsed, 5*time.Second)
+					maxChecks := 20
+					if noHint {
+						maxChecks = 400
+					}
+					assert.LessOrEqual(t, s.Checks, maxChecks)
 					again, err := check.Check(context.Background(), s.Ops, check.Options{Policy: opts.Policy, Checker: check.Porcupine})
 					require.NoError(t, err)
 					assert.Equal(t, check.Violated, again.Verdict, "still invalid")
