@@ -1,0 +1,171 @@
+// Package layers holds the test that keeps the pipeline's import
+// direction: a package may import packages of its own layer or below,
+// never above. The layers are the stages of a run, from the record that
+// every stage writes to the orchestrator and its front ends;
+// docs/architecture.md explains the order.
+package layers
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const module = "github.com/fencecheck/fencecheck"
+
+// layers lists every package of the module, lowest first. A path ending
+// in "/..." covers the package and everything under it.
+var layers = [][]string{
+	{"histories", "sched", "internal/..."},
+	{"model"},
+	{"targets/...", "lease", "runstore"},
+	{"nemesis/..."},
+	{"workload"},
+	{"check/..."},
+	{"explain"},
+	{"report"},
+	{"replay", "verify", "harness"},
+	{"browse", "fencetest", "cmd/..."},
+}
+
+// layerOf returns the layer of a package path relative to the module, or
+// -1 when no layer names it.
+func layerOf(rel string) int {
+	for i, l := range layers {
+		for _, p := range l {
+			if base, ok := strings.CutSuffix(p, "/..."); ok {
+				if rel == base || strings.HasPrefix(rel, base+"/") {
+					return i
+				}
+			} else if rel == p {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// imports returns, for every package of the module, the module packages
+// it imports (test files excluded: a test may use a higher stage to
+// drive a lower one).
+func imports(t *testing.T) map[string][]string {
+	t.Helper()
+	cmd := exec.Command("go", "list", "-f", "{{.ImportPath}}{{range .Imports}} {{.}}{{end}}", module+"/...")
+	cmd.Dir = moduleRoot(t)
+	out, err := cmd.Output()
+	require.NoError(t, err, "go list: %s", stderrOf(err))
+	deps := map[string][]string{}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		pkg := rel(f[0])
+		deps[pkg] = nil
+		for _, imp := range f[1:] {
+			if strings.HasPrefix(imp, module+"/") {
+				deps[pkg] = append(deps[pkg], rel(imp))
+			}
+		}
+	}
+	require.NoError(t, sc.Err())
+	return deps
+}
+
+func TestNoPackageImportsAHigherLayer(t *testing.T) {
+	for pkg, deps := range imports(t) {
+		t.Run(pkg, func(t *testing.T) {
+			l := layerOf(pkg)
+			require.GreaterOrEqual(t, l, 0, "package %s has no layer: add it to layers in %s and to docs/architecture.md", pkg, "internal/layers/layers_test.go")
+			for _, d := range deps {
+				assert.LessOrEqual(t, layerOf(d), l, "%s (layer %d) imports %s (layer %d), a later stage", pkg, l, d, layerOf(d))
+			}
+		})
+	}
+}
+
+// TestLayersNameOnlyPackagesThatExist keeps the table honest: a layer
+// entry for a package that was moved or deleted would hide a new one.
+func TestLayersNameOnlyPackagesThatExist(t *testing.T) {
+	deps := imports(t)
+	for _, l := range layers {
+		for _, p := range l {
+			base, _ := strings.CutSuffix(p, "/...")
+			found := false
+			for pkg := range deps {
+				if pkg == base || strings.HasPrefix(pkg, base+"/") {
+					found = true
+				}
+			}
+			assert.True(t, found, "layer entry %q matches no package", p)
+		}
+	}
+}
+
+var layoutRow = regexp.MustCompile("^\\| `([a-z0-9/]+)/` \\|")
+
+// TestReadmeLayoutMatchesTree: the README's layout table lists every
+// top-level folder that holds Go code, each once, in the order of the
+// layers, and nothing else.
+func TestReadmeLayoutMatchesTree(t *testing.T) {
+	root := moduleRoot(t)
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	require.NoError(t, err)
+	var rows []string
+	for line := range strings.SplitSeq(string(readme), "\n") {
+		if m := layoutRow.FindStringSubmatch(line); m != nil {
+			rows = append(rows, m[1])
+		}
+	}
+	var want []string
+	for pkg := range imports(t) {
+		top, _, _ := strings.Cut(pkg, "/")
+		if !slices.Contains(want, top) {
+			want = append(want, top)
+		}
+	}
+	slices.Sort(want)
+	got := slices.Clone(rows)
+	slices.Sort(got)
+	assert.Equal(t, want, slices.Compact(got), "README.md's layout table lists these folders")
+	assert.Len(t, rows, len(slices.Compact(got)), "a folder is listed twice")
+	order := slices.Clone(rows)
+	slices.SortStableFunc(order, func(a, b string) int { return minLayer(a) - minLayer(b) })
+	assert.Equal(t, order, rows, "README.md's layout table is not in the order of the layers")
+}
+
+// minLayer is the lowest layer of any package under the top-level folder.
+func minLayer(top string) int {
+	for i, l := range layers {
+		for _, p := range l {
+			if p == top || strings.HasPrefix(p, top+"/") {
+				return i
+			}
+		}
+	}
+	return len(layers)
+}
+
+func moduleRoot(t *testing.T) string {
+	t.Helper()
+	out, err := exec.Command("go", "env", "GOMOD").Output()
+	require.NoError(t, err, "go env GOMOD: %s", stderrOf(err))
+	return filepath.Dir(strings.TrimSpace(string(out)))
+}
+
+func rel(pkg string) string { return strings.TrimPrefix(pkg, module+"/") }
+
+func stderrOf(err error) string {
+	if ee, ok := err.(*exec.ExitError); ok {
+		return string(ee.Stderr)
+	}
+	return fmt.Sprint(err)
+}
