@@ -42,8 +42,6 @@ type finding struct {
 	origins map[*histories.Operation][]origin
 	context []*histories.Operation // operations concurrent with the culprit (fallback)
 	advice  bool                   // the history holds under accept-equal (equal-accepted, strict)
-
-	u *universe // the resource's original history, where a checker keeps it for Explain's rules
 }
 
 // origin is a write of a value a read returned, and why it cannot have

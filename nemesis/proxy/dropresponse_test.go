@@ -36,7 +36,7 @@ func TestDropResponse(t *testing.T) {
 			d.Select = WriteOf("r", 2)
 			d.SetActive(tc.active)
 			d.Attach(env)
-			resp, err, at := env.pipe(t, d, write("r", 2), tc.answer)
+			resp, at, err := env.pipe(t, d, write("r", 2), tc.answer)
 			assert.Len(t, at, 1, "forwarded once: the receiver applies the write")
 			switch {
 			case tc.dropped:

@@ -37,7 +37,7 @@ func TestDuplicate(t *testing.T) {
 			d.Select = WriteOf("r", 2)
 			d.SetActive(tc.active)
 			d.Attach(env)
-			resp, err, at := env.pipe(t, d, write("r", 2), tc.answers...)
+			resp, at, err := env.pipe(t, d, write("r", 2), tc.answers...)
 			assert.Len(t, at, tc.forwards)
 			assert.Equal(t, tc.forwards-1, env.Begins("duplicate-request"))
 			if tc.err != nil {

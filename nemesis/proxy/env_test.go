@@ -24,8 +24,9 @@ func newFakeEnv() *fakeEnv {
 }
 
 // pipe runs one request through a toxic under the simulation and returns
-// what the worker got and the virtual times at which the toxic forwarded.
-func (e *fakeEnv) pipe(t *testing.T, tx Toxic, r *Request, answers ...forwarded) (*Response, error, []time.Duration) {
+// what the worker got, the virtual times at which the toxic forwarded, and
+// the error the worker saw.
+func (e *fakeEnv) pipe(t *testing.T, tx Toxic, r *Request, answers ...forwarded) (*Response, []time.Duration, error) {
 	t.Helper()
 	var resp *Response
 	var err error
@@ -39,7 +40,7 @@ func (e *fakeEnv) pipe(t *testing.T, tx Toxic, r *Request, answers ...forwarded)
 		return &Response{Status: 200}, nil
 	}
 	require.NoError(t, e.rt.Run(func() { resp, err = tx.Pipe(context.Background(), r, next) }))
-	return resp, err, at
+	return resp, at, err
 }
 
 // forwarded is what the receiver answers one forward.

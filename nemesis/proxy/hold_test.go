@@ -43,7 +43,7 @@ func TestHoldInARun(t *testing.T) {
 			h.Attach(env)
 			env.OpenAt(tc.accepted, func() sched.Gate { return env.NewerAccepted("r", 2) })
 			env.OpenAt(tc.sentAt, func() sched.Gate { return env.NewerSent("r", 2) })
-			resp, err, at := env.pipe(t, h, write("r", 2), forwarded{resp: &Response{Status: 409}})
+			resp, at, err := env.pipe(t, h, write("r", 2), forwarded{resp: &Response{Status: 409}})
 			require.NoError(t, err)
 			assert.Equal(t, 409, resp.Status, "the worker gets the receiver's answer")
 			assert.Equal(t, []time.Duration{tc.at}, at, "delivered once, at")

@@ -39,7 +39,7 @@ func TestLatency(t *testing.T) {
 			l.Select = tc.selector
 			l.SetActive(tc.active)
 			l.Attach(env)
-			_, err, at := env.pipe(t, l, tc.r)
+			_, at, err := env.pipe(t, l, tc.r)
 			require.NoError(t, err)
 			assert.Equal(t, []time.Duration{tc.at}, at, "forwarded once, at")
 			want := 0
