@@ -43,7 +43,7 @@ type Request struct {
 }
 
 // IsWrite reports whether the request is a described write.
-func (r *Request) IsWrite() bool { return r.Op == "write" }
+func (r *Request) IsWrite() bool { return r.Op == OpWrite }
 
 func (r *Request) String() string {
 	if r.IsWrite() {
