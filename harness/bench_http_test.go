@@ -14,7 +14,7 @@ import (
 func httpTarget(b *testing.B) *httptarget.Target {
 	srv := httptest.NewServer(receiver.NewHandler(receiver.NewMemory(), receiver.Options{}))
 	b.Cleanup(srv.Close)
-	tgt, err := httptarget.New(srv.URL, httptarget.Options{Workers: 8})
+	tgt, err := httptarget.New(srv.URL, httptarget.DefaultOptions())
 	if err != nil {
 		b.Fatal(err)
 	}

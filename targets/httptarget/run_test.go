@@ -39,7 +39,9 @@ func runReceiver(t *testing.T, bug receiver.Bug, seed uint64) harness.Result {
 	p, err := proxy.Start(srv.URL, proxy.Toxics(faults)...)
 	require.NoError(t, err)
 	defer p.Close()
-	tgt, err := httptarget.New(p.URL(), httptarget.Options{Workers: 16, Describe: proxy.Describe})
+	o := httptarget.DefaultOptions()
+	o.Workers, o.Describe = 16, proxy.Describe
+	tgt, err := httptarget.New(p.URL(), o)
 	require.NoError(t, err)
 	cfg := harness.DefaultConfig()
 	cfg.Target, cfg.TargetName, cfg.Workers, cfg.Resources, cfg.Duration, cfg.Ops = tgt, srv.URL, 16, 2, 0, 1500
