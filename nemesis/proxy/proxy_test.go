@@ -50,7 +50,9 @@ type seen struct {
 func writeThroughProxy(t *testing.T, toxic Toxic, f *fault) seen {
 	t.Helper()
 	ctx := context.Background()
-	recv := &counting{h: receiver.NewHandler(receiver.NewMemory(), receiver.Options{})}
+	rh, err := receiver.NewHandler(receiver.NewMemory(), receiver.DefaultOptions())
+	require.NoError(t, err)
+	recv := &counting{h: rh}
 	srv := httptest.NewServer(recv)
 	t.Cleanup(srv.Close)
 	var toxics []Toxic
@@ -101,7 +103,9 @@ func TestProxyDeliversAfterTheWorkerGaveUp(t *testing.T) {
 	t.Parallel()
 	release := make(chan struct{})
 	held := make(chan struct{})
-	recv := &counting{h: receiver.NewHandler(receiver.NewMemory(), receiver.Options{})}
+	rh, err := receiver.NewHandler(receiver.NewMemory(), receiver.DefaultOptions())
+	require.NoError(t, err)
+	recv := &counting{h: rh}
 	srv := httptest.NewServer(recv)
 	t.Cleanup(srv.Close)
 	gate := toxicFunc(func(ctx context.Context, r *Request, next Forward) (*Response, error) {

@@ -23,7 +23,11 @@ import (
 // generic faults and every proxy fault switched on for the fault phase.
 func runReceiver(t *testing.T, bug receiver.Bug, seed uint64) harness.Result {
 	t.Helper()
-	srv := httptest.NewServer(receiver.NewHandler(receiver.NewMemory(), receiver.Options{Bug: bug, Window: 20 * time.Millisecond}))
+	ro := receiver.DefaultOptions()
+	ro.Bug, ro.Window = bug, 20*time.Millisecond
+	h, err := receiver.NewHandler(receiver.NewMemory(), ro)
+	require.NoError(t, err)
+	srv := httptest.NewServer(h)
 	defer srv.Close()
 	const list = "pause,delay,duplicate,hold,duplicate-request,drop-response,latency"
 	faults, err := nemesis.ParseWith(list, nemesis.Extra{Names: proxy.Names, New: proxy.New})

@@ -34,7 +34,9 @@ var servers = []server{
 func start(t *testing.T, s server) (*Target, *fencedMap) {
 	t.Helper()
 	m := &fencedMap{cells: make(map[string]cellJSON)}
-	var h http.Handler = receiver.NewHandler(receiver.NewMemory(), receiver.Options{})
+	rh, err := receiver.NewHandler(receiver.NewMemory(), receiver.DefaultOptions())
+	require.NoError(t, err)
+	var h http.Handler = rh
 	if s.handler != nil {
 		h = s.handler(m)
 	}
