@@ -151,7 +151,12 @@ func judgeCase(h *histories.History, res explain.Result, opts check.Options, tl 
 			problems = append(problems, fmt.Sprintf("the check's violation on %s (%s): %s", v.Resource, v.Summary, e))
 		}
 	}
-	s, ok := explain.Shrink(h, first, opts, explain.ShrinkOptions{Timeout: time.Minute})
+	so := explain.DefaultShrinkOptions()
+	so.Timeout = time.Minute
+	s, ok, err := explain.Shrink(h, first, opts, so)
+	if err != nil {
+		problems = append(problems, fmt.Sprintf("shrink the first cause: %v", err))
+	}
 	if ok {
 		n, falseClaims, errs := judgeShrunk(ops, first, &s, opts)
 		claims += n

@@ -20,7 +20,8 @@ func shrinkFirstCause(t *testing.T, ops []histories.Operation, p model.Policy) (
 	require.NoError(t, err)
 	require.Equal(t, check.Violated, res.Verdict)
 	first := res.Violations[res.First()]
-	s, ok := Shrink(&histories.History{Operations: ops}, first, opts, ShrinkOptions{})
+	s, ok, err := Shrink(&histories.History{Operations: ops}, first, opts, DefaultShrinkOptions())
+	require.NoError(t, err)
 	require.True(t, ok, "the first cause shrinks: %s", first.Summary)
 	t.Logf("check: %s", first.Summary)
 	t.Logf("minimal: %s", s.Violation.Summary)

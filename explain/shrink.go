@@ -3,6 +3,7 @@ package explain
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"slices"
 	"time"
 
@@ -12,14 +13,16 @@ import (
 )
 
 // ShrinkOptions bound the search for a minimal counterexample.
+// DefaultShrinkOptions gives the defaults; a zero field means zero.
 type ShrinkOptions struct {
-	// Timeout bounds the whole search; default 10s. When it runs out,
-	// the smallest invalid history found so far is returned, marked as
-	// not minimal.
+	// Timeout bounds the whole search; 0 means no bound. When it runs
+	// out, the smallest invalid history found so far is returned, marked
+	// as not minimal.
 	Timeout time.Duration
-	// CheckTimeout bounds the check of one candidate; default 1s. A
-	// candidate the checker gives up on counts as valid, so it is kept
-	// out of the result rather than trusted.
+	// CheckTimeout bounds the check of one candidate, within what is left
+	// of Timeout; 0 means no bound of its own. A candidate the checker
+	// gives up on counts as valid, so it is kept out of the result rather
+	// than trusted.
 	CheckTimeout time.Duration
 	// NoHint starts delta debugging from the whole resource instead of
 	// first trying the operations the explanation names. The hint is
@@ -29,13 +32,22 @@ type ShrinkOptions struct {
 	_      struct{}
 }
 
-func (o *ShrinkOptions) fillDefaults() {
-	if o.Timeout <= 0 {
-		o.Timeout = 10 * time.Second
+// DefaultShrinkOptions bound the search to 10s and each candidate's check
+// to 1s: a porcupine check that takes longer is one of a candidate too
+// large to be the answer, and the hint usually makes the search instant.
+func DefaultShrinkOptions() ShrinkOptions {
+	return ShrinkOptions{Timeout: 10 * time.Second, CheckTimeout: time.Second}
+}
+
+// Validate says which field is out of range.
+func (o ShrinkOptions) Validate() error {
+	switch {
+	case o.Timeout < 0:
+		return fmt.Errorf("shrink options: Timeout %v is negative", o.Timeout)
+	case o.CheckTimeout < 0:
+		return fmt.Errorf("shrink options: CheckTimeout %v is negative", o.CheckTimeout)
 	}
-	if o.CheckTimeout <= 0 {
-		o.CheckTimeout = time.Second
-	}
+	return nil
 }
 
 // Shrunk is a minimal counterexample: a sub-history of one resource that
@@ -103,12 +115,18 @@ func (s *Shrunk) Events() []histories.Event { return histories.Subset(s.Ops, s.O
 // reproduce on the hint or the resource (v came from the fast checker's
 // witness, whose account Explain cannot give), the first account Explain
 // gives of them is adopted, and kept fixed from then on (Shrunk.Adopted).
-// It returns false when nothing reproduces within the bound.
-func Shrink(h *histories.History, v Violation, opts check.Options, so ShrinkOptions) (Shrunk, bool) {
-	so.fillDefaults()
+// It returns false when nothing reproduces within the bound, and an error
+// only for options out of range (ShrinkOptions.Validate).
+func Shrink(h *histories.History, v Violation, opts check.Options, so ShrinkOptions) (Shrunk, bool, error) {
+	if err := so.Validate(); err != nil {
+		return Shrunk{}, false, err
+	}
 	start := time.Now()
-	s := &shrinker{opts: opts, rule: v.Rule, culprit: culpritOf(v), deadline: start.Add(so.Timeout), perCheck: so.CheckTimeout,
+	s := &shrinker{opts: opts, rule: v.Rule, culprit: culpritOf(v), perCheck: so.CheckTimeout,
 		resource: v.Resource, all: h.Operations, u: newUniverse(h.Operations, v.Resource, opts)}
+	if so.Timeout > 0 {
+		s.deadline = start.Add(so.Timeout)
+	}
 	for _, w := range s.u.writersOf() {
 		s.written = append(s.written, *w)
 	}
@@ -130,7 +148,7 @@ func Shrink(h *histories.History, v Violation, opts check.Options, so ShrinkOpti
 		cur = hint
 	case s.failsBase(&cur, s.adopt):
 	default:
-		return Shrunk{}, false
+		return Shrunk{}, false, nil
 	}
 	cur = s.ddmin(cur, func(op *histories.Operation) int { return op.Process })
 	cur = s.ddmin(cur, func(op *histories.Operation) int { return op.ID })
@@ -150,7 +168,7 @@ func Shrink(h *histories.History, v Violation, opts check.Options, so ShrinkOpti
 	for _, op := range cur {
 		out.OpIDs = append(out.OpIDs, op.ID)
 	}
-	return out, true
+	return out, true, nil
 }
 
 // culpritOf returns the ID of v's culprit, or -1.
@@ -166,9 +184,9 @@ func culpritOf(v Violation) int {
 type shrinker struct {
 	opts     check.Options
 	rule     string
-	culprit  int // the ID of the operation whose answer the resource must not have given
-	deadline time.Time
-	perCheck time.Duration
+	culprit  int           // the ID of the operation whose answer the resource must not have given
+	deadline time.Time     // zero: no bound
+	perCheck time.Duration // 0: no bound of its own
 	resource string
 	all      []histories.Operation // the original history, all resources
 	u        *universe             // the resource's original history
@@ -179,12 +197,20 @@ type shrinker struct {
 	last     Violation // the explanation of the last failing candidate
 }
 
-func (s *shrinker) expired() bool { return time.Now().After(s.deadline) }
+func (s *shrinker) expired() bool { return !s.deadline.IsZero() && time.Now().After(s.deadline) }
 
 // checkTimeout bounds the check of one candidate: the per-check bound, or
-// what is left of the search's, whichever is less.
+// what is left of the search's, whichever is less; 0 (check.Options'
+// none) when neither bounds it.
 func (s *shrinker) checkTimeout() time.Duration {
-	return min(s.perCheck, max(time.Until(s.deadline), time.Millisecond))
+	if s.deadline.IsZero() {
+		return s.perCheck
+	}
+	left := max(time.Until(s.deadline), time.Millisecond)
+	if s.perCheck == 0 {
+		return left
+	}
+	return min(s.perCheck, left)
 }
 
 // failsBase tries the resource's whole history with try.

@@ -103,7 +103,10 @@ func TestShrinkSyntheticHistories(t *testing.T) {
 			require.Equal(t, tc.rule, v.Rule)
 
 			start := time.Now()
-			s, ok := Shrink(h, v, opts, ShrinkOptions{NoHint: tc.noHint, Timeout: 20 * time.Second})
+			so := DefaultShrinkOptions()
+			so.NoHint, so.Timeout = tc.noHint, 20*time.Second
+			s, ok, err := Shrink(h, v, opts, so)
+			require.NoError(t, err)
 			elapsed := time.Since(start)
 			require.True(t, ok)
 			t.Logf("%d operations shrunk to %d in %v with %d checks", len(h.Operations), len(s.Ops), elapsed.Round(time.Millisecond), s.Checks)
@@ -126,7 +129,8 @@ func TestShrinkTheSeedsStep4ToTwoWrites(t *testing.T) {
 	h := synthetic(2000, 3, staleAccepted)
 	opts := check.Options{Policy: model.Strict}
 	v := CheckPorcupine(h.Operations, opts).Violations[0]
-	s, ok := Shrink(h, v, opts, ShrinkOptions{})
+	s, ok, err := Shrink(h, v, opts, DefaultShrinkOptions())
+	require.NoError(t, err)
 	require.True(t, ok)
 	require.Len(t, s.Ops, 2, "the newer accepted write and the stale accepted write")
 	assert.Equal(t, "new-result", s.Ops[0].Value)
@@ -138,7 +142,8 @@ func TestShrunkEventsAreACheckableHistory(t *testing.T) {
 	h := synthetic(500, 5, staleRead)
 	opts := check.Options{Policy: model.Strict}
 	v := CheckPorcupine(h.Operations, opts).Violations[0]
-	s, ok := Shrink(h, v, opts, ShrinkOptions{})
+	s, ok, err := Shrink(h, v, opts, DefaultShrinkOptions())
+	require.NoError(t, err)
 	require.True(t, ok)
 	back, err := histories.Pair(s.Events())
 	require.NoError(t, err)
@@ -149,6 +154,40 @@ func TestShrunkEventsAreACheckableHistory(t *testing.T) {
 func TestShrinkRefusesAValidHistory(t *testing.T) {
 	t.Parallel()
 	h := &histories.History{Operations: new(hb).W(0, 1, "a", 0, 5, acc).W(1, 2, "b", 10, 15, acc).Ops}
-	_, ok := Shrink(h, Violation{Resource: "report", Rule: RuleStaleAccepted}, check.Options{}, ShrinkOptions{})
+	_, ok, err := Shrink(h, Violation{Resource: "report", Rule: RuleStaleAccepted}, check.Options{}, DefaultShrinkOptions())
+	require.NoError(t, err)
 	assert.False(t, ok)
+}
+
+// Zero bounds are no bounds: the search runs to its end.
+func TestShrinkWithZeroBoundsRunsToTheEnd(t *testing.T) {
+	t.Parallel()
+	h := synthetic(2000, 3, staleAccepted)
+	opts := check.Options{Policy: model.Strict}
+	v := CheckPorcupine(h.Operations, opts).Violations[0]
+	s, ok, err := Shrink(h, v, opts, ShrinkOptions{})
+	require.NoError(t, err)
+	require.True(t, ok)
+	assert.True(t, s.Minimal)
+	assert.Len(t, s.Ops, 2)
+}
+
+func TestShrinkRejectsNegativeBounds(t *testing.T) {
+	t.Parallel()
+	h := synthetic(20, 3, staleAccepted)
+	opts := check.Options{Policy: model.Strict}
+	v := CheckPorcupine(h.Operations, opts).Violations[0]
+	for _, tc := range []struct {
+		field string
+		so    ShrinkOptions
+	}{
+		{"Timeout", ShrinkOptions{Timeout: -time.Second}},
+		{"CheckTimeout", ShrinkOptions{CheckTimeout: -time.Second}},
+	} {
+		t.Run(tc.field, func(t *testing.T) {
+			_, ok, err := Shrink(h, v, opts, tc.so)
+			require.ErrorContains(t, err, tc.field+" -1s is negative")
+			assert.False(t, ok)
+		})
+	}
 }

@@ -12,9 +12,13 @@ import (
 // httpTarget starts the reference receiver (memory store) on a loopback
 // test server and returns a client target sized for 8 workers.
 func httpTarget(b *testing.B) *httptarget.Target {
-	srv := httptest.NewServer(receiver.NewHandler(receiver.NewMemory(), receiver.Options{}))
+	h, err := receiver.NewHandler(receiver.NewMemory(), receiver.DefaultOptions())
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
 	b.Cleanup(srv.Close)
-	tgt, err := httptarget.New(srv.URL, httptarget.Options{Workers: 8})
+	tgt, err := httptarget.New(srv.URL, httptarget.DefaultOptions())
 	if err != nil {
 		b.Fatal(err)
 	}

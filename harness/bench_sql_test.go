@@ -29,7 +29,7 @@ func openSQLBench(b *testing.B, server *testdb.Server) *sqltarget.Target {
 			b.Skip(skip)
 		}
 	}
-	tgt, err := sqltarget.Open(context.Background(), spec, sqltarget.Options{Workers: 8})
+	tgt, err := sqltarget.Open(context.Background(), spec, sqltarget.DefaultOptions())
 	if err != nil {
 		b.Fatal(err)
 	}

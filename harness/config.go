@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/fencecheck/fencecheck/explain"
 	"github.com/fencecheck/fencecheck/lease"
 	"github.com/fencecheck/fencecheck/model"
 	"github.com/fencecheck/fencecheck/nemesis"
@@ -128,7 +129,7 @@ func DefaultConfig() Config {
 		Workers: 8, Resources: 4, Duration: 5 * time.Second,
 		ReadShare: 0.2, RepeatShare: 0.2, Latency: 500 * time.Microsecond,
 		Faults:   []nemesis.Fault{nemesis.NewPause(), nemesis.NewDelay()},
-		StoreDir: "store", CheckTimeout: 60 * time.Second, ShrinkTimeout: 10 * time.Second, Version: "dev",
+		StoreDir: "store", CheckTimeout: 60 * time.Second, ShrinkTimeout: explain.DefaultShrinkOptions().Timeout, Version: "dev",
 	}
 	c.SetLeaseTTL(100 * time.Millisecond)
 	c.MinStale = DefaultMinStale(c.Faults)

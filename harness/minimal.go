@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/fencecheck/fencecheck/check"
@@ -11,14 +12,20 @@ import (
 // shrinkFirst shrinks the first violation of an invalid history (the first
 // cause, Result.First) to a minimal counterexample, within timeout; nil when the history held, when
 // shrinking is switched off, or when the violation did not reproduce on
-// its own resource in time.
-func shrinkFirst(h *histories.History, res explain.Result, opts check.Options, timeout time.Duration) *explain.Shrunk {
+// its own resource in time. Each candidate's check keeps explain's default
+// bound.
+func shrinkFirst(h *histories.History, res explain.Result, opts check.Options, timeout time.Duration) (*explain.Shrunk, error) {
 	if res.Verdict != check.Violated || timeout <= 0 || len(res.Violations) == 0 {
-		return nil
+		return nil, nil
 	}
-	s, ok := explain.Shrink(h, res.Violations[res.First()], opts, explain.ShrinkOptions{Timeout: timeout})
+	so := explain.DefaultShrinkOptions()
+	so.Timeout = timeout
+	s, ok, err := explain.Shrink(h, res.Violations[res.First()], opts, so)
+	if err != nil {
+		return nil, fmt.Errorf("shrink the first violation: %w", err)
+	}
 	if !ok {
-		return nil
+		return nil, nil
 	}
-	return &s
+	return &s, nil
 }

@@ -117,7 +117,9 @@ func (r *run) judge(path string, interrupted bool) (Result, error) {
 	for _, n := range checked.Notes {
 		res.Notes = append(res.Notes, n.String())
 	}
-	res.Minimal = shrinkFirst(h, explained, opts, r.cfg.ShrinkTimeout)
+	if res.Minimal, err = shrinkFirst(h, explained, opts, r.cfg.ShrinkTimeout); err != nil {
+		return Result{}, err
+	}
 	if r.cfg.RequireExclusive {
 		res.Exclusive = excl
 	}

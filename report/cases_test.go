@@ -40,7 +40,8 @@ func TestEachViolationIsToldOnce(t *testing.T) {
 	require.Len(t, res.Violations, 2)
 	first := res.Violations[res.First()]
 	require.Equal(t, "a", first.Resource)
-	s, ok := explain.Shrink(h, first, opts, explain.ShrinkOptions{})
+	s, ok, err := explain.Shrink(h, first, opts, explain.DefaultShrinkOptions())
+	require.NoError(t, err)
 	require.True(t, ok)
 	a, b := res.Violations[0].Summary, res.Violations[1].Summary
 

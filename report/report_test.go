@@ -31,7 +31,8 @@ func input(t *testing.T, h *histories.History, shrink bool) Input {
 		History: h, Check: res, Options: opts, NotCovered: []string{"NO STALE WRITE WAS SUBMITTED", "no duplicate"},
 		Exercised: []Fact{{"stale writes", "3"}}, Config: []Fact{{"seed", "1"}}}
 	if shrink && res.Verdict == check.Violated {
-		s, ok := explain.Shrink(h, res.Violations[0], opts, explain.ShrinkOptions{})
+		s, ok, err := explain.Shrink(h, res.Violations[0], opts, explain.DefaultShrinkOptions())
+		require.NoError(t, err)
 		require.True(t, ok)
 		in.Minimal = &s
 	}

@@ -121,8 +121,12 @@ func runCheck(ctx context.Context, stdout, stderr io.Writer, path string, f chec
 		fmt.Fprintf(stderr, "fencecheck: note: %s\n", n)
 	}
 	res := explain.Explain(h.Operations, checked, opts)
+	minimal, err := f.gates.shrink(h, res, opts)
+	if err != nil {
+		return err
+	}
 	rep := checkReport{History: path, Truncated: h.Truncated, Counts: histories.Count(h.Operations), Evidence: h.Evidence(),
-		Result: res, Notes: notes, Minimal: f.gates.shrink(h, res, opts)}
+		Result: res, Notes: notes, Minimal: minimal}
 	rep.Verdict, rep.Reason = explain.Decide(res, rep.Evidence)
 	if err := f.gates.write(path, h, rep, f); err != nil {
 		return err

@@ -94,9 +94,11 @@ func upsert(engine, table string) string {
 func dropTable(t *testing.T, spec, table string) {
 	t.Helper()
 	ctx := context.Background()
-	db, err := sqltarget.Open(ctx, spec, sqltarget.Options{Statements: sqltarget.Statements{
+	o := sqltarget.DefaultOptions()
+	o.Mode, o.Statements = "", sqltarget.Statements{
 		Write: "UPDATE " + table + " SET token = :token, value = :value WHERE id = :resource", Read: "SELECT :resource",
-		Teardown: []string{"DROP TABLE IF EXISTS " + table}}})
+		Teardown: []string{"DROP TABLE IF EXISTS " + table}}
+	db, err := sqltarget.Open(ctx, spec, o)
 	require.NoError(t, err)
 	defer db.Close()
 	assert.NoError(t, db.Teardown(ctx))

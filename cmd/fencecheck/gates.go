@@ -32,15 +32,20 @@ func (g *checkGates) flags(cmd *cobra.Command) {
 
 // shrink returns the minimal counterexample of the first cause (the
 // violation whose evidence was complete earliest), if any.
-func (g *checkGates) shrink(h *histories.History, res explain.Result, opts check.Options) *explain.Shrunk {
+func (g *checkGates) shrink(h *histories.History, res explain.Result, opts check.Options) (*explain.Shrunk, error) {
 	if res.Verdict != check.Violated || g.shrinkTimeout <= 0 || len(res.Violations) == 0 {
-		return nil
+		return nil, nil
 	}
-	s, ok := explain.Shrink(h, res.Violations[res.First()], opts, explain.ShrinkOptions{Timeout: g.shrinkTimeout})
+	so := explain.DefaultShrinkOptions()
+	so.Timeout = g.shrinkTimeout
+	s, ok, err := explain.Shrink(h, res.Violations[res.First()], opts, so)
+	if err != nil {
+		return nil, fmt.Errorf("shrink the first violation: %w", err)
+	}
 	if !ok {
-		return nil
+		return nil, nil
 	}
-	return &s
+	return &s, nil
 }
 
 // write writes the report directory and the JUnit file that were asked for.

@@ -34,8 +34,10 @@ func TestCheckPrintsEachViolationOnce(t *testing.T) {
 	checked, err := check.Check(context.Background(), h.Operations, opts)
 	require.NoError(t, err)
 	res := explain.Explain(h.Operations, checked, opts)
+	minimal, err := (&checkGates{shrinkTimeout: harness.DefaultConfig().ShrinkTimeout}).shrink(h, res, opts)
+	require.NoError(t, err)
 	rep := checkReport{History: "h.jsonl", Counts: histories.Count(h.Operations), Evidence: h.Evidence(), Result: res,
-		Minimal: (&checkGates{shrinkTimeout: harness.DefaultConfig().ShrinkTimeout}).shrink(h, res, opts)}
+		Minimal: minimal}
 	rep.Verdict, rep.Reason = explain.Decide(res, rep.Evidence)
 	require.NotNil(t, rep.Minimal)
 	assert.Equal(t, "b", rep.Minimal.Resource)

@@ -49,8 +49,8 @@ down gracefully.`,
 	fl.StringVar(&f.listen, "listen", "127.0.0.1:8787", "address to listen on (port 0 picks a free one)")
 	fl.StringVar(&f.store, "store", "memory", "memory, or sqlite:PATH for a durable store")
 	fl.StringVar(&f.bug, "bug", "none", "deliberate defect: none, "+strings.Join(receiver.BugNames, ", "))
-	fl.Int64Var(&f.maxBody, "max-body", receiver.DefaultMaxBody, "largest accepted body in bytes (413 above)")
-	fl.DurationVar(&f.window, "window", 5*time.Millisecond, "with --bug check-then-set: the wait between the check and the write")
+	fl.Int64Var(&f.maxBody, "max-body", receiver.DefaultOptions().MaxBody, "largest accepted body in bytes (413 above)")
+	fl.DurationVar(&f.window, "window", receiver.DefaultOptions().Window, "with --bug check-then-set: the wait between the check and the write")
 	fl.BoolVar(&f.allowRemote, "allow-remote", false, "allow a --listen address that is not loopback")
 	return cmd
 }
@@ -63,6 +63,9 @@ func runReceiver(ctx context.Context, stdout, stderr io.Writer, f receiverFlags)
 	if f.maxBody <= 0 {
 		return &usageError{fmt.Errorf("--max-body: must be positive")}
 	}
+	if f.window < 0 {
+		return &usageError{fmt.Errorf("--window: must not be negative")}
+	}
 	if err := receiver.CheckListen(f.listen, f.allowRemote); err != nil {
 		return &usageError{fmt.Errorf("--listen: %w", err)}
 	}
@@ -71,12 +74,15 @@ func runReceiver(ctx context.Context, stdout, stderr io.Writer, f receiverFlags)
 		return err
 	}
 	defer store.Close()
-	h := receiver.NewHandler(store, receiver.Options{Bug: bug, MaxBody: f.maxBody, Window: f.window,
+	h, err := receiver.NewHandler(store, receiver.Options{Bug: bug, MaxBody: f.maxBody, Window: f.window,
 		Log: log.New(stderr, "receiver: ", log.LstdFlags)})
-	return receiver.Serve(ctx, h, receiver.ServerOptions{
-		Listen: f.listen, AllowRemote: f.allowRemote,
-		Ready: func(addr net.Addr) {
-			fmt.Fprintf(stdout, "fencecheck receiver: listening on http://%s (store %s, bug %s)\n", addr, f.store, bug)
-		},
-	})
+	if err != nil {
+		return err
+	}
+	so := receiver.DefaultServerOptions()
+	so.Listen, so.AllowRemote = f.listen, f.allowRemote
+	so.Ready = func(addr net.Addr) {
+		fmt.Fprintf(stdout, "fencecheck receiver: listening on http://%s (store %s, bug %s)\n", addr, f.store, bug)
+	}
+	return receiver.Serve(ctx, h, so)
 }

@@ -25,7 +25,7 @@ func (s *sqlFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&s.write, "sql-write", "", "SQL targets: your write statement, with :resource, :token and :value; accepted when it affects (or RETURNING returns) a row, rejected when none")
 	fl.StringVar(&s.read, "sql-read", "", "SQL targets: your read statement, with :resource; returns value [, token], or no row")
 	fl.StringArrayVar(&s.teardown, "sql-teardown", nil, "SQL targets: a statement to run after the run (repeatable)")
-	fl.DurationVar(&s.timeout, "sql-timeout", 5*time.Second, "SQL targets: deadline of every statement")
+	fl.DurationVar(&s.timeout, "sql-timeout", sqltarget.DefaultOptions().Timeout, "SQL targets: deadline of every statement")
 }
 
 // given reports whether any SQL-only flag was set.
@@ -37,13 +37,17 @@ func (s *sqlFlags) given() bool {
 func (s *sqlFlags) own() bool { return s.write != "" || s.read != "" }
 
 func (s *sqlFlags) options(workers int, acceptEqual bool) sqltarget.Options {
-	return sqltarget.Options{
-		Mode:        sqltarget.Mode(s.mode),
-		Statements:  sqltarget.Statements{Setup: s.setup, Write: s.write, Read: s.read, Teardown: s.teardown},
-		Workers:     max(workers, 1), // a bad --workers is reported by the run's configuration
-		AcceptEqual: acceptEqual,
-		Timeout:     s.timeout,
+	o := sqltarget.DefaultOptions()
+	o.Statements = sqltarget.Statements{Setup: s.setup, Write: s.write, Read: s.read, Teardown: s.teardown}
+	// The default mode unless --sql-mode or a statement flag is given;
+	// the target says what is wrong with a mode beside statements.
+	if s.given() {
+		o.Mode = sqltarget.Mode(s.mode)
 	}
+	o.Workers = max(workers, 1) // a bad --workers is reported by the run's configuration
+	o.AcceptEqual = acceptEqual
+	o.Timeout = s.timeout
+	return o
 }
 
 // sqlTargetName is the run's target name: the spec without its password,

@@ -55,6 +55,9 @@ func openTarget(ctx context.Context, spec string, o targetOptions) (*openedTarge
 		return openHTTP(spec, o)
 	case "sqlite", "postgres", "postgresql", "mysql":
 		// A real database on the real clock: never deterministic.
+		if o.sql.Timeout <= 0 {
+			return nil, &usageError{fmt.Errorf("--sql-timeout: must be positive")}
+		}
 		t, err := sqltarget.Open(ctx, spec, o.sql)
 		if err != nil {
 			return nil, err

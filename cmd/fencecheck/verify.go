@@ -14,6 +14,7 @@ import (
 	"github.com/fencecheck/fencecheck/report"
 	"github.com/fencecheck/fencecheck/runstore"
 	"github.com/fencecheck/fencecheck/targets"
+	sqltarget "github.com/fencecheck/fencecheck/targets/sqltarget"
 	"github.com/fencecheck/fencecheck/verify"
 )
 
@@ -82,7 +83,7 @@ func runVerify(ctx context.Context, cmd *cobra.Command, f verifyFlags) error {
 	if err != nil {
 		return err
 	}
-	t, err := openTarget(ctx, f.target, targetOptions{http: f.http, workers: 10, child: child})
+	t, err := openTarget(ctx, f.target, targetOptions{http: f.http, workers: 10, child: child, sql: sqltarget.DefaultOptions()})
 	if err != nil {
 		return err
 	}

@@ -50,7 +50,9 @@ type seen struct {
 func writeThroughProxy(t *testing.T, toxic Toxic, f *fault) seen {
 	t.Helper()
 	ctx := context.Background()
-	recv := &counting{h: receiver.NewHandler(receiver.NewMemory(), receiver.Options{})}
+	rh, err := receiver.NewHandler(receiver.NewMemory(), receiver.DefaultOptions())
+	require.NoError(t, err)
+	recv := &counting{h: rh}
 	srv := httptest.NewServer(recv)
 	t.Cleanup(srv.Close)
 	var toxics []Toxic
@@ -62,7 +64,7 @@ func writeThroughProxy(t *testing.T, toxic Toxic, f *fault) seen {
 	p, err := Start(srv.URL, toxics...)
 	require.NoError(t, err)
 	t.Cleanup(func() { p.Close() })
-	tgt, err := httptarget.New(p.URL(), httptarget.Options{Describe: Describe, Timeout: 5 * time.Second})
+	tgt, err := httptarget.New(p.URL(), slowOptions())
 	require.NoError(t, err)
 
 	out, err := tgt.Write(ctx, "r", 1, "first")
@@ -74,7 +76,7 @@ func writeThroughProxy(t *testing.T, toxic Toxic, f *fault) seen {
 	s.took = time.Since(start)
 	require.NoError(t, p.Close()) // waits for deliveries still on their way
 	s.puts = recv.puts.Load()
-	direct, err := httptarget.New(srv.URL, httptarget.Options{})
+	direct, err := httptarget.New(srv.URL, httptarget.DefaultOptions())
 	require.NoError(t, err)
 	r, err := direct.Read(ctx, "r")
 	require.NoError(t, err)
@@ -101,7 +103,9 @@ func TestProxyDeliversAfterTheWorkerGaveUp(t *testing.T) {
 	t.Parallel()
 	release := make(chan struct{})
 	held := make(chan struct{})
-	recv := &counting{h: receiver.NewHandler(receiver.NewMemory(), receiver.Options{})}
+	rh, err := receiver.NewHandler(receiver.NewMemory(), receiver.DefaultOptions())
+	require.NoError(t, err)
+	recv := &counting{h: rh}
 	srv := httptest.NewServer(recv)
 	t.Cleanup(srv.Close)
 	gate := toxicFunc(func(ctx context.Context, r *Request, next Forward) (*Response, error) {
@@ -111,7 +115,7 @@ func TestProxyDeliversAfterTheWorkerGaveUp(t *testing.T) {
 	})
 	p, err := Start(srv.URL, gate)
 	require.NoError(t, err)
-	tgt, err := httptarget.New(p.URL(), httptarget.Options{Describe: Describe, Timeout: 5 * time.Second})
+	tgt, err := httptarget.New(p.URL(), slowOptions())
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -130,4 +134,12 @@ type toxicFunc func(ctx context.Context, r *Request, next Forward) (*Response, e
 
 func (f toxicFunc) Pipe(ctx context.Context, r *Request, next Forward) (*Response, error) {
 	return f(ctx, r, next)
+}
+
+// slowOptions describe each request for the proxy and give it time for the
+// toxics' delays.
+func slowOptions() httptarget.Options {
+	o := httptarget.DefaultOptions()
+	o.Describe, o.Timeout = Describe, 5*time.Second
+	return o
 }

@@ -23,7 +23,11 @@ import (
 // generic faults and every proxy fault switched on for the fault phase.
 func runReceiver(t *testing.T, bug receiver.Bug, seed uint64) harness.Result {
 	t.Helper()
-	srv := httptest.NewServer(receiver.NewHandler(receiver.NewMemory(), receiver.Options{Bug: bug, Window: 20 * time.Millisecond}))
+	ro := receiver.DefaultOptions()
+	ro.Bug, ro.Window = bug, 20*time.Millisecond
+	h, err := receiver.NewHandler(receiver.NewMemory(), ro)
+	require.NoError(t, err)
+	srv := httptest.NewServer(h)
 	defer srv.Close()
 	const list = "pause,delay,duplicate,hold,duplicate-request,drop-response,latency"
 	faults, err := nemesis.ParseWith(list, nemesis.Extra{Names: proxy.Names, New: proxy.New})
@@ -39,7 +43,9 @@ func runReceiver(t *testing.T, bug receiver.Bug, seed uint64) harness.Result {
 	p, err := proxy.Start(srv.URL, proxy.Toxics(faults)...)
 	require.NoError(t, err)
 	defer p.Close()
-	tgt, err := httptarget.New(p.URL(), httptarget.Options{Workers: 16, Describe: proxy.Describe})
+	o := httptarget.DefaultOptions()
+	o.Workers, o.Describe = 16, proxy.Describe
+	tgt, err := httptarget.New(p.URL(), o)
 	require.NoError(t, err)
 	cfg := harness.DefaultConfig()
 	cfg.Target, cfg.TargetName, cfg.Workers, cfg.Resources, cfg.Duration, cfg.Ops = tgt, srv.URL, 16, 2, 0, 1500

@@ -31,14 +31,17 @@ import (
 // maxResponse bounds what is read of an answer.
 const maxResponse = 4 << 20
 
-// Options tune a Target. Zero fields take the defaults on them.
+// Options tune a Target. DefaultOptions gives the defaults; a zero field
+// means zero.
 type Options struct {
+	// Adapter maps the receiver's API; the zero Adapter is the default
+	// protocol.
 	Adapter Adapter
-	// Workers sizes the connection pool; default 8.
+	// Workers sizes the connection pool; at least 1.
 	Workers int
 	// Timeout bounds each request, from dialing to the end of the
-	// answer; default 2s. A request that runs out of time is an unknown
-	// outcome.
+	// answer; 0 means no bound. A request that runs out of time is an
+	// unknown outcome.
 	Timeout time.Duration
 	// Describe, when set, is called on every request with what it is:
 	// op "write" or "read", its resource and, for a write, its token. The
@@ -56,6 +59,24 @@ type Target struct {
 	desc    func(h http.Header, op, resource string, token uint64)
 }
 
+// DefaultOptions size the pool for the harness's 8 workers and give each
+// request 2s, long past any answer a healthy receiver gives on loopback,
+// and short enough that a hung one costs a run little.
+func DefaultOptions() Options {
+	return Options{Workers: 8, Timeout: 2 * time.Second}
+}
+
+// validate says which field is out of range.
+func (o Options) validate() error {
+	switch {
+	case o.Workers < 1:
+		return fmt.Errorf("options: Workers must be at least 1, not %d", o.Workers)
+	case o.Timeout < 0:
+		return fmt.Errorf("options: Timeout %v is negative", o.Timeout)
+	}
+	return nil
+}
+
 // New returns a target for the receiver at base (http:// or https://).
 func New(base string, o Options) (*Target, error) {
 	u, err := url.Parse(base)
@@ -68,11 +89,8 @@ func New(base string, o Options) (*Target, error) {
 	if err := o.Adapter.Validate(); err != nil {
 		return nil, fmt.Errorf("http target %q: adapter: %w", base, err)
 	}
-	if o.Workers <= 0 {
-		o.Workers = 8
-	}
-	if o.Timeout <= 0 {
-		o.Timeout = 2 * time.Second
+	if err := o.validate(); err != nil {
+		return nil, fmt.Errorf("http target %q: %w", base, err)
 	}
 	u.Path = strings.TrimSuffix(u.Path, "/")
 	return &Target{base: u, adapter: o.Adapter.withDefaults(), client: httpclient.New(o.Workers, o.Timeout),
@@ -131,12 +149,15 @@ type response struct {
 	body   []byte
 }
 
-// do sends one request and reads its answer within the timeout. A request
-// that could not even connect is reported as definitely not applied: it
-// never left. Everything else that fails is an unknown outcome.
+// do sends one request and reads its answer within the timeout, if any. A
+// request that could not even connect is reported as definitely not
+// applied: it never left. Everything else that fails is an unknown outcome.
 func (t *Target) do(ctx context.Context, build func(context.Context, op) (*http.Request, error), o op) (*response, error) {
-	ctx, cancel := context.WithTimeout(ctx, t.timeout)
-	defer cancel()
+	if t.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, t.timeout)
+		defer cancel()
+	}
 	req, err := build(ctx, o)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", targets.ErrDefinitelyNotApplied, err)

@@ -34,7 +34,9 @@ var servers = []server{
 func start(t *testing.T, s server) (*Target, *fencedMap) {
 	t.Helper()
 	m := &fencedMap{cells: make(map[string]cellJSON)}
-	var h http.Handler = receiver.NewHandler(receiver.NewMemory(), receiver.Options{})
+	rh, err := receiver.NewHandler(receiver.NewMemory(), receiver.DefaultOptions())
+	require.NoError(t, err)
+	var h http.Handler = rh
 	if s.handler != nil {
 		h = s.handler(m)
 	}
@@ -46,7 +48,9 @@ func start(t *testing.T, s server) (*Target, *fencedMap) {
 		a, err = LoadAdapter(filepath.Join("..", "..", "docs", "adapters", s.adapter))
 		require.NoError(t, err)
 	}
-	tgt, err := New(srv.URL, Options{Adapter: a, Timeout: 5 * time.Second})
+	o := DefaultOptions()
+	o.Adapter, o.Timeout = a, 5*time.Second
+	tgt, err := New(srv.URL, o)
 	require.NoError(t, err)
 	require.NoError(t, tgt.Setup(context.Background()))
 	return tgt, m
@@ -127,7 +131,7 @@ func TestStatusMapping(t *testing.T) {
 				w.WriteHeader(tc.status)
 			}))
 			defer srv.Close()
-			tgt, err := New(srv.URL, Options{})
+			tgt, err := New(srv.URL, DefaultOptions())
 			require.NoError(t, err)
 			out, err := tgt.Write(context.Background(), "r", 7, "v")
 			if tc.want == 0 {
@@ -153,7 +157,9 @@ func TestTimeoutAndLostConnectionAreUnknown(t *testing.T) {
 	}))
 	defer slow.Close()
 	defer close(release)
-	tgt, err := New(slow.URL, Options{Timeout: 50 * time.Millisecond})
+	o := DefaultOptions()
+	o.Timeout = 50 * time.Millisecond
+	tgt, err := New(slow.URL, o)
 	require.NoError(t, err)
 	_, err = tgt.Write(context.Background(), "r", 1, "v")
 	require.Error(t, err)
@@ -164,7 +170,7 @@ func TestTimeoutAndLostConnectionAreUnknown(t *testing.T) {
 		panic(http.ErrAbortHandler) // the connection closes without an answer
 	}))
 	defer hangup.Close()
-	tgt, err = New(hangup.URL, Options{})
+	tgt, err = New(hangup.URL, DefaultOptions())
 	require.NoError(t, err)
 	_, err = tgt.Write(context.Background(), "r", 1, "v")
 	require.Error(t, err)
@@ -179,7 +185,9 @@ func TestUnreachable(t *testing.T) {
 	require.NoError(t, err)
 	addr := ln.Addr().String()
 	require.NoError(t, ln.Close())
-	tgt, err := New("http://"+addr, Options{Timeout: time.Second})
+	o := DefaultOptions()
+	o.Timeout = time.Second
+	tgt, err := New("http://"+addr, o)
 	require.NoError(t, err)
 	err = tgt.Setup(context.Background())
 	require.Error(t, err)
@@ -211,6 +219,42 @@ func TestAdapterValidation(t *testing.T) {
 	}
 	_, err := ParseAdapter([]byte(`{}`))
 	assert.NoError(t, err, "the empty adapter is the default protocol")
-	_, err = New("ftp://x", Options{})
+	_, err = New("ftp://x", DefaultOptions())
 	assert.Error(t, err)
+}
+
+func TestOptionsOutOfRange(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name string
+		edit func(*Options)
+		want string
+	}{
+		{"no workers", func(o *Options) { o.Workers = 0 }, "Workers must be at least 1, not 0"},
+		{"negative workers", func(o *Options) { o.Workers = -1 }, "Workers must be at least 1, not -1"},
+		{"negative timeout", func(o *Options) { o.Timeout = -time.Second }, "Timeout -1s is negative"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			o := DefaultOptions()
+			tc.edit(&o)
+			_, err := New("http://127.0.0.1:1", o)
+			require.ErrorContains(t, err, tc.want)
+		})
+	}
+}
+
+// A zero Timeout is no bound, not one that has already passed.
+func TestZeroTimeoutIsNoBound(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) }))
+	defer srv.Close()
+	o := DefaultOptions()
+	o.Timeout = 0
+	tgt, err := New(srv.URL, o)
+	require.NoError(t, err)
+	out, err := tgt.Write(context.Background(), "r", 1, "v")
+	require.NoError(t, err)
+	assert.Equal(t, histories.Accepted, out)
 }

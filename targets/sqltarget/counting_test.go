@@ -143,7 +143,7 @@ func TestClientFoundRowsInTheSpec(t *testing.T) {
 	t.Parallel()
 	const base = "mysql://root@127.0.0.1:1/test"
 	own := func(write string) Options {
-		return Options{Statements: Statements{Write: write, Read: "SELECT value, token FROM t WHERE id = :resource"}}
+		return ownOptions(Statements{Write: write, Read: "SELECT value, token FROM t WHERE id = :resource"})
 	}
 	upsert := own("INSERT INTO t VALUES (:resource, :token, :value) ON DUPLICATE KEY UPDATE token = IF(VALUES(token) > token, VALUES(token), token)")
 	update := own("UPDATE t SET token = :token WHERE id = :resource AND token < :token")
@@ -161,8 +161,8 @@ func TestClientFoundRowsInTheSpec(t *testing.T) {
 		{"UPDATE, clientFoundRows=1", "?clientFoundRows=1", update, ""},
 		{"CALL, spec as given", "", call, "add clientFoundRows=true to the target spec if that statement is an UPDATE"},
 		{"CALL, clientFoundRows=false", "?clientFoundRows=false", call, ""},
-		{"the built-in upsert, clientFoundRows=true", "?clientFoundRows=true", Options{}, "clientFoundRows=true in the target spec"},
-		{"check-then-set does not read its count", "?clientFoundRows=true", Options{Mode: ModeCheckThenSet}, ""},
+		{"the built-in upsert, clientFoundRows=true", "?clientFoundRows=true", DefaultOptions(), "clientFoundRows=true in the target spec"},
+		{"check-then-set does not read its count", "?clientFoundRows=true", modeOptions(ModeCheckThenSet), ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

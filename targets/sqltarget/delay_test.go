@@ -57,7 +57,7 @@ func TestDelayHoldsStatementsOnTheirWay(t *testing.T) {
 	for _, e := range engines {
 		t.Run(e.name, func(t *testing.T) {
 			t.Parallel()
-			tgt, err := Open(context.Background(), e.spec(t), Options{})
+			tgt, err := Open(context.Background(), e.spec(t), DefaultOptions())
 			require.NoError(t, err)
 			defer tgt.Close()
 			wrapped := &arrivals{Target: tgt, accepted: make(map[string]uint64)}

@@ -26,7 +26,9 @@ const seeds = 5
 func runHarness(t *testing.T, spec string, mode Mode, seed uint64) harness.Result {
 	t.Helper()
 	const workers = 8
-	tgt, err := Open(context.Background(), spec, Options{Mode: mode, Workers: workers})
+	o := modeOptions(mode)
+	o.Workers = workers
+	tgt, err := Open(context.Background(), spec, o)
 	require.NoError(t, err)
 	defer tgt.Close()
 	faults, err := nemesis.Parse("pause,delay")

@@ -25,14 +25,14 @@ func TestErrorsAreUnknownUnlessNeverSent(t *testing.T) {
 		token      uint64
 		notApplied bool
 	}{
-		{name: "token too large for BIGINT is never sent", token: math.MaxInt64 + 1, notApplied: true},
-		{name: "closed pool: no connection, nothing sent", token: 1, notApplied: true,
+		{name: "token too large for BIGINT is never sent", opts: DefaultOptions(), token: math.MaxInt64 + 1, notApplied: true},
+		{name: "closed pool: no connection, nothing sent", opts: DefaultOptions(), token: 1, notApplied: true,
 			spoil: func(t *testing.T, tgt *Target) { require.NoError(t, tgt.db.Close()) }},
-		{name: "check-then-set failing at its read never updated", opts: Options{Mode: ModeCheckThenSet}, token: 1, notApplied: true,
+		{name: "check-then-set failing at its read never updated", opts: modeOptions(ModeCheckThenSet), token: 1, notApplied: true,
 			spoil: func(t *testing.T, tgt *Target) { require.NoError(t, tgt.Teardown(ctx)) }},
-		{name: "a statement the database refused is unknown", token: 1,
+		{name: "a statement the database refused is unknown", opts: DefaultOptions(), token: 1,
 			spoil: func(t *testing.T, tgt *Target) { require.NoError(t, tgt.Teardown(ctx)) }},
-		{name: "SQLite busy past the timeout is unknown", opts: Options{Timeout: 500 * time.Millisecond}, token: 1,
+		{name: "SQLite busy past the timeout is unknown", opts: timeoutOptions(500 * time.Millisecond), token: 1,
 			spoil: func(t *testing.T, tgt *Target) {
 				// Another connection holds the write lock.
 				conn, err := tgt.db.Conn(ctx)
@@ -61,4 +61,11 @@ func TestErrorsAreUnknownUnlessNeverSent(t *testing.T) {
 			assert.Contains(t, err.Error(), tgt.Name(), "errors name the target")
 		})
 	}
+}
+
+// timeoutOptions are the defaults with another statement deadline.
+func timeoutOptions(d time.Duration) Options {
+	o := DefaultOptions()
+	o.Timeout = d
+	return o
 }

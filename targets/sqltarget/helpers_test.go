@@ -41,6 +41,20 @@ func (e engine) spec(t testing.TB) string {
 	return spec
 }
 
+// modeOptions are the defaults with a built-in mode.
+func modeOptions(m Mode) Options {
+	o := DefaultOptions()
+	o.Mode = m
+	return o
+}
+
+// ownOptions are the defaults with the user's own statements.
+func ownOptions(st Statements) Options {
+	o := DefaultOptions()
+	o.Mode, o.Statements = "", st
+	return o
+}
+
 // open opens a target and closes it when the test ends. A built-in
 // mode's scratch table is set up, and dropped at the end.
 func open(t testing.TB, spec string, o Options) *Target {

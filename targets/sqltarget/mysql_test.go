@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/url"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -36,7 +35,9 @@ func TestMySQLAffectedRows(t *testing.T) {
 		if tc.foundRows {
 			need = foundRowsOn
 		}
-		db, err := openMySQL(u, Options{Workers: 1, Timeout: 5 * time.Second}, need)
+		o := DefaultOptions()
+		o.Workers = 1
+		db, err := openMySQL(u, o, need)
 		require.NoError(t, err)
 		defer db.Close()
 		table := newTableName()

@@ -36,45 +36,43 @@ func (s Statements) empty() bool {
 	return len(s.Setup) == 0 && s.Write == "" && s.Read == "" && len(s.Teardown) == 0
 }
 
-// Options configure a SQL target. The zero value is the atomic mode with
-// the defaults below.
+// Options configure a SQL target. DefaultOptions gives the defaults; a
+// zero field means zero.
 type Options struct {
-	// Mode is a built-in mode; default ModeAtomic. It must be empty when
-	// Statements are given.
+	// Mode is a built-in mode. It must be empty when Statements are
+	// given, and set when they are not.
 	Mode Mode
 	// Statements replace the built-in ones.
 	Statements Statements
-	// Workers is the number of concurrent workers the pool serves;
-	// default 8.
+	// Workers is the number of concurrent workers the pool serves; at
+	// least 1.
 	Workers int
 	// AcceptEqual makes the built-in modes accept a repeat of the current
-	// token (the accept-equal policy); by default they need a higher one.
+	// token (the accept-equal policy); without it they need a higher one.
 	AcceptEqual bool
 	// Timeout is the deadline of every statement, and how long SQLite
-	// waits for its write lock; default 5s.
+	// waits for its write lock; it must be positive, since SQLite would
+	// read 0 as not waiting at all.
 	Timeout time.Duration
 
 	_ struct{}
 }
 
-func (o *Options) setDefaults() {
-	if o.Workers == 0 {
-		o.Workers = 8
-	}
-	if o.Timeout == 0 {
-		o.Timeout = 5 * time.Second
-	}
-	if o.Mode == "" && o.Statements.empty() {
-		o.Mode = ModeAtomic
-	}
+// DefaultOptions are the atomic mode with a pool for the harness's 8
+// workers and 5s per statement: long past a healthy loopback database's
+// answer, and room for SQLite's writers to queue for the lock.
+func DefaultOptions() Options {
+	return Options{Mode: ModeAtomic, Workers: 8, Timeout: 5 * time.Second}
 }
 
 func (o *Options) validate() error {
 	switch {
 	case o.Workers < 1:
-		return fmt.Errorf("workers: %d is not positive", o.Workers)
-	case o.Timeout < 0:
-		return fmt.Errorf("timeout: negative")
+		return fmt.Errorf("options: Workers must be at least 1, not %d", o.Workers)
+	case o.Timeout <= 0:
+		return fmt.Errorf("options: Timeout must be positive, not %v", o.Timeout)
+	case o.Statements.empty() && o.Mode == "":
+		return fmt.Errorf("options: no Mode and no Statements: set one")
 	case !o.Statements.empty() && o.Mode != "":
 		return fmt.Errorf("sql-mode %s and your own statements exclude each other", o.Mode)
 	case !o.Statements.empty() && (o.Statements.Write == "" || o.Statements.Read == ""):

@@ -50,7 +50,7 @@ func ownStatements(table, write string, rows bool, extraSetup, drops []string) S
 func openOwn(t *testing.T, spec string, st Statements) *Target {
 	t.Helper()
 	ctx := context.Background()
-	tgt, err := Open(ctx, spec, Options{Statements: st})
+	tgt, err := Open(ctx, spec, ownOptions(st))
 	require.NoError(t, err)
 	t.Cleanup(func() {
 		assert.NoError(t, tgt.Teardown(ctx))
@@ -281,7 +281,7 @@ func TestOwnWritesInARun(t *testing.T) {
 			dialect := strings.TrimSuffix(e.name, "-memory")
 			for _, tc := range cases {
 				t.Run(tc.name, func(t *testing.T) {
-					tgt, err := Open(context.Background(), spec, Options{Statements: ownStatements(newTableName(), tc.write(dialect), tc.rows, nil, nil)})
+					tgt, err := Open(context.Background(), spec, ownOptions(ownStatements(newTableName(), tc.write(dialect), tc.rows, nil, nil)))
 					require.NoError(t, err)
 					defer tgt.Close()
 					faults, err := nemesis.Parse("pause,delay")

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -49,14 +50,20 @@ func TestOpenRejects(t *testing.T) {
 		opts       Options
 		want       string
 	}{
-		{"no SQLite path", "sqlite://", Options{}, "no database file"},
-		{"a query in a SQLite path", "sqlite:///tmp/x.db?mode=ro", Options{}, "not supported in SQLite paths"},
-		{"no MySQL database", "mysql://root@127.0.0.1:3306/", Options{}, "no database name"},
-		{"unknown scheme", "oracle://x", Options{}, "not a SQL target"},
-		{"unknown mode", "sqlite:///tmp/x.db", Options{Mode: "careful"}, `unknown sql-mode "careful"`},
+		{"no SQLite path", "sqlite://", DefaultOptions(), "no database file"},
+		{"a query in a SQLite path", "sqlite:///tmp/x.db?mode=ro", DefaultOptions(), "not supported in SQLite paths"},
+		{"no MySQL database", "mysql://root@127.0.0.1:3306/", DefaultOptions(), "no database name"},
+		{"unknown scheme", "oracle://x", DefaultOptions(), "not a SQL target"},
+		{"unknown mode", "sqlite:///tmp/x.db", modeOptions("careful"), `unknown sql-mode "careful"`},
 		{"a placeholder in a set-up statement", "sqlite:///tmp/x.db",
-			Options{Statements: Statements{Setup: []string{"DELETE FROM t WHERE id = :resource"}, Write: "x", Read: "y"}}, "take no placeholders"},
-		{"a bad read", "sqlite:///tmp/x.db", Options{Statements: Statements{Write: "UPDATE t SET v = :value", Read: "SELECT v FROM t WHERE id = ?"}}, "--sql-read: positional placeholder"},
+			ownOptions(Statements{Setup: []string{"DELETE FROM t WHERE id = :resource"}, Write: "x", Read: "y"}), "take no placeholders"},
+		{"a bad read", "sqlite:///tmp/x.db", ownOptions(Statements{Write: "UPDATE t SET v = :value", Read: "SELECT v FROM t WHERE id = ?"}), "--sql-read: positional placeholder"},
+		{"no workers", "sqlite:///tmp/x.db", workersOptions(0), "Workers must be at least 1, not 0"},
+		{"negative workers", "sqlite:///tmp/x.db", workersOptions(-2), "Workers must be at least 1, not -2"},
+		{"no timeout", "sqlite:///tmp/x.db", timeoutOptions(0), "Timeout must be positive, not 0s"},
+		{"negative timeout", "sqlite:///tmp/x.db", timeoutOptions(-time.Second), "Timeout must be positive, not -1s"},
+		{"neither mode nor statements", "sqlite:///tmp/x.db", modeOptions(""), "no Mode and no Statements"},
+		{"the zero options", "sqlite:///tmp/x.db", Options{}, "Workers must be at least 1"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -73,7 +80,7 @@ func TestOpenRejects(t *testing.T) {
 func TestMemoryDatabaseIsShared(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	tgt := open(t, "sqlite://:memory:", Options{Workers: 2})
+	tgt := open(t, "sqlite://:memory:", workersOptions(2))
 	_, err := tgt.Write(ctx, "r", 1, "v")
 	require.NoError(t, err)
 	var conns []interface{ Close() error }
@@ -98,9 +105,16 @@ func TestPostgresqlScheme(t *testing.T) {
 	spec := engine{name: "postgres", server: testdb.Postgres}.spec(t)
 	scheme, rest, _ := strings.Cut(spec, "://")
 	require.Equal(t, "postgres", scheme)
-	tgt := open(t, "postgresql://"+rest, Options{})
+	tgt := open(t, "postgresql://"+rest, DefaultOptions())
 	assert.Equal(t, "postgres", tgt.Dialect())
 	out, err := tgt.Write(context.Background(), "r", 1, "v")
 	require.NoError(t, err)
 	assert.Equal(t, histories.Accepted, out)
+}
+
+// workersOptions are the defaults with another pool size.
+func workersOptions(n int) Options {
+	o := DefaultOptions()
+	o.Workers = n
+	return o
 }

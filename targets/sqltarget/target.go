@@ -88,7 +88,6 @@ func IsSpec(spec string) bool {
 // password redacted.
 func Open(ctx context.Context, spec string, o Options) (*Target, error) {
 	name := Redact(spec)
-	o.setDefaults()
 	if err := o.validate(); err != nil {
 		return nil, fmt.Errorf("open %s: %w", name, err)
 	}

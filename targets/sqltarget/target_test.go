@@ -29,10 +29,10 @@ func TestSeedSteps(t *testing.T) {
 		final string
 		token uint64
 	}{
-		{"atomic strict", Options{}, strict, "newer", 43},
-		{"atomic accept-equal", Options{AcceptEqual: true}, equal, "dup", 42},
-		{"check-then-set strict", Options{Mode: ModeCheckThenSet}, strict, "newer", 43},
-		{"check-then-set accept-equal", Options{Mode: ModeCheckThenSet, AcceptEqual: true}, equal, "dup", 42},
+		{"atomic strict", DefaultOptions(), strict, "newer", 43},
+		{"atomic accept-equal", acceptEqualOptions(ModeAtomic), equal, "dup", 42},
+		{"check-then-set strict", modeOptions(ModeCheckThenSet), strict, "newer", 43},
+		{"check-then-set accept-equal", acceptEqualOptions(ModeCheckThenSet), equal, "dup", 42},
 	}
 	for _, e := range engines {
 		t.Run(e.name, func(t *testing.T) {
@@ -59,4 +59,12 @@ func TestSeedSteps(t *testing.T) {
 			}
 		})
 	}
+}
+
+// acceptEqualOptions are the defaults with a built-in mode under the
+// accept-equal policy.
+func acceptEqualOptions(m Mode) Options {
+	o := modeOptions(m)
+	o.AcceptEqual = true
+	return o
 }

@@ -30,7 +30,7 @@ func FuzzHandler(f *testing.F) {
 	f.Add("%zz", "2000", []byte("bad escape"))
 	f.Fuzz(func(t *testing.T, resource, token string, body []byte) {
 		const limit = 128
-		h := NewHandler(NewMemory(), Options{MaxBody: limit})
+		h := newHandler(t, NewMemory(), Options{MaxBody: limit})
 		if put(h, "r", "1000", "kept").Code != http.StatusNoContent {
 			t.Fatal("set-up write refused")
 		}

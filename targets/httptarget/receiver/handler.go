@@ -19,16 +19,15 @@ import (
 // TokenHeader carries fencing tokens on requests and answers.
 const TokenHeader = "Fencing-Token"
 
-// DefaultMaxBody bounds a value, in bytes.
-const DefaultMaxBody = 1 << 20
-
-// Options tune a Handler. Zero fields take the defaults on them.
+// Options tune a Handler. DefaultOptions gives the defaults; a zero field
+// means zero.
 type Options struct {
 	Bug Bug
-	// MaxBody bounds a PUT body; larger ones get 413. Default 1 MiB.
+	// MaxBody bounds a PUT body, in bytes; larger ones get 413. It must
+	// be positive.
 	MaxBody int64
 	// Window is how long the check-then-set bug waits between its check
-	// and its write; default 5ms, wide enough for a race in a short run.
+	// and its write; 0 is no wait.
 	Window time.Duration
 	// Log receives store errors; nil discards them.
 	Log *log.Logger
@@ -43,13 +42,20 @@ type Handler struct {
 	mux     *http.ServeMux
 }
 
+// DefaultOptions are the correct receiver with bodies up to 1 MiB and, for
+// the check-then-set bug, a 5ms window: wide enough for a race in a short
+// run.
+func DefaultOptions() Options {
+	return Options{MaxBody: 1 << 20, Window: 5 * time.Millisecond}
+}
+
 // NewHandler returns the receiver's handler over store.
-func NewHandler(store Store, o Options) *Handler {
-	if o.MaxBody <= 0 {
-		o.MaxBody = DefaultMaxBody
-	}
-	if o.Window <= 0 {
-		o.Window = 5 * time.Millisecond
+func NewHandler(store Store, o Options) (*Handler, error) {
+	switch {
+	case o.MaxBody < 1:
+		return nil, fmt.Errorf("receiver options: MaxBody must be positive, not %d", o.MaxBody)
+	case o.Window < 0:
+		return nil, fmt.Errorf("receiver options: Window %v is negative", o.Window)
 	}
 	if o.Log == nil {
 		o.Log = log.New(io.Discard, "", 0)
@@ -57,7 +63,7 @@ func NewHandler(store Store, o Options) *Handler {
 	h := &Handler{store: store, write: o.Bug.writer(store, o.Window), maxBody: o.MaxBody, log: o.Log, mux: http.NewServeMux()}
 	h.mux.HandleFunc("PUT /resources/{id}", h.put)
 	h.mux.HandleFunc("GET /resources/{id}", h.get)
-	return h
+	return h, nil
 }
 
 // ServeHTTP implements http.Handler.

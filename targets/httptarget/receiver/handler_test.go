@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -31,7 +32,7 @@ func get(h http.Handler, resource string) *httptest.ResponseRecorder {
 
 func TestProtocol(t *testing.T) {
 	t.Parallel()
-	h := NewHandler(NewMemory(), Options{})
+	h := newHandler(t, NewMemory(), DefaultOptions())
 	assert.Equal(t, http.StatusNotFound, get(h, "report").Code)
 	steps := []struct {
 		token, body string
@@ -90,7 +91,7 @@ func TestBadRequestsChangeNothing(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			h := NewHandler(NewMemory(), Options{MaxBody: limit})
+			h := newHandler(t, NewMemory(), Options{MaxBody: limit})
 			require.Equal(t, http.StatusNoContent, put(h, "r", "10", "kept").Code)
 			req := httptest.NewRequest(http.MethodPut, "/resources/"+tc.resource, strings.NewReader(tc.body))
 			if tc.chunked {
@@ -114,7 +115,7 @@ func TestBadRequestsChangeNothing(t *testing.T) {
 
 func TestLargestTokenAndLimitBody(t *testing.T) {
 	t.Parallel()
-	h := NewHandler(NewMemory(), Options{MaxBody: 8})
+	h := newHandler(t, NewMemory(), Options{MaxBody: 8})
 	assert.Equal(t, http.StatusNoContent, put(h, "r", "18446744073709551615", "12345678").Code)
 	assert.Equal(t, "18446744073709551615", get(h, "r").Header().Get(TokenHeader))
 }
@@ -135,7 +136,7 @@ func TestBugModes(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.bug.String(), func(t *testing.T) {
 			t.Parallel()
-			h := NewHandler(NewMemory(), Options{Bug: tc.bug, Window: 1})
+			h := newHandler(t, NewMemory(), Options{Bug: tc.bug, MaxBody: DefaultOptions().MaxBody, Window: 1})
 			require.Equal(t, 204, put(h, "r", "42", "new").Code)
 			assert.Equal(t, tc.stale, put(h, "r", "41", "old").Code)
 			assert.Equal(t, tc.equal, put(h, "r", "42", "again").Code)
@@ -162,14 +163,14 @@ func TestSQLiteSurvivesRestart(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "recv.db")
 			s, err := ParseStore("sqlite://" + path)
 			require.NoError(t, err)
-			h := NewHandler(s, Options{Bug: bug})
+			h := newHandler(t, s, bugOptions(bug))
 			require.Equal(t, 204, put(h, "r", "18446744073709551614", "before").Code)
 			require.NoError(t, s.Close())
 
 			s, err = ParseStore("sqlite:" + path)
 			require.NoError(t, err)
 			defer s.Close()
-			h = NewHandler(s, Options{Bug: bug})
+			h = newHandler(t, s, bugOptions(bug))
 			rec := get(h, "r")
 			assert.Equal(t, "before", rec.Body.String())
 			assert.Equal(t, "18446744073709551614", rec.Header().Get(TokenHeader))
@@ -226,6 +227,42 @@ func TestCheckListen(t *testing.T) {
 			t.Parallel()
 			err := CheckListen(tc.addr, tc.remote)
 			assert.Equal(t, tc.ok, err == nil, "%v", err)
+		})
+	}
+}
+
+// newHandler is NewHandler for options a test knows to be valid.
+func newHandler(t testing.TB, s Store, o Options) *Handler {
+	t.Helper()
+	h, err := NewHandler(s, o)
+	require.NoError(t, err)
+	return h
+}
+
+// bugOptions are the defaults with a bug.
+func bugOptions(bug Bug) Options {
+	o := DefaultOptions()
+	o.Bug = bug
+	return o
+}
+
+func TestHandlerOptionsOutOfRange(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name string
+		edit func(*Options)
+		want string
+	}{
+		{"no body", func(o *Options) { o.MaxBody = 0 }, "MaxBody must be positive, not 0"},
+		{"negative window", func(o *Options) { o.Window = -time.Millisecond }, "Window -1ms is negative"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			o := DefaultOptions()
+			tc.edit(&o)
+			_, err := NewHandler(NewMemory(), o)
+			require.ErrorContains(t, err, tc.want)
 		})
 	}
 }

@@ -18,8 +18,15 @@ type ServerOptions struct {
 	// Ready, if set, is called with the bound address once the server
 	// accepts connections.
 	Ready func(addr net.Addr)
-	// ShutdownGrace bounds the graceful shutdown; default 5s.
+	// ShutdownGrace bounds the graceful shutdown: how long requests in
+	// progress may take to finish; 0 does not wait for them.
 	ShutdownGrace time.Duration
+}
+
+// DefaultServerOptions give requests in progress 5s to finish at
+// shutdown; Listen is the caller's to set.
+func DefaultServerOptions() ServerOptions {
+	return ServerOptions{ShutdownGrace: 5 * time.Second}
 }
 
 // Timeouts of the reference receiver's server: a slow or stalled client
@@ -54,8 +61,8 @@ func Serve(ctx context.Context, h http.Handler, o ServerOptions) error {
 	if err := CheckListen(o.Listen, o.AllowRemote); err != nil {
 		return err
 	}
-	if o.ShutdownGrace <= 0 {
-		o.ShutdownGrace = 5 * time.Second
+	if o.ShutdownGrace < 0 {
+		return fmt.Errorf("server options: ShutdownGrace %v is negative", o.ShutdownGrace)
 	}
 	ln, err := net.Listen("tcp", o.Listen)
 	if err != nil {

@@ -28,7 +28,11 @@ func main() {
 		fmt.Fprintln(os.Stderr, "flakyreceiver:", err)
 		os.Exit(2)
 	}
-	h := receiver.NewHandler(store, receiver.Options{})
+	h, err := receiver.NewHandler(store, receiver.DefaultOptions())
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "flakyreceiver:", err)
+		os.Exit(2)
+	}
 	var served atomic.Int64
 	flaky := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if *exitOnRoot && r.URL.Path == "/" {
@@ -44,10 +48,10 @@ func main() {
 		served.Add(1)
 		h.ServeHTTP(w, r)
 	})
-	err = receiver.Serve(context.Background(), flaky, receiver.ServerOptions{
-		Listen: *listen,
-		Ready:  func(addr net.Addr) { fmt.Printf("flakyreceiver: listening on http://%s\n", addr) },
-	})
+	so := receiver.DefaultServerOptions()
+	so.Listen = *listen
+	so.Ready = func(addr net.Addr) { fmt.Printf("flakyreceiver: listening on http://%s\n", addr) }
+	err = receiver.Serve(context.Background(), flaky, so)
 	fmt.Fprintln(os.Stderr, "flakyreceiver:", err)
 	os.Exit(1)
 }
