@@ -28,7 +28,7 @@ type httpFlags struct {
 func (h *httpFlags) register(fl *pflag.FlagSet) {
 	h.flags = fl
 	fl.StringVar(&h.adapter, "adapter", "", "JSON adapter mapping an HTTP receiver's API onto the protocol (docs/http-protocol.md)")
-	fl.DurationVar(&h.requestTimeout, "request-timeout", httptarget.DefaultOptions().Timeout, "HTTP targets: timeout of each request (an unknown outcome when it passes)")
+	fl.DurationVar(&h.requestTimeout, "request-timeout", httptarget.DefaultOptions().Timeout, "HTTP targets: timeout of each request (an unknown outcome when it passes; 0: none)")
 	fl.StringVar(&h.exec, "exec", "", `start the receiver as a child process (sh -c CMD), wait until it is ready (--ready), stop it at the end; output goes to the run directory. Refused while something already answers on the target's address`)
 	fl.StringVar(&h.ready, "ready", defaultReady, `with --exec: when the receiver is ready: tcp (it accepts a TCP connection on the target's host:port), http-get:PATH (GET PATH gets any HTTP answer), cmd:COMMAND (sh -c COMMAND exits 0); counted only while the started process is alive`)
 }

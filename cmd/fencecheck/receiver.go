@@ -50,7 +50,7 @@ down gracefully.`,
 	fl.StringVar(&f.store, "store", "memory", "memory, or sqlite:PATH for a durable store")
 	fl.StringVar(&f.bug, "bug", "none", "deliberate defect: none, "+strings.Join(receiver.BugNames, ", "))
 	fl.Int64Var(&f.maxBody, "max-body", receiver.DefaultOptions().MaxBody, "largest accepted body in bytes (413 above)")
-	fl.DurationVar(&f.window, "window", receiver.DefaultOptions().Window, "with --bug check-then-set: the wait between the check and the write")
+	fl.DurationVar(&f.window, "window", receiver.DefaultOptions().Window, "with --bug check-then-set: the wait between the check and the write (0: none)")
 	fl.BoolVar(&f.allowRemote, "allow-remote", false, "allow a --listen address that is not loopback")
 	return cmd
 }
