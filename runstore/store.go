@@ -10,10 +10,12 @@
 package runstore
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -58,6 +60,9 @@ const TimestampFormat = "20060102T150405.000Z"
 // it. A run records its history straight into it, so a killed run leaves
 // its history there; verify writes its results there too.
 func Create(store, name string, at time.Time) (string, error) {
+	if !ValidComponent(name) {
+		return "", fmt.Errorf("run name %q: %w", name, ErrBadName)
+	}
 	stamp := at.UTC().Format(TimestampFormat)
 	rel := filepath.Join(name, stamp)
 	dir := filepath.Join(store, rel)
@@ -81,27 +86,35 @@ func Create(store, name string, at time.Time) (string, error) {
 	return dir, nil
 }
 
+// ErrBadName is the error of a run name that is not a single plain path
+// component: a separator, a leading dot (so "." and ".."), or "latest"
+// would put the run outside its folder or inside another run's.
+var ErrBadName = errors.New("not a run name: use letters, digits, '.', '_' and '-', not starting with '.', '_' or '-', and not \"latest\"")
+
+// tmpSeq makes the temporary link names of this process unique.
+var tmpSeq atomic.Uint64
+
 // pointLatest replaces store/latest atomically: a new link is renamed over
-// the old one.
+// the old one. Each call makes its own temporary link (process id and a
+// counter in its name), so that concurrent runs sharing a store, in one
+// process or several, never remove or rename each other's.
 func pointLatest(store, rel string) error {
 	link := filepath.Join(store, Latest)
-	tmp := link + ".tmp"
-	_ = os.Remove(tmp)
+	tmp := fmt.Sprintf("%s.tmp-%d-%d", link, os.Getpid(), tmpSeq.Add(1))
 	if err := os.Symlink(rel, tmp); err != nil {
 		return fmt.Errorf("link %s: %w", link, err)
 	}
 	if err := os.Rename(tmp, link); err != nil {
+		_ = os.Remove(tmp)
 		return fmt.Errorf("link %s: %w", link, err)
 	}
 	return nil
 }
 
 // Name derives a run's folder name from a target spec:
-// "memory://check-then-set" → "memory-check-then-set".
+// "memory://check-then-set" → "memory-check-then-set". The result is
+// always a valid run name ("run" when nothing of the spec is left).
 func Name(target string) string {
-	if target == "" {
-		return "run"
-	}
 	var b strings.Builder
 	dash := false
 	for _, r := range target {
@@ -114,5 +127,15 @@ func Name(target string) string {
 			dash = true
 		}
 	}
-	return strings.Trim(b.String(), "-.")
+	name := strings.TrimLeft(strings.TrimRight(b.String(), "-."), "._-")
+	if len(name) > maxName {
+		name = strings.TrimRight(name[:maxName], "-.")
+	}
+	if !ValidComponent(name) {
+		return "run"
+	}
+	return name
 }
+
+// maxName is the longest derived run name; ValidComponent allows 201.
+const maxName = 200

@@ -1,8 +1,10 @@
 package runstore
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -53,4 +55,55 @@ func TestNameAndComponents(t *testing.T) {
 		assert.False(t, ValidComponent(s), s)
 	}
 	assert.True(t, Started("not a stamp").IsZero())
+}
+
+// TestCreateRefusesNamesOutsideItsFolder: a run name is one plain path
+// component; anything else (a separator, "." or "..", "latest", a
+// leading dot) is refused before anything is written, so that no run
+// lands outside the store or inside another run's folder.
+func TestCreateRefusesNamesOutsideItsFolder(t *testing.T) {
+	t.Parallel()
+	for _, name := range []string{"latest", "../esc", "a/b", ".", "..", ".hidden", "", "-x", "a\\b", "x\x1b[31m"} {
+		t.Run(name, func(t *testing.T) {
+			parent := t.TempDir()
+			store := filepath.Join(parent, "store")
+			_, err := Create(store, name, time.Now())
+			require.ErrorIs(t, err, ErrBadName)
+			assert.Contains(t, err.Error(), fmt.Sprintf("%q", name))
+			entries, err := os.ReadDir(parent)
+			require.NoError(t, err)
+			assert.Empty(t, entries, "nothing may be written for a refused name")
+		})
+	}
+}
+
+// TestConcurrentCreatesShareAStore: runs that start at once in one store
+// each get their own directory, and latest ends up a valid link to one of
+// them, with no temporary link left behind.
+func TestConcurrentCreatesShareAStore(t *testing.T) {
+	t.Parallel()
+	store := t.TempDir()
+	at := time.Date(2026, 12, 3, 15, 4, 5, 0, time.UTC) // all in the same millisecond
+	const runs = 50
+	dirs := make([]string, runs)
+	errs := make([]error, runs)
+	var wg sync.WaitGroup
+	for i := range runs {
+		wg.Go(func() { dirs[i], errs[i] = Create(store, "shared", at) })
+	}
+	wg.Wait()
+	seen := map[string]bool{}
+	for i := range runs {
+		require.NoError(t, errs[i], "run %d", i)
+		assert.False(t, seen[dirs[i]], "two runs got %s", dirs[i])
+		seen[dirs[i]] = true
+	}
+	latest, err := os.Readlink(filepath.Join(store, Latest))
+	require.NoError(t, err)
+	assert.True(t, seen[filepath.Join(store, latest)], "latest points at %s, not a run of this store", latest)
+	entries, err := os.ReadDir(store)
+	require.NoError(t, err)
+	for _, e := range entries {
+		assert.Contains(t, []string{"shared", Latest}, e.Name(), "left behind")
+	}
 }
