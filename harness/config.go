@@ -214,6 +214,9 @@ func (c *Config) Validate() error {
 	negative("MinStale", float64(c.MinStale))
 	negative("CheckTimeout", float64(c.CheckTimeout))
 	negative("ShrinkTimeout", float64(c.ShrinkTimeout))
+	if c.RunName != "" && !runstore.ValidComponent(c.RunName) {
+		bad("RunName", "%q: %v", c.RunName, runstore.ErrBadName)
+	}
 	if c.StoreDir == "" {
 		bad("StoreDir", "required")
 	}

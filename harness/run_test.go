@@ -223,6 +223,8 @@ func TestConfigValidation(t *testing.T) {
 		{"negative counts", valid(func(c *Config) { c.Ops, c.Rate, c.MinStale = -1, -1, -1 }), []string{"Ops: negative", "Rate: negative", "MinStale: negative"}},
 		{"shares", valid(func(c *Config) { c.ReadShare, c.RepeatShare = -0.1, 1.5 }), []string{"ReadShare: -0.1 is a probability", "RepeatShare: 1.5 is a probability"}},
 		{"no end", valid(func(c *Config) { c.Duration, c.Ops = 0, 0 }), []string{"Duration: zero with no operation limit"}},
+		{"run name latest", valid(func(c *Config) { c.RunName = "latest" }), []string{`RunName: "latest": not a run name`}},
+		{"run name outside the store", valid(func(c *Config) { c.RunName = "../esc" }), []string{`RunName: "../esc": not a run name`}},
 		{"faults without a schedule", valid(func(c *Config) { c.Schedule = nil }), []string{"Schedule: required with faults"}},
 		{"script names a missing fault", valid(func(c *Config) {
 			c.Faults, c.Schedule = pause, nemesis.Script{Steps: []nemesis.Step{{Fault: "delay", On: true}}}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -131,4 +132,24 @@ func TestInterruptedRunReportsAndChecks(t *testing.T) {
 	summary, err := os.ReadFile(filepath.Join(dir, "s", "latest", "summary.txt"))
 	require.NoError(t, err)
 	assert.Contains(t, string(summary), "verdict     INTERRUPTED: the run was stopped early")
+}
+
+// TestRunRefusesNamesOutsideItsFolder: --name is one folder of the store;
+// "latest" (which would write into the previous run and point latest at
+// itself) and a path that climbs out of the store are usage errors that
+// write nothing.
+func TestRunRefusesNamesOutsideItsFolder(t *testing.T) {
+	t.Parallel()
+	for _, name := range []string{"latest", "../esc", "a/b", ".."} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			r := fencecheck(t, dir, "run", "--target", "memory://fenced", "--seed", "1", "--ops", "20", "--name", name, "--store", "s")
+			assert.Equal(t, 3, r.code, r.stdout+r.stderr)
+			assert.Contains(t, r.stderr, fmt.Sprintf("name: %q: not a run name", name))
+			entries, err := os.ReadDir(dir)
+			require.NoError(t, err)
+			assert.Empty(t, entries, "a refused run writes nothing")
+		})
+	}
 }
