@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/nemesis/internal/fakeenv"
 	"github.com/fencecheck/fencecheck/sched"
 )
 
@@ -45,17 +46,17 @@ func TestDelayDeliver(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			env := newFakeEnv()
+			env := fakeenv.New()
 			env.Floats, env.Ints = tc.floats, []int{tc.way}
 			env.OpenAt(tc.accepted, func() sched.Gate { return env.NewerAccepted("r0", 41) })
 			env.OpenAt(tc.sentAt, func() sched.Gate { return env.NewerSent("r0", 41) })
 			d := NewDelay()
 			d.SetActive(tc.active)
 			refused := errors.New("refused")
-			s := &countingSend{rt: env.rt, answers: []histories.Outcome{histories.Rejected}, errs: []error{refused}}
+			s := &countingSend{rt: env.Sim, answers: []histories.Outcome{histories.Rejected}, errs: []error{refused}}
 			var out histories.Outcome
 			var err error
-			env.simulate(t, func() {
+			simulate(t, env, func() {
 				out, err = d.Deliver(context.Background(), env, Write{Process: 7, Resource: "r0", Token: 41}, s.send)
 			})
 			assert.Equal(t, []time.Duration{tc.at}, s.calledAt, "sent once, at")
@@ -91,15 +92,15 @@ func TestDelayHoldInWindow(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			env := newFakeEnv()
+			env := fakeenv.New()
 			env.Floats = tc.floats
 			env.OpenAt(25*time.Millisecond, func() sched.Gate { return env.NewerAccepted("r0", 41) })
 			d := NewDelay()
 			d.SetActive(tc.active)
 			var released time.Duration
-			env.simulate(t, func() {
+			simulate(t, env, func() {
 				d.HoldInWindow(context.Background(), env, "r0", 41)
-				released = time.Duration(env.rt.Now())
+				released = time.Duration(env.Sim.Now())
 			})
 			assert.Equal(t, tc.held, released)
 			assert.Equal(t, tc.outlived, env.Outlived)

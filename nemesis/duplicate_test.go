@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/nemesis/internal/fakeenv"
 )
 
 // TestDuplicate: a duplicated write reaches the target twice and the
@@ -36,14 +37,14 @@ func TestDuplicate(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			env := newFakeEnv()
+			env := fakeenv.New()
 			env.Floats = tc.floats
 			d := NewDuplicate()
 			d.SetActive(tc.active)
-			s := &countingSend{rt: env.rt, answers: tc.answers, errs: tc.errs}
+			s := &countingSend{rt: env.Sim, answers: tc.answers, errs: tc.errs}
 			var out histories.Outcome
 			var err error
-			env.simulate(t, func() {
+			simulate(t, env, func() {
 				out, err = d.Deliver(context.Background(), env, Write{Process: 2, Resource: "r0", Token: 5}, s.send)
 			})
 			assert.Len(t, s.calledAt, tc.sends, "copies sent")

@@ -15,26 +15,14 @@ import (
 	"github.com/fencecheck/fencecheck/sched"
 )
 
-// fakeEnv is the harness as a fault sees it, on a simulated clock (see
-// fakeenv).
-type fakeEnv struct {
-	*fakeenv.Env
-	rt *sched.Sim
-}
-
-func newFakeEnv() *fakeEnv {
-	e := fakeenv.New()
-	return &fakeEnv{Env: e, rt: e.Sim}
-}
-
-// simulate runs fn as the first task of the simulation and returns the
+// simulate runs fn as the first task of e's simulation and returns the
 // virtual time it took.
-func (e *fakeEnv) simulate(t *testing.T, fn func()) time.Duration {
+func simulate(t *testing.T, e *fakeenv.Env, fn func()) time.Duration {
 	t.Helper()
 	var took time.Duration
-	require.NoError(t, e.rt.Run(func() {
+	require.NoError(t, e.Sim.Run(func() {
 		fn()
-		took = time.Duration(e.rt.Now())
+		took = time.Duration(e.Sim.Now())
 	}))
 	return took
 }

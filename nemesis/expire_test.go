@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fencecheck/fencecheck/nemesis/internal/fakeenv"
 	"github.com/stretchr/testify/assert"
 )
 
@@ -27,17 +28,17 @@ func TestExpire(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			env := newFakeEnv()
+			env := fakeenv.New()
 			env.ResourceNames = []string{"r0", "r1", "r2"}
 			env.CanExpire = tc.canExpire
 			x := NewExpire()
 			x.Every = 10 * time.Millisecond
 			x.SetActive(tc.active)
 			ctx, cancel := context.WithCancel(context.Background())
-			env.simulate(t, func() {
+			simulate(t, env, func() {
 				// Draws of 0.5 space the expiries Every (+1ns) apart:
 				// five of them before the fault phase ends at 55ms.
-				env.rt.AfterFunc(55*time.Millisecond, cancel)
+				env.Sim.AfterFunc(55*time.Millisecond, cancel)
 				x.Act(ctx, env)
 			})
 			assert.Len(t, env.Expired, tc.expired)
@@ -53,13 +54,13 @@ func TestExpire(t *testing.T) {
 // of the lease TTL apart on average.
 func TestExpireDefaultsToAQuarterTTL(t *testing.T) {
 	t.Parallel()
-	env := newFakeEnv() // TTL 100ms: one expiry every 25ms (+1ns)
+	env := fakeenv.New() // TTL 100ms: one expiry every 25ms (+1ns)
 	env.CanExpire = true
 	x := NewExpire()
 	x.SetActive(true)
 	ctx, cancel := context.WithCancel(context.Background())
-	env.simulate(t, func() {
-		env.rt.AfterFunc(110*time.Millisecond, cancel)
+	simulate(t, env, func() {
+		env.Sim.AfterFunc(110*time.Millisecond, cancel)
 		x.Act(ctx, env)
 	})
 	assert.Equal(t, 4, env.Begins("expire"))

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/nemesis/internal/fakeenv"
 	"github.com/fencecheck/fencecheck/sched"
 )
 
@@ -31,10 +32,10 @@ func TestKillCountsOnlyCrashesOfALiveReceiver(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			env := newFakeEnv()
+			env := fakeenv.New()
 			k := NewKill(tc.proc)
 			k.SetActive(true)
-			require.NoError(t, env.rt.Run(func() { k.Act(context.Background(), env) }))
+			require.NoError(t, env.Sim.Run(func() { k.Act(context.Background(), env) }))
 			assert.Equal(t, tc.actions, env.Begins("kill"), "kill actions recorded")
 			require.Len(t, env.Fails, 1)
 			assert.ErrorContains(t, env.Fails[0], tc.fail)
@@ -72,19 +73,19 @@ func TestKillHoldsAWorkerAcrossACrash(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			env := newFakeEnv()
+			env := fakeenv.New()
 			env.Floats = tc.floats
 			proc := &fakeProcess{lives: 10}
 			k := NewKill(proc)
 			k.SetActive(tc.active)
 			env.OpenAt(tc.newerAt, func() sched.Gate { return env.NewerAccepted("r0", 41) })
 			resumed := make([]time.Duration, tc.workers)
-			env.simulate(t, func() {
-				g := sched.NewGroup(env.rt)
+			simulate(t, env, func() {
+				g := sched.NewGroup(env.Sim)
 				for w := range tc.workers {
 					g.Go(func() {
 						k.Pause(context.Background(), env, PausePoint{Worker: w, Resource: "r0", Token: 41})
-						resumed[w] = time.Duration(env.rt.Now())
+						resumed[w] = time.Duration(env.Sim.Now())
 					})
 				}
 				g.Wait(context.Background(), 0)
@@ -116,15 +117,15 @@ func TestKillActCrashesWhileActive(t *testing.T) {
 	}{{false, 0}, {true, 3}} {
 		t.Run(fmt.Sprint("active=", tc.active), func(t *testing.T) {
 			t.Parallel()
-			env := newFakeEnv()
+			env := fakeenv.New()
 			proc := &fakeProcess{lives: 10}
 			k := NewKill(proc)
 			k.Every = 10 * time.Millisecond
 			k.SetActive(tc.active)
 			ctx, cancel := context.WithCancel(context.Background())
-			env.simulate(t, func() {
+			simulate(t, env, func() {
 				// Draws of 0.5: a crash at 10, 20 and 30ms.
-				env.rt.AfterFunc(35*time.Millisecond, cancel)
+				env.Sim.AfterFunc(35*time.Millisecond, cancel)
 				k.Act(ctx, env)
 			})
 			assert.Equal(t, tc.kills, proc.kills)
@@ -160,7 +161,7 @@ func TestKillSendsTheHeldWriteFirst(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			env := newFakeEnv()
+			env := fakeenv.New()
 			env.Floats = []float64{0.1} // hold the worker
 			proc := &fakeProcess{lives: 10}
 			k := NewKill(proc)
@@ -169,16 +170,16 @@ func TestKillSendsTheHeldWriteFirst(t *testing.T) {
 			var sends []send
 			deliver := func(r string, token uint64) {
 				_, _ = k.Deliver(context.Background(), env, Write{Resource: r, Token: token}, func(context.Context) (histories.Outcome, error) {
-					sends = append(sends, send{time.Duration(env.rt.Now()), fmt.Sprintf("%s/%d", r, token)})
+					sends = append(sends, send{time.Duration(env.Sim.Now()), fmt.Sprintf("%s/%d", r, token)})
 					return histories.Accepted, nil
 				})
 			}
-			env.simulate(t, func() {
-				g := sched.NewGroup(env.rt)
+			simulate(t, env, func() {
+				g := sched.NewGroup(env.Sim)
 				g.Go(func() {
 					k.Pause(context.Background(), env, PausePoint{Resource: "r0", Token: 41})
 					if tc.heldWrites {
-						_ = env.rt.Sleep(context.Background(), 10*time.Millisecond)
+						_ = env.Sim.Sleep(context.Background(), 10*time.Millisecond)
 						deliver("r0", 41)
 					}
 				})
@@ -187,7 +188,7 @@ func TestKillSendsTheHeldWriteFirst(t *testing.T) {
 					token uint64
 				}{{"r0", 42}, {"r0", 40}, {"r1", 50}} {
 					g.Go(func() {
-						_ = env.rt.Sleep(context.Background(), 35*time.Millisecond)
+						_ = env.Sim.Sleep(context.Background(), 35*time.Millisecond)
 						deliver(w.r, w.token)
 					})
 				}
@@ -207,7 +208,7 @@ func TestKillSendsTheHeldWriteFirst(t *testing.T) {
 // right after it.
 func TestKillActSkipsAnIntervalThatHadACrash(t *testing.T) {
 	t.Parallel()
-	env := newFakeEnv() // draws of 0.5: Act's intervals end at 10, 20, 30ms
+	env := fakeenv.New() // draws of 0.5: Act's intervals end at 10, 20, 30ms
 	env.Floats = []float64{0.5, 0.1}
 	proc := &fakeProcess{lives: 10}
 	k := NewKill(proc)
@@ -215,10 +216,10 @@ func TestKillActSkipsAnIntervalThatHadACrash(t *testing.T) {
 	k.SetActive(true)
 	env.OpenAt(15*time.Millisecond, func() sched.Gate { return env.NewerAccepted("r0", 41) })
 	ctx, cancel := context.WithCancel(context.Background())
-	env.simulate(t, func() {
-		env.rt.AfterFunc(35*time.Millisecond, cancel)
-		env.rt.Go(func() {
-			_ = env.rt.Sleep(context.Background(), 5*time.Millisecond) // after Act's first draw
+	simulate(t, env, func() {
+		env.Sim.AfterFunc(35*time.Millisecond, cancel)
+		env.Sim.Go(func() {
+			_ = env.Sim.Sleep(context.Background(), 5*time.Millisecond) // after Act's first draw
 			k.Pause(context.Background(), env, PausePoint{Resource: "r0", Token: 41})
 		})
 		k.Act(ctx, env)
@@ -237,14 +238,14 @@ func TestKillActSkipsAnIntervalThatHadACrash(t *testing.T) {
 // restart does not leave the receiver down for most of the run.
 func TestKillActLeavesTheReceiverUpAsLongAsItWasDown(t *testing.T) {
 	t.Parallel()
-	env := newFakeEnv() // draws of 0.5: intervals of Every
-	proc := &fakeProcess{lives: 10, startTakes: 20 * time.Millisecond, sim: env.rt}
+	env := fakeenv.New() // draws of 0.5: intervals of Every
+	proc := &fakeProcess{lives: 10, startTakes: 20 * time.Millisecond, sim: env.Sim}
 	k := NewKill(proc)
 	k.Every = 10 * time.Millisecond
 	k.SetActive(true)
 	ctx, cancel := context.WithCancel(context.Background())
-	env.simulate(t, func() {
-		env.rt.AfterFunc(95*time.Millisecond, cancel)
+	simulate(t, env, func() {
+		env.Sim.AfterFunc(95*time.Millisecond, cancel)
 		k.Act(ctx, env)
 	})
 	var crashes []time.Duration

@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
+	"github.com/fencecheck/fencecheck/nemesis/internal/fakeenv"
 	"github.com/fencecheck/fencecheck/sched"
 )
 
@@ -39,12 +40,12 @@ func TestPause(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			env := newFakeEnv()
+			env := fakeenv.New()
 			env.Floats = tc.floats
 			p := NewPause()
 			p.SetActive(tc.active)
 			env.OpenAt(tc.newerAt, func() sched.Gate { return env.NewerAccepted("r0", 41) })
-			took := env.simulate(t, func() {
+			took := simulate(t, env, func() {
 				p.Pause(context.Background(), env, PausePoint{Worker: 3, Process: 7, Resource: "r0", Token: 41})
 			})
 			assert.Equal(t, tc.took, took, "how long the worker was held")

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fencecheck/fencecheck/nemesis/internal/fakeenv"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -21,15 +22,15 @@ func TestPauseReceiver(t *testing.T) {
 	}{{"inactive", false, 0}, {"active", true, 1}} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			env := newFakeEnv() // TTL 100ms; draws of 0.5
+			env := fakeenv.New() // TTL 100ms; draws of 0.5
 			proc := &fakeProcess{lives: 1}
 			p := NewPauseReceiver(proc)
 			p.Every = 10 * time.Millisecond
 			p.SetActive(tc.active)
 			ctx, cancel := context.WithCancel(context.Background())
-			took := env.simulate(t, func() {
+			took := simulate(t, env, func() {
 				// Frozen at 10ms for 100ms; the phase ends meanwhile.
-				env.rt.AfterFunc(50*time.Millisecond, cancel)
+				env.Sim.AfterFunc(50*time.Millisecond, cancel)
 				p.Act(ctx, env)
 			})
 			assert.Equal(t, tc.freezes, proc.freezes)
@@ -46,10 +47,10 @@ func TestPauseReceiver(t *testing.T) {
 
 func TestPauseReceiverOfAGoneReceiver(t *testing.T) {
 	t.Parallel()
-	env := newFakeEnv()
+	env := fakeenv.New()
 	p := NewPauseReceiver(&fakeProcess{lives: 0})
 	p.SetActive(true)
-	require.NoError(t, env.rt.Run(func() {
+	require.NoError(t, env.Sim.Run(func() {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		p.freeze(ctx, env, time.Millisecond)

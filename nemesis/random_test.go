@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fencecheck/fencecheck/nemesis/internal/fakeenv"
 	"github.com/stretchr/testify/assert"
 )
 
@@ -29,12 +30,12 @@ func TestRandom(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			env := newFakeEnv()
+			env := fakeenv.New()
 			env.Floats = tc.floats
 			faults := []Fault{NewPause(), NewDelay()}
 			ctx, cancel := context.WithCancel(context.Background())
-			env.simulate(t, func() {
-				env.rt.AfterFunc(80*time.Millisecond, cancel)
+			simulate(t, env, func() {
+				env.Sim.AfterFunc(80*time.Millisecond, cancel)
 				Random{Interval: 10 * time.Millisecond, Window: 20 * time.Millisecond}.Run(ctx, env, faults)
 			})
 			assert.Equal(t, tc.edges, env.Edges())
@@ -47,8 +48,8 @@ func TestRandom(t *testing.T) {
 
 func TestRandomWithoutFaults(t *testing.T) {
 	t.Parallel()
-	env := newFakeEnv()
-	took := env.simulate(t, func() { Random{Interval: time.Second, Window: time.Second}.Run(context.Background(), env, nil) })
+	env := fakeenv.New()
+	took := simulate(t, env, func() { Random{Interval: time.Second, Window: time.Second}.Run(context.Background(), env, nil) })
 	assert.Zero(t, took, "returns at once")
 	assert.Empty(t, env.Events)
 }

@@ -3,6 +3,7 @@ package nemesis
 import (
 	"testing"
 
+	"github.com/fencecheck/fencecheck/nemesis/internal/fakeenv"
 	"github.com/stretchr/testify/assert"
 )
 
@@ -12,8 +13,8 @@ func TestStopAll(t *testing.T) {
 	t.Parallel()
 	on, off := NewPause(), NewDelay()
 	on.SetActive(true)
-	env := newFakeEnv()
-	env.simulate(t, func() { StopAll(env, []Fault{on, off}) })
+	env := fakeenv.New()
+	simulate(t, env, func() { StopAll(env, []Fault{on, off}) })
 	assert.False(t, on.Active())
 	assert.False(t, off.Active())
 	assert.Equal(t, []string{"0s -pause"}, env.Edges())

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fencecheck/fencecheck/nemesis/internal/fakeenv"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -33,8 +34,8 @@ func TestScriptRun(t *testing.T) {
 	pause, delay := NewPause(), NewDelay()
 	faults := []Fault{pause, delay}
 	require.NoError(t, sc.Validate(faults))
-	env := newFakeEnv()
-	took := env.simulate(t, func() { sc.Run(context.Background(), env, faults) })
+	env := fakeenv.New()
+	took := simulate(t, env, func() { sc.Run(context.Background(), env, faults) })
 	assert.Equal(t, 50*time.Millisecond, took, "returns after the last step")
 	assert.Equal(t, []string{"0s +pause", "10ms +delay", "30ms -pause", "50ms +pause"}, env.Edges(),
 		"a step that changes nothing records nothing")
@@ -49,10 +50,10 @@ func TestScriptRunStopsWithItsContext(t *testing.T) {
 	sc, err := ParseScript("10ms:+pause,1h:-pause")
 	require.NoError(t, err)
 	pause := NewPause()
-	env := newFakeEnv()
+	env := fakeenv.New()
 	ctx, cancel := context.WithCancel(context.Background())
-	env.simulate(t, func() {
-		env.rt.AfterFunc(20*time.Millisecond, cancel)
+	simulate(t, env, func() {
+		env.Sim.AfterFunc(20*time.Millisecond, cancel)
 		sc.Run(ctx, env, []Fault{pause})
 	})
 	assert.Equal(t, []string{"10ms +pause"}, env.Edges())

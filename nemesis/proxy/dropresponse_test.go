@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fencecheck/fencecheck/nemesis/internal/fakeenv"
 	"github.com/fencecheck/fencecheck/targets"
 )
 
@@ -31,12 +32,12 @@ func TestDropResponse(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			env := newFakeEnv()
+			env := fakeenv.New()
 			d := NewDropResponse()
 			d.Select = WriteOf("r", 2)
 			d.SetActive(tc.active)
 			d.Attach(env)
-			resp, at, err := env.pipe(t, d, write("r", 2), tc.answer)
+			resp, at, err := pipe(t, env, d, write("r", 2), tc.answer)
 			assert.Len(t, at, 1, "forwarded once: the receiver applies the write")
 			switch {
 			case tc.dropped:

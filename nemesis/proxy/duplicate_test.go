@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/nemesis/internal/fakeenv"
 )
 
 // TestDuplicate: a chosen request is forwarded twice; the worker gets the
@@ -32,12 +33,12 @@ func TestDuplicate(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			env := newFakeEnv()
+			env := fakeenv.New()
 			d := NewDuplicate()
 			d.Select = WriteOf("r", 2)
 			d.SetActive(tc.active)
 			d.Attach(env)
-			resp, at, err := env.pipe(t, d, write("r", 2), tc.answers...)
+			resp, at, err := pipe(t, env, d, write("r", 2), tc.answers...)
 			assert.Len(t, at, tc.forwards)
 			assert.Equal(t, tc.forwards-1, env.Begins("duplicate-request"))
 			if tc.err != nil {

@@ -8,38 +8,25 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fencecheck/fencecheck/nemesis/internal/fakeenv"
-	"github.com/fencecheck/fencecheck/sched"
 )
 
-// fakeEnv is the run as a toxic sees it, on a simulated clock (see
-// fakeenv).
-type fakeEnv struct {
-	*fakeenv.Env
-	rt *sched.Sim
-}
-
-func newFakeEnv() *fakeEnv {
-	e := fakeenv.New()
-	return &fakeEnv{Env: e, rt: e.Sim}
-}
-
-// pipe runs one request through a toxic under the simulation and returns
+// pipe runs one request through a toxic under e's simulation and returns
 // what the worker got, the virtual times at which the toxic forwarded, and
 // the error the worker saw.
-func (e *fakeEnv) pipe(t *testing.T, tx Toxic, r *Request, answers ...forwarded) (*Response, []time.Duration, error) {
+func pipe(t *testing.T, e *fakeenv.Env, tx Toxic, r *Request, answers ...forwarded) (*Response, []time.Duration, error) {
 	t.Helper()
 	var resp *Response
 	var err error
 	var at []time.Duration
 	next := func(context.Context, *Request) (*Response, error) {
 		i := len(at)
-		at = append(at, time.Duration(e.rt.Now()))
+		at = append(at, time.Duration(e.Sim.Now()))
 		if i < len(answers) {
 			return answers[i].resp, answers[i].err
 		}
 		return &Response{Status: 200}, nil
 	}
-	require.NoError(t, e.rt.Run(func() { resp, err = tx.Pipe(context.Background(), r, next) }))
+	require.NoError(t, e.Sim.Run(func() { resp, err = tx.Pipe(context.Background(), r, next) }))
 	return resp, at, err
 }
 

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fencecheck/fencecheck/nemesis"
+	"github.com/fencecheck/fencecheck/nemesis/internal/fakeenv"
 )
 
 func TestNew(t *testing.T) {
@@ -64,7 +65,7 @@ func TestChosen(t *testing.T) {
 			f := &fault{name: "x", Probability: 0.3, Select: tc.selector}
 			f.SetActive(tc.active)
 			if tc.attached {
-				env := newFakeEnv()
+				env := fakeenv.New()
 				env.Floats = []float64{tc.draw}
 				f.Attach(env)
 			}

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/nemesis/internal/fakeenv"
 	"github.com/fencecheck/fencecheck/sched"
 )
 
@@ -35,7 +36,7 @@ func TestHoldInARun(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			env := newFakeEnv()
+			env := fakeenv.New()
 			env.Ints = []int{tc.way}
 			h := NewHold()
 			h.Select = WriteOf("r", 2)
@@ -43,7 +44,7 @@ func TestHoldInARun(t *testing.T) {
 			h.Attach(env)
 			env.OpenAt(tc.accepted, func() sched.Gate { return env.NewerAccepted("r", 2) })
 			env.OpenAt(tc.sentAt, func() sched.Gate { return env.NewerSent("r", 2) })
-			resp, at, err := env.pipe(t, h, write("r", 2), forwarded{resp: &Response{Status: 409}})
+			resp, at, err := pipe(t, env, h, write("r", 2), forwarded{resp: &Response{Status: 409}})
 			require.NoError(t, err)
 			assert.Equal(t, 409, resp.Status, "the worker gets the receiver's answer")
 			assert.Equal(t, []time.Duration{tc.at}, at, "delivered once, at")

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/nemesis/internal/fakeenv"
 )
 
 // TestLatency: while active, every request, reads too, waits Latency ±
@@ -32,14 +33,14 @@ func TestLatency(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			env := newFakeEnv()
+			env := fakeenv.New()
 			env.Floats = []float64{tc.draw}
 			l := NewLatency()
 			l.Latency, l.Jitter = 10*time.Millisecond, 4*time.Millisecond
 			l.Select = tc.selector
 			l.SetActive(tc.active)
 			l.Attach(env)
-			_, at, err := env.pipe(t, l, tc.r)
+			_, at, err := pipe(t, env, l, tc.r)
 			require.NoError(t, err)
 			assert.Equal(t, []time.Duration{tc.at}, at, "forwarded once, at")
 			want := 0
