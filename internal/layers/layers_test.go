@@ -15,6 +15,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -57,13 +58,25 @@ func layerOf(rel string) int {
 
 // imports returns, for every package of the module, the module packages
 // it imports (test files excluded: a test may use a higher stage to
-// drive a lower one).
+// drive a lower one). The three tests share one go list.
 func imports(t *testing.T) map[string][]string {
 	t.Helper()
+	deps, err := listImports()
+	require.NoError(t, err)
+	return deps
+}
+
+var listImports = sync.OnceValues(func() (map[string][]string, error) {
+	root, err := findRoot()
+	if err != nil {
+		return nil, err
+	}
 	cmd := exec.Command("go", "list", "-f", "{{.ImportPath}}{{range .Imports}} {{.}}{{end}}", module+"/...")
-	cmd.Dir = moduleRoot(t)
+	cmd.Dir = root
 	out, err := cmd.Output()
-	require.NoError(t, err, "go list: %s", stderrOf(err))
+	if err != nil {
+		return nil, fmt.Errorf("go list: %w: %s", err, stderrOf(err))
+	}
 	deps := map[string][]string{}
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	for sc.Scan() {
@@ -76,9 +89,8 @@ func imports(t *testing.T) map[string][]string {
 			}
 		}
 	}
-	require.NoError(t, sc.Err())
-	return deps
-}
+	return deps, sc.Err()
+})
 
 func TestNoPackageImportsAHigherLayer(t *testing.T) {
 	for pkg, deps := range imports(t) {
@@ -159,10 +171,18 @@ func minLayer(top string) int {
 
 func moduleRoot(t *testing.T) string {
 	t.Helper()
-	out, err := exec.Command("go", "env", "GOMOD").Output()
-	require.NoError(t, err, "go env GOMOD: %s", stderrOf(err))
-	return filepath.Dir(strings.TrimSpace(string(out)))
+	root, err := findRoot()
+	require.NoError(t, err)
+	return root
 }
+
+var findRoot = sync.OnceValues(func() (string, error) {
+	out, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil {
+		return "", fmt.Errorf("go env GOMOD: %w: %s", err, stderrOf(err))
+	}
+	return filepath.Dir(strings.TrimSpace(string(out))), nil
+})
 
 func rel(pkg string) string { return strings.TrimPrefix(pkg, module+"/") }
 
