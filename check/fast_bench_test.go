@@ -349,6 +349,20 @@ func heapPeak(fn func()) uint64 {
 	return peak - base
 }
 
+// benchCheckFast runs checkAndExplain warm on c's history as a
+// sub-benchmark named after c, reporting ns/operation.
+func benchCheckFast(b *testing.B, c benchCell) {
+	ops := c.history()
+	b.Run(c.String(), func(b *testing.B) {
+		for b.Loop() {
+			if _, err := checkAndExplain(ops, check.Options{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(c.Ops), "ns/operation")
+	})
+}
+
 // BenchmarkCheckFast measures the fast checker, warm, on a few cells of
 // BenchmarkCheckers, with the explanation of the violations it finds (the
 // work fencecheck check does after reading a history), for comparing
@@ -368,14 +382,6 @@ func BenchmarkCheckFast(b *testing.B) {
 		{Resources: 50, Clients: 50, Ops: 100_000, Unknown: 0.1},
 		{Resources: 50, Clients: 50, Ops: 1_000_000, Unknown: 0.01, Invalid: true},
 	} {
-		ops := c.history()
-		b.Run(c.String(), func(b *testing.B) {
-			for b.Loop() {
-				if _, err := checkAndExplain(ops, check.Options{}); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(c.Ops), "ns/operation")
-		})
+		benchCheckFast(b, c)
 	}
 }

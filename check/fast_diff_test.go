@@ -40,19 +40,7 @@ func differentialCases() int {
 			return n
 		}
 	}
-	return caseCount(*diffCases, 3000, 500)
-}
-
-// caseCount is the number of cases a campaign runs: the flag's, when set,
-// else full, or short with -short.
-func caseCount(flagged, full, short int) int {
-	switch {
-	case flagged > 0:
-		return flagged
-	case testing.Short():
-		return short
-	}
-	return full
+	return histgen.CaseCount(*diffCases, 3000, 500)
 }
 
 // diffCase makes one small history, valid by construction and then

@@ -1,10 +1,6 @@
 package check_test
 
-import (
-	"testing"
-
-	"github.com/fencecheck/fencecheck/check"
-)
+import "testing"
 
 // BenchmarkCheckFastScale: the fast checker at 10k, 1M and 10M operations,
 // one resource (every operation in one sweep) and 50 resources, with the
@@ -20,14 +16,6 @@ func BenchmarkCheckFastScale(b *testing.B) {
 		{Resources: 50, Clients: 50, Ops: 1_000_000, Unknown: 0.01},
 		{Resources: 50, Clients: 50, Ops: 10_000_000, Unknown: 0.01},
 	} {
-		ops := c.history()
-		b.Run(c.String(), func(b *testing.B) {
-			for b.Loop() {
-				if _, err := checkAndExplain(ops, check.Options{}); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(c.Ops), "ns/operation")
-		})
+		benchCheckFast(b, c)
 	}
 }

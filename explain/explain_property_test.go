@@ -42,7 +42,7 @@ var (
 	explainSeed  = flag.Uint64("explain.seed", 1, "seed of TestExplanationsAreTrueOfTheOriginal's histories")
 )
 
-func explanationCases() int { return caseCount(*explainCases, 10_000, 2000) }
+func explanationCases() int { return histgen.CaseCount(*explainCases, 10_000, 2000) }
 
 // explainCase is diffCase with more of what explanations get wrong: a
 // resource's state before the run a third of the time, and failed writes
@@ -356,16 +356,4 @@ func policyFor(r *rand.Rand, cfg histgen.Config) model.Policy {
 		return model.AcceptEqual
 	}
 	return model.Strict
-}
-
-// caseCount is the number of cases a campaign runs: the flag's, when set,
-// else full, or short with -short.
-func caseCount(flagged, full, short int) int {
-	switch {
-	case flagged > 0:
-		return flagged
-	case testing.Short():
-		return short
-	}
-	return full
 }
