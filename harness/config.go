@@ -140,9 +140,13 @@ func DefaultConfig() Config {
 // a worker thinks for a quarter of a lease on average and waits four for
 // an answer, and the faults' random windows open every three leases and
 // last up to four. Set Think, OpTimeout or Schedule after it to choose
-// them apart from the lease.
+// them apart from the lease. A ttl that is not positive leaves the
+// timings as they are, so that Validate reports the lease alone.
 func (c *Config) SetLeaseTTL(ttl time.Duration) {
 	c.LeaseTTL = ttl
+	if ttl <= 0 {
+		return
+	}
 	c.Think = ttl / 4
 	c.OpTimeout = 4 * ttl
 	c.Schedule = nemesis.Random{Interval: 3 * ttl, Window: 4 * ttl}

@@ -113,4 +113,10 @@ func TestDefaultConfig(t *testing.T) {
 	assert.Equal(t, 7500*time.Microsecond, c.Think)
 	assert.Equal(t, 120*time.Millisecond, c.OpTimeout)
 	assert.Equal(t, nemesis.Random{Interval: 90 * time.Millisecond, Window: 120 * time.Millisecond}, c.Schedule)
+
+	c.SetLeaseTTL(0)
+	assert.Equal(t, time.Duration(0), c.LeaseTTL)
+	assert.Equal(t, 120*time.Millisecond, c.OpTimeout, "a bad lease scales nothing")
+	c.Target = memory.NewFenced()
+	require.EqualError(t, c.Validate(), "LeaseTTL: must be positive", "Validate reports the lease alone")
 }

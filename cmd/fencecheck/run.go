@@ -135,11 +135,6 @@ func (f *runFlags) config(t *openedTarget, faults []nemesis.Fault) (harness.Conf
 	cfg.Workers, cfg.Resources, cfg.ResourceNames = f.workers, f.resources, f.names()
 	cfg.Duration, cfg.Ops, cfg.Rate, cfg.ReadShare = f.duration, f.ops, f.rate, f.readShare
 	cfg.SetLeaseTTL(f.leaseTTL)
-	if f.leaseTTL <= 0 {
-		// Validate says what is wrong with the lease, not with the
-		// timings it would scale.
-		cfg.Think, cfg.OpTimeout = harness.DefaultConfig().Think, harness.DefaultConfig().OpTimeout
-	}
 	if f.opTimeoutSet {
 		cfg.OpTimeout = f.opTimeout
 	}
