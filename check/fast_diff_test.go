@@ -40,7 +40,7 @@ func differentialCases() int {
 			return n
 		}
 	}
-	return histgen.CaseCount(*diffCases, 3000, 500)
+	return histgen.CaseCount(*diffCases, 3000, 500, testing.Short())
 }
 
 // diffCase makes one small history, valid by construction and then

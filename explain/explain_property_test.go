@@ -42,7 +42,7 @@ var (
 	explainSeed  = flag.Uint64("explain.seed", 1, "seed of TestExplanationsAreTrueOfTheOriginal's histories")
 )
 
-func explanationCases() int { return histgen.CaseCount(*explainCases, 10_000, 2000) }
+func explanationCases() int { return histgen.CaseCount(*explainCases, 10_000, 2000, testing.Short()) }
 
 // explainCase is diffCase with more of what explanations get wrong: a
 // resource's state before the run a third of the time, and failed writes
