@@ -57,8 +57,9 @@ func layerOf(rel string) int {
 }
 
 // imports returns, for every package of the module, the module packages
-// it imports (test files excluded: a test may use a higher stage to
-// drive a lower one). The three tests share one go list.
+// it imports, and "testing" when it imports that (test files excluded: a
+// test may use a higher stage to drive a lower one). The tests share one
+// go list.
 func imports(t *testing.T) map[string][]string {
 	t.Helper()
 	deps, err := listImports()
@@ -84,7 +85,7 @@ var listImports = sync.OnceValues(func() (map[string][]string, error) {
 		pkg := rel(f[0])
 		deps[pkg] = nil
 		for _, imp := range f[1:] {
-			if strings.HasPrefix(imp, module+"/") {
+			if strings.HasPrefix(imp, module+"/") || imp == "testing" {
 				deps[pkg] = append(deps[pkg], rel(imp))
 			}
 		}
@@ -101,6 +102,17 @@ func TestNoPackageImportsAHigherLayer(t *testing.T) {
 				assert.LessOrEqual(t, layerOf(d), l, "%s (layer %d) imports %s (layer %d), a later stage", pkg, l, d, layerOf(d))
 			}
 		})
+	}
+}
+
+// TestOnlyFencetestImportsTesting: library code runs outside go test
+// (the CLI, a service), so only the package that adapts the harness to
+// go test may import testing.
+func TestOnlyFencetestImportsTesting(t *testing.T) {
+	for pkg, deps := range imports(t) {
+		if pkg != "fencetest" {
+			assert.NotContains(t, deps, "testing", "%s imports testing outside its tests", pkg)
+		}
 	}
 }
 
