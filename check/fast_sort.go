@@ -19,10 +19,10 @@ type sortBuffers struct {
 // records in one pass over the keys, however many bytes the tokens need;
 // otherwise a least-significant-digit radix sort places them once for
 // every byte the span needs. Sorting with slices.SortStableFunc instead
-// (after the same check for order) makes a whole check 2.7 times as slow
-// at 10,000,000 operations and 1.7 to 4.9 times as slow on the smaller
-// cells of BenchmarkCheckFast (interleaved A/B: 5.13 s against 1.87 s on
-// resources=50/clients=50/ops=10000000/unknown=1%/invalid).
+// (after the same check for order) made a whole check about 2.7 times as
+// slow on the 10,000,000-operation cells of BenchmarkCheckFastScale and
+// 1.7 to 4.9 times as slow on the cells of BenchmarkCheckFast, in an
+// interleaved A/B of the two versions' test binaries.
 func sortByToken[T any](xs []T, tmp *[]T, buf *sortBuffers, token func(*T) uint64) {
 	if len(xs) < 2 {
 		return
