@@ -36,7 +36,9 @@ and its Fencing-Token, or 404.
 
 It is correct by default: the comparison and the mutation are one atomic step.
 With --store sqlite:PATH every accepted write is committed durably before the
-answer, so the highest token survives a crash. --bug introduces one defect:
+answer, so the highest token survives a crash; PATH is taken as it is ('?',
+'#', '%' are part of the name), and sqlite:file:URI passes a SQLite URI
+filename. It refuses a store that SQLite could not put in WAL mode. --bug introduces one defect:
 ` + strings.Join(receiver.BugNames, ", ") + `.
 
 It listens on loopback only, and answers only requests for loopback names
@@ -51,7 +53,7 @@ gracefully.`,
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.listen, "listen", "127.0.0.1:8787", "address to listen on (port 0 picks a free one)")
-	fl.StringVar(&f.store, "store", "memory", "memory, or sqlite:PATH for a durable store")
+	fl.StringVar(&f.store, "store", "memory", "memory, or a durable store: sqlite:PATH (the path as it is) or sqlite:file:URI (a SQLite URI)")
 	fl.StringVar(&f.bug, "bug", "none", "deliberate defect: none, "+strings.Join(receiver.BugNames, ", "))
 	fl.Int64Var(&f.maxBody, "max-body", receiver.DefaultOptions().MaxBody, "largest accepted body in bytes (413 above)")
 	fl.DurationVar(&f.window, "window", receiver.DefaultOptions().Window, "with --bug check-then-set: the wait between the check and the write (0: none)")
