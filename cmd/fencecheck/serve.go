@@ -66,9 +66,7 @@ func runServe(ctx context.Context, stdout, stderr io.Writer, f serveFlags) error
 	if !isLoopback(ln.Addr()) {
 		fmt.Fprintf(stderr, "fencecheck: serving on %s, which is not a loopback address: anyone who can reach it can read the run store\n", ln.Addr())
 	}
-	o := browse.DefaultServerOptions()
-	o.Hosts = httpserver.HostPolicy{AnyHost: f.allowRemote, Names: f.hosts, Listen: listen, Hint: hostHint}
-	srv, err := httpserver.New(h, o)
+	srv, err := newServeServer(h, f)
 	if err != nil {
 		ln.Close()
 		return &usageError{fmt.Errorf("--listen: %w", err)}
@@ -92,4 +90,12 @@ func runServe(ctx context.Context, stdout, stderr io.Writer, f serveFlags) error
 func isLoopback(a net.Addr) bool {
 	tcp, ok := a.(*net.TCPAddr)
 	return ok && tcp.IP.IsLoopback()
+}
+
+// newServeServer is serve's server for h: browse's timeouts, and the
+// hosts the flags allow.
+func newServeServer(h http.Handler, f serveFlags) (*http.Server, error) {
+	o := browse.DefaultServerOptions()
+	o.Hosts = httpserver.HostPolicy{AnyHost: f.allowRemote, Names: f.hosts, Listen: f.listen, Hint: hostHint}
+	return httpserver.New(h, o)
 }
