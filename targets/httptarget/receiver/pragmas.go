@@ -27,7 +27,7 @@ func checkPragmas(read func(pragma string) (string, error)) error {
 		}
 		why := "the store's writes would not be as durable as it promises"
 		if p.name == "journal_mode" {
-			why = "an in-memory database, a read-only file and a file system without shared memory cannot be in WAL mode, and without it " + why
+			why = "an in-memory or immutable database, or one on a file system without shared memory, cannot be in WAL mode, and without it " + why
 		}
 		return fmt.Errorf("PRAGMA %s is %q after setting it to %s: SQLite did not apply it; %s", p.name, got, p.set, why)
 	}
