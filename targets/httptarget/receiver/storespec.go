@@ -49,7 +49,7 @@ func storeDSN(spec string) (dsn string, memory bool, err error) {
 	path := strings.TrimPrefix(rest, "//")
 	switch {
 	case path == "":
-		return "", false, fmt.Errorf("store %q: no path after sqlite:", spec)
+		return "", false, fmt.Errorf("store %q: sqlite: names no path", spec)
 	case strings.IndexByte(path, 0) >= 0:
 		return "", false, fmt.Errorf("store %q: a path cannot hold a NUL byte", spec)
 	}
