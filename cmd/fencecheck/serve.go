@@ -65,6 +65,9 @@ func runServe(ctx context.Context, stdout, stderr io.Writer, f serveFlags) error
 	}
 	if !isLoopback(ln.Addr()) {
 		fmt.Fprintf(stderr, "fencecheck: serving on %s, which is not a loopback address: anyone who can reach it can read the run store\n", ln.Addr())
+		if !f.allowRemote {
+			fmt.Fprintf(stderr, "fencecheck: only requests for loopback names, the --listen host and --host names are answered; add --host NAME for the name other machines use, or --allow-remote\n")
+		}
 	}
 	srv, err := newServeServer(h, f)
 	if err != nil {
