@@ -132,10 +132,11 @@ func TestServe(t *testing.T) {
 	assert.Contains(t, bad.stderr, "--store")
 }
 
-// startServe runs fencecheck serve on port 0 and returns its base URL.
-func startServe(t *testing.T, dir, store string) string {
+// startServe runs fencecheck serve on port 0, with more flags if given,
+// and returns its base URL.
+func startServe(t *testing.T, dir, store string, args ...string) string {
 	t.Helper()
-	cmd := exec.Command(fencecheckBinary, "serve", "--store", store, "--listen", "127.0.0.1:0")
+	cmd := exec.Command(fencecheckBinary, append([]string{"serve", "--store", store, "--listen", "127.0.0.1:0"}, args...)...)
 	cmd.Dir = dir
 	out, err := cmd.StdoutPipe()
 	require.NoError(t, err)

@@ -21,6 +21,7 @@ type receiverFlags struct {
 	maxBody     int64
 	window      time.Duration
 	allowRemote bool
+	hosts       []string
 }
 
 func newReceiverCommand() *cobra.Command {
@@ -35,11 +36,16 @@ and its Fencing-Token, or 404.
 
 It is correct by default: the comparison and the mutation are one atomic step.
 With --store sqlite:PATH every accepted write is committed durably before the
-answer, so the highest token survives a crash. --bug introduces one defect:
+answer, so the highest token survives a crash; PATH is taken as it is ('?',
+'#', '%' are part of the name), and sqlite:file:URI passes a SQLite URI
+filename. It refuses a store that SQLite could not put in WAL mode. --bug introduces one defect:
 ` + strings.Join(receiver.BugNames, ", ") + `.
 
-It listens on loopback only unless --allow-remote; SIGTERM or Ctrl-C shut it
-down gracefully.`,
+It listens on loopback only, and answers only requests for loopback names
+(localhost, 127.0.0.1, [::1]), the --listen host and each --host, so a web
+page cannot write to it by DNS rebinding; --allow-remote permits any
+--listen address and answers every host. SIGTERM or Ctrl-C shut it down
+gracefully.`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runReceiver(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), f)
@@ -47,11 +53,12 @@ down gracefully.`,
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.listen, "listen", "127.0.0.1:8787", "address to listen on (port 0 picks a free one)")
-	fl.StringVar(&f.store, "store", "memory", "memory, or sqlite:PATH for a durable store")
+	fl.StringVar(&f.store, "store", "memory", "memory, or a durable store: sqlite:PATH (the path as it is) or sqlite:file:URI (a SQLite URI)")
 	fl.StringVar(&f.bug, "bug", "none", "deliberate defect: none, "+strings.Join(receiver.BugNames, ", "))
 	fl.Int64Var(&f.maxBody, "max-body", receiver.DefaultOptions().MaxBody, "largest accepted body in bytes (413 above)")
 	fl.DurationVar(&f.window, "window", receiver.DefaultOptions().Window, "with --bug check-then-set: the wait between the check and the write (0: none)")
-	fl.BoolVar(&f.allowRemote, "allow-remote", false, "allow a --listen address that is not loopback")
+	fl.BoolVar(&f.allowRemote, "allow-remote", false, "allow a --listen address that is not loopback, and answer requests for any host")
+	fl.StringArrayVar(&f.hosts, "host", nil, "also answer requests for this host name or IP address (repeatable)")
 	return cmd
 }
 
@@ -67,7 +74,10 @@ func runReceiver(ctx context.Context, stdout, stderr io.Writer, f receiverFlags)
 		return &usageError{fmt.Errorf("--window: must not be negative")}
 	}
 	if err := receiver.CheckListen(f.listen, f.allowRemote); err != nil {
-		return &usageError{fmt.Errorf("--listen: %w", err)}
+		return &usageError{fmt.Errorf("--listen: %w; pass --allow-remote to serve beyond this machine", err)}
+	}
+	if err := checkHostFlags(f.hosts); err != nil {
+		return err
 	}
 	store, err := receiver.ParseStore(f.store)
 	if err != nil {
@@ -80,7 +90,7 @@ func runReceiver(ctx context.Context, stdout, stderr io.Writer, f receiverFlags)
 		return err
 	}
 	so := receiver.DefaultServerOptions()
-	so.Listen, so.AllowRemote = f.listen, f.allowRemote
+	so.Listen, so.AllowRemote, so.Hosts, so.HostHint = f.listen, f.allowRemote, f.hosts, hostHint
 	so.Ready = func(addr net.Addr) {
 		fmt.Fprintf(stdout, "fencecheck receiver: listening on http://%s (store %s, bug %s)\n", addr, f.store, bug)
 	}

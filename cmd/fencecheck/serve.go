@@ -12,28 +12,48 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/fencecheck/fencecheck/browse"
+	"github.com/fencecheck/fencecheck/internal/httpserver"
 )
 
+// serveFlags are the flags of `fencecheck serve`.
+type serveFlags struct {
+	store, listen string
+	hosts         []string
+	allowRemote   bool
+}
+
 func newServeCommand() *cobra.Command {
-	var store, listen string
+	var f serveFlags
 	cmd := &cobra.Command{
 		Use:   "serve --store DIR",
 		Short: "Browse the run store in a web browser (read-only)",
 		Long: `serve shows the run store in a web browser: a table of the runs (target,
 verdict, operations, stale writes exercised), and each run's report.html,
 timeline.html and history. It only reads, only the files runs write, and only
-inside the store. It listens on the loopback interface unless told otherwise.`,
+inside the store. It listens on the loopback interface unless told otherwise.
+
+It answers only requests for loopback names (localhost, 127.0.0.1, [::1]),
+the --listen host and each --host, so a web page cannot read the store by
+DNS rebinding; --allow-remote answers every host. There is no TLS and no
+authentication: anyone who can connect can read the store.`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runServe(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), store, listen)
+			return runServe(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), f)
 		},
 	}
-	cmd.Flags().StringVar(&store, "store", "store", "run store directory")
-	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:8080", "address to listen on (port 0: any free port)")
+	fl := cmd.Flags()
+	fl.StringVar(&f.store, "store", "store", "run store directory")
+	fl.StringVar(&f.listen, "listen", "127.0.0.1:8080", "address to listen on (port 0: any free port)")
+	fl.StringArrayVar(&f.hosts, "host", nil, "also answer requests for this host name or IP address (repeatable)")
+	fl.BoolVar(&f.allowRemote, "allow-remote", false, "answer requests for any host")
 	return cmd
 }
 
-func runServe(ctx context.Context, stdout, stderr io.Writer, store, listen string) error {
+func runServe(ctx context.Context, stdout, stderr io.Writer, f serveFlags) error {
+	if err := checkHostFlags(f.hosts); err != nil {
+		return err
+	}
+	store, listen := f.store, f.listen
 	h, err := browse.New(store)
 	if err != nil {
 		return &usageError{fmt.Errorf("--store: %w", err)}
@@ -45,8 +65,15 @@ func runServe(ctx context.Context, stdout, stderr io.Writer, store, listen strin
 	}
 	if !isLoopback(ln.Addr()) {
 		fmt.Fprintf(stderr, "fencecheck: serving on %s, which is not a loopback address: anyone who can reach it can read the run store\n", ln.Addr())
+		if !f.allowRemote {
+			fmt.Fprintf(stderr, "fencecheck: only requests for loopback names, the --listen host and --host names are answered; add --host NAME for the name other machines use, or --allow-remote\n")
+		}
 	}
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	srv, err := newServeServer(h, f)
+	if err != nil {
+		ln.Close()
+		return &usageError{fmt.Errorf("--listen: %w", err)}
+	}
 	fmt.Fprintf(stdout, "serving run store %s at http://%s/ (Ctrl-C to stop)\n", store, ln.Addr())
 	stopped := make(chan struct{})
 	go func() {
@@ -66,4 +93,12 @@ func runServe(ctx context.Context, stdout, stderr io.Writer, store, listen strin
 func isLoopback(a net.Addr) bool {
 	tcp, ok := a.(*net.TCPAddr)
 	return ok && tcp.IP.IsLoopback()
+}
+
+// newServeServer is serve's server for h: browse's timeouts, and the
+// hosts the flags allow.
+func newServeServer(h http.Handler, f serveFlags) (*http.Server, error) {
+	o := browse.DefaultServerOptions()
+	o.Hosts = httpserver.HostPolicy{AnyHost: f.allowRemote, Names: f.hosts, Listen: f.listen, Hint: hostHint}
+	return httpserver.New(h, o)
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 
 	_ "modernc.org/sqlite" // the pure-Go SQLite driver, registered as "sqlite"
 )
@@ -23,16 +22,44 @@ type SQLite struct {
 	db *sql.DB
 }
 
-// OpenSQLite opens (creating if needed) the store at path.
+// OpenSQLite opens (creating if needed) the store in the file at path,
+// taken literally ('?', '#', '%' and spaces are part of the name).
 func OpenSQLite(path string) (*SQLite, error) {
-	dsn := "file:" + path + "?_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_pragma=busy_timeout(5000)"
+	dsn, _, err := storeDSN("sqlite:" + path)
+	if err != nil {
+		return nil, err
+	}
+	return openSQLite(dsn, path)
+}
+
+// openSQLite opens the store at a DSN; name says which store in errors.
+// It refuses a store whose pragmas did not apply: SQLite answers a
+// pragma it cannot honour (WAL on an in-memory or read-only database)
+// without an error, and the store would then promise a durability it
+// does not have.
+func openSQLite(dsn, name string) (*SQLite, error) {
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
-		return nil, fmt.Errorf("open sqlite store %s: %w", path, err)
+		return nil, fmt.Errorf("open sqlite store %s: %w", name, err)
 	}
 	// One connection: SQLite has one writer anyway, and this keeps
 	// every statement free of SQLITE_BUSY.
 	db.SetMaxOpenConns(1)
+	// The first connection runs the DSN's pragmas; one it cannot run
+	// (WAL on a file opened read-only) fails it here.
+	if err := db.Ping(); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open sqlite store %s: %w", name, err)
+	}
+	read := func(pragma string) (string, error) {
+		var v string
+		err := db.QueryRow("PRAGMA " + pragma).Scan(&v)
+		return v, err
+	}
+	if err := checkPragmas(read); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open sqlite store %s: %w", name, err)
+	}
 	const schema = `CREATE TABLE IF NOT EXISTS resources (
 		resource TEXT PRIMARY KEY,
 		token    TEXT NOT NULL, -- 20-digit zero-padded decimal
@@ -40,25 +67,9 @@ func OpenSQLite(path string) (*SQLite, error) {
 	)`
 	if _, err := db.Exec(schema); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("create sqlite store %s: %w", path, err)
+		return nil, fmt.Errorf("create sqlite store %s: %w", name, err)
 	}
 	return &SQLite{db: db}, nil
-}
-
-// ParseStore opens a store from the --store flag: "memory" or
-// "sqlite:PATH" (sqlite:///abs/path and sqlite:rel/path both work).
-func ParseStore(spec string) (Store, error) {
-	if spec == "" || spec == "memory" {
-		return NewMemory(), nil
-	}
-	path, ok := strings.CutPrefix(spec, "sqlite:")
-	if !ok || path == "" {
-		return nil, fmt.Errorf("store %q: want memory or sqlite:PATH", spec)
-	}
-	if p, ok := strings.CutPrefix(path, "//"); ok {
-		path = p
-	}
-	return OpenSQLite(path)
 }
 
 func padToken(t uint64) string { return fmt.Sprintf("%020d", t) }
