@@ -8,12 +8,12 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/fencecheck/fencecheck/internal/redact"
 	"github.com/fencecheck/fencecheck/nemesis"
 	"github.com/fencecheck/fencecheck/nemesis/proxy"
 	"github.com/fencecheck/fencecheck/targets"
 	httptarget "github.com/fencecheck/fencecheck/targets/httptarget"
 	"github.com/fencecheck/fencecheck/targets/process"
-	sqltarget "github.com/fencecheck/fencecheck/targets/sqltarget"
 )
 
 // httpFlags are the flags of run and verify for HTTP receivers.
@@ -42,7 +42,7 @@ func (h *httpFlags) child(spec string) (*process.Child, error) {
 		return nil, nil
 	}
 	if !isHTTP(spec) {
-		return nil, &usageError{fmt.Errorf("--exec: needs an http:// target, got %q", sqltarget.Redact(spec))}
+		return nil, &usageError{fmt.Errorf("--exec: needs an http:// target, got %q", redact.Spec(spec))}
 	}
 	addr, err := targetAddr(spec)
 	if err != nil {
@@ -138,5 +138,5 @@ func openHTTP(spec string, o targetOptions) (*openedTarget, error) {
 	if o.child != nil {
 		tgt = process.NewTarget(t, o.child)
 	}
-	return &openedTarget{target: tgt, name: spec, close: closeProxy}, nil
+	return &openedTarget{target: tgt, name: redact.Spec(spec), close: closeProxy}, nil
 }

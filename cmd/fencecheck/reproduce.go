@@ -1,14 +1,13 @@
 package main
 
 import (
-	"net/url"
 	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	sqltarget "github.com/fencecheck/fencecheck/targets/sqltarget"
+	"github.com/fencecheck/fencecheck/internal/redact"
 )
 
 // outputOnly are the flags that say where results go or how they are
@@ -30,7 +29,7 @@ func reproduceLine(cmd *cobra.Command, effective map[string]string) string {
 	}
 	fl := cmd.Flags()
 	if t := fl.Lookup("target"); t != nil {
-		add("target", redactSpec(t.Value.String()))
+		add("target", redact.Spec(t.Value.String()))
 	}
 	fl.VisitAll(func(f *pflag.Flag) {
 		v, forced := effective[f.Name]
@@ -50,17 +49,6 @@ func reproduceLine(cmd *cobra.Command, effective map[string]string) string {
 		}
 	})
 	return strings.Join(args, " ")
-}
-
-// redactSpec is a target spec as it may be printed: without a password.
-func redactSpec(spec string) string {
-	if sqltarget.IsSpec(spec) {
-		return sqltarget.Redact(spec)
-	}
-	if u, err := url.Parse(spec); err == nil && u.User != nil {
-		return u.Redacted()
-	}
-	return spec
 }
 
 // shellQuote quotes s for a POSIX shell when it needs it.

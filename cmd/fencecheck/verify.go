@@ -93,7 +93,7 @@ func runVerify(ctx context.Context, cmd *cobra.Command, f verifyFlags) error {
 	// leaves no empty run behind.
 	var dir string
 	if child != nil {
-		if dir, err = runstore.Create(f.store, "verify-"+runstore.Name(f.target), time.Now()); err != nil {
+		if dir, err = runstore.Create(f.store, "verify-"+runstore.Name(t.name), time.Now()); err != nil {
 			return err
 		}
 		child.SetLogDir(dir)
@@ -104,7 +104,7 @@ func runVerify(ctx context.Context, cmd *cobra.Command, f verifyFlags) error {
 		}
 	}
 	if dir == "" {
-		if dir, err = runstore.Create(f.store, "verify-"+runstore.Name(f.target), time.Now()); err != nil {
+		if dir, err = runstore.Create(f.store, "verify-"+runstore.Name(t.name), time.Now()); err != nil {
 			return err
 		}
 	}
