@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -66,7 +68,7 @@ func TestSecrets(t *testing.T) {
 		not    []string // none may be listed
 	}{
 		{"none", "memory://fenced", nil, nil, []string{""}},
-		{"userinfo, every form", "http://alice:p%40ss@h/", nil, []string{"p%40ss", "p@ss"}, []string{"alice"}},
+		{"userinfo, every form", "http://alice:p%40ss@h/", nil, []string{"p%40ss", "p@ss", base64.StdEncoding.EncodeToString([]byte("alice:p@ss"))}, []string{"alice"}},
 		{"unparsable spec", "mysql://root:hunter2@[::1:3306/test", nil, []string{"hunter2"}, nil},
 		{"query", "http://h/?token=t%2Bk&mode=x", nil, []string{"t%2Bk", "t+k"}, []string{"x"}},
 		{"bearer", "http://h/", http.Header{"Authorization": {"Bearer abc123"}}, []string{"Bearer abc123", "abc123"}, []string{"Bearer"}},
@@ -131,4 +133,31 @@ func TestErrorScrubsAndUnwraps(t *testing.T) {
 	}
 	assert.NoError(t, Error(nil, secrets))
 	assert.Same(t, errSentinel, Error(errSentinel, nil))
+}
+
+// FuzzSpec builds specs around a password and a query value that carry
+// markers: neither marker may survive Spec (the value's when its name is
+// credential-like), nor Scrub with what Secrets lists; Spec is stable.
+func FuzzSpec(f *testing.F) {
+	f.Add("alice", "Sekr11t", "token", "t0k", "/api")
+	f.Add("", "p@ss:w/rd%", "API_KEY", "a&b=c", "")
+	f.Add("u", "", "mode", "x", "/%zz")
+	f.Fuzz(func(t *testing.T, user, pw, name, value, path string) {
+		if strings.Contains(user+name+path, "MARK") {
+			return
+		}
+		pw, value = "PWMARK"+pw, "QVMARK"+value
+		spec := "http://" + url.UserPassword(user, pw).String() + "@h:1" + path + "?" + url.QueryEscape(name) + "=" + url.QueryEscape(value)
+		red := Spec(spec)
+		if strings.Contains(red, "PWMARK") || Name(name) && strings.Contains(red, "QVMARK") {
+			t.Fatalf("%q: Spec gives %q", spec, red)
+		}
+		if Spec(red) != red {
+			t.Fatalf("%q: Spec gives %q, and again %q", spec, red, Spec(red))
+		}
+		scrubbed := Scrub("error at "+spec, Secrets(spec, nil))
+		if strings.Contains(scrubbed, "PWMARK") || Name(name) && strings.Contains(scrubbed, "QVMARK") {
+			t.Fatalf("%q: Scrub gives %q", spec, scrubbed)
+		}
+	})
 }

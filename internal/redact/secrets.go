@@ -11,8 +11,9 @@ import (
 
 // Secrets lists the credentials in a target spec and in the headers sent
 // with every request, in every form in which an error text may quote them
-// (as given, unescaped, query- and path-escaped), longest first, so that
-// Scrub replaces a whole secret before a part of it.
+// (as given, unescaped, query- and path-escaped; user information also as
+// the Basic credentials it is sent as), longest first, so that Scrub
+// replaces a whole secret before a part of it.
 func Secrets(spec string, header http.Header) []string {
 	var s []string
 	add := func(v string) {
@@ -24,6 +25,13 @@ func Secrets(spec string, header http.Header) []string {
 	}
 	if p := rawPassword(spec); p != "" {
 		add(p)
+	}
+	if u, err := url.Parse(spec); err == nil {
+		if p, ok := u.User.Password(); ok && p != "" {
+			// what an HTTP client sends for the user information, and a
+			// receiver may echo
+			add(base64.StdEncoding.EncodeToString([]byte(u.User.Username() + ":" + p)))
+		}
 	}
 	if _, rest, ok := strings.Cut(spec, "?"); ok {
 		for _, part := range strings.FieldsFunc(rest, func(r rune) bool { return r == '&' || r == '#' }) {

@@ -92,4 +92,3 @@ func (s where) addr(dsn string) (string, error) {
 	}
 	return net.JoinHostPort(u.Hostname(), port), nil
 }
-
