@@ -18,8 +18,8 @@ var outputOnly = []string{"help", "json", "junit", "no-progress", "no-report", "
 // flag the user gave that shapes the run, and the given flags with their
 // effective values (the --seed a run drew, the workload's defaults, so that
 // the line means the same if a default changes), shell-quoted, the target
-// first and without its password. A flag that repeats (--sql-setup) is
-// repeated.
+// first and without its credentials, --header values masked (with a
+// comment that says so). A flag that repeats (--sql-setup) is repeated.
 func reproduceLine(cmd *cobra.Command, effective map[string]string) string {
 	args := []string{"fencecheck", cmd.Name()}
 	add := func(name string, values ...string) {
@@ -28,8 +28,11 @@ func reproduceLine(cmd *cobra.Command, effective map[string]string) string {
 		}
 	}
 	fl := cmd.Flags()
+	masked := false
 	if t := fl.Lookup("target"); t != nil {
-		add("target", redact.Spec(t.Value.String()))
+		spec := redact.Spec(t.Value.String())
+		masked = spec != t.Value.String()
+		add("target", spec)
 	}
 	fl.VisitAll(func(f *pflag.Flag) {
 		v, forced := effective[f.Name]
@@ -40,6 +43,11 @@ func reproduceLine(cmd *cobra.Command, effective map[string]string) string {
 		case forced:
 			add(f.Name, v)
 		case !f.Changed:
+		case f.Name == "header":
+			for _, h := range f.Value.(pflag.SliceValue).GetSlice() {
+				add(f.Name, maskHeader(h))
+			}
+			masked = true
 		case f.Value.Type() == "stringArray":
 			add(f.Name, f.Value.(pflag.SliceValue).GetSlice()...)
 		case f.Value.Type() == "stringSlice":
@@ -48,7 +56,11 @@ func reproduceLine(cmd *cobra.Command, effective map[string]string) string {
 			add(f.Name, f.Value.String())
 		}
 	})
-	return strings.Join(args, " ")
+	line := strings.Join(args, " ")
+	if masked {
+		line += "  # " + redact.Mask + " marks a secret left out: give it again (or use --basic-auth-file)"
+	}
+	return line
 }
 
 // shellQuote quotes s for a POSIX shell when it needs it.

@@ -42,6 +42,9 @@ func openTarget(ctx context.Context, spec string, o targetOptions) (*openedTarge
 	if !ok {
 		return nil, &usageError{fmt.Errorf("--target: %q is not a target spec (want memory://NAME)", redact.Spec(spec))}
 	}
+	if o.http.credentialsGiven() && scheme != "http" && scheme != "https" {
+		return nil, &usageError{fmt.Errorf("--header and --basic-auth-file need an http:// target, not %q", scheme)}
+	}
 	if o.sqlSet && !sqltarget.IsSpec(spec) {
 		return nil, &usageError{fmt.Errorf("--sql-* flags need a SQL target (%v), not %q", sqltarget.Schemes, scheme)}
 	}

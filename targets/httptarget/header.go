@@ -3,8 +3,24 @@ package httptarget
 import (
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 )
+
+// ParseHeader splits a header written "Name: value", as curl -H takes it:
+// the name up to the first colon, checked by CheckHeader, and the value
+// after it without surrounding blanks. Its errors never quote the value.
+func ParseHeader(line string) (name, value string, err error) {
+	name, value, ok := strings.Cut(line, ":")
+	if !ok {
+		return "", "", errors.New(`want "Name: value", got no colon (the value is not shown)`)
+	}
+	value = strings.Trim(value, " \t")
+	if err := CheckHeader(name, value); err != nil {
+		return "", "", err
+	}
+	return http.CanonicalHeaderKey(name), value, nil
+}
 
 // CheckHeader reports whether name and value can be sent as a header:
 // name a non-empty RFC 9110 token, value without control characters
