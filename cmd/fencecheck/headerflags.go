@@ -74,9 +74,18 @@ func maskHeader(line string) string {
 	return name + ": " + redact.Mask
 }
 
+// scrub removes from err, about to be printed, the credentials of spec
+// and of --header and --basic-auth-file once more, for those a layer below
+// quoted without knowing them.
+func (h *httpFlags) scrub(spec string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return redact.Error(err, h.secrets(spec))
+}
+
 // secrets are the credentials of spec and of the --header and
-// --basic-auth-file flags, as well as they can be read, for scrubbing an
-// error that is about to be printed.
+// --basic-auth-file flags, as well as they can be read.
 func (h *httpFlags) secrets(spec string) []string {
 	header := http.Header{}
 	for _, line := range h.headers {

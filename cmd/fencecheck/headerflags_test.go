@@ -58,3 +58,17 @@ func TestRequestHeader(t *testing.T) {
 		})
 	}
 }
+
+// TestScrubFlagsSecrets: the last scrub before an error is printed knows
+// every credential the flags carry and keeps the error's kind.
+func TestScrubFlagsSecrets(t *testing.T) {
+	t.Parallel()
+	auth := filepath.Join(t.TempDir(), "auth")
+	require.NoError(t, os.WriteFile(auth, []byte("bob:f1le-pw\n"), 0o600))
+	h := httpFlags{headers: []string{"X-Api-Key: k3y-header"}, basicAuthFile: auth}
+	err := h.scrub("http://alice:us3r-pw@h/?token=qu3ry", &usageError{errors.New("us3r-pw qu3ry k3y-header f1le-pw")})
+	assert.EqualError(t, err, "xxxxx xxxxx xxxxx xxxxx")
+	var u *usageError
+	assert.True(t, errors.As(err, &u), "still a usage error")
+	assert.NoError(t, h.scrub("http://h", nil))
+}

@@ -58,7 +58,7 @@ func reproduceLine(cmd *cobra.Command, effective map[string]string) string {
 	})
 	line := strings.Join(args, " ")
 	if masked {
-		line += "  # " + redact.Mask + " marks a secret left out: give it again (or use --basic-auth-file)"
+		line += "  # " + redact.Mask + " marks a secret left out: give it again"
 	}
 	return line
 }

@@ -16,7 +16,6 @@ import (
 	"golang.org/x/term"
 
 	"github.com/fencecheck/fencecheck/harness"
-	"github.com/fencecheck/fencecheck/internal/redact"
 	"github.com/fencecheck/fencecheck/model"
 	"github.com/fencecheck/fencecheck/nemesis"
 	"github.com/fencecheck/fencecheck/report"
@@ -92,9 +91,7 @@ receiver process's: kill (SIGKILL, then start again), pause-receiver
 			f.resourcesSet = cmd.Flags().Changed("resources")
 			f.durationSet = cmd.Flags().Changed("duration")
 			f.opTimeoutSet = cmd.Flags().Changed("op-timeout")
-			// Every error is scrubbed of the credentials once more, for
-			// those a layer below quoted without knowing them.
-			return redact.Error(runRun(cmd.Context(), cmd, f), f.http.secrets(f.target))
+			return f.http.scrub(f.target, runRun(cmd.Context(), cmd, f))
 		},
 	}
 	fl := cmd.Flags()

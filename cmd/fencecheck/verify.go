@@ -11,7 +11,6 @@ import (
 
 	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/internal/files"
-	"github.com/fencecheck/fencecheck/internal/redact"
 	"github.com/fencecheck/fencecheck/report"
 	"github.com/fencecheck/fencecheck/runstore"
 	"github.com/fencecheck/fencecheck/targets"
@@ -52,7 +51,7 @@ store/verify-<target>/<time>/. Exit 0 when every required scenario passed,
 1 when one failed, 3 on errors (unreachable target, bad flags).`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return redact.Error(runVerify(cmd.Context(), cmd, f), f.http.secrets(f.target)) // as run does
+			return f.http.scrub(f.target, runVerify(cmd.Context(), cmd, f))
 		},
 	}
 	fl := cmd.Flags()
