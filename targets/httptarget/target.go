@@ -49,9 +49,9 @@ type Options struct {
 	// fault proxy needs this (proxy.Describe), since the receiver's own
 	// API may hide it anywhere; the target does not know about the proxy.
 	Describe func(h http.Header, op, resource string, token uint64)
-	// Header is sent with every request, before Describe's headers and
-	// the adapter's token header, which win on a clash: credentials such
-	// as Authorization or X-Api-Key. Its credential-like values are
+	// Header is sent with every request, set before the adapter's
+	// headers (its token header, Content-Type) and Describe's, which win
+	// on a clash: credentials such as Authorization or X-Api-Key. Its credential-like values are
 	// scrubbed from the target's errors (internal/redact).
 	Header http.Header
 }
