@@ -64,6 +64,7 @@ fuzz:
 	$(GO) test ./histories -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./histories -run '^$$' -fuzz '^FuzzRead$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./targets/httptarget/receiver -run '^$$' -fuzz '^FuzzHandler$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./targets/httptarget -run '^$$' -fuzz '^FuzzParseHeader$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./targets/sqltarget/internal/placeholders -run '^$$' -fuzz '^FuzzTranslate$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./histories -run '^$$' -fuzz '^FuzzReadParallelMatchesReader$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./check -run '^$$' -fuzz '^FuzzFastMatchesPorcupine$$' -fuzztime $(FUZZTIME)
@@ -71,6 +72,7 @@ fuzz:
 	$(GO) test ./internal/procfs -run '^$$' -fuzz '^FuzzParseStat$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/httpserver -run '^$$' -fuzz '^FuzzParseHost$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./targets/httptarget/receiver -run '^$$' -fuzz '^FuzzStoreDSN$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./internal/redact -run '^$$' -fuzz '^FuzzSpec$$' -fuzztime $(FUZZTIME)
 
 ## bench-checker: the fast checker and porcupine side by side on the same
 ## generated histories (1 and 50 resources, 5 and 50 clients, 10k to 1M

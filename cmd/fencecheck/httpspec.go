@@ -8,12 +8,12 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/fencecheck/fencecheck/internal/redact"
 	"github.com/fencecheck/fencecheck/nemesis"
 	"github.com/fencecheck/fencecheck/nemesis/proxy"
 	"github.com/fencecheck/fencecheck/targets"
 	httptarget "github.com/fencecheck/fencecheck/targets/httptarget"
 	"github.com/fencecheck/fencecheck/targets/process"
-	sqltarget "github.com/fencecheck/fencecheck/targets/sqltarget"
 )
 
 // httpFlags are the flags of run and verify for HTTP receivers.
@@ -22,6 +22,8 @@ type httpFlags struct {
 	requestTimeout time.Duration
 	exec           string
 	ready          string
+	headers        []string // --header Name: value, repeated
+	basicAuthFile  string
 	flags          *pflag.FlagSet // to tell a given --ready from its default
 }
 
@@ -30,6 +32,8 @@ func (h *httpFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&h.adapter, "adapter", "", "JSON adapter mapping an HTTP receiver's API onto the protocol (docs/http-protocol.md)")
 	fl.DurationVar(&h.requestTimeout, "request-timeout", httptarget.DefaultOptions().Timeout, "HTTP targets: timeout of each request (an unknown outcome when it passes; 0: none)")
 	fl.StringVar(&h.exec, "exec", "", `start the receiver as a child process (sh -c CMD), wait until it is ready (--ready), stop it at the end; output goes to the run directory. Refused while something already answers on the target's address`)
+	fl.StringArrayVar(&h.headers, "header", nil, `HTTP targets: a header sent with every request, "Name: value" (repeatable), e.g. "Authorization: Bearer …"; values are never printed or stored`)
+	fl.StringVar(&h.basicAuthFile, "basic-auth-file", "", "HTTP targets: a file holding user:password, sent as Basic authentication with every request; never printed or stored")
 	fl.StringVar(&h.ready, "ready", defaultReady, `with --exec: when the receiver is ready: tcp (it accepts a TCP connection on the target's host:port), http-get:PATH (GET PATH gets any HTTP answer), cmd:COMMAND (sh -c COMMAND exits 0); counted only while the started process is alive`)
 }
 
@@ -42,7 +46,7 @@ func (h *httpFlags) child(spec string) (*process.Child, error) {
 		return nil, nil
 	}
 	if !isHTTP(spec) {
-		return nil, &usageError{fmt.Errorf("--exec: needs an http:// target, got %q", sqltarget.Redact(spec))}
+		return nil, &usageError{fmt.Errorf("--exec: needs an http:// target, got %q", redact.Spec(spec))}
 	}
 	addr, err := targetAddr(spec)
 	if err != nil {
@@ -53,6 +57,11 @@ func (h *httpFlags) child(spec string) (*process.Child, error) {
 		return nil, &usageError{fmt.Errorf("--ready: %w", err)}
 	}
 	return process.NewChild(h.exec, addr, ready), nil
+}
+
+// credentialsGiven reports whether --header or --basic-auth-file was set.
+func (h *httpFlags) credentialsGiven() bool {
+	return len(h.headers) > 0 || h.basicAuthFile != ""
 }
 
 func isHTTP(spec string) bool {
@@ -114,6 +123,10 @@ func openHTTP(spec string, o targetOptions) (*openedTarget, error) {
 			return nil, &usageError{fmt.Errorf("--adapter: %w", err)}
 		}
 	}
+	header, err := o.http.requestHeader(spec)
+	if err != nil {
+		return nil, err
+	}
 	base, closeProxy := spec, func() error { return nil }
 	var describe func(h http.Header, op, resource string, token uint64)
 	if toxics := proxy.Toxics(o.faults); len(toxics) > 0 {
@@ -129,7 +142,7 @@ func openHTTP(spec string, o targetOptions) (*openedTarget, error) {
 	}
 	t, err := httptarget.New(base, httptarget.Options{Adapter: adapter,
 		Workers: max(o.workers, 1), // a bad --workers is reported by the run's configuration
-		Timeout: o.http.requestTimeout, Describe: describe})
+		Timeout: o.http.requestTimeout, Describe: describe, Header: header})
 	if err != nil {
 		closeProxy()
 		return nil, &usageError{fmt.Errorf("--target: %w", err)}
@@ -138,5 +151,5 @@ func openHTTP(spec string, o targetOptions) (*openedTarget, error) {
 	if o.child != nil {
 		tgt = process.NewTarget(t, o.child)
 	}
-	return &openedTarget{target: tgt, name: spec, close: closeProxy}, nil
+	return &openedTarget{target: tgt, name: redact.Spec(spec), close: closeProxy}, nil
 }

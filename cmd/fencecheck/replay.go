@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/fencecheck/fencecheck/internal/redact"
 	"github.com/fencecheck/fencecheck/replay"
 	"github.com/fencecheck/fencecheck/targets"
 	"github.com/fencecheck/fencecheck/targets/memory"
@@ -74,7 +75,7 @@ func runReplay(cmd *cobra.Command, w io.Writer, out, spec string) error {
 func replayReceiver(spec string) (func() targets.Target, error) {
 	name, ok := strings.CutPrefix(spec, "memory://")
 	if !ok {
-		return nil, &usageError{fmt.Errorf("--target: replay supports memory:// targets here, got %q", spec)}
+		return nil, &usageError{fmt.Errorf("--target: replay supports memory:// targets here, got %q", redact.Spec(spec))}
 	}
 	if _, err := memory.Open(name); err != nil {
 		return nil, &usageError{fmt.Errorf("--target: %w", err)}

@@ -1,14 +1,13 @@
 package main
 
 import (
-	"net/url"
 	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	sqltarget "github.com/fencecheck/fencecheck/targets/sqltarget"
+	"github.com/fencecheck/fencecheck/internal/redact"
 )
 
 // outputOnly are the flags that say where results go or how they are
@@ -19,8 +18,8 @@ var outputOnly = []string{"help", "json", "junit", "no-progress", "no-report", "
 // flag the user gave that shapes the run, and the given flags with their
 // effective values (the --seed a run drew, the workload's defaults, so that
 // the line means the same if a default changes), shell-quoted, the target
-// first and without its password. A flag that repeats (--sql-setup) is
-// repeated.
+// first and without its credentials, --header values masked (with a
+// comment that says so). A flag that repeats (--sql-setup) is repeated.
 func reproduceLine(cmd *cobra.Command, effective map[string]string) string {
 	args := []string{"fencecheck", cmd.Name()}
 	add := func(name string, values ...string) {
@@ -29,8 +28,11 @@ func reproduceLine(cmd *cobra.Command, effective map[string]string) string {
 		}
 	}
 	fl := cmd.Flags()
+	masked := false
 	if t := fl.Lookup("target"); t != nil {
-		add("target", redactSpec(t.Value.String()))
+		spec := redact.Spec(t.Value.String())
+		masked = spec != t.Value.String()
+		add("target", spec)
 	}
 	fl.VisitAll(func(f *pflag.Flag) {
 		v, forced := effective[f.Name]
@@ -41,6 +43,11 @@ func reproduceLine(cmd *cobra.Command, effective map[string]string) string {
 		case forced:
 			add(f.Name, v)
 		case !f.Changed:
+		case f.Name == "header":
+			for _, h := range f.Value.(pflag.SliceValue).GetSlice() {
+				add(f.Name, maskHeader(h))
+			}
+			masked = true
 		case f.Value.Type() == "stringArray":
 			add(f.Name, f.Value.(pflag.SliceValue).GetSlice()...)
 		case f.Value.Type() == "stringSlice":
@@ -49,18 +56,11 @@ func reproduceLine(cmd *cobra.Command, effective map[string]string) string {
 			add(f.Name, f.Value.String())
 		}
 	})
-	return strings.Join(args, " ")
-}
-
-// redactSpec is a target spec as it may be printed: without a password.
-func redactSpec(spec string) string {
-	if sqltarget.IsSpec(spec) {
-		return sqltarget.Redact(spec)
+	line := strings.Join(args, " ")
+	if masked {
+		line += "  # " + redact.Mask + " marks a secret left out: give it again"
 	}
-	if u, err := url.Parse(spec); err == nil && u.User != nil {
-		return u.Redacted()
-	}
-	return spec
+	return line
 }
 
 // shellQuote quotes s for a POSIX shell when it needs it.

@@ -91,7 +91,7 @@ receiver process's: kill (SIGKILL, then start again), pause-receiver
 			f.resourcesSet = cmd.Flags().Changed("resources")
 			f.durationSet = cmd.Flags().Changed("duration")
 			f.opTimeoutSet = cmd.Flags().Changed("op-timeout")
-			return runRun(cmd.Context(), cmd, f)
+			return f.http.scrub(f.target, runRun(cmd.Context(), cmd, f))
 		},
 	}
 	fl := cmd.Flags()

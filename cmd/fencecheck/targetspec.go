@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/fencecheck/fencecheck/internal/redact"
 	"github.com/fencecheck/fencecheck/nemesis"
 	"github.com/fencecheck/fencecheck/targets/process"
 
@@ -39,7 +40,10 @@ type targetOptions struct {
 func openTarget(ctx context.Context, spec string, o targetOptions) (*openedTarget, error) {
 	scheme, rest, ok := strings.Cut(spec, "://")
 	if !ok {
-		return nil, &usageError{fmt.Errorf("--target: %q is not a target spec (want memory://NAME)", spec)}
+		return nil, &usageError{fmt.Errorf("--target: %q is not a target spec (want memory://NAME)", redact.Spec(spec))}
+	}
+	if o.http.credentialsGiven() && scheme != "http" && scheme != "https" {
+		return nil, &usageError{fmt.Errorf("--header and --basic-auth-file need an http:// target, not %q", scheme)}
 	}
 	if o.sqlSet && !sqltarget.IsSpec(spec) {
 		return nil, &usageError{fmt.Errorf("--sql-* flags need a SQL target (%v), not %q", sqltarget.Schemes, scheme)}
@@ -50,7 +54,7 @@ func openTarget(ctx context.Context, spec string, o targetOptions) (*openedTarge
 		if err != nil {
 			return nil, &usageError{fmt.Errorf("--target: %w", err)}
 		}
-		return &openedTarget{target: t, name: spec, deterministic: true, close: func() error { return nil }}, nil
+		return &openedTarget{target: t, name: redact.Spec(spec), deterministic: true, close: func() error { return nil }}, nil
 	case "http", "https":
 		return openHTTP(spec, o)
 	case "sqlite", "postgres", "postgresql", "mysql":
@@ -64,5 +68,5 @@ func openTarget(ctx context.Context, spec string, o targetOptions) (*openedTarge
 		}
 		return &openedTarget{target: t, name: sqlTargetName(t), close: t.Close}, nil
 	}
-	return nil, &usageError{fmt.Errorf("--target: unsupported scheme %q in %q (want memory://, sqlite://, postgres://, mysql://, http://)", scheme, sqltarget.Redact(spec))}
+	return nil, &usageError{fmt.Errorf("--target: unsupported scheme %q in %q (want memory://, sqlite://, postgres://, mysql://, http://)", scheme, redact.Spec(spec))}
 }

@@ -51,7 +51,7 @@ store/verify-<target>/<time>/. Exit 0 when every required scenario passed,
 1 when one failed, 3 on errors (unreachable target, bad flags).`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runVerify(cmd.Context(), cmd, f)
+			return f.http.scrub(f.target, runVerify(cmd.Context(), cmd, f))
 		},
 	}
 	fl := cmd.Flags()
@@ -93,7 +93,7 @@ func runVerify(ctx context.Context, cmd *cobra.Command, f verifyFlags) error {
 	// leaves no empty run behind.
 	var dir string
 	if child != nil {
-		if dir, err = runstore.Create(f.store, "verify-"+runstore.Name(f.target), time.Now()); err != nil {
+		if dir, err = runstore.Create(f.store, "verify-"+runstore.Name(t.name), time.Now()); err != nil {
 			return err
 		}
 		child.SetLogDir(dir)
@@ -104,7 +104,7 @@ func runVerify(ctx context.Context, cmd *cobra.Command, f verifyFlags) error {
 		}
 	}
 	if dir == "" {
-		if dir, err = runstore.Create(f.store, "verify-"+runstore.Name(f.target), time.Now()); err != nil {
+		if dir, err = runstore.Create(f.store, "verify-"+runstore.Name(t.name), time.Now()); err != nil {
 			return err
 		}
 	}

@@ -12,6 +12,8 @@ import (
 	"os"
 	"sync"
 	"time"
+
+	"github.com/fencecheck/fencecheck/internal/redact"
 )
 
 // Server is one database server the tests may run against.
@@ -64,12 +66,12 @@ func (s where) lookup(getenv func(string) string, timeout time.Duration) (dsn, s
 	addr, err := s.addr(dsn)
 	if err != nil {
 		return "", fmt.Sprintf("no %s server to test against: %s (from %s): %v; set %s to a reachable server",
-			s.Name, redact(dsn), from, err, s.Env)
+			s.Name, redact.Spec(dsn), from, err, s.Env)
 	}
 	c, err := net.DialTimeout("tcp", addr, timeout)
 	if err != nil {
 		return "", fmt.Sprintf("no %s server answers on %s (%s, from %s): %v; start one or set %s",
-			s.Name, addr, redact(dsn), from, err, s.Env)
+			s.Name, addr, redact.Spec(dsn), from, err, s.Env)
 	}
 	c.Close()
 	return dsn, ""
@@ -89,13 +91,4 @@ func (s where) addr(dsn string) (string, error) {
 		port = s.port
 	}
 	return net.JoinHostPort(u.Hostname(), port), nil
-}
-
-// redact hides a password in a DSN that goes into test output.
-func redact(dsn string) string {
-	u, err := url.Parse(dsn)
-	if err != nil {
-		return "an unparsable DSN"
-	}
-	return u.Redacted()
 }

@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/fencecheck/fencecheck/internal/httpclient"
+	"github.com/fencecheck/fencecheck/internal/redact"
 )
 
 // Request is one request through the proxy, read in full. The http target
@@ -98,7 +99,7 @@ const Timeout = 10 * time.Second
 func Start(upstream string, toxics ...Toxic) (*Proxy, error) {
 	u, err := url.Parse(upstream)
 	if err != nil || u.Host == "" {
-		return nil, fmt.Errorf("proxy upstream %q: not a URL", upstream)
+		return nil, fmt.Errorf("proxy upstream %q: not a URL", redact.Spec(upstream))
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -25,6 +25,7 @@ import (
 
 	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/internal/httpclient"
+	"github.com/fencecheck/fencecheck/internal/redact"
 	"github.com/fencecheck/fencecheck/targets"
 )
 
@@ -48,15 +49,24 @@ type Options struct {
 	// fault proxy needs this (proxy.Describe), since the receiver's own
 	// API may hide it anywhere; the target does not know about the proxy.
 	Describe func(h http.Header, op, resource string, token uint64)
+	// Header is sent with every request, set before the adapter's
+	// headers (its token header, Content-Type) and Describe's, which win
+	// on a clash: credentials such as Authorization or X-Api-Key. Its credential-like values are
+	// scrubbed from the target's errors (internal/redact).
+	Header http.Header
 }
 
 // Target is a receiver behind HTTP.
 type Target struct {
-	base    *url.URL
+	base    *url.URL // without its query, which query holds
+	query   string   // the base URL's query, sent with every request
+	name    string   // the base URL as it may be printed
+	secrets []string // what the target's errors must not contain
 	adapter Adapter
 	client  *http.Client
 	timeout time.Duration
 	desc    func(h http.Header, op, resource string, token uint64)
+	header  http.Header
 }
 
 // DefaultOptions size the pool for the harness's 8 workers and give each
@@ -74,37 +84,50 @@ func (o Options) validate() error {
 	case o.Timeout < 0:
 		return fmt.Errorf("options: Timeout %v is negative", o.Timeout)
 	}
+	for name, values := range o.Header {
+		for _, v := range values {
+			if err := CheckHeader(name, v); err != nil {
+				return fmt.Errorf("options: Header: %w", err)
+			}
+		}
+	}
 	return nil
 }
 
-// New returns a target for the receiver at base (http:// or https://).
+// New returns a target for the receiver at base (http:// or https://). A
+// query in base (?api_key=…) is sent with every request; user information
+// (http://user:password@…) as Basic authentication. Errors, here and from
+// every request, name base with its credentials masked.
 func New(base string, o Options) (*Target, error) {
+	name := redact.Spec(base)
 	u, err := url.Parse(base)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("http target %q: want http://HOST:PORT[/PREFIX]", base)
+		return nil, fmt.Errorf("http target %q: want http://HOST:PORT[/PREFIX][?QUERY]", name)
 	}
-	if u.RawQuery != "" || u.Fragment != "" {
-		return nil, fmt.Errorf("http target %q: no query or fragment in the base URL", base)
+	if u.Fragment != "" {
+		return nil, fmt.Errorf("http target %q: no fragment in the base URL", name)
 	}
 	if err := o.Adapter.Validate(); err != nil {
-		return nil, fmt.Errorf("http target %q: adapter: %w", base, err)
+		return nil, fmt.Errorf("http target %q: adapter: %w", name, err)
 	}
 	if err := o.validate(); err != nil {
-		return nil, fmt.Errorf("http target %q: %w", base, err)
+		return nil, fmt.Errorf("http target %q: %w", name, err)
 	}
-	u.Path = strings.TrimSuffix(u.Path, "/")
-	return &Target{base: u, adapter: o.Adapter.withDefaults(), client: httpclient.New(o.Workers, o.Timeout),
-		timeout: o.Timeout, desc: o.Describe}, nil
+	query := u.RawQuery
+	u.Path, u.RawQuery, u.ForceQuery = strings.TrimSuffix(u.Path, "/"), "", false
+	return &Target{base: u, query: query, name: name, secrets: redact.Secrets(base, o.Header),
+		adapter: o.Adapter.withDefaults(), client: httpclient.New(o.Workers, o.Timeout),
+		timeout: o.Timeout, desc: o.Describe, header: o.Header.Clone()}, nil
 }
 
-// Base returns the receiver's base URL.
-func (t *Target) Base() string { return t.base.String() }
+// Base returns the receiver's base URL, with its credentials masked.
+func (t *Target) Base() string { return t.name }
 
 // Setup checks that the receiver answers at all: any HTTP status will do.
 func (t *Target) Setup(ctx context.Context) error {
 	if _, err := t.do(ctx, t.readRequest, op{resource: "fencecheck-probe"}); err != nil {
 		msg := strings.TrimPrefix(err.Error(), targets.ErrDefinitelyNotApplied.Error()+": ")
-		return fmt.Errorf("receiver %s does not answer: %s", t.base, msg)
+		return fmt.Errorf("receiver %s does not answer: %s", t.name, redact.Scrub(msg, t.secrets))
 	}
 	return nil
 }
@@ -117,6 +140,22 @@ func (t *Target) Teardown(context.Context) error {
 
 // Write sends a write and maps the answer strictly.
 func (t *Target) Write(ctx context.Context, resource string, token uint64, value string) (histories.Outcome, error) {
+	out, err := t.write(ctx, resource, token, value)
+	return out, t.scrub(err)
+}
+
+// Read reads a resource.
+func (t *Target) Read(ctx context.Context, resource string) (targets.Reading, error) {
+	r, err := t.read(ctx, resource)
+	return r, t.scrub(err)
+}
+
+// scrub removes the target's credentials from an error: the HTTP client
+// quotes the request's URL, with the base URL's query, and a receiver may
+// echo the request in its answer, which an error quotes.
+func (t *Target) scrub(err error) error { return redact.Error(err, t.secrets) }
+
+func (t *Target) write(ctx context.Context, resource string, token uint64, value string) (histories.Outcome, error) {
 	o := op{resource: resource, token: token, value: value}
 	resp, err := t.do(ctx, t.writeRequest, o)
 	if err != nil {
@@ -129,8 +168,7 @@ func (t *Target) Write(ctx context.Context, resource string, token uint64, value
 	return out, nil
 }
 
-// Read reads a resource.
-func (t *Target) Read(ctx context.Context, resource string) (targets.Reading, error) {
+func (t *Target) read(ctx context.Context, resource string) (targets.Reading, error) {
 	resp, err := t.do(ctx, t.readRequest, op{resource: resource})
 	if err != nil {
 		return targets.Reading{}, fmt.Errorf("read %s: %w", resource, err)
@@ -185,8 +223,29 @@ func isDialError(err error) bool {
 	return errors.As(err, &op) && op.Op == "dial"
 }
 
+// url is a request's URL: the base URL, the adapter's path (which may
+// carry a query of its own) and the base URL's query.
 func (t *Target) url(path string) string {
-	return t.base.String() + path
+	u := t.base.String() + path
+	switch {
+	case t.query == "":
+		return u
+	case strings.Contains(path, "?"):
+		return u + "&" + t.query
+	}
+	return u + "?" + t.query
+}
+
+// newRequest is http.NewRequestWithContext with the target's headers.
+func (t *Target) newRequest(ctx context.Context, method, path string, body io.Reader) (*http.Request, error) {
+	req, err := http.NewRequestWithContext(ctx, method, t.url(path), body)
+	if err != nil {
+		return nil, err
+	}
+	for name, values := range t.header {
+		req.Header[http.CanonicalHeaderKey(name)] = slices.Clone(values)
+	}
+	return req, nil
 }
 
 func (t *Target) writeRequest(ctx context.Context, o op) (*http.Request, error) {
@@ -195,7 +254,7 @@ func (t *Target) writeRequest(ctx context.Context, o op) (*http.Request, error) 
 	if w.JSONBody != "" {
 		body = o.jsonBody(w.JSONBody)
 	}
-	req, err := http.NewRequestWithContext(ctx, w.Method, t.url(o.path(w.Path)), strings.NewReader(body))
+	req, err := t.newRequest(ctx, w.Method, o.path(w.Path), strings.NewReader(body))
 	if err != nil {
 		return nil, err
 	}
@@ -221,7 +280,7 @@ func (t *Target) readRequest(ctx context.Context, o op) (*http.Request, error) {
 	if r.JSONBody != "" {
 		body = strings.NewReader(o.jsonBody(r.JSONBody))
 	}
-	req, err := http.NewRequestWithContext(ctx, r.Method, t.url(o.path(r.Path)), body)
+	req, err := t.newRequest(ctx, r.Method, o.path(r.Path), body)
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 
+	"github.com/fencecheck/fencecheck/internal/redact"
 	"github.com/fencecheck/fencecheck/targets"
 )
 
@@ -15,7 +16,7 @@ import (
 func (t *Target) Read(ctx context.Context, resource string) (targets.Reading, error) {
 	r, err := t.readOnce(ctx, resource)
 	if err != nil {
-		return r, fmt.Errorf("read %s at %s: %w", resource, t.name, scrub(err, t.secrets))
+		return r, fmt.Errorf("read %s at %s: %w", resource, t.name, redact.Error(err, t.secrets))
 	}
 	return r, nil
 }

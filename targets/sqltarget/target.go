@@ -38,6 +38,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fencecheck/fencecheck/internal/redact"
 	"github.com/fencecheck/fencecheck/targets"
 	"github.com/fencecheck/fencecheck/targets/sqltarget/internal/placeholders"
 )
@@ -87,11 +88,11 @@ func IsSpec(spec string) bool {
 // mysql://user:pass@127.0.0.1:3306/db. Errors name the spec with its
 // password redacted.
 func Open(ctx context.Context, spec string, o Options) (*Target, error) {
-	name := Redact(spec)
+	name := redact.Spec(spec)
 	if err := o.validate(); err != nil {
 		return nil, fmt.Errorf("open %s: %w", name, err)
 	}
-	t := &Target{name: name, secrets: secrets(spec), timeout: o.Timeout, mode: o.Mode,
+	t := &Target{name: name, secrets: redact.Secrets(spec, nil), timeout: o.Timeout, mode: o.Mode,
 		acceptEqual: o.AcceptEqual, release: func() error { return nil }}
 	scheme, rest, _ := strings.Cut(spec, "://")
 	switch scheme {
@@ -108,7 +109,7 @@ func Open(ctx context.Context, spec string, o Options) (*Target, error) {
 		return nil, fmt.Errorf("open %s: %w", name, err)
 	}
 	if err := t.connect(ctx, scheme, spec, rest, o); err != nil {
-		return nil, fmt.Errorf("open %s: %w", name, scrub(err, t.secrets))
+		return nil, fmt.Errorf("open %s: %w", name, redact.Error(err, t.secrets))
 	}
 	return t, nil
 }
@@ -236,7 +237,7 @@ func (t *Target) execAll(ctx context.Context, what string, stmts []string) error
 		_, err := t.db.ExecContext(sctx, stmt)
 		cancel()
 		if err != nil {
-			return fmt.Errorf("%s %s: %q: %w", what, t.name, stmt, scrub(err, t.secrets))
+			return fmt.Errorf("%s %s: %q: %w", what, t.name, stmt, redact.Error(err, t.secrets))
 		}
 	}
 	return nil

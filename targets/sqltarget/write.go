@@ -7,6 +7,7 @@ import (
 	"math"
 
 	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/internal/redact"
 	"github.com/fencecheck/fencecheck/targets/sqltarget/internal/placeholders"
 )
 
@@ -24,7 +25,7 @@ func (t *Target) Write(ctx context.Context, resource string, token uint64, value
 		out, err = t.writeOnce(ctx, a)
 	}
 	if err != nil {
-		return 0, fmt.Errorf("write token %d to %s at %s: %w", token, resource, t.name, scrub(err, t.secrets))
+		return 0, fmt.Errorf("write token %d to %s at %s: %w", token, resource, t.name, redact.Error(err, t.secrets))
 	}
 	return out, nil
 }
