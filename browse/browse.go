@@ -6,23 +6,23 @@
 //	GET /runs/{name}/{stamp}/           that run's report
 //	GET /runs/{name}/{stamp}/{file}     one of the files a run writes
 //
-// It only reads, only the files a run writes, and only inside the store:
-// every path component is checked against a strict pattern, and every file
-// is opened through an os.Root, which refuses names and symbolic links
-// that lead outside the store.
+// It only reads, only the files a run writes, only regular files, and
+// only inside the store: every path component is checked against a strict
+// pattern, every file is opened through an os.Root, which refuses names
+// and symbolic links that lead outside the store, and a name that is not
+// a regular file (a link, a FIFO, a device) is not opened at all.
 package browse
 
 import (
-	"errors"
 	"fmt"
-	"github.com/fencecheck/fencecheck/runstore"
-	"io"
 	"mime"
 	"net/http"
 	"os"
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/fencecheck/fencecheck/runstore"
 )
 
 // securityPolicy allows what the pages need: inline styles, porcupine's
@@ -108,17 +108,12 @@ func (s *Server) file(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	f, err := s.root.Open(dir + "/" + name)
+	f, st, err := s.open(dir + "/" + name)
 	if err != nil {
 		http.NotFound(w, r)
 		return
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil || !st.Mode().IsRegular() {
-		http.NotFound(w, r)
-		return
-	}
 	kind := runstore.Files[i]
 	w.Header().Set("Content-Type", kind.ContentType)
 	if kind.Download {
@@ -126,21 +121,4 @@ func (s *Server) file(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": run + "-" + name}))
 	}
 	http.ServeContent(w, r, name, st.ModTime(), f)
-}
-
-// readFile reads a small file of the store, at most limit bytes.
-func (s *Server) readFile(name string, limit int64) ([]byte, error) {
-	f, err := s.root.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(data)) > limit {
-		return nil, errors.New("browse: file too large")
-	}
-	return data, nil
 }
