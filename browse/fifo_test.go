@@ -73,7 +73,9 @@ func TestOnlyRegularFilesAreServed(t *testing.T) {
 		require.Equal(t, http.StatusOK, rec.Code)
 		page := rec.Body.String()
 		assert.Contains(t, rowOf(page, "good"), `class="pill held"`, "the other runs are listed")
-		assert.NotEmpty(t, rowOf(page, "fifo"), "the directory is listed")
+		row := rowOf(page, "fifo")
+		require.NotEmpty(t, row, "the directory is listed")
+		assert.NotContains(t, row, "/runs/fifo/", "but links to none of its files")
 	})
 	for _, name := range append(names, runstore.Summary) {
 		t.Run(name, func(t *testing.T) {
@@ -81,4 +83,7 @@ func TestOnlyRegularFilesAreServed(t *testing.T) {
 			assert.Equal(t, http.StatusNotFound, rec.Code)
 		})
 	}
+	t.Run("its page", func(t *testing.T) {
+		assert.Equal(t, http.StatusNotFound, serveOrGiveUp(t, s, "/runs/fifo/20260102T030405.000Z/").Code)
+	})
 }
