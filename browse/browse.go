@@ -2,27 +2,34 @@
 // the runs, and each run's report, timelines and files.
 //
 //	GET /                               the runs, newest first
-//	GET /latest/                        the newest run (store/latest)
-//	GET /runs/{name}/{stamp}/           that run's report
+//	GET /latest/                        the run store/latest names: the last to finish with a result
+//	GET /runs/{name}/{stamp}/           that run's page: its report, a battery's table, its summary or error
 //	GET /runs/{name}/{stamp}/{file}     one of the files a run writes
 //
-// It only reads, only the files a run writes, and only inside the store:
-// every path component is checked against a strict pattern, and every file
-// is opened through an os.Root, which refuses names and symbolic links
-// that lead outside the store.
+// Every kind of run directory gets a row that says what it is: a run with
+// its verdict, a verify battery with its scenarios, a run that ended in an
+// error (error.txt), and one with a history but no result (killed, or
+// still running), with the command that checks it. A row links only to
+// the files the run has.
+//
+// It only reads, only the files a run writes, only regular files, and
+// only inside the store: every path component is checked against a strict
+// pattern, every file is opened through an os.Root, which refuses names
+// and symbolic links that lead outside the store, and a name that is not
+// a regular file (a link, a FIFO, a device) is not opened at all.
 package browse
 
 import (
-	"errors"
 	"fmt"
-	"github.com/fencecheck/fencecheck/runstore"
-	"io"
 	"mime"
 	"net/http"
 	"os"
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/fencecheck/fencecheck/runstore"
 )
 
 // securityPolicy allows what the pages need: inline styles, porcupine's
@@ -81,22 +88,61 @@ func (s *Server) runDir(w http.ResponseWriter, r *http.Request) (string, bool) {
 	return name + "/" + stamp, true
 }
 
+// landings are the files a run's page opens, the first a run has: a
+// run's report, a battery's table, the summary of a run written with
+// --no-report, why the run has no result, or what result it has.
+var landings = []string{runstore.Report, runstore.Table, runstore.Summary, runstore.Error, runstore.Result}
+
+// landing returns the page of the run directory dir, or "" when it has
+// none of the landings (a killed run).
+func (s *Server) landing(dir string) string {
+	for _, name := range landings {
+		if _, err := s.regular(dir + "/" + name); err == nil {
+			return "/runs/" + dir + "/" + name
+		}
+	}
+	return ""
+}
+
 func (s *Server) run(w http.ResponseWriter, r *http.Request) {
 	if dir, ok := s.runDir(w, r); ok {
-		http.Redirect(w, r, "/runs/"+dir+"/report.html", http.StatusFound)
+		s.redirectToRun(w, r, dir)
 	}
 }
 
+// redirectToRun redirects to the run's page, or explains why it has none.
+func (s *Server) redirectToRun(w http.ResponseWriter, r *http.Request, dir string) {
+	if page := s.landing(dir); page != "" {
+		http.Redirect(w, r, page, http.StatusFound)
+		return
+	}
+	msg := fmt.Sprintf("run %s has no result: it was killed or is still running", dir)
+	if _, err := s.regular(dir + "/" + runstore.History); err == nil {
+		msg += fmt.Sprintf(". Its history is /runs/%s/%s; fencecheck check %s checks it",
+			dir, runstore.History, s.historyPath(dir))
+	}
+	http.Error(w, msg, http.StatusNotFound)
+}
+
+// historyPath is where fencecheck check finds the history of the run
+// directory dir, as the store was given to serve.
+func (s *Server) historyPath(dir string) string {
+	return filepath.Join(s.dir, filepath.FromSlash(dir), runstore.History)
+}
+
+// latest follows store/latest, a run with a result (runstore.Publish).
 func (s *Server) latest(w http.ResponseWriter, r *http.Request) {
 	target, err := s.root.Readlink(runstore.Latest)
-	parts := strings.Split(path.Clean(target), "/")
+	parts := strings.Split(path.Clean(filepath.ToSlash(target)), "/")
 	if err != nil || len(parts) != 2 || !runstore.ValidComponent(parts[0]) || !runstore.ValidComponent(parts[1]) {
 		http.Error(w, "the store has no latest run", http.StatusNotFound)
 		return
 	}
-	http.Redirect(w, r, "/runs/"+parts[0]+"/"+parts[1]+"/report.html", http.StatusFound)
+	s.redirectToRun(w, r, parts[0]+"/"+parts[1])
 }
 
+// file serves a file a run writes, only if it is a regular file in the
+// store.
 func (s *Server) file(w http.ResponseWriter, r *http.Request) {
 	dir, ok := s.runDir(w, r)
 	if !ok {
@@ -108,17 +154,12 @@ func (s *Server) file(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	f, err := s.root.Open(dir + "/" + name)
+	f, st, err := s.open(dir + "/" + name)
 	if err != nil {
 		http.NotFound(w, r)
 		return
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil || !st.Mode().IsRegular() {
-		http.NotFound(w, r)
-		return
-	}
 	kind := runstore.Files[i]
 	w.Header().Set("Content-Type", kind.ContentType)
 	if kind.Download {
@@ -126,21 +167,4 @@ func (s *Server) file(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": run + "-" + name}))
 	}
 	http.ServeContent(w, r, name, st.ModTime(), f)
-}
-
-// readFile reads a small file of the store, at most limit bytes.
-func (s *Server) readFile(name string, limit int64) ([]byte, error) {
-	f, err := s.root.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(data)) > limit {
-		return nil, errors.New("browse: file too large")
-	}
-	return data, nil
 }

@@ -1,15 +1,18 @@
 package browse
 
 import (
+	"bytes"
 	"cmp"
 	"embed"
 	"encoding/json"
 	"html/template"
 	"net/http"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/fencecheck/fencecheck/runstore"
+	"github.com/fencecheck/fencecheck/verify"
 )
 
 //go:embed templates/runs.html.tmpl
@@ -23,15 +26,51 @@ const maxRuns = 500
 // maxResultBytes bounds the result.json read for the table.
 const maxResultBytes = 32 << 20
 
+// maxErrorBytes bounds the error.txt read for the table.
+const maxErrorBytes = 64 << 10
+
 // runRow is one row of the runs table.
 type runRow struct {
-	Name, Stamp, Target, Verdict, Reason string
-	Started                              time.Time
-	Operations, StaleWrites              int
-	HasResult, Latest                    bool
+	Name, Stamp string
+	Started     time.Time
+	Latest      bool
+	// Target is the spec the run tested; empty when the run wrote no
+	// result.json, which is where it is recorded.
+	Target string
+	// Status is a run's verdict, a battery's "passed" or "failed", "error"
+	// for a run that ended in one, or "no result"; Class styles it and
+	// Reason says it in words.
+	Status, Class, Reason   string
+	Operations, StaleWrites int
+	HasCounts               bool
+	// Page is the run's page (its report, table, summary or error), ""
+	// when it has none; Links are the files it has.
+	Page  string
+	Links []rowLink
+	// Check is the command that checks the history of a run that has no
+	// result.
+	Check string
 }
 
-// result is the part of result.json the table shows.
+// rowLink is a link to one file of a run.
+type rowLink struct{ Label, Href string }
+
+// rowFiles are the files a row links to, when the run has them.
+var rowFiles = []struct{ name, label string }{
+	{runstore.Report, "report"},
+	{runstore.Table, "table"},
+	{runstore.Timeline, "timeline"},
+	{runstore.Minimal, "minimal"},
+	{runstore.Summary, "summary"},
+	{runstore.Error, "error"},
+	{runstore.Result, "result.json"},
+	{runstore.History, "history"},
+	{runstore.MinimalHistory, "minimal history"},
+}
+
+// result is the part of result.json the table shows: a run's (verdict,
+// counts, coverage, configuration) or a verify battery's (target,
+// passed, scenarios).
 type result struct {
 	Verdict  string                   `json:"verdict"`
 	Reason   string                   `json:"reason"`
@@ -43,6 +82,10 @@ type result struct {
 	Config struct {
 		Target string `json:"target"`
 	} `json:"config"`
+
+	Target    string       `json:"target"`
+	Passed    *bool        `json:"passed"`
+	Scenarios []verify.Row `json:"scenarios"`
 }
 
 func (s *Server) runs(w http.ResponseWriter, _ *http.Request) {
@@ -61,7 +104,7 @@ func (s *Server) runs(w http.ResponseWriter, _ *http.Request) {
 	}
 }
 
-// list reads the store: store/<name>/<stamp>/result.json, newest first.
+// list reads the store: store/<name>/<stamp>/, newest first.
 func (s *Server) list() []runRow {
 	var rows []runRow
 	for _, e := range runstore.List(s.root) {
@@ -73,18 +116,74 @@ func (s *Server) list() []runRow {
 	return rows
 }
 
+// row describes one run directory from the files it has.
 func (s *Server) row(e runstore.Entry) runRow {
-	r := runRow{Name: e.Name, Stamp: e.Stamp, Started: e.Started, Latest: e.Latest, Verdict: "incomplete",
-		Reason: "no result.json: the run was killed or is still running; its history can still be checked"}
-	data, err := s.readFile(e.Dir()+"/"+runstore.Result, maxResultBytes)
-	var res result
-	if err != nil || json.Unmarshal(data, &res) != nil {
-		return r
+	r := runRow{Name: e.Name, Stamp: e.Stamp, Started: e.Started, Latest: e.Latest, Page: s.landing(e.Dir())}
+	has := map[string]bool{}
+	for _, f := range rowFiles {
+		if _, err := s.regular(e.Dir() + "/" + f.name); err == nil {
+			has[f.name] = true
+			r.Links = append(r.Links, rowLink{f.label, "/runs/" + e.Dir() + "/" + f.name})
+		}
 	}
-	r.HasResult, r.Verdict, r.Reason, r.Target = true, res.Verdict, res.Reason, res.Config.Target
-	r.Operations, r.StaleWrites = res.Counts.Operations, res.Coverage.StaleWrites
-	if !res.Started.IsZero() {
-		r.Started = res.Started
+	r.Status, r.Class = "no result", "incomplete"
+	switch {
+	case has[runstore.Result]:
+		s.describeResult(&r, e.Dir())
+	case has[runstore.History]:
+		r.Reason = "no result.json: the run was killed, or is still running; its history can be checked"
+		r.Check = "fencecheck check " + s.historyPath(e.Dir())
+	default:
+		r.Reason = "the run directory holds neither a result nor a history"
+	}
+	if has[runstore.Error] {
+		r.Status, r.Class, r.Reason = "error", "error", s.firstLine(e.Dir()+"/"+runstore.Error)
+		if has[runstore.History] {
+			r.Check = "fencecheck check " + s.historyPath(e.Dir())
+		}
 	}
 	return r
+}
+
+// describeResult fills the row from the run's result.json.
+func (s *Server) describeResult(r *runRow, dir string) {
+	data, err := s.readFile(dir+"/"+runstore.Result, maxResultBytes)
+	var res result
+	if err == nil {
+		err = json.Unmarshal(data, &res)
+	}
+	switch {
+	case err != nil:
+		r.Status, r.Class, r.Reason = "unreadable", "error", runstore.Result+": "+err.Error()
+	case res.Verdict == "" && res.Passed != nil: // a verify battery
+		r.Target, r.Status, r.Class, r.Reason = res.Target, "failed", "violated", verify.Summary(res.Scenarios)
+		if *res.Passed {
+			r.Status, r.Class = "passed", "held"
+		}
+	default:
+		r.Target, r.Status, r.Class, r.Reason = res.Config.Target, res.Verdict, res.Verdict, res.Reason
+		r.Operations, r.StaleWrites, r.HasCounts = res.Counts.Operations, res.Coverage.StaleWrites, true
+		if !res.Started.IsZero() {
+			r.Started = res.Started
+		}
+	}
+	if r.Status == "" {
+		r.Status, r.Reason = "unknown", runstore.Result+" names no verdict"
+	}
+	if !pillClasses[r.Class] {
+		r.Class = "incomplete"
+	}
+}
+
+// pillClasses are the styles of a status the page has.
+var pillClasses = map[string]bool{"held": true, "violated": true, "inconclusive": true, "interrupted": true, "incomplete": true, "error": true}
+
+// firstLine is the first line of a small file of the store, for a title.
+func (s *Server) firstLine(name string) string {
+	data, err := s.readFile(name, maxErrorBytes)
+	if err != nil {
+		return name + ": " + err.Error()
+	}
+	line, _, _ := bytes.Cut(data, []byte("\n"))
+	return strings.ToValidUTF8(string(line), "\uFFFD")
 }

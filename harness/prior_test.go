@@ -133,14 +133,12 @@ func TestPriorStateWithoutTokensStopsTheRun(t *testing.T) {
 	require.NoError(t, err)
 	faults, _ := nemesis.Parse("pause")
 	store := t.TempDir()
-	_, err = Run(context.Background(), testConfig(t, tokenless{inner}, "tokenless", func(c *Config) {
+	res, err := Run(context.Background(), testConfig(t, tokenless{inner}, "tokenless", func(c *Config) {
 		c.Faults, c.Seed, c.Resources, c.ResourceNames, c.StoreDir = faults, 1, 2, []string{"r0", "r1"}, store
 	}))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `observe r0 before the run: it already holds "left-over", and the receiver reports no token on reads`)
-	latest, err := filepath.EvalSymlinks(filepath.Join(store, runstore.Latest))
-	require.NoError(t, err)
-	h, err := histories.ReadFile(filepath.Join(latest, runstore.History))
+	h, err := histories.ReadFile(filepath.Join(res.Dir, runstore.History))
 	require.NoError(t, err)
 	for _, op := range h.Operations {
 		assert.False(t, op.IsWrite(), "no worker wrote: %+v", op)

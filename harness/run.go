@@ -59,7 +59,11 @@ type dirUser interface {
 //
 // If ctx is cancelled (Ctrl-C), workers stop, the history recorded so far
 // is closed and checked, and the Result says the run was interrupted.
-func Run(ctx context.Context, cfg Config) (Result, error) {
+//
+// The run becomes the store's latest once its result.json is written
+// (an interrupted run's too); a run that ends in an error never does, and
+// leaves its directory only if it recorded something (see runstore.Fail).
+func Run(ctx context.Context, cfg Config) (res Result, err error) {
 	if err := cfg.Validate(); err != nil {
 		return Result{}, fmt.Errorf("invalid configuration: %w", err)
 	}
@@ -68,6 +72,9 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	wrote := false // result.json
+	// Deferred first, so it runs last: after the teardown.
+	defer func() { res, err = settle(cfg.StoreDir, dir, wrote, res, err) }()
 	if u, ok := cfg.Target.(dirUser); ok {
 		u.UseRunDir(dir)
 	}
@@ -125,7 +132,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	if cfg.skipJudge {
 		return Result{Dir: dir}, nil
 	}
-	res, err := r.judge(historyPath, ctx.Err() != nil)
+	res, err = r.judge(historyPath, ctx.Err() != nil)
 	if err != nil {
 		return Result{}, err
 	}
@@ -133,6 +140,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	if err := writeResult(dir, &res); err != nil {
 		return res, err
 	}
+	wrote = true
 	if !cfg.NoReport {
 		if err := writeReport(dir, &res); err != nil {
 			return res, err

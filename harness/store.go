@@ -23,3 +23,23 @@ func writeResult(dir string, res *Result) error {
 	}
 	return nil
 }
+
+// settle leaves the run directory as the run ended: published as latest
+// once result.json is written, and, when the run ends in an error, with
+// that error in error.txt or removed if the run wrote nothing into it.
+// The Result names the directory whenever it is still there.
+func settle(store, dir string, wrote bool, res Result, err error) (Result, error) {
+	if wrote {
+		if perr := runstore.Publish(store, dir); perr != nil && err == nil {
+			err = perr
+		}
+	}
+	if err == nil {
+		return res, nil
+	}
+	err = runstore.Fail(store, dir, err)
+	if _, serr := os.Stat(dir); serr == nil {
+		res.Dir = dir
+	}
+	return res, err
+}

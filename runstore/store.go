@@ -3,7 +3,14 @@
 // a killed run's history can still be checked:
 //
 //	store/<run name>/<UTC timestamp>/history.jsonl, result.json, summary.txt, report.html, …
-//	store/latest ──> the newest run directory
+//	store/latest ──> the run that most recently finished with a result
+//
+// A run's life in the store has three calls: Create makes its directory
+// (the history is recorded into it as it happens, so a killed run leaves
+// a checkable one), Publish points latest at it once its result.json is
+// written, and Fail says why a run that ends in an error has none. So
+// latest never names a run that is still going, was killed, or could not
+// start: it always has a result to show.
 //
 // It knows the names and where they go; what is in the files is the
 // business of the stages that write them.
@@ -29,7 +36,9 @@ const (
 	Minimal        = "minimal.html"  // the minimal counterexample's visualization
 	MinimalHistory = "minimal.jsonl" // the minimal counterexample, a history of its own
 	Table          = "table.txt"     // a verify battery's table
-	// Latest is the store's link to its newest run directory.
+	Error          = "error.txt"     // why a run ended without a result (Fail)
+	// Latest is the store's link to the run that most recently finished
+	// with a result (Publish).
 	Latest = "latest"
 )
 
@@ -48,6 +57,7 @@ var Files = []File{
 	{Summary, "text/plain; charset=utf-8", false},
 	{Result, "application/json", false},
 	{Table, "text/plain; charset=utf-8", false},
+	{Error, "text/plain; charset=utf-8", false},
 	{History, "application/x-ndjson", true},
 	{MinimalHistory, "application/x-ndjson", true},
 }
@@ -56,34 +66,85 @@ var Files = []File{
 // so that quick successive runs do not collide.
 const TimestampFormat = "20060102T150405.000Z"
 
-// Create makes store/<name>/<UTC timestamp>/ and points store/latest at
-// it. A run records its history straight into it, so a killed run leaves
-// its history there; verify writes its results there too.
+// Create makes store/<name>/<UTC timestamp>/ for a new run. A run
+// records its history straight into it, so a killed run leaves its
+// history there; verify writes its results there too. The run is not
+// latest yet: Publish makes it so once it has a result, and Fail ends a
+// run that has none.
 func Create(store, name string, at time.Time) (string, error) {
 	if !ValidComponent(name) {
 		return "", fmt.Errorf("run name %q: %w", name, ErrBadName)
 	}
 	stamp := at.UTC().Format(TimestampFormat)
-	rel := filepath.Join(name, stamp)
-	dir := filepath.Join(store, rel)
+	dir := filepath.Join(store, name, stamp)
 	for i := 1; ; i++ {
 		err := os.MkdirAll(filepath.Dir(dir), 0o755)
 		if err == nil {
 			err = os.Mkdir(dir, 0o755)
 		}
 		if err == nil {
-			break
+			return dir, nil
 		}
-		if !os.IsExist(err) || i > 100 {
+		if i > 100 || !os.IsExist(err) && !os.IsNotExist(err) {
 			return "", fmt.Errorf("create run directory %s: %w", dir, err)
 		}
-		rel = filepath.Join(name, fmt.Sprintf("%s-%d", stamp, i))
-		dir = filepath.Join(store, rel)
+		// Taken: a run of the same millisecond got there first. Gone: a
+		// run that failed removed the empty name folder in between
+		// (Fail); MkdirAll makes it again.
+		if os.IsExist(err) {
+			dir = filepath.Join(store, name, fmt.Sprintf("%s-%d", stamp, i))
+		}
 	}
-	if err := pointLatest(store, rel); err != nil {
-		return "", err
+}
+
+// Publish points store/latest at the run directory dir (as Create
+// returned it) once the run has written its result.json. An interrupted
+// run checks what it recorded and writes a result, so it may be
+// published; a run without one is refused with ErrNoResult. Concurrent
+// runs each publish atomically: latest ends at the one that finished last.
+func Publish(store, dir string) error {
+	rel, err := filepath.Rel(store, dir)
+	if err != nil || !validRel(rel) {
+		return fmt.Errorf("publish %s: not a run directory of the store %s", dir, store)
 	}
-	return dir, nil
+	st, err := os.Lstat(filepath.Join(dir, Result))
+	if err != nil || !st.Mode().IsRegular() {
+		return fmt.Errorf("publish %s: %w", dir, ErrNoResult)
+	}
+	return pointLatest(store, rel)
+}
+
+// ErrNoResult is Publish's error for a run that has not written its
+// result.json.
+var ErrNoResult = errors.New("runstore: the run has no " + Result + " yet")
+
+// validRel reports whether rel is <name>/<stamp> of valid components.
+func validRel(rel string) bool {
+	name, stamp, ok := strings.Cut(filepath.ToSlash(rel), "/")
+	return ok && ValidComponent(name) && ValidComponent(stamp)
+}
+
+// Fail ends the run in dir that could not produce a result (an
+// unreachable target, a receiver that would not start, a target that
+// failed mid-run) and returns cause, the error its caller reports. A
+// directory the run wrote nothing into is removed, and its name folder
+// with it when that is empty, so a run that never started leaves nothing
+// behind. Otherwise what it wrote stays (the history is checkable, a
+// receiver's log says why it did not start) and error.txt holds cause,
+// saying why there is no result. Fail never touches latest; if it cannot
+// write error.txt, the error it returns says so after cause.
+func Fail(store, dir string, cause error) error {
+	if rel, err := filepath.Rel(store, dir); err != nil || !validRel(rel) {
+		return fmt.Errorf("%w\n(%s is not a run directory of the store %s)", cause, dir, store)
+	}
+	if os.Remove(dir) == nil { // only an empty directory is removed
+		_ = os.Remove(filepath.Dir(dir)) // fails while other runs are in it
+		return cause
+	}
+	if err := os.WriteFile(filepath.Join(dir, Error), []byte(cause.Error()+"\n"), 0o644); err != nil {
+		return fmt.Errorf("%w\n(and the run directory could not record it: %v)", cause, err)
+	}
+	return cause
 }
 
 // ErrBadName is the error of a run name that is not a single plain path

@@ -1,6 +1,7 @@
 package runstore
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -22,6 +23,10 @@ func TestCreateAndList(t *testing.T) {
 	second, err := Create(store, "memory-fenced", at) // the same millisecond
 	require.NoError(t, err)
 	assert.Equal(t, first+"-1", second, "quick successive runs do not collide")
+	_, err = os.Lstat(filepath.Join(store, Latest))
+	assert.ErrorIs(t, err, os.ErrNotExist, "a run is not latest before it has a result")
+	writeResult(t, second)
+	require.NoError(t, Publish(store, second))
 	latest, err := os.Readlink(filepath.Join(store, Latest))
 	require.NoError(t, err)
 	assert.Equal(t, filepath.Join("memory-fenced", "20261203T150405.006Z-1"), latest)
@@ -77,10 +82,19 @@ func TestCreateRefusesNamesOutsideItsFolder(t *testing.T) {
 	}
 }
 
-// TestConcurrentCreatesShareAStore: runs that start at once in one store
-// each get their own directory, and latest ends up a valid link to one of
-// them, with no temporary link left behind.
-func TestConcurrentCreatesShareAStore(t *testing.T) {
+// writeResult writes a result.json into the run directory dir.
+func writeResult(t *testing.T, dir string) {
+	t.Helper()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, Result), []byte(`{"verdict":"held"}`), 0o644))
+}
+
+// TestConcurrentRunsShareAStore: runs that start at once in one store
+// each get their own directory; while some publish their result and
+// others fail before recording anything (removing their directory and,
+// when empty, the name folder the others are creating theirs in), latest
+// ends up a valid link to a run with a result, with no temporary link
+// left behind.
+func TestConcurrentRunsShareAStore(t *testing.T) {
 	t.Parallel()
 	store := t.TempDir()
 	at := time.Date(2026, 12, 3, 15, 4, 5, 0, time.UTC) // all in the same millisecond
@@ -89,21 +103,167 @@ func TestConcurrentCreatesShareAStore(t *testing.T) {
 	errs := make([]error, runs)
 	var wg sync.WaitGroup
 	for i := range runs {
-		wg.Go(func() { dirs[i], errs[i] = Create(store, "shared", at) })
+		wg.Go(func() {
+			dirs[i], errs[i] = Create(store, "shared", at)
+			if errs[i] != nil {
+				return
+			}
+			if i%2 == 1 { // a run that could not start
+				if err := Fail(store, dirs[i], errUnreachable); err != errUnreachable {
+					errs[i] = fmt.Errorf("fail: %w", err)
+				}
+				return
+			}
+			writeResult(t, dirs[i])
+			errs[i] = Publish(store, dirs[i])
+		})
 	}
 	wg.Wait()
-	seen := map[string]bool{}
+	published := map[string]bool{}
 	for i := range runs {
 		require.NoError(t, errs[i], "run %d", i)
-		assert.False(t, seen[dirs[i]], "two runs got %s", dirs[i])
-		seen[dirs[i]] = true
+		if i%2 == 0 {
+			assert.False(t, published[dirs[i]], "two runs got %s", dirs[i])
+			published[dirs[i]] = true
+			assert.FileExists(t, filepath.Join(dirs[i], Result))
+		}
+	}
+	for i := 1; i < runs; i += 2 {
+		if !published[dirs[i]] { // a later run may reuse a removed name
+			assert.NoDirExists(t, dirs[i], "a run that could not start leaves no directory")
+		}
 	}
 	latest, err := os.Readlink(filepath.Join(store, Latest))
 	require.NoError(t, err)
-	assert.True(t, seen[filepath.Join(store, latest)], "latest points at %s, not a run of this store", latest)
+	assert.True(t, published[filepath.Join(store, latest)], "latest points at %s, not a published run of this store", latest)
 	entries, err := os.ReadDir(store)
 	require.NoError(t, err)
 	for _, e := range entries {
 		assert.Contains(t, []string{"shared", Latest}, e.Name(), "left behind")
 	}
+	stamps, err := os.ReadDir(filepath.Join(store, "shared"))
+	require.NoError(t, err)
+	assert.Len(t, stamps, runs/2, "only the published runs' directories stay")
+}
+
+var errUnreachable = errors.New("set up target http://127.0.0.1:1: connection refused")
+
+// TestPublishNeedsAResult: only a run directory of the store with a
+// regular result.json becomes latest; anything else is refused and
+// leaves latest where it was.
+func TestPublishNeedsAResult(t *testing.T) {
+	t.Parallel()
+	store := t.TempDir()
+	done, err := Create(store, "done", time.Now())
+	require.NoError(t, err)
+	writeResult(t, done)
+	require.NoError(t, Publish(store, done))
+	cases := []struct {
+		name string
+		dir  func(t *testing.T) string
+		want error
+	}{
+		{"no result.json (still running, or killed)", func(t *testing.T) string {
+			dir, err := Create(store, "running", time.Now())
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(filepath.Join(dir, History), []byte("{}\n"), 0o644))
+			return dir
+		}, ErrNoResult},
+		{"result.json is a directory", func(t *testing.T) string {
+			dir, err := Create(store, "odd", time.Now())
+			require.NoError(t, err)
+			require.NoError(t, os.Mkdir(filepath.Join(dir, Result), 0o755))
+			return dir
+		}, ErrNoResult},
+		{"result.json is a link", func(t *testing.T) string {
+			dir, err := Create(store, "linked", time.Now())
+			require.NoError(t, err)
+			require.NoError(t, os.Symlink(filepath.Join(done, Result), filepath.Join(dir, Result)))
+			return dir
+		}, ErrNoResult},
+		{"not a run directory of the store", func(t *testing.T) string {
+			dir := t.TempDir()
+			writeResult(t, dir)
+			return dir
+		}, nil},
+		{"the store itself", func(*testing.T) string { writeResult(t, store); return store }, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := tc.dir(t)
+			err := Publish(store, dir)
+			require.Error(t, err)
+			if tc.want != nil {
+				assert.ErrorIs(t, err, tc.want)
+			}
+			latest, err := filepath.EvalSymlinks(filepath.Join(store, Latest))
+			require.NoError(t, err)
+			want, err := filepath.EvalSymlinks(done)
+			require.NoError(t, err)
+			assert.Equal(t, want, latest, "latest stays at the run with a result")
+		})
+	}
+}
+
+// TestFail: a run that ends without a result leaves nothing when it wrote
+// nothing, and otherwise keeps what it wrote with error.txt saying why;
+// latest is never touched, and the caller's error comes back.
+func TestFail(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name  string
+		files []string // what the run wrote before it failed
+		other bool     // another run of the same name is in the store
+	}{
+		{"nothing written", nil, false},
+		{"nothing written, beside another run", nil, true},
+		{"a history", []string{History}, false},
+		{"a receiver's log", []string{"receiver.log"}, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			store := t.TempDir()
+			if tc.other {
+				other, err := Create(store, "r", time.Now())
+				require.NoError(t, err)
+				writeResult(t, other)
+				require.NoError(t, Publish(store, other))
+			}
+			before, _ := os.Readlink(filepath.Join(store, Latest))
+			dir, err := Create(store, "r", time.Now())
+			require.NoError(t, err)
+			for _, f := range tc.files {
+				require.NoError(t, os.WriteFile(filepath.Join(dir, f), []byte("x\n"), 0o644))
+			}
+			err = Fail(store, dir, errUnreachable)
+			assert.Equal(t, errUnreachable, err, "the caller's error comes back as it was")
+			after, _ := os.Readlink(filepath.Join(store, Latest))
+			assert.Equal(t, before, after, "latest is not touched")
+			if tc.files == nil {
+				assert.NoDirExists(t, dir)
+				if tc.other {
+					assert.DirExists(t, filepath.Dir(dir), "the other run's name folder stays")
+				} else {
+					assert.NoDirExists(t, filepath.Dir(dir), "an empty name folder goes too")
+					assert.DirExists(t, store, "the store stays")
+				}
+				return
+			}
+			why, err := os.ReadFile(filepath.Join(dir, Error))
+			require.NoError(t, err)
+			assert.Equal(t, errUnreachable.Error()+"\n", string(why))
+			for _, f := range tc.files {
+				assert.FileExists(t, filepath.Join(dir, f))
+			}
+		})
+	}
+	t.Run("not a run directory", func(t *testing.T) {
+		t.Parallel()
+		store, outside := t.TempDir(), t.TempDir()
+		err := Fail(store, outside, errUnreachable)
+		assert.ErrorIs(t, err, errUnreachable)
+		assert.Contains(t, err.Error(), "not a run directory")
+		assert.DirExists(t, outside, "nothing outside the store is removed")
+	})
 }

@@ -183,9 +183,12 @@ func TestExecReceiverThatExitsDuringTheRun(t *testing.T) {
 	recv := fmt.Sprintf("%s --listen %s --die-when %s --store sqlite:%s", flakyReceiver(t), addr, die, filepath.Join(dir, "recv.db"))
 	b := startFencecheck(t, dir, "run", "--target", "http://"+addr, "--exec", recv, "--nemesis", "kill",
 		"--nemesis-script", "10ms:+kill", "--duration", "10m", "--seed", "1", "--store", "s", "--no-report")
-	log := filepath.Join(dir, "s", "latest", "receiver.log")
 	starts := func() int {
-		data, _ := os.ReadFile(log)
+		logs, _ := filepath.Glob(filepath.Join(dir, "s", "*", "*", "receiver.log"))
+		if len(logs) != 1 {
+			return 0
+		}
+		data, _ := os.ReadFile(logs[0])
 		return strings.Count(string(data), "--- fencecheck: start")
 	}
 	eventually(t, func() bool { return starts() >= 3 }, "the kill fault restarted the receiver twice")
@@ -201,7 +204,12 @@ func TestExecReceiverThatExitsDuringTheRun(t *testing.T) {
 	assert.Contains(t, stderr, "the history recorded until then is in")
 	assert.NotContains(t, b.stdout.String(), "verdict")
 
-	history := filepath.Join(dir, "s", "latest", "history.jsonl")
+	run := newestRun(t, filepath.Join(dir, "s"))
+	why, err := os.ReadFile(filepath.Join(run, "error.txt"))
+	require.NoError(t, err)
+	assert.Contains(t, string(why), "exited on its own", "the run directory says why it has no result")
+	assert.NoFileExists(t, filepath.Join(dir, "s", "latest"), "a failed run is not latest")
+	history := filepath.Join(run, "history.jsonl")
 	h, err := histories.ReadFile(history)
 	require.NoError(t, err)
 	kills := 0

@@ -7,6 +7,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -101,23 +103,43 @@ func startLongRun(t *testing.T, dir string) *exec.Cmd {
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	require.NoError(t, cmd.Start())
-	history := filepath.Join(dir, "s", "latest", "history.jsonl")
 	require.Eventually(t, func() bool {
-		st, err := os.Stat(history)
+		runs, _ := filepath.Glob(filepath.Join(dir, "s", "*", "*", "history.jsonl"))
+		if len(runs) != 1 {
+			return false
+		}
+		st, err := os.Stat(runs[0])
 		return err == nil && st.Size() > 10000
 	}, 30*time.Second, 20*time.Millisecond, "no history reached the disk")
 	return cmd
 }
 
+// newestRun returns the newest run directory of the store: a run's
+// folder is named for the time it started.
+func newestRun(t *testing.T, store string) string {
+	t.Helper()
+	all, err := filepath.Glob(filepath.Join(store, "*", "*"))
+	require.NoError(t, err)
+	runs := slices.DeleteFunc(all, func(p string) bool { return filepath.Base(filepath.Dir(p)) == "latest" })
+	require.NotEmpty(t, runs, "no run in %s", store)
+	slices.SortFunc(runs, func(a, b string) int { return strings.Compare(filepath.Base(a), filepath.Base(b)) })
+	return runs[len(runs)-1]
+}
+
+// TestKilledRunLeavesACheckableHistory: SIGKILL leaves the history
+// recorded so far, which check reads; the run, with no result, does not
+// become latest.
 func TestKilledRunLeavesACheckableHistory(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	cmd := startLongRun(t, dir)
 	require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
 	_ = cmd.Wait()
-	r := fencecheck(t, dir, "check", "s/latest/history.jsonl")
+	r := fencecheck(t, dir, "check", filepath.Join(newestRun(t, filepath.Join(dir, "s")), "history.jsonl"))
 	assert.Equal(t, 0, r.code, r.stdout+r.stderr)
 	assert.Contains(t, r.stdout, "HELD")
+	_, err := os.Lstat(filepath.Join(dir, "s", "latest"))
+	assert.ErrorIs(t, err, os.ErrNotExist, "a killed run is not latest")
 }
 
 func TestInterruptedRunReportsAndChecks(t *testing.T) {

@@ -14,6 +14,7 @@ import (
 	"github.com/fencecheck/fencecheck/report"
 	"github.com/fencecheck/fencecheck/runstore"
 	"github.com/fencecheck/fencecheck/targets"
+	"github.com/fencecheck/fencecheck/targets/process"
 	sqltarget "github.com/fencecheck/fencecheck/targets/sqltarget"
 	"github.com/fencecheck/fencecheck/verify"
 )
@@ -88,51 +89,24 @@ func runVerify(ctx context.Context, cmd *cobra.Command, f verifyFlags) error {
 		return err
 	}
 	defer t.close()
-	// The run directory exists before set-up only when a receiver
-	// process needs it for its output; otherwise an unreachable target
-	// leaves no empty run behind.
-	var dir string
-	if child != nil {
-		if dir, err = runstore.Create(f.store, "verify-"+runstore.Name(t.name), time.Now()); err != nil {
-			return err
-		}
-		child.SetLogDir(dir)
-	}
-	if s, ok := t.target.(targets.Setupper); ok {
-		if err := s.Setup(ctx); err != nil {
-			return fmt.Errorf("set up target %s: %w", t.name, err)
-		}
-	}
-	if dir == "" {
-		if dir, err = runstore.Create(f.store, "verify-"+runstore.Name(t.name), time.Now()); err != nil {
-			return err
-		}
-	}
-	if td, ok := t.target.(targets.Teardowner); ok {
-		defer td.Teardown(context.WithoutCancel(ctx))
-	}
-	rec, err := histories.CreateRecorder(filepath.Join(dir, runstore.History), histories.RecorderOptions{})
+	dir, err := runstore.Create(f.store, "verify-"+runstore.Name(t.name), time.Now())
 	if err != nil {
 		return err
 	}
-	opts.Recorder = rec
-	outcomes, runErr := verify.Run(ctx, t.target, opts)
-	if err := rec.Close(); err != nil {
-		return fmt.Errorf("record history: %w", err)
+	rep, err := runBattery(ctx, t, child, dir, opts)
+	if err == nil {
+		rep.Command = reproduceLine(cmd, map[string]string{"policy": f.policy})
+		err = writeVerifyFiles(dir, rep)
 	}
-	if runErr != nil {
-		return runErr
+	if err != nil {
+		// A battery that could not start leaves no directory; one that
+		// recorded something keeps it, with the error beside it.
+		return runstore.Fail(f.store, dir, err)
 	}
-	rep := verify.Report{Target: t.name, Policy: opts.Policy.String(), Exclusive: opts.RequireExclusive,
-		Passed: verify.Passed(outcomes), Dir: dir, Outcomes: outcomes, Command: reproduceLine(cmd, map[string]string{"policy": f.policy})}
-	if err := writeVerifyFiles(dir, rep); err != nil {
+	if err := runstore.Publish(f.store, dir); err != nil {
 		return err
 	}
-	// After the receiver exited on its own, the table is about whatever
-	// answered in its place.
-	if child != nil && child.Err() != nil {
-		return fmt.Errorf("verify %s: %w\n(the scenarios' history is in %s)", t.name, child.Err(), dir)
-	}
+	outcomes := rep.Outcomes
 	if f.junit != "" {
 		if err := report.WriteJUnitFile(f.junit, verify.JUnit(rep)); err != nil {
 			return err
@@ -153,6 +127,41 @@ func runVerify(ctx context.Context, cmd *cobra.Command, f verifyFlags) error {
 		return &verdictExit{exitViolated}
 	}
 	return nil
+}
+
+// runBattery sets the target up in the run directory dir, plays the
+// battery, recording its history there, and tears the target down.
+func runBattery(ctx context.Context, t *openedTarget, child *process.Child, dir string, opts verify.Options) (verify.Report, error) {
+	if child != nil {
+		child.SetLogDir(dir) // the receiver's output goes beside the history
+	}
+	if s, ok := t.target.(targets.Setupper); ok {
+		if err := s.Setup(ctx); err != nil {
+			return verify.Report{}, fmt.Errorf("set up target %s: %w", t.name, err)
+		}
+	}
+	if td, ok := t.target.(targets.Teardowner); ok {
+		defer td.Teardown(context.WithoutCancel(ctx))
+	}
+	rec, err := histories.CreateRecorder(filepath.Join(dir, runstore.History), histories.RecorderOptions{})
+	if err != nil {
+		return verify.Report{}, err
+	}
+	opts.Recorder = rec
+	outcomes, runErr := verify.Run(ctx, t.target, opts)
+	if err := rec.Close(); err != nil {
+		return verify.Report{}, fmt.Errorf("record history: %w", err)
+	}
+	if runErr != nil {
+		return verify.Report{}, runErr
+	}
+	// After the receiver exited on its own, the table would be about
+	// whatever answered in its place.
+	if child != nil && child.Err() != nil {
+		return verify.Report{}, fmt.Errorf("verify %s: %w\n(the scenarios' history is in %s)", t.name, child.Err(), dir)
+	}
+	return verify.Report{Target: t.name, Policy: opts.Policy.String(), Exclusive: opts.RequireExclusive,
+		Passed: verify.Passed(outcomes), Dir: dir, Outcomes: outcomes}, nil
 }
 
 func writeVerifyFiles(dir string, rep verify.Report) error {
