@@ -226,10 +226,6 @@ func (t *Target) SetWindow(window func(ctx context.Context, resource string, tok
 // Setup creates the scratch table, or runs the user's set-up statements.
 func (t *Target) Setup(ctx context.Context) error { return t.execAll(ctx, "set up", t.setup) }
 
-// Teardown drops the scratch table, or runs the user's tear-down
-// statements.
-func (t *Target) Teardown(ctx context.Context) error { return t.execAll(ctx, "tear down", t.teardown) }
-
 func (t *Target) execAll(ctx context.Context, what string, stmts []string) error {
 	for _, stmt := range stmts {
 		sctx, cancel := context.WithTimeout(ctx, t.timeout)
