@@ -35,6 +35,9 @@ type Result struct {
 	Interrupted bool                 `json:"interrupted,omitempty"`
 	Truncated   bool                 `json:"history_truncated,omitempty"`
 	Notes       []string             `json:"notes,omitempty"`
+	// Warnings are what went wrong around the run without touching its
+	// verdict: a tear-down that left a table or a process behind.
+	Warnings []string `json:"warnings,omitempty"`
 
 	// Minimal is the first violation shrunk to a minimal counterexample.
 	Minimal *explain.Shrunk    `json:"minimal,omitempty"`
@@ -199,6 +202,9 @@ func (res *Result) Summary() string {
 	fmt.Fprintf(&b, "checker     %s, %s model, %s policy, %s\n", res.Check.Checker, res.Check.Model, res.Check.Policy, res.Check.Elapsed.Round(time.Microsecond))
 	for _, n := range res.Notes {
 		fmt.Fprintf(&b, "note        %s\n", n)
+	}
+	for _, w := range res.Warnings {
+		fmt.Fprintf(&b, "warning     %s\n", w)
 	}
 	if res.Interrupted {
 		fmt.Fprintf(&b, "interrupted the run was stopped early; the verdict covers the history recorded until then\n")

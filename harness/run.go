@@ -59,7 +59,7 @@ type dirUser interface {
 //
 // If ctx is cancelled (Ctrl-C), workers stop, the history recorded so far
 // is closed and checked, and the Result says the run was interrupted.
-func Run(ctx context.Context, cfg Config) (Result, error) {
+func Run(ctx context.Context, cfg Config) (res Result, err error) {
 	if err := cfg.Validate(); err != nil {
 		return Result{}, fmt.Errorf("invalid configuration: %w", err)
 	}
@@ -76,9 +76,8 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 			return Result{}, fmt.Errorf("set up target %s: %w", cfg.TargetName, err)
 		}
 	}
-	if t, ok := cfg.Target.(targets.Teardowner); ok {
-		defer t.Teardown(context.WithoutCancel(ctx))
-	}
+	td := newTeardown(ctx, cfg)
+	defer func() { err = td.finish(err) }()
 
 	var rt interface {
 		sched.Runtime
@@ -110,6 +109,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	stopProgress := r.reportProgress()
 	simErr := rt.Run(func() { r.main(r.watchFailure(ctx), endLife) })
 	stopProgress()
+	warnings := td.run() // the target's work is done: the final reads were its last
 	if err := rec.Close(); err != nil {
 		return Result{}, fmt.Errorf("record history %s: %w", historyPath, err)
 	}
@@ -125,11 +125,12 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	if cfg.skipJudge {
 		return Result{Dir: dir}, nil
 	}
-	res, err := r.judge(historyPath, ctx.Err() != nil)
+	res, err = r.judge(historyPath, ctx.Err() != nil)
 	if err != nil {
 		return Result{}, err
 	}
 	res.Dir, res.Started, res.Elapsed = dir, started, time.Since(started)
+	res.Warnings = warnings
 	if err := writeResult(dir, &res); err != nil {
 		return res, err
 	}
