@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/fencecheck/fencecheck/harness"
 	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/internal/files"
 	"github.com/fencecheck/fencecheck/report"
@@ -87,7 +88,7 @@ func runVerify(ctx context.Context, cmd *cobra.Command, f verifyFlags) error {
 	if err != nil {
 		return err
 	}
-	defer t.close()
+	defer t.closeWarning(cmd.ErrOrStderr())
 	// The run directory exists before set-up only when a receiver
 	// process needs it for its output; otherwise an unreachable target
 	// leaves no empty run behind.
@@ -108,15 +109,14 @@ func runVerify(ctx context.Context, cmd *cobra.Command, f verifyFlags) error {
 			return err
 		}
 	}
-	if td, ok := t.target.(targets.Teardowner); ok {
-		defer td.Teardown(context.WithoutCancel(ctx))
-	}
 	rec, err := histories.CreateRecorder(filepath.Join(dir, runstore.History), histories.RecorderOptions{})
 	if err != nil {
+		warn(cmd.ErrOrStderr(), harness.Teardown(context.WithoutCancel(ctx), t.target, t.name))
 		return err
 	}
 	opts.Recorder = rec
 	outcomes, runErr := verify.Run(ctx, t.target, opts)
+	warn(cmd.ErrOrStderr(), harness.Teardown(context.WithoutCancel(ctx), t.target, t.name))
 	if err := rec.Close(); err != nil {
 		return fmt.Errorf("record history: %w", err)
 	}
