@@ -84,6 +84,7 @@ func TestTeardownSaysWhatIsLeft(t *testing.T) {
 
 			err = tgt.Teardown(context.Background())
 			require.Error(t, err, "the DROP waited for the lock past its deadline")
+			t.Log(err)
 			assert.Contains(t, err.Error(), "table "+tgt.Table()+" was left behind in ")
 			assert.Contains(t, err.Error(), "remove it with: DROP TABLE IF EXISTS "+tgt.Table())
 
