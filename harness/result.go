@@ -11,6 +11,7 @@ import (
 	"github.com/fencecheck/fencecheck/check"
 	"github.com/fencecheck/fencecheck/explain"
 	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/internal/termsafe"
 	"github.com/fencecheck/fencecheck/nemesis"
 	"github.com/fencecheck/fencecheck/report"
 	"github.com/fencecheck/fencecheck/runstore"
@@ -226,7 +227,7 @@ func (res *Result) Summary() string {
 			break
 		}
 		fmt.Fprintf(&b, "  process %d wrote token %d to %s at %v, after token %d had been granted\n",
-			x.Process, x.Token, x.Resource, time.Duration(x.Call), x.NewerToken)
+			x.Process, x.Token, termsafe.String(x.Resource), time.Duration(x.Call), x.NewerToken)
 	}
 	return b.String()
 }
@@ -234,7 +235,7 @@ func (res *Result) Summary() string {
 // namesSummary describes the resources' names.
 func (c RunConfig) namesSummary() string {
 	if c.FixedNames {
-		return "fixed names " + strings.Join(c.ResourceNames, ",")
+		return "fixed names " + termsafe.String(strings.Join(c.ResourceNames, ","))
 	}
 	return fmt.Sprintf("named %s-r0 …", c.RunID)
 }
