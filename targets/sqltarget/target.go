@@ -46,6 +46,7 @@ import (
 type Target struct {
 	db      *sql.DB
 	release func() error // frees what Open kept besides the pool
+	log     *driverLog   // what the driver logs on its own
 	d       dialect
 	name    string // the redacted spec
 	secrets []string
@@ -93,6 +94,7 @@ func Open(ctx context.Context, spec string, o Options) (*Target, error) {
 	}
 	t := &Target{name: name, secrets: secrets(spec), timeout: o.Timeout, mode: o.Mode,
 		acceptEqual: o.AcceptEqual, release: func() error { return nil }}
+	t.log = &driverLog{secrets: t.secrets}
 	scheme, rest, _ := strings.Cut(spec, "://")
 	switch scheme {
 	case "sqlite":
@@ -179,7 +181,7 @@ func (t *Target) connect(ctx context.Context, scheme, spec, rest string, o Optio
 	case "mysql":
 		var u *url.URL
 		if u, err = url.Parse(spec); err == nil {
-			t.db, err = openMySQL(u, o, t.count.foundRows)
+			t.db, err = openMySQL(u, o, t.count.foundRows, t.log)
 		}
 	default:
 		t.db, err = openPostgres(spec, o)
