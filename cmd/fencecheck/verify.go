@@ -106,8 +106,12 @@ func runVerify(ctx context.Context, cmd *cobra.Command, f verifyFlags) error {
 	}
 	if dir == "" {
 		if dir, err = runstore.Create(f.store, "verify-"+runstore.Name(f.target), time.Now()); err != nil {
+			warn(cmd.ErrOrStderr(), harness.Teardown(context.WithoutCancel(ctx), t.target, t.name))
 			return err
 		}
+	}
+	if s, ok := t.target.(*sqltarget.Target); ok {
+		s.UseRunDir(dir) // the driver's own messages: sql.log, not stderr
 	}
 	rec, err := histories.CreateRecorder(filepath.Join(dir, runstore.History), histories.RecorderOptions{})
 	if err != nil {
