@@ -114,17 +114,6 @@ func TestTeardownSaysWhatIsLeft(t *testing.T) {
 	}
 }
 
-// openNoTeardown opens a target and sets it up; the test tears it down.
-func openNoTeardown(t *testing.T, spec string, o Options) *Target {
-	t.Helper()
-	ctx := context.Background()
-	tgt, err := Open(ctx, spec, o)
-	require.NoError(t, err)
-	t.Cleanup(func() { require.NoError(t, tgt.Close()) })
-	require.NoError(t, tgt.Setup(ctx))
-	return tgt
-}
-
 // sideDB opens a pool of its own on the target's database.
 func sideDB(t *testing.T, driver, spec string) *sql.DB {
 	t.Helper()
