@@ -29,8 +29,10 @@ type lockedAtTeardown struct {
 func (l *lockedAtTeardown) Teardown(ctx context.Context) error {
 	_, err := l.side.ExecContext(ctx, "BEGIN IMMEDIATE")
 	require.NoError(l.t, err)
-	defer func() { _, _ = l.side.ExecContext(ctx, "ROLLBACK") }()
-	return l.Target.Teardown(ctx)
+	terr := l.Target.Teardown(ctx)
+	_, err = l.side.ExecContext(ctx, "ROLLBACK")
+	require.NoError(l.t, err)
+	return terr
 }
 
 // TestTeardownFailureIsAWarning: a run whose tear-down fails keeps its
@@ -52,7 +54,7 @@ func TestTeardownFailureIsAWarning(t *testing.T) {
 	t.Cleanup(func() { _ = side.Close() })
 
 	cfg := testConfig(t, &lockedAtTeardown{Target: tgt, t: t, side: side}, tgt.Name(), func(c *Config) {
-		c.Deterministic, c.Duration, c.Ops, c.Workers, c.Think = false, 0, 20, 2, 0
+		c.Deterministic, c.Duration, c.Ops, c.Workers, c.Resources, c.Think = false, 0, 20, 2, 1, 0
 	})
 	res, err := Run(context.Background(), cfg)
 	require.NoError(t, err)
@@ -71,5 +73,7 @@ func TestTeardownFailureIsAWarning(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(summary), "\nwarning     "+res.Warnings[0]+"\n")
 
-	require.NoError(t, tgt.Teardown(context.Background()), "without the lock, the table goes")
+	var left int
+	require.NoError(t, side.QueryRowContext(context.Background(), "SELECT count(*) FROM sqlite_master WHERE name = ?", table).Scan(&left))
+	assert.Equal(t, 1, left, "the warning is true: the table is still there")
 }
