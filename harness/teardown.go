@@ -6,14 +6,16 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/fencecheck/fencecheck/internal/termsafe"
 	"github.com/fencecheck/fencecheck/targets"
 )
 
 // Teardown tears target down, when it is a targets.Teardowner, and
 // returns what went wrong as warnings, one per failure, each naming the
 // target (name) and, as the target says, what was left behind (a table,
-// a process) and how to remove it. A failed tear-down does not change a
-// run's verdict: the history was recorded and checked all the same.
+// a process) and how to remove it, escaped for a terminal (termsafe). A
+// failed tear-down does not change a run's verdict: the history was
+// recorded and checked all the same.
 func Teardown(ctx context.Context, target targets.Target, name string) []string {
 	td, ok := target.(targets.Teardowner)
 	if !ok {
@@ -28,7 +30,7 @@ func Teardown(ctx context.Context, target targets.Target, name string) []string 
 	var warnings []string
 	for _, e := range errs {
 		if e != nil {
-			warnings = append(warnings, fmt.Sprintf("tear down %s: %v", name, e))
+			warnings = append(warnings, termsafe.String(fmt.Sprintf("tear down %s: %v", name, e)))
 		}
 	}
 	return warnings
