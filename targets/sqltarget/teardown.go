@@ -39,5 +39,5 @@ func (t *Target) leftBehind(stmt string, err error) error {
 	if t.mode != "" {
 		return fmt.Errorf("table %s was left behind in %s (%w); remove it with: %s", t.table, t.name, err, stmt)
 	}
-	return fmt.Errorf("tear-down statement %q failed on %s (%w); what it was to remove is still there", stmt, t.name, err)
+	return fmt.Errorf("tear-down statement %q failed on %s (%w); whatever it was meant to remove is still there", stmt, t.name, err)
 }

@@ -106,7 +106,7 @@ func TestTeardownSaysWhatIsLeft(t *testing.T) {
 			err := tgt.Teardown(context.Background())
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), fmt.Sprintf("tear-down statement %q failed on ", missing))
-			assert.Contains(t, err.Error(), "what it was to remove is still there")
+			assert.Contains(t, err.Error(), "whatever it was meant to remove is still there")
 			assert.NotContains(t, err.Error(), "DROP TABLE "+table, "the statement after the failed one ran")
 			_, err = tgt.Write(context.Background(), "r0", 1, "v")
 			assert.Error(t, err, "the second statement dropped the table")
