@@ -103,6 +103,7 @@ func TestTeardownSaysWhatIsLeft(t *testing.T) {
 				Teardown: []string{missing, "DROP TABLE " + table},
 			}
 			tgt := openNoTeardown(t, e.spec(t), ownOptions(st))
+			t.Cleanup(func() { _, _ = tgt.db.Exec("DROP TABLE IF EXISTS " + table) }) // should the test fail
 			err := tgt.Teardown(context.Background())
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), fmt.Sprintf("tear-down statement %q failed on ", missing))
