@@ -78,6 +78,7 @@ func TestTeardownSaysWhatIsLeft(t *testing.T) {
 			o := DefaultOptions()
 			o.Timeout = 300 * time.Millisecond
 			tgt := openNoTeardown(t, spec, o)
+			t.Cleanup(func() { _, _ = tgt.db.Exec("DROP TABLE IF EXISTS " + tgt.Table()) }) // after the lock is gone
 			conn := sideConn(t, l.driver, spec)
 			_, err := conn.ExecContext(context.Background(), l.lock(tgt.Table()))
 			require.NoError(t, err)
