@@ -6,6 +6,7 @@ import (
 
 	"github.com/fencecheck/fencecheck/check"
 	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/internal/termsafe"
 	"github.com/fencecheck/fencecheck/model"
 )
 
@@ -22,11 +23,11 @@ func Decide(res Result, ev histories.Evidence) (check.Verdict, string) {
 			// The first cause: the violation whose evidence was complete
 			// earliest, which the minimal counterexample shrinks.
 			v := res.Violations[i]
-			reason += fmt.Sprintf("; first on %s at %s: %s", v.Resource, when(v.At), v.Summary)
+			reason += fmt.Sprintf("; first on %s at %s: %s", termsafe.String(v.Resource), when(v.At), v.Summary)
 		}
 		return check.Violated, reason
 	case check.Inconclusive:
-		return check.Inconclusive, fmt.Sprintf("the checker gave up on %d resources (%s)", len(res.TimedOut), strings.Join(res.TimedOut, ", "))
+		return check.Inconclusive, fmt.Sprintf("the checker gave up on %d resources (%s)", len(res.TimedOut), termsafe.String(strings.Join(res.TimedOut, ", ")))
 	}
 	if !ev.Enough() {
 		return check.Inconclusive, "too little evidence for a verdict: " + ev.Reason()

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/fencecheck/fencecheck/internal/termsafe"
 )
 
 // WriteShrunk writes a minimal counterexample for people: a heading that
@@ -17,7 +19,7 @@ func WriteShrunk(w io.Writer, s *Shrunk) error {
 		state += ", told as its own operations show it"
 	}
 	if _, err := fmt.Fprintf(w, "minimal counterexample: %d of %d operations on %s (%s, %d checks, %v)\n",
-		len(s.Ops), s.From, s.Resource, state, s.Checks, s.Elapsed.Round(time.Millisecond)); err != nil {
+		len(s.Ops), s.From, termsafe.String(s.Resource), state, s.Checks, s.Elapsed.Round(time.Millisecond)); err != nil {
 		return err
 	}
 	return WriteViolation(w, s.Violation)

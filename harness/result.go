@@ -11,6 +11,7 @@ import (
 	"github.com/fencecheck/fencecheck/check"
 	"github.com/fencecheck/fencecheck/explain"
 	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/internal/termsafe"
 	"github.com/fencecheck/fencecheck/nemesis"
 	"github.com/fencecheck/fencecheck/report"
 	"github.com/fencecheck/fencecheck/runstore"
@@ -35,6 +36,9 @@ type Result struct {
 	Interrupted bool                 `json:"interrupted,omitempty"`
 	Truncated   bool                 `json:"history_truncated,omitempty"`
 	Notes       []string             `json:"notes,omitempty"`
+	// Warnings are what went wrong around the run without touching its
+	// verdict: a tear-down that left a table or a process behind.
+	Warnings []string `json:"warnings,omitempty"`
 
 	// Minimal is the first violation shrunk to a minimal counterexample.
 	Minimal *explain.Shrunk    `json:"minimal,omitempty"`
@@ -200,6 +204,9 @@ func (res *Result) Summary() string {
 	for _, n := range res.Notes {
 		fmt.Fprintf(&b, "note        %s\n", n)
 	}
+	for _, w := range res.Warnings {
+		fmt.Fprintf(&b, "warning     %s\n", w)
+	}
 	if res.Interrupted {
 		fmt.Fprintf(&b, "interrupted the run was stopped early; the verdict covers the history recorded until then\n")
 	}
@@ -220,7 +227,7 @@ func (res *Result) Summary() string {
 			break
 		}
 		fmt.Fprintf(&b, "  process %d wrote token %d to %s at %v, after token %d had been granted\n",
-			x.Process, x.Token, x.Resource, time.Duration(x.Call), x.NewerToken)
+			x.Process, x.Token, termsafe.String(x.Resource), time.Duration(x.Call), x.NewerToken)
 	}
 	return b.String()
 }
@@ -228,7 +235,7 @@ func (res *Result) Summary() string {
 // namesSummary describes the resources' names.
 func (c RunConfig) namesSummary() string {
 	if c.FixedNames {
-		return "fixed names " + strings.Join(c.ResourceNames, ",")
+		return "fixed names " + termsafe.String(strings.Join(c.ResourceNames, ","))
 	}
 	return fmt.Sprintf("named %s-r0 …", c.RunID)
 }

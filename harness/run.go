@@ -83,9 +83,8 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 			return Result{}, fmt.Errorf("set up target %s: %w", cfg.TargetName, err)
 		}
 	}
-	if t, ok := cfg.Target.(targets.Teardowner); ok {
-		defer t.Teardown(context.WithoutCancel(ctx))
-	}
+	td := newTeardown(ctx, cfg)
+	defer func() { err = td.finish(err) }()
 
 	var rt interface {
 		sched.Runtime
@@ -117,6 +116,7 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 	stopProgress := r.reportProgress()
 	simErr := rt.Run(func() { r.main(r.watchFailure(ctx), endLife) })
 	stopProgress()
+	warnings := td.run() // the target's work is done: the final reads were its last
 	if err := rec.Close(); err != nil {
 		return Result{}, fmt.Errorf("record history %s: %w", historyPath, err)
 	}
@@ -137,6 +137,7 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 		return Result{}, err
 	}
 	res.Dir, res.Started, res.Elapsed = dir, started, time.Since(started)
+	res.Warnings = warnings
 	if err := writeResult(dir, &res); err != nil {
 		return res, err
 	}

@@ -3,6 +3,8 @@ package histories
 import (
 	"fmt"
 	"strings"
+
+	"github.com/fencecheck/fencecheck/internal/termsafe"
 )
 
 // Evidence says whether a history gives a verdict of "held" something to
@@ -50,7 +52,7 @@ func (e Evidence) Reason() string {
 		if i > 0 {
 			b.WriteString("; ")
 		}
-		fmt.Fprintf(&b, "%s: %s", t.Resource, t.Why)
+		fmt.Fprintf(&b, "%s: %s", termsafe.String(t.Resource), t.Why)
 	}
 	return b.String()
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/internal/termsafe"
 )
 
 // maxErrorLines bounds the kinds of error a text summary quotes.
@@ -28,6 +29,6 @@ func WriteErrors(w io.Writer, head string, errs histories.ErrorSummary) {
 			fmt.Fprintf(w, "%s… and %d more kinds\n", indent, len(errs.Kinds)-maxErrorLines)
 			break
 		}
-		fmt.Fprintf(w, "%s%d× %s: %s\n", indent, k.Count, k.F, Printable(k.Example))
+		fmt.Fprintf(w, "%s%d× %s: %s\n", indent, k.Count, k.F, termsafe.String(k.Example))
 	}
 }

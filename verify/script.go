@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"strings"
 	"sync/atomic"
+	"unicode/utf8"
 
 	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/internal/termsafe"
 	"github.com/fencecheck/fencecheck/targets"
 )
 
@@ -72,9 +74,13 @@ func short(err error) string {
 		msg = msg[i+2:]
 	}
 	if len(msg) > 80 {
-		msg = msg[:80] + "…"
+		cut := 80
+		for cut > 0 && !utf8.RuneStart(msg[cut]) {
+			cut-- // whole characters only
+		}
+		msg = msg[:cut] + "…"
 	}
-	return msg
+	return termsafe.String(msg) // the target's words: a body or a driver's error
 }
 
 func (s *script) write(ctx context.Context, resource string, token uint64, value string) answer {

@@ -3,6 +3,7 @@ package main
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -242,6 +243,38 @@ func TestRunOwnUpsert(t *testing.T) {
 					assert.Contains(t, r.stdout+r.stderr, tc.want)
 				})
 			}
+		})
+	}
+}
+
+// TestRunTeardownFailureWarns: a --sql-teardown statement that fails is
+// a warning on stderr and in result.json and summary.txt, naming the
+// statement; the verdict and the exit code are those of the run.
+func TestRunTeardownFailureWarns(t *testing.T) {
+	t.Parallel()
+	for _, e := range sqlEngines {
+		t.Run(e.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			table, missing := uniqueTable(t), "DROP TABLE "+uniqueTable(t)
+			args := append([]string{"run", "--target", e.spec(t, dir), "--ops", "100", "--op-timeout", "2s",
+				"--lease-ttl", "30ms", "--nemesis", "pause,delay", "--seed", "1", "--store", "s"},
+				ownStatements(table, "UPDATE %s SET value = :value, token = :token WHERE id = :resource AND token < :token")...)
+			r := fencecheck(t, dir, append(args, "--sql-teardown", missing)...)
+			assert.Equal(t, 0, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+			assert.Contains(t, r.stdout, "HELD")
+			want := fmt.Sprintf("tear-down statement %q failed on ", missing)
+			assert.Contains(t, r.stderr, "fencecheck: warning: tear down ")
+			assert.Contains(t, r.stderr, want)
+			result, err := os.ReadFile(filepath.Join(dir, "s", "latest", "result.json"))
+			require.NoError(t, err)
+			var res struct{ Warnings []string }
+			require.NoError(t, json.Unmarshal(result, &res))
+			require.Len(t, res.Warnings, 1, "the table's own DROP ran")
+			assert.Contains(t, res.Warnings[0], want)
+			summary, err := os.ReadFile(filepath.Join(dir, "s", "latest", "summary.txt"))
+			require.NoError(t, err)
+			assert.Contains(t, string(summary), "warning     tear down ")
 		})
 	}
 }

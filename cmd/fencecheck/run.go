@@ -201,7 +201,7 @@ func runRun(ctx context.Context, cmd *cobra.Command, f runFlags) error {
 	if err != nil {
 		return err
 	}
-	defer t.close()
+	defer t.closeWarning(stderr)
 	cfg, err := f.config(t, faults)
 	if err != nil {
 		return err
@@ -231,6 +231,7 @@ func runRun(ctx context.Context, cmd *cobra.Command, f runFlags) error {
 	} else {
 		fmt.Fprint(stdout, res.Summary())
 	}
+	warn(stderr, res.Warnings)
 	return exitFor(res.Verdict)
 }
 

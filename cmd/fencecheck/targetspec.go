@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/fencecheck/fencecheck/internal/redact"
@@ -23,6 +24,22 @@ type openedTarget struct {
 	// run can use the seeded simulation.
 	deterministic bool
 	close         func() error
+}
+
+// closeWarning closes the target and reports on w, as a warning, what
+// its close could not free: the command's verdict stands.
+func (t *openedTarget) closeWarning(w io.Writer) {
+	if err := t.close(); err != nil {
+		warn(w, []string{fmt.Sprintf("close %s: %v", t.name, err)})
+	}
+}
+
+// warn reports warnings on w, the command's stderr: what went wrong
+// around a run without changing its verdict or the exit code.
+func warn(w io.Writer, warnings []string) {
+	for _, s := range warnings {
+		fmt.Fprintf(w, "fencecheck: warning: %s\n", s)
+	}
 }
 
 // targetOptions is what opening a target may need besides its spec.

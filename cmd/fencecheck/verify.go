@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/fencecheck/fencecheck/harness"
 	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/internal/files"
 	"github.com/fencecheck/fencecheck/report"
@@ -88,12 +89,12 @@ func runVerify(ctx context.Context, cmd *cobra.Command, f verifyFlags) error {
 	if err != nil {
 		return err
 	}
-	defer t.close()
+	defer t.closeWarning(cmd.ErrOrStderr())
 	dir, err := runstore.Create(f.store, "verify-"+runstore.Name(t.name), time.Now())
 	if err != nil {
 		return err
 	}
-	rep, err := runBattery(ctx, t, child, dir, opts)
+	rep, err := runBattery(ctx, t, child, dir, opts, cmd.ErrOrStderr())
 	if err == nil {
 		rep.Command = reproduceLine(cmd, map[string]string{"policy": f.policy})
 		err = writeVerifyFiles(dir, rep)
@@ -130,25 +131,28 @@ func runVerify(ctx context.Context, cmd *cobra.Command, f verifyFlags) error {
 }
 
 // runBattery sets the target up in the run directory dir, plays the
-// battery, recording its history there, and tears the target down.
-func runBattery(ctx context.Context, t *openedTarget, child *process.Child, dir string, opts verify.Options) (verify.Report, error) {
+// battery, recording its history there, and tears the target down; what
+// the tear-down left behind is a warning on stderr, not an error.
+func runBattery(ctx context.Context, t *openedTarget, child *process.Child, dir string, opts verify.Options, stderr io.Writer) (verify.Report, error) {
 	if child != nil {
 		child.SetLogDir(dir) // the receiver's output goes beside the history
+	}
+	if s, ok := t.target.(*sqltarget.Target); ok {
+		s.UseRunDir(dir) // the driver's own messages: sql.log, not stderr
 	}
 	if s, ok := t.target.(targets.Setupper); ok {
 		if err := s.Setup(ctx); err != nil {
 			return verify.Report{}, fmt.Errorf("set up target %s: %w", t.name, err)
 		}
 	}
-	if td, ok := t.target.(targets.Teardowner); ok {
-		defer td.Teardown(context.WithoutCancel(ctx))
-	}
 	rec, err := histories.CreateRecorder(filepath.Join(dir, runstore.History), histories.RecorderOptions{})
 	if err != nil {
+		warn(stderr, harness.Teardown(context.WithoutCancel(ctx), t.target, t.name))
 		return verify.Report{}, err
 	}
 	opts.Recorder = rec
 	outcomes, runErr := verify.Run(ctx, t.target, opts)
+	warn(stderr, harness.Teardown(context.WithoutCancel(ctx), t.target, t.name))
 	if err := rec.Close(); err != nil {
 		return verify.Report{}, fmt.Errorf("record history: %w", err)
 	}

@@ -2,6 +2,7 @@ package process
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/fencecheck/fencecheck/targets"
@@ -31,15 +32,17 @@ func (t *Target) Setup(ctx context.Context) error {
 	return nil
 }
 
-// Teardown stops the receiver and tears the inner target down.
+// Teardown stops the receiver and tears the inner target down, and
+// reports each of the two that failed.
 func (t *Target) Teardown(ctx context.Context) error {
-	err := t.Child.Stop(stopGrace)
-	if td, ok := t.Target.(targets.Teardowner); ok {
-		if terr := td.Teardown(ctx); err == nil {
-			err = terr
-		}
+	var errs []error
+	if err := t.Child.Stop(stopGrace); err != nil {
+		errs = append(errs, fmt.Errorf("stop the receiver process (it may still be running): %w", err))
 	}
-	return err
+	if td, ok := t.Target.(targets.Teardowner); ok {
+		errs = append(errs, td.Teardown(ctx))
+	}
+	return errors.Join(errs...)
 }
 
 // Restart crashes the receiver (SIGKILL) and starts it again.

@@ -59,11 +59,18 @@ func ownOptions(st Statements) Options {
 // mode's scratch table is set up, and dropped at the end.
 func open(t testing.TB, spec string, o Options) *Target {
 	t.Helper()
+	tgt := openNoTeardown(t, spec, o)
+	t.Cleanup(func() { require.NoError(t, tgt.Teardown(context.Background())) })
+	return tgt
+}
+
+// openNoTeardown opens a target and sets it up; the test tears it down.
+func openNoTeardown(t testing.TB, spec string, o Options) *Target {
+	t.Helper()
 	ctx := context.Background()
 	tgt, err := Open(ctx, spec, o)
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, tgt.Close()) })
 	require.NoError(t, tgt.Setup(ctx))
-	t.Cleanup(func() { require.NoError(t, tgt.Teardown(ctx)) })
 	return tgt
 }

@@ -86,8 +86,9 @@ func mysqlCounting(s shape) (counting, error) {
 // openMySQL converts a mysql://user:pass@host:port/db?params URL into the
 // driver's configuration and opens a pool whose connections count rows the
 // way the write needs (see mysqlDialect). Query parameters are the
-// driver's own DSN parameters.
-func openMySQL(u *url.URL, o Options, need foundRows) (*sql.DB, error) {
+// driver's own DSN parameters. What the driver logs on its own goes to
+// log.
+func openMySQL(u *url.URL, o Options, need foundRows, log mysql.Logger) (*sql.DB, error) {
 	cfg, err := mysql.ParseDSN("/?" + u.RawQuery)
 	if err != nil {
 		return nil, err
@@ -109,6 +110,7 @@ func openMySQL(u *url.URL, o Options, need foundRows) (*sql.DB, error) {
 	if cfg.Timeout == 0 {
 		cfg.Timeout = o.Timeout
 	}
+	cfg.Logger = log // not the driver's global logger, which writes to stderr
 	conn, err := mysql.NewConnector(cfg)
 	if err != nil {
 		return nil, err

@@ -37,7 +37,7 @@ func TestMySQLAffectedRows(t *testing.T) {
 		}
 		o := DefaultOptions()
 		o.Workers = 1
-		db, err := openMySQL(u, o, need)
+		db, err := openMySQL(u, o, need, &driverLog{})
 		require.NoError(t, err)
 		defer db.Close()
 		table := newTableName()

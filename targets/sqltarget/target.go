@@ -47,6 +47,7 @@ import (
 type Target struct {
 	db      *sql.DB
 	release func() error // frees what Open kept besides the pool
+	log     *driverLog   // what the driver logs on its own
 	d       dialect
 	name    string // the redacted spec
 	secrets []string
@@ -94,6 +95,7 @@ func Open(ctx context.Context, spec string, o Options) (*Target, error) {
 	}
 	t := &Target{name: name, secrets: redact.Secrets(spec, nil), timeout: o.Timeout, mode: o.Mode,
 		acceptEqual: o.AcceptEqual, release: func() error { return nil }}
+	t.log = &driverLog{secrets: t.secrets}
 	scheme, rest, _ := strings.Cut(spec, "://")
 	switch scheme {
 	case "sqlite":
@@ -180,7 +182,7 @@ func (t *Target) connect(ctx context.Context, scheme, spec, rest string, o Optio
 	case "mysql":
 		var u *url.URL
 		if u, err = url.Parse(spec); err == nil {
-			t.db, err = openMySQL(u, o, t.count.foundRows)
+			t.db, err = openMySQL(u, o, t.count.foundRows, t.log)
 		}
 	default:
 		t.db, err = openPostgres(spec, o)
@@ -226,10 +228,6 @@ func (t *Target) SetWindow(window func(ctx context.Context, resource string, tok
 
 // Setup creates the scratch table, or runs the user's set-up statements.
 func (t *Target) Setup(ctx context.Context) error { return t.execAll(ctx, "set up", t.setup) }
-
-// Teardown drops the scratch table, or runs the user's tear-down
-// statements.
-func (t *Target) Teardown(ctx context.Context) error { return t.execAll(ctx, "tear down", t.teardown) }
 
 func (t *Target) execAll(ctx context.Context, what string, stmts []string) error {
 	for _, stmt := range stmts {
