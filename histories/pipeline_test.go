@@ -30,7 +30,8 @@ func sampleHistory(n int, seed uint64) []byte {
 		p := procs[k]
 		res := fmt.Sprintf("r%d", r.IntN(3))
 		if r.IntN(2) == 0 {
-			add(Event{Process: p, Type: TypeInvoke, F: FWrite, Resource: res, Token: uint64(i), HasToken: true, Value: fmt.Sprintf("v\"%d\\é", i), HasValue: true})
+			value := fmt.Sprintf("v\"%d\\é", i)
+			add(Event{Process: p, Type: TypeInvoke, F: FWrite, Resource: res, Token: uint64(i), HasToken: true, Value: value, HasValue: true})
 			switch r.IntN(4) {
 			case 0:
 				add(Event{Process: p, Type: TypeInfo, F: FWrite, Resource: res})
@@ -38,7 +39,7 @@ func sampleHistory(n int, seed uint64) []byte {
 			case 1:
 				add(Event{Process: p, Type: TypeOK, F: FWrite, Resource: res, Token: uint64(i), HasToken: true, Outcome: Rejected})
 			default:
-				add(Event{Process: p, Type: TypeOK, F: FWrite, Resource: res, Token: uint64(i), HasToken: true, Value: fmt.Sprint(i), HasValue: true, Outcome: Accepted})
+				add(Event{Process: p, Type: TypeOK, F: FWrite, Resource: res, Token: uint64(i), HasToken: true, Value: value, HasValue: true, Outcome: Accepted})
 			}
 		} else {
 			add(Event{Process: p, Type: TypeInvoke, F: FRead, Resource: res})

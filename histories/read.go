@@ -38,7 +38,7 @@ func readSequential(r io.Reader, name string) (*History, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := p.Add(&e); err != nil {
+		if err := p.add(&e, rd.Line()); err != nil {
 			return nil, &LineError{File: name, Line: rd.Line(), Err: err}
 		}
 	}
