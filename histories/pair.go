@@ -121,8 +121,9 @@ func (p *Pairer) invoke(e *Event, line int) error {
 	if len(p.ops) == cap(p.ops) {
 		// Double, rather than append's 1.25 for large slices: a history
 		// of a million operations would otherwise be copied five times
-		// over while it is read.
-		p.ops = slices.Grow(p.ops, max(len(p.ops), 1024))
+		// over while it is read. Start small, as most histories a fuzz
+		// target reads hold a few operations.
+		p.ops = slices.Grow(p.ops, max(len(p.ops), 64))
 	}
 	p.ops = append(p.ops, op)
 	return nil

@@ -178,12 +178,18 @@ func TestReadParallelSlowReader(t *testing.T) {
 	}
 }
 
+// FuzzReadParallelMatchesReader reads each input with both readers, the
+// parallel one with blocks of 1 to 256 bytes, so that block boundaries
+// fall everywhere in small inputs, and the Reader with a buffer of 16 to
+// 271 bytes, so that lines longer than its buffer are joined from pieces.
+// Neither size changes what a reader returns, and small ones keep each
+// execution cheap: a Reader's default buffer is a megabyte.
 func FuzzReadParallelMatchesReader(f *testing.F) {
 	f.Add(sampleHistory(5, 1), uint8(16))
 	f.Add([]byte("{\"index\":0,\"time\":0,\"process\":0,\"type\":\"invoke\",\"f\":\"read\",\"resource\":\"r\"}\n\n{"), uint8(3))
 	f.Add([]byte("\n\n\n"), uint8(1))
 	f.Fuzz(func(t *testing.T, input []byte, size uint8) {
-		want, wantErr := readSequential(bytes.NewReader(input), "h")
+		want, wantErr := readWith(newReaderSize(bytes.NewReader(input), "h", 16+int(size)), "h")
 		got, err := readBlocks(bytes.NewReader(input), "h", 2, 1+int(size), 0)
 		if fmt.Sprint(err) != fmt.Sprint(wantErr) {
 			t.Fatalf("error %v, Reader says %v", err, wantErr)
