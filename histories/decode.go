@@ -463,9 +463,14 @@ func (d *decoder) rawString(field string) ([]byte, error) {
 		return nil, fieldErr(field, "not a string")
 	}
 	start := d.pos
-	for d.pos < len(d.buf) {
-		c := d.buf[d.pos]
-		switch {
+	for {
+		for d.pos < len(d.buf) && plain[d.buf[d.pos]] {
+			d.pos++
+		}
+		if d.pos == len(d.buf) {
+			return nil, fieldErr(field, "unterminated string")
+		}
+		switch c := d.buf[d.pos]; {
 		case c == '"':
 			s := d.buf[start:d.pos]
 			d.pos++
@@ -474,16 +479,23 @@ func (d *decoder) rawString(field string) ([]byte, error) {
 			return d.escapedString(field, start)
 		case c < 0x20:
 			return nil, fieldErr(field, "control character in string")
-		case c >= utf8.RuneSelf:
-			if err := d.multibyte(field); err != nil {
-				return nil, err
-			}
-			continue
 		}
-		d.pos++
+		if err := d.multibyte(field); err != nil {
+			return nil, err
+		}
 	}
-	return nil, fieldErr(field, "unterminated string")
 }
+
+// plain marks the bytes that stand for themselves in a JSON string: all
+// but the quote, the backslash, control characters and the bytes of
+// characters beyond ASCII, whose UTF-8 must be checked. A table, because
+// the test of each byte is the decoder's inner loop (BenchmarkRead).
+var plain = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 // multibyte steps over the UTF-8 encoding of one character beyond ASCII.
 func (d *decoder) multibyte(field string) error {
