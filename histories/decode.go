@@ -308,9 +308,9 @@ func (d *decoder) consumeLiteral(lit string) bool {
 // digits returns the JSON integer at the current position: 0, or a digit
 // 1 to 9 and more digits (RFC 8259 forbids leading zeros). Signs,
 // fractions and exponents, which JSON allows but a counter cannot have,
-// are not an integer here, even where the value is whole (-0, 1.0, 1e3):
-// what marks a number is what the format documents, plain integers. kind
-// names what the field holds, for the error.
+// are refused even where the value is whole (-0, 1.0, 1e3): the format
+// asks for plain integers (docs/history-format.md). kind names what the
+// field holds, for the error.
 func (d *decoder) digits(field, kind string) ([]byte, error) {
 	start := d.skipDigits()
 	switch {
