@@ -3,7 +3,6 @@ package histories
 import (
 	"fmt"
 	"math"
-	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -51,6 +50,12 @@ const (
 // built on encoding/json because reading is on the critical path of checking
 // histories of millions of operations, and because a user deserves an error
 // that names the field, not a Go type.
+//
+// It accepts only what RFC 8259 calls JSON, and of that only valid text: a
+// line encoding/json rejects is rejected here too (FuzzDecodeMatchesJSON),
+// and so are invalid UTF-8 and lone UTF-16 surrogates, which encoding/json
+// reads as U+FFFD. A lenient reader would make different bytes one value,
+// and two distinct writes that read as the same value can change a verdict.
 type decoder struct {
 	buf  []byte
 	pos  int
@@ -93,8 +98,12 @@ func (d *decoder) Decode(line []byte, e *Event) error {
 	}
 	for {
 		d.skipSpace()
+		at := d.pos
 		key, err := d.rawString("")
 		if err != nil {
+			if at < len(d.buf) && d.buf[at] == '"' {
+				return fieldErr("", "field name: %v", err)
+			}
 			return fieldErr("", "expected a field name in quotes")
 		}
 		d.skipSpace()
@@ -149,6 +158,10 @@ func (d *decoder) field(key []byte, e *Event) error {
 	case "actor":
 		if err = d.mark(seenActor, "actor"); err == nil {
 			e.Actor, err = d.internedString("actor")
+		}
+		if err == nil && e.Actor == "" {
+			// An empty actor would make a client event without a process.
+			err = fieldErr("actor", "empty (client events have a process instead; other events name their actor: lease, nemesis, harness)")
 		}
 	case "type":
 		if err = d.mark(seenType, "type"); err == nil {
@@ -253,8 +266,6 @@ func (d *decoder) finish(e *Event) error {
 // finishOther checks an event of an actor other than a client.
 func finishOther(e *Event) error {
 	switch {
-	case e.Actor == "":
-		return fieldErr("actor", "empty")
 	case e.Actor != ActorHarness || e.F != FInitial:
 		return nil
 	case e.Resource == "":
@@ -294,30 +305,42 @@ func (d *decoder) consumeLiteral(lit string) bool {
 	return false
 }
 
-// digits returns the run of ASCII digits at the current position, rejecting
-// signs, fractions and exponents that JSON would allow but a counter cannot
-// have.
-func (d *decoder) digits() ([]byte, bool) {
-	start := d.pos
-	for d.pos < len(d.buf) && d.buf[d.pos] >= '0' && d.buf[d.pos] <= '9' {
-		d.pos++
-	}
-	if d.pos == start {
-		return nil, false
+// digits returns the JSON integer at the current position: 0, or a digit
+// 1 to 9 and more digits (RFC 8259 forbids leading zeros). Signs,
+// fractions and exponents, which JSON allows but a counter cannot have,
+// are refused even where the value is whole (-0, 1.0, 1e3): the format
+// asks for plain integers (docs/history-format.md). kind names what the
+// field holds, for the error.
+func (d *decoder) digits(field, kind string) ([]byte, error) {
+	start := d.skipDigits()
+	switch {
+	case d.pos == start:
+		return nil, fieldErr(field, "not %s", kind)
+	case d.buf[start] == '0' && d.pos-start > 1:
+		return nil, fieldErr(field, "not a JSON number: leading zero")
 	}
 	if d.pos < len(d.buf) {
 		switch d.buf[d.pos] {
 		case '.', 'e', 'E':
-			return nil, false
+			return nil, fieldErr(field, "not %s", kind)
 		}
 	}
-	return d.buf[start:d.pos], true
+	return d.buf[start:d.pos], nil
+}
+
+// skipDigits steps over a run of ASCII digits and returns where it began.
+func (d *decoder) skipDigits() int {
+	start := d.pos
+	for d.pos < len(d.buf) && d.buf[d.pos] >= '0' && d.buf[d.pos] <= '9' {
+		d.pos++
+	}
+	return start
 }
 
 func (d *decoder) nonNegative(field string) (int64, error) {
-	b, ok := d.digits()
-	if !ok {
-		return 0, fieldErr(field, "not a non-negative integer")
+	b, err := d.digits(field, "a non-negative integer")
+	if err != nil {
+		return 0, err
 	}
 	n, ok := parseDigits(b, math.MaxInt64)
 	if !ok {
@@ -330,9 +353,9 @@ func (d *decoder) token() (uint64, bool, error) {
 	if d.consumeLiteral("null") {
 		return 0, false, nil
 	}
-	b, ok := d.digits()
-	if !ok {
-		return 0, false, fieldErr("token", "not an unsigned integer")
+	b, err := d.digits("token", "an unsigned integer")
+	if err != nil {
+		return 0, false, err
 	}
 	n, ok := parseDigits(b, math.MaxUint64)
 	if !ok {
@@ -440,9 +463,14 @@ func (d *decoder) rawString(field string) ([]byte, error) {
 		return nil, fieldErr(field, "not a string")
 	}
 	start := d.pos
-	for d.pos < len(d.buf) {
-		c := d.buf[d.pos]
-		switch {
+	for {
+		for d.pos < len(d.buf) && plain[d.buf[d.pos]] {
+			d.pos++
+		}
+		if d.pos == len(d.buf) {
+			return nil, fieldErr(field, "unterminated string")
+		}
+		switch c := d.buf[d.pos]; {
 		case c == '"':
 			s := d.buf[start:d.pos]
 			d.pos++
@@ -452,9 +480,31 @@ func (d *decoder) rawString(field string) ([]byte, error) {
 		case c < 0x20:
 			return nil, fieldErr(field, "control character in string")
 		}
-		d.pos++
+		if err := d.multibyte(field); err != nil {
+			return nil, err
+		}
 	}
-	return nil, fieldErr(field, "unterminated string")
+}
+
+// plain marks the bytes that stand for themselves in a JSON string: all
+// but the quote, the backslash, control characters and the bytes of
+// characters beyond ASCII, whose UTF-8 must be checked. A table, because
+// the test of each byte is the decoder's inner loop (BenchmarkRead).
+var plain = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+// multibyte steps over the UTF-8 encoding of one character beyond ASCII.
+func (d *decoder) multibyte(field string) error {
+	r, size := utf8.DecodeRune(d.buf[d.pos:])
+	if r == utf8.RuneError && size == 1 {
+		return fieldErr(field, "invalid UTF-8 (byte %#x)", d.buf[d.pos])
+	}
+	d.pos += size
+	return nil
 }
 
 func (d *decoder) escapedString(field string, start int) ([]byte, error) {
@@ -467,6 +517,13 @@ func (d *decoder) escapedString(field string, start int) ([]byte, error) {
 			return out, nil
 		case c < 0x20:
 			return nil, fieldErr(field, "control character in string")
+		case c >= utf8.RuneSelf:
+			at := d.pos
+			if err := d.multibyte(field); err != nil {
+				return nil, err
+			}
+			out = append(out, d.buf[at:d.pos]...)
+			continue
 		case c != '\\':
 			out = append(out, c)
 			d.pos++
@@ -492,18 +549,9 @@ func (d *decoder) escapedString(field string, start int) ([]byte, error) {
 		case 't':
 			out = append(out, '\t')
 		case 'u':
-			r, ok := d.hex4()
-			if !ok {
-				return nil, fieldErr(field, "bad \\u escape")
-			}
-			if utf16.IsSurrogate(r) {
-				r2 := utf8.RuneError
-				if d.consumeLiteral(`\u`) {
-					if lo, ok := d.hex4(); ok {
-						r2 = utf16.DecodeRune(r, lo)
-					}
-				}
-				r = r2
+			r, err := d.unicodeEscape(field)
+			if err != nil {
+				return nil, err
 			}
 			out = utf8.AppendRune(out, r)
 		default:
@@ -511,6 +559,26 @@ func (d *decoder) escapedString(field string, start int) ([]byte, error) {
 		}
 	}
 	return nil, fieldErr(field, "unterminated string")
+}
+
+// unicodeEscape decodes the digits of a \uXXXX escape, and the escape of
+// the low surrogate that must follow a high one. A lone surrogate is an
+// error: it is no character, and encoding/json would read it as U+FFFD, so
+// that "\ud800" and "\udc00" would be one value.
+func (d *decoder) unicodeEscape(field string) (rune, error) {
+	r, ok := d.hex4()
+	if !ok {
+		return 0, fieldErr(field, "bad \\u escape")
+	}
+	if !utf16.IsSurrogate(r) {
+		return r, nil
+	}
+	if r < 0xdc00 && d.consumeLiteral(`\u`) {
+		if lo, ok := d.hex4(); ok && lo >= 0xdc00 && lo <= 0xdfff {
+			return utf16.DecodeRune(r, lo), nil
+		}
+	}
+	return 0, fieldErr(field, "lone surrogate \\u%04x (half of a UTF-16 pair, not a character)", r)
 }
 
 func (d *decoder) hex4() (rune, bool) {
@@ -597,19 +665,27 @@ func (d *decoder) skipContainer(field string, depth int) error {
 	}
 }
 
+// skipNumber skips a number by RFC 8259's grammar:
+//
+//	-? (0 | [1-9][0-9]*) (.[0-9]+)? ([eE][+-]?[0-9]+)?
 func (d *decoder) skipNumber(field string) error {
-	start := d.pos
-	for d.pos < len(d.buf) {
-		c := d.buf[d.pos]
-		if (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E' {
-			d.pos++
-			continue
-		}
-		break
+	d.consume('-')
+	start := d.skipDigits()
+	switch {
+	case d.pos == start:
+		return fieldErr(field, "not a JSON number")
+	case d.buf[start] == '0' && d.pos-start > 1:
+		return fieldErr(field, "not a JSON number: leading zero")
 	}
-	if _, err := strconv.ParseFloat(string(d.buf[start:d.pos]), 64); err != nil {
-		if ne, ok := err.(*strconv.NumError); !ok || ne.Err != strconv.ErrRange {
-			return fieldErr(field, "not a number")
+	if d.consume('.') && d.skipDigits() == d.pos {
+		return fieldErr(field, "not a JSON number: no digit after the decimal point")
+	}
+	if d.consume('e') || d.consume('E') {
+		if !d.consume('+') {
+			d.consume('-')
+		}
+		if d.skipDigits() == d.pos {
+			return fieldErr(field, "not a JSON number: no digit in the exponent")
 		}
 	}
 	return nil

@@ -112,3 +112,100 @@ func TestEncodeReplacesInvalidUTF8(t *testing.T) {
 	require.NoError(t, newDecoder().Decode(AppendJSON(nil, &e), &got))
 	assert.Equal(t, "a\uFFFDb", got.Value)
 }
+
+// TestDecodeRejectsWhatJSONForbids: the decoder reads RFC 8259 JSON and
+// nothing more lenient, and only valid text (issue 19, case 7). Each line
+// names the field at fault.
+func TestDecodeRejectsWhatJSONForbids(t *testing.T) {
+	t.Parallel()
+	const head = `{"index":0,"time":0,"process":0,"type":"invoke","f":"write","resource":"r","token":1`
+	cases := []struct {
+		name, line, want string
+	}{
+		{"token with a leading zero", `{"index":0,"time":0,"process":0,"type":"invoke","f":"write","resource":"r","token":042,"value":"v"}`, `field "token": not a JSON number: leading zero`},
+		{"index with a leading zero", `{"index":01,"time":0,"process":0,"type":"invoke","f":"read","resource":"r"}`, `field "index": not a JSON number: leading zero`},
+		{"time of zeros", `{"index":0,"time":00,"process":0,"type":"invoke","f":"read","resource":"r"}`, `field "time": not a JSON number: leading zero`},
+		{"holder with a leading zero", `{"index":0,"time":0,"actor":"lease","f":"acquire","holder":07}`, `field "holder": not a JSON number: leading zero`},
+		{"unknown field with a leading zero", head + `,"value":"v","extra":01}`, `field "extra": not a JSON number: leading zero`},
+		{"unknown field with a trailing point", head + `,"value":"v","extra":1.}`, `field "extra": not a JSON number: no digit after the decimal point`},
+		{"unknown field with a point and no integer", head + `,"value":"v","extra":-.5}`, `field "extra": not a JSON number`},
+		{"unknown field with an empty exponent", head + `,"value":"v","extra":1e}`, `field "extra": not a JSON number: no digit in the exponent`},
+		{"unknown field with a point before the exponent", head + `,"value":"v","extra":1.e5}`, `field "extra": not a JSON number: no digit after the decimal point`},
+		{"unknown field with a plus sign", head + `,"value":"v","extra":+1}`, `field "extra": not a JSON value`},
+		{"negative zero token", head[:len(head)-1] + `-0,"value":"v"}`, `field "token": not an unsigned integer`},
+		{"exponent for an integer", `{"index":1e3,"time":0,"process":0,"type":"invoke","f":"read","resource":"r"}`, `field "index": not a non-negative integer`},
+		{"fraction for an integer", `{"index":0,"time":1.0,"process":0,"type":"invoke","f":"read","resource":"r"}`, `field "time": not a non-negative integer`},
+		{"hexadecimal token", head[:len(head)-1] + `0x2a,"value":"v"}`, `field "token": expected ',' or '}' after the value`},
+		{"invalid UTF-8 in a resource", "{\"index\":0,\"time\":0,\"process\":0,\"type\":\"invoke\",\"f\":\"read\",\"resource\":\"r\xff\"}", `field "resource": invalid UTF-8 (byte 0xff)`},
+		{"invalid UTF-8 in a value", head + ",\"value\":\"v\xd3\"}", `field "value": invalid UTF-8 (byte 0xd3)`},
+		{"invalid UTF-8 after an escape", head + ",\"value\":\"\\n\xc3(\"}", `field "value": invalid UTF-8 (byte 0xc3)`},
+		{"UTF-8 of a surrogate", head + ",\"value\":\"\xed\xa0\x80\"}", `field "value": invalid UTF-8 (byte 0xed)`},
+		{"overlong UTF-8", head + ",\"value\":\"\xc0\xaf\"}", `field "value": invalid UTF-8 (byte 0xc0)`},
+		{"invalid UTF-8 in an unknown field", head + ",\"value\":\"v\",\"extra\":[\"\xfe\"]}", `field "extra": invalid UTF-8 (byte 0xfe)`},
+		{"invalid UTF-8 in a field name", head + ",\"value\":\"v\",\"\xffx\":1}", `field name: invalid UTF-8 (byte 0xff)`},
+		{"lone high surrogate", head + `,"value":"\ud800"}`, `field "value": lone surrogate \ud800`},
+		{"lone low surrogate", head + `,"value":"\udc00"}`, `field "value": lone surrogate \udc00`},
+		{"high surrogate before a letter", head + `,"value":"\ud800\u0041"}`, `field "value": lone surrogate \ud800`},
+		{"high surrogate before a bad escape", head + `,"value":"\ud800\uZZZZ"}`, `field "value": lone surrogate \ud800`},
+		{"two high surrogates", `{"index":0,"time":0,"process":0,"type":"invoke","f":"read","resource":"\ud83d\ud83d"}`, `field "resource": lone surrogate \ud83d`},
+		{"empty actor on a client event", `{"index":0,"time":0,"actor":"","type":"invoke","f":"read","resource":"r"}`, `field "actor": empty`},
+		{"empty actor alone", `{"index":0,"time":0,"actor":""}`, `field "actor": empty`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var e Event
+			err := newDecoder().Decode([]byte(tc.line), &e)
+			require.Error(t, err, "accepted as %+v", e)
+			assert.Contains(t, err.Error(), tc.want)
+			_, err = Read(strings.NewReader("\n"+tc.line+"\n"), "h.jsonl")
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), "h.jsonl:2: "+tc.want)
+		})
+	}
+}
+
+// TestDecodeAcceptsStrictJSON: being strict rejects no valid JSON that the
+// format allows.
+func TestDecodeAcceptsStrictJSON(t *testing.T) {
+	t.Parallel()
+	const head = `{"index":0,"time":0,"process":0,"type":"invoke","f":"write","resource":"r","token":0`
+	cases := []struct {
+		name, line, value string
+	}{
+		{"numbers in an unknown field", head + `,"value":"v","extra":[0,-0,0.5,-1.25e-3,1E+2,10e99,1e999]}`, "v"},
+		{"a pair of surrogates", head + `,"value":"\ud83d\ude00\uD83D\uDE00"}`, "😀😀"},
+		{"the replacement character itself", head + ",\"value\":\"\xef\xbf\xbd\\ufffd\"}", "\uFFFD\uFFFD"},
+		{"every escape and a NUL", head + `,"value":"\"\\\/\b\f\n\r\t\u0000é"}`, "\"\\/\b\f\n\r\t\x00é"},
+		{"four-byte UTF-8 next to an escape", head + ",\"value\":\"\xf0\x9f\x98\x80\\n\xe2\x82\xac\"}", "😀\n€"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var e Event
+			require.NoError(t, newDecoder().Decode([]byte(tc.line), &e))
+			assert.Equal(t, tc.value, e.Value)
+			assert.NoError(t, matchesJSON([]byte(tc.line)))
+		})
+	}
+}
+
+// TestDecodeReadsEveryKindOfEventTheEncoderWrites: the encoder's output
+// for every kind of event decodes to that event, as encoding/json reads it
+// too, so the differential fuzz target starts from lines the decoder
+// accepts.
+func TestDecodeReadsEveryKindOfEventTheEncoderWrites(t *testing.T) {
+	t.Parallel()
+	for _, e := range encoderEvents() {
+		t.Run(e.Actor+e.Type.String()+e.F, func(t *testing.T) {
+			t.Parallel()
+			line := AppendJSON(nil, &e)
+			var got Event
+			require.NoError(t, newDecoder().Decode(line, &got))
+			want := e
+			want.Value = strings.ToValidUTF8(want.Value, "\uFFFD")
+			assert.Equal(t, want, got)
+			assert.NoError(t, matchesJSON(line))
+		})
+	}
+}

@@ -2,7 +2,12 @@ package histories
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strconv"
 	"testing"
+	"unicode/utf8"
 )
 
 // FuzzDecode checks that no input makes the decoder panic, and that every
@@ -57,4 +62,148 @@ func FuzzRead(f *testing.F) {
 			}
 		}
 	})
+}
+
+// FuzzDecodeMatchesJSON decodes each line with the decoder and with
+// encoding/json: a line encoding/json rejects, the decoder rejects; a line
+// the decoder accepts is valid UTF-8, and encoding/json reads the same
+// value in every field the decoder knows. The decoder may reject more: a
+// line JSON allows but the format does not (a missing field, a negative
+// token, a lone surrogate).
+func FuzzDecodeMatchesJSON(f *testing.F) {
+	for _, e := range encoderEvents() {
+		f.Add(AppendJSON(nil, &e))
+	}
+	for _, line := range []string{
+		`{"index":0,"time":0,"process":0,"type":"invoke","f":"write","resource":"r","token":042,"value":"v"}`,
+		`{"index":01,"time":0,"process":0,"type":"invoke","f":"read","resource":"r"}`,
+		"{\"index\":0,\"time\":0,\"process\":0,\"type\":\"invoke\",\"f\":\"read\",\"resource\":\"r\xff\"}",
+		"{\"index\":0,\"time\":0,\"process\":0,\"type\":\"invoke\",\"f\":\"write\",\"resource\":\"r\",\"token\":1,\"value\":\"\xd3\"}",
+		`{"index":0,"time":0,"actor":"","type":"invoke","f":"read","resource":"r"}`,
+		`{"index":0,"time":0,"process":0,"type":"invoke","f":"write","resource":"r","token":-0,"value":"\ud800"}`,
+		`{"index":1e3,"time":0,"process":0,"type":"invoke","f":"read","resource":"r","x":[-0.5e+3,01,1.,"\ud83d\ude00"]}`,
+		` {"\u0069ndex":0, "time":0,"process":0,"type":"ok","f":"read","resource":"r","value":null,"token":null} `,
+	} {
+		f.Add([]byte(line))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		if err := matchesJSON(line); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+// encoderEvents returns an event of every kind that fencecheck writes.
+func encoderEvents() []Event {
+	w := Event{Index: 3, Time: 3000, Process: 1, Type: TypeInvoke, F: FWrite, Resource: "report", Token: 42, HasToken: true, Value: "new-result", HasValue: true}
+	r := Event{Index: 7, Time: 5000, Process: 2, Type: TypeInvoke, F: FRead, Resource: "report"}
+	with := func(e Event, change func(*Event)) Event { change(&e); return e }
+	return []Event{
+		w,
+		with(w, func(e *Event) { e.Type, e.Outcome = TypeOK, Accepted }),
+		with(w, func(e *Event) { e.Type, e.Outcome = TypeOK, Rejected }),
+		with(w, func(e *Event) { e.Type, e.Error = TypeFail, "write token 42 to report: status 409" }),
+		with(w, func(e *Event) { e.Type, e.Error = TypeInfo, "write token 42 to report: context deadline exceeded" }),
+		with(w, func(e *Event) { e.Token, e.Value = 1<<64-1, "quote \" back\\slash \t\x01 é 😀 \xff" }),
+		r,
+		with(r, func(e *Event) {
+			e.Type, e.Token, e.HasToken, e.Value, e.HasValue = TypeOK, 42, true, "new-result", true
+		}),
+		with(r, func(e *Event) { e.Type = TypeOK }),
+		with(r, func(e *Event) { e.Type, e.Error = TypeInfo, "read report: connection reset" }),
+		{Index: 0, Time: 1000, Process: -1, Actor: ActorLease, F: FAcquire, Resource: "report", Token: 41, HasToken: true, Holder: 0, HasHolder: true, Detail: "worker A receives token 41"},
+		{Index: 1, Time: 2000, Process: -1, Actor: ActorLease, F: FExpire, Resource: "report", Token: 41, HasToken: true, Holder: 0, HasHolder: true},
+		{Index: 2, Time: 2100, Process: -1, Actor: ActorLease, F: FRelease, Resource: "report", Token: 42, HasToken: true, Holder: 1, HasHolder: true},
+		{Index: 4, Time: 3050, Process: -1, Actor: ActorNemesis, F: FStart, Fault: "pause"},
+		{Index: 5, Time: 3060, Process: -1, Actor: ActorNemesis, F: FBegin, Fault: "delay", Detail: "write of worker 1 held 30ms"},
+		{Index: 6, Time: 3070, Process: -1, Actor: ActorNemesis, F: FEnd, Fault: "delay"},
+		{Index: 8, Time: 3080, Process: -1, Actor: ActorNemesis, F: FStop, Fault: "pause"},
+		{Index: 9, Time: 1401, Process: -1, Actor: ActorHarness, F: FInitial, Resource: "r0", Token: 246, HasToken: true, Value: "w3-j51", HasValue: true},
+	}
+}
+
+// matchesJSON says how the decoder and encoding/json disagree on line, if
+// they do.
+func matchesJSON(line []byte) error {
+	var e Event
+	ourErr := newDecoder().Decode(line, &e)
+	theirs, jsonErr := decodeJSON(line)
+	switch {
+	case ourErr != nil && jsonErr != nil:
+		return nil
+	case ourErr == nil && jsonErr != nil:
+		return fmt.Errorf("accepted %q, which encoding/json rejects: %v", line, jsonErr)
+	case ourErr != nil:
+		return nil // the format asks more than JSON
+	case !utf8.Valid(line):
+		return fmt.Errorf("accepted %q, which is not valid UTF-8", line)
+	}
+	if ours := asJSON(&e); !reflect.DeepEqual(ours, theirs) {
+		return fmt.Errorf("%q: decoded as %v, encoding/json reads %v", line, ours, theirs)
+	}
+	return nil
+}
+
+// knownFields are the fields the decoder gives a meaning.
+var knownFields = map[string]bool{
+	"index": true, "time": true, "process": true, "actor": true, "type": true, "f": true, "resource": true,
+	"token": true, "value": true, "outcome": true, "holder": true, "fault": true, "detail": true, "error": true,
+}
+
+// decodeJSON reads line with encoding/json, numbers as written, and keeps
+// the fields the decoder knows; null and the empty string are left out,
+// as the decoder reads them as absent (but an empty value is a value).
+func decodeJSON(line []byte) (map[string]any, error) {
+	if !json.Valid(line) {
+		return nil, json.Unmarshal(line, new(any))
+	}
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.UseNumber()
+	var m map[string]any
+	if err := dec.Decode(&m); err != nil {
+		return nil, err
+	}
+	if m == nil {
+		return nil, fmt.Errorf("null is not an object")
+	}
+	for k, v := range m {
+		if !knownFields[k] || v == nil || (v == "" && k != "value") {
+			delete(m, k)
+		}
+	}
+	return m, nil
+}
+
+// asJSON is e in the shape decodeJSON gives.
+func asJSON(e *Event) map[string]any {
+	m := map[string]any{
+		"index": json.Number(strconv.FormatInt(e.Index, 10)),
+		"time":  json.Number(strconv.FormatInt(e.Time, 10)),
+	}
+	put := func(k, v string) {
+		if v != "" {
+			m[k] = v
+		}
+	}
+	if e.IsClient() {
+		m["process"] = json.Number(strconv.Itoa(e.Process))
+	}
+	put("actor", e.Actor)
+	put("type", e.Type.String())
+	put("f", e.F)
+	put("resource", e.Resource)
+	if e.HasToken {
+		m["token"] = json.Number(strconv.FormatUint(e.Token, 10))
+	}
+	if e.HasValue {
+		m["value"] = e.Value
+	}
+	put("outcome", e.Outcome.String())
+	if e.HasHolder {
+		m["holder"] = json.Number(strconv.Itoa(e.Holder))
+	}
+	put("fault", e.Fault)
+	put("detail", e.Detail)
+	put("error", e.Error)
+	return m
 }

@@ -3,6 +3,8 @@ package histories
 import (
 	"fmt"
 	"slices"
+	"strconv"
+	"unicode/utf8"
 )
 
 // Pairer turns a stream of events into operations, validating as it goes:
@@ -10,7 +12,9 @@ import (
 // most one operation in flight, every completion has an invocation, and a
 // process whose operation ended with an unknown outcome is not used again
 // (the worker must continue under a new process id, because the old
-// operation may still be in flight).
+// operation may still be in flight), and a completion agrees with its
+// invocation on every field both give (f, resource, and a write's token and
+// value).
 //
 // Feed it with Add in history order and call Finish once.
 type Pairer struct {
@@ -19,6 +23,7 @@ type Pairer struct {
 	initial  map[string]int64 // resource → index of its initial event
 	errors   ErrorSummary
 	pending  procTable // process → position in ops of its open operation
+	invoked  procTable // process → line of its open operation's invocation, when known
 	retired  procTable // process → index of its info completion
 	events   int
 	last     Event
@@ -32,7 +37,11 @@ func NewPairer() *Pairer {
 
 // Add consumes the next event. Its errors say what is wrong without a
 // location; the caller knows the line.
-func (p *Pairer) Add(e *Event) error {
+func (p *Pairer) Add(e *Event) error { return p.add(e, 0) }
+
+// add is Add for an event read from line of a file (0 when unknown), so
+// that an error about a completion can name the line of its invocation.
+func (p *Pairer) add(e *Event, line int) error {
 	if p.anyEvent {
 		if e.Index <= p.last.Index {
 			return fieldErr("index", "%d does not increase (previous event has %d)", e.Index, p.last.Index)
@@ -52,7 +61,7 @@ func (p *Pairer) Add(e *Event) error {
 		return nil
 	}
 	if e.Type == TypeInvoke {
-		return p.invoke(e)
+		return p.invoke(e, line)
 	}
 	return p.complete(e)
 }
@@ -82,7 +91,7 @@ func (p *Pairer) initialState(e *Event) error {
 	return nil
 }
 
-func (p *Pairer) invoke(e *Event) error {
+func (p *Pairer) invoke(e *Event, line int) error {
 	if at, busy := p.pending.get(e.Process); busy {
 		return fieldErr("process", "%d invoked index %d while its operation from index %d was still in flight",
 			e.Process, e.Index, p.ops[at].InvokeIndex)
@@ -106,11 +115,15 @@ func (p *Pairer) invoke(e *Event) error {
 		op.Value, op.HasValue = e.Value, true
 	}
 	p.pending.set(e.Process, int64(len(p.ops)))
+	if line > 0 {
+		p.invoked.set(e.Process, int64(line))
+	}
 	if len(p.ops) == cap(p.ops) {
 		// Double, rather than append's 1.25 for large slices: a history
 		// of a million operations would otherwise be copied five times
-		// over while it is read.
-		p.ops = slices.Grow(p.ops, max(len(p.ops), 1024))
+		// over while it is read. Start small, as most histories a fuzz
+		// target reads hold a few operations.
+		p.ops = slices.Grow(p.ops, max(len(p.ops), 64))
 	}
 	p.ops = append(p.ops, op)
 	return nil
@@ -122,15 +135,11 @@ func (p *Pairer) complete(e *Event) error {
 		return fieldErr("process", "%d completes with %s at index %d but has no invocation in flight", e.Process, e.Type, e.Index)
 	}
 	op := &p.ops[at]
-	switch {
-	case e.F != op.F:
-		return fieldErr("f", "completion %q does not match invocation %q at index %d", e.F, op.F, op.InvokeIndex)
-	case e.Resource != op.Resource:
-		return fieldErr("resource", "completion %q does not match invocation %q at index %d", e.Resource, op.Resource, op.InvokeIndex)
-	case op.F == FWrite && e.HasToken && e.Token != op.Token:
-		return fieldErr("token", "completion %d does not match invocation %d at index %d", e.Token, op.Token, op.InvokeIndex)
+	if err := p.sameAsInvocation(e, op); err != nil {
+		return err
 	}
 	p.pending.remove(e.Process)
+	p.invoked.remove(e.Process)
 	op.CompleteIndex = e.Index
 	if e.Error != "" {
 		p.errors.add(op, e.Error)
@@ -156,6 +165,55 @@ func (p *Pairer) complete(e *Event) error {
 	}
 	op.Return = e.Time
 	return nil
+}
+
+// sameAsInvocation checks what a completion repeats of its invocation op:
+// the function and resource, and a write's token and value when the
+// completion carries them. A completion that says otherwise records a
+// different operation than its invocation, and no reading of it is safe.
+func (p *Pairer) sameAsInvocation(e *Event, op *Operation) error {
+	switch {
+	case e.F != op.F:
+		return fieldErr("f", "completion %q does not match %q of %s", e.F, op.F, p.invocation(op))
+	case e.Resource != op.Resource:
+		return fieldErr("resource", "completion %s does not match %s of %s", quote(e.Resource), quote(op.Resource), p.invocation(op))
+	case op.F != FWrite:
+		return nil
+	case e.HasToken && e.Token != op.Token:
+		return fieldErr("token", "completion %d does not match %d of %s", e.Token, op.Token, p.invocation(op))
+	case e.HasValue && e.Value != op.Value:
+		return fieldErr("value", "completion %s does not match %s of %s", quote(e.Value), quote(op.Value), p.invocation(op))
+	}
+	return nil
+}
+
+// invocation names the invocation of op, pending, by its index and, when
+// known, its line.
+func (p *Pairer) invocation(op *Operation) string {
+	if line, ok := p.invoked.get(op.Process); ok {
+		return fmt.Sprintf("the invocation at index %d (line %d)", op.InvokeIndex, line)
+	}
+	return fmt.Sprintf("the invocation at index %d", op.InvokeIndex)
+}
+
+// maxQuoted bounds a value quoted in an error: values can be long, and the
+// message is for a person.
+const maxQuoted = 64
+
+// quote is s in Go syntax, its middle cut when it is long.
+func quote(s string) string {
+	if len(s) <= maxQuoted {
+		return strconv.Quote(s)
+	}
+	cut := maxQuoted / 2
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	end := len(s) - maxQuoted/2
+	for end < len(s) && !utf8.RuneStart(s[end]) {
+		end++
+	}
+	return strconv.Quote(s[:cut]) + "…" + strconv.Quote(s[end:])
 }
 
 // reserve makes room for n operations in all, when it knows how many to

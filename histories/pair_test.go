@@ -1,6 +1,8 @@
 package histories
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -18,6 +20,9 @@ func inv(i, tm int64, p int, f string, tok uint64, val string) Event {
 func done(i, tm int64, p int, typ Type, f string, out Outcome) Event {
 	return Event{Index: i, Time: tm, Process: p, Type: typ, F: f, Resource: "r", Outcome: out}
 }
+
+func withValue(e Event, v string) Event   { e.Value, e.HasValue = v, true; return e }
+func withToken(e Event, tok uint64) Event { e.Token, e.HasToken = tok, true; return e }
 
 func TestPairRejectsInvalidHistories(t *testing.T) {
 	t.Parallel()
@@ -37,7 +42,15 @@ func TestPairRejectsInvalidHistories(t *testing.T) {
 		{"process reused after unknown outcome", []Event{inv(0, 0, 1, FRead, 0, ""), done(1, 1, 1, TypeInfo, FRead, OutcomeNone), inv(2, 2, 1, FRead, 0, "")},
 			"1 reused after its unknown outcome at index 1"},
 		{"completion of another function", []Event{inv(0, 0, 1, FRead, 0, ""), done(1, 1, 1, TypeOK, FWrite, Accepted)},
-			`completion "write" does not match invocation "read"`},
+			`completion "write" does not match "read" of the invocation at index 0`},
+		{"write completion with another value", []Event{inv(0, 0, 1, FWrite, 4, "mine"), withValue(done(1, 1, 1, TypeOK, FWrite, Accepted), "other")},
+			`field "value": completion "other" does not match "mine" of the invocation at index 0`},
+		{"info completion with another value", []Event{inv(0, 0, 1, FWrite, 4, "mine"), withValue(done(1, 1, 1, TypeInfo, FWrite, OutcomeNone), "")},
+			`field "value": completion "" does not match "mine" of the invocation at index 0`},
+		{"long values are cut", []Event{inv(0, 0, 1, FWrite, 4, strings.Repeat("a", 1000)), withValue(done(1, 1, 1, TypeFail, FWrite, OutcomeNone), strings.Repeat("b", 1000))},
+			`completion "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"…"bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb" does not match "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"…`},
+		{"write completion with another token", []Event{inv(0, 0, 1, FWrite, 4, "v"), withToken(done(1, 1, 1, TypeOK, FWrite, Rejected), 5)},
+			`field "token": completion 5 does not match 4 of the invocation at index 0`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -83,4 +96,54 @@ func TestPairOutcomes(t *testing.T) {
 
 	c := Count(ops)
 	assert.Equal(t, Counts{Operations: 5, Writes: 4, Rejected: 1, UnknownWrites: 2, FailedWrites: 1, Reads: 1, Resources: 1, Processes: 5}, c)
+}
+
+// TestCompletionMustRepeatItsInvocation: a write completion that repeats
+// its invocation's value or token must repeat it unchanged, in both
+// readers, and the error names the completion's line and its
+// invocation's (issue 19, case 7). Blank lines make lines and indices
+// differ.
+func TestCompletionMustRepeatItsInvocation(t *testing.T) {
+	t.Parallel()
+	invoke := `{"index":0,"time":10,"process":3,"type":"invoke","f":"write","resource":"r","token":7,"value":"mine"}`
+	read := `{"index":1,"time":11,"process":4,"type":"invoke","f":"read","resource":"r"}`
+	complete := func(fields string) string {
+		return `{"index":2,"time":20,"process":3,"type":"ok","f":"write","resource":"r","outcome":"accepted"` + fields + `}`
+	}
+	readDone := `{"index":3,"time":21,"process":4,"type":"ok","f":"read","resource":"r","token":7,"value":"someone else's"}`
+	cases := []struct {
+		name, fields, want string
+	}{
+		{"same value and token", `,"token":7,"value":"mine"`, ""},
+		{"neither repeated", ``, ""},
+		{"null value", `,"value":null`, ""},
+		{"another value", `,"token":7,"value":"yours"`, `h.jsonl:5: field "value": completion "yours" does not match "mine" of the invocation at index 0 (line 2)`},
+		{"another token", `,"token":8,"value":"mine"`, `h.jsonl:5: field "token": completion 8 does not match 7 of the invocation at index 0 (line 2)`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			content := "\n" + invoke + "\n" + read + "\n\n" + complete(tc.fields) + "\n" + readDone + "\n"
+			for _, size := range []int{0, 1, 100, blockBytes} {
+				t.Run(fmt.Sprint("block size ", size), func(t *testing.T) {
+					var h *History
+					var err error
+					if size == 0 {
+						h, err = readSequential(strings.NewReader(content), "h.jsonl")
+					} else {
+						h, err = readBlocks(strings.NewReader(content), "h.jsonl", 2, size, 0)
+					}
+					if tc.want != "" {
+						require.Error(t, err)
+						assert.Equal(t, tc.want, err.Error())
+						return
+					}
+					require.NoError(t, err)
+					require.Len(t, h.Operations, 2)
+					assert.Equal(t, "mine", h.Operations[0].Value)
+					assert.Equal(t, StatusAccepted, h.Operations[0].Status)
+				})
+			}
+		})
+	}
 }

@@ -247,8 +247,9 @@ func (p *pipeline) pair(ordered <-chan *block) (*History, error) {
 			pr.reserve(p.estimate(b))
 		}
 		for i := range b.events {
-			if err := pr.Add(&b.events[i]); err != nil {
-				return nil, &LineError{File: p.name, Line: base + int(b.lines[i]), Err: err}
+			line := base + int(b.lines[i])
+			if err := pr.add(&b.events[i], line); err != nil {
+				return nil, &LineError{File: p.name, Line: line, Err: err}
 			}
 		}
 		switch {

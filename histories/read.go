@@ -25,7 +25,11 @@ func read(r io.Reader, name string, total int64) (*History, error) {
 
 // readSequential reads with a Reader, on one goroutine.
 func readSequential(r io.Reader, name string) (*History, error) {
-	rd := NewReader(r, name)
+	return readWith(NewReader(r, name), name)
+}
+
+// readWith reads and pairs the events of rd.
+func readWith(rd *Reader, name string) (*History, error) {
 	p := NewPairer()
 	var e Event
 	for {
@@ -38,7 +42,7 @@ func readSequential(r io.Reader, name string) (*History, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := p.Add(&e); err != nil {
+		if err := p.add(&e, rd.Line()); err != nil {
 			return nil, &LineError{File: name, Line: rd.Line(), Err: err}
 		}
 	}

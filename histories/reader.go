@@ -41,7 +41,18 @@ type Reader struct {
 // NewReader returns a Reader of r; name is used in error messages, usually
 // the file path.
 func NewReader(r io.Reader, name string) *Reader {
-	return &Reader{name: name, br: bufio.NewReaderSize(r, 1<<20), dec: newDecoder()}
+	return newReaderSize(r, name, readerBytes)
+}
+
+// readerBytes is the size of a Reader's buffer. A line longer than the
+// buffer is read in pieces and joined, so the size changes only the speed.
+const readerBytes = 1 << 20
+
+// newReaderSize is NewReader with a buffer of size bytes (at least 16);
+// the fuzz targets make it small, as they read many small inputs and
+// allocating a large buffer for each would take most of their time.
+func newReaderSize(r io.Reader, name string, size int) *Reader {
+	return &Reader{name: name, br: bufio.NewReaderSize(r, size), dec: newDecoder()}
 }
 
 // Partial reports whether the input ended with a truncated line that was

@@ -27,6 +27,8 @@ func TestFinalLineWithoutNewline(t *testing.T) {
 		{"cut inside a string", `{"index":4,"time":5000,"process":9,"type":"inv`, true, ""},
 		{"cut after a field", `{"index":4,"time":5000,`, true, ""},
 		{"cut after the brace", `{`, true, ""},
+		{"cut inside a character", "{\"index\":4,\"time\":5000,\"process\":9,\"type\":\"invoke\",\"f\":\"read\",\"resource\":\"\xc3", true, ""},
+		{"invalid UTF-8 on a complete line", "{\"index\":4,\"time\":5000,\"process\":9,\"type\":\"invoke\",\"f\":\"read\",\"resource\":\"\xc3\"}", false, `h.jsonl:5: field "resource": invalid UTF-8`},
 		{"complete line with a bad outcome", badOutcome, false, `h.jsonl:6: field "outcome"`},
 		{"complete line with a bad outcome and a newline", badOutcome + "\n", false, `h.jsonl:6: field "outcome"`},
 		{"binary without a newline", "\x00\x01\xfe\xffgarbage", false, "h.jsonl:5: not a JSON object"},
