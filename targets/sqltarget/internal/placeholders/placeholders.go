@@ -156,7 +156,7 @@ func lex(stmt string, sx Syntax) (pieces []piece, outline []string, err error) {
 		case isIdentStart(c):
 			word := identAt(stmt, i)
 			if depth == 0 {
-				outline = append(outline, strings.ToUpper(word))
+				outline = append(outline, upperASCII(word))
 			}
 			i += len(word)
 		default:
@@ -267,10 +267,28 @@ func identAt(s string, i int) string {
 	return s[i:j]
 }
 
+// isIdentStart reports whether c may start an unquoted identifier. Every
+// byte of a multi-byte UTF-8 character counts as a letter, as in the
+// engines' own scanners (PostgreSQL's ident_start is [A-Za-z\200-\377_],
+// MySQL allows U+0080 to U+FFFF, SQLite any character above 0x7f): the
+// server reads "returningé" as one identifier, not as RETURNING.
 func isIdentStart(c byte) bool {
-	return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
+	return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c >= 0x80
 }
 
 func isIdentPart(c byte) bool { return isIdentStart(c) || isDigit(c) }
+
+// upperASCII upper-cases the ASCII letters of word only: keywords are
+// ASCII, and the engines fold only those (strings.ToUpper would turn a
+// non-ASCII identifier into something that may spell a keyword).
+func upperASCII(word string) string {
+	b := []byte(word)
+	for i, c := range b {
+		if c >= 'a' && c <= 'z' {
+			b[i] = c - 'a' + 'A'
+		}
+	}
+	return string(b)
+}
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
