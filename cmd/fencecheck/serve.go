@@ -61,7 +61,8 @@ func runServe(ctx context.Context, stdout, stderr io.Writer, f serveFlags) error
 	defer h.Close()
 	ln, err := net.Listen("tcp", listen)
 	if err != nil {
-		return &usageError{fmt.Errorf("--listen: %w", err)}
+		// A port in use is the machine's state, not a misuse: no usage hint.
+		return fmt.Errorf("--listen %s: %w", listen, err)
 	}
 	if !isLoopback(ln.Addr()) {
 		fmt.Fprintf(stderr, "fencecheck: serving on %s, which is not a loopback address: anyone who can reach it can read the run store\n", ln.Addr())
