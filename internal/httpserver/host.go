@@ -74,7 +74,7 @@ func splitPort(header string) (host, port string, err error) {
 // parseName checks a name or an IPv4 address (host has no port).
 func parseName(header, host string) (string, error) {
 	name := strings.ToLower(strings.TrimSuffix(host, "."))
-	if name == "" || strings.HasPrefix(name, ".") || strings.Contains(name, "..") {
+	if name == "" || strings.HasPrefix(name, ".") || strings.HasSuffix(name, ".") || strings.Contains(name, "..") {
 		return "", fmt.Errorf("host %q: %q is not a host name", header, host)
 	}
 	for _, c := range []byte(name) {

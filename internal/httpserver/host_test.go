@@ -35,6 +35,7 @@ func TestParseHost(t *testing.T) {
 		{"user@localhost", "", "not a host name"},
 		{".localhost", "", "not a host name"},
 		{"a..localhost", "", "not a host name"},
+		{"localhost..", "", "not a host name"},
 	}
 	for _, c := range cases {
 		t.Run(c.header, func(t *testing.T) {
