@@ -66,7 +66,10 @@ func TestTeardownSaysWhatIsLeft(t *testing.T) {
 	}{
 		"sqlite":   {"sqlite", func(string) string { return "BEGIN IMMEDIATE" }},
 		"postgres": {"pgx", func(table string) string { return "BEGIN; LOCK TABLE " + table + " IN ACCESS SHARE MODE" }},
+		// A read lock holds the table's metadata lock, which DROP waits for.
+		"mysql": {"mysql", func(table string) string { return "LOCK TABLES " + table + " READ" }},
 	}
+	unlock := map[string]string{"sqlite": "ROLLBACK", "postgres": "ROLLBACK", "mysql": "UNLOCK TABLES"}
 	for _, e := range engines {
 		t.Run(e.name+"/table", func(t *testing.T) {
 			l, ok := lockers[e.name]
@@ -89,7 +92,7 @@ func TestTeardownSaysWhatIsLeft(t *testing.T) {
 			assert.Contains(t, err.Error(), "table "+tgt.Table()+" was left behind in ")
 			assert.Contains(t, err.Error(), "remove it with: DROP TABLE IF EXISTS "+tgt.Table())
 
-			_, err = conn.ExecContext(context.Background(), "ROLLBACK")
+			_, err = conn.ExecContext(context.Background(), unlock[e.name])
 			require.NoError(t, err)
 			require.NoError(t, tgt.Teardown(context.Background()), "with the lock gone")
 		})
@@ -133,7 +136,16 @@ func sideDB(t *testing.T, driver, spec string) *sql.DB {
 // second session.
 func sideConn(t *testing.T, driver, spec string) *sql.Conn {
 	t.Helper()
-	conn, err := sideDB(t, driver, spec).Conn(context.Background())
+	db := (*sql.DB)(nil)
+	if driver == "mysql" { // a mysql:// spec is not the driver's DSN: let Open translate it
+		other, err := Open(context.Background(), spec, DefaultOptions())
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = other.Close() })
+		db = other.db
+	} else {
+		db = sideDB(t, driver, spec)
+	}
+	conn, err := db.Conn(context.Background())
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = conn.Close() })
 	return conn
