@@ -62,6 +62,11 @@ type Config struct {
 	// Leases issues the leases and their tokens; nil, the run's own
 	// in-memory service (lease.Local) with LeaseTTL.
 	Leases lease.Service
+	// Issuer, instead of Leases, opens a real token issuer (etcd, Redis,
+	// a database sequence) for the run, with the run's recorder, life and
+	// LeaseTTL. A real issuer runs on the real clock: not with
+	// Deterministic.
+	Issuer lease.Issuer
 
 	Faults []nemesis.Fault
 	// Schedule switches the faults on and off; required when there are
@@ -169,6 +174,12 @@ func (c *Config) Validate() error {
 	}
 	if c.Target == nil {
 		bad("Target", "required")
+	}
+	if c.Issuer != nil && c.Leases != nil {
+		bad("Issuer", "give Leases or Issuer, not both")
+	}
+	if c.Issuer != nil && c.Deterministic {
+		bad("Issuer", "%s runs on the real clock, not in the deterministic simulation", c.Issuer.Name())
 	}
 	if c.Workers < 1 || c.Workers > 10000 {
 		bad("Workers", "%d is not between 1 and 10000", c.Workers)

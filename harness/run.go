@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 	"fmt"
+	"io"
 	"path/filepath"
 	"time"
 
@@ -103,6 +104,21 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 	life, endLife := context.WithCancel(context.WithoutCancel(ctx))
 	defer endLife()
 	r := &run{cfg: cfg, rt: rt, rec: rec, rand: sched.NewRand(cfg.Seed), life: life, leases: cfg.Leases}
+	if cfg.Issuer != nil {
+		svc, err := cfg.Issuer.Open(ctx, lease.Env{Life: life, Runtime: rt, Recorder: rec, TTL: cfg.LeaseTTL})
+		if err != nil {
+			_ = rec.Close()
+			return Result{Dir: dir}, fmt.Errorf("open lease issuer %s: %w", cfg.Issuer.Name(), err)
+		}
+		if c, ok := svc.(io.Closer); ok {
+			defer func() {
+				if cerr := c.Close(); cerr != nil {
+					res.Warnings = append(res.Warnings, fmt.Sprintf("close lease issuer %s: %v", cfg.Issuer.Name(), cerr))
+				}
+			}()
+		}
+		r.leases = svc
+	}
 	if r.leases == nil {
 		r.leases = lease.NewLocal(life, rt, rec, cfg.LeaseTTL)
 	}

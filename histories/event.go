@@ -83,10 +83,12 @@ const (
 	FAcquire = "acquire"
 	FExpire  = "expire"
 	FRelease = "release"
-	FStart   = "start" // a fault's window opens (the schedule switched it on)
-	FStop    = "stop"  // a fault's window closes
-	FBegin   = "begin" // one action of a fault begins (a worker held, a write delayed)
-	FEnd     = "end"   // that action ends
+	FRenew   = "renew"  // a holder's keepalive extended its lease
+	FRevoke  = "revoke" // the issuer ended a lease on request (etcd's lease revoke)
+	FStart   = "start"  // a fault's window opens (the schedule switched it on)
+	FStop    = "stop"   // a fault's window closes
+	FBegin   = "begin"  // one action of a fault begins (a worker held, a write delayed)
+	FEnd     = "end"    // that action ends
 )
 
 // Event is one line of a history.

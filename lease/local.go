@@ -170,6 +170,5 @@ func (l *Local) grantLocked(st *leaseState, resource string, worker int, how str
 }
 
 func (l *Local) record(f string, lease Lease, detail string) {
-	l.rec.Record(&histories.Event{Process: -1, Actor: histories.ActorLease, F: f, Resource: lease.Resource,
-		Token: lease.Token, HasToken: true, Holder: lease.Worker, HasHolder: true, Detail: detail})
+	Record(l.rec, f, lease, detail)
 }

@@ -1,0 +1,84 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fencecheck/fencecheck/check"
+	"github.com/fencecheck/fencecheck/lease"
+	"github.com/fencecheck/fencecheck/runstore"
+	"github.com/fencecheck/fencecheck/targets/memory"
+)
+
+// localIssuer opens lease.Local for a run, as a real issuer would open
+// its client: with the run's recorder, life and TTL. It counts its opens
+// and closes.
+type localIssuer struct {
+	opened, closed int
+	fail           error
+}
+
+func (i *localIssuer) Name() string { return "local-issuer" }
+
+func (i *localIssuer) Open(_ context.Context, env lease.Env) (lease.Service, error) {
+	if i.fail != nil {
+		return nil, i.fail
+	}
+	i.opened++
+	return closingService{lease.NewLocal(env.Life, env.Runtime, env.Recorder, env.TTL), i}, nil
+}
+
+type closingService struct {
+	*lease.Local
+	i *localIssuer
+}
+
+func (c closingService) Close() error { c.i.closed++; return nil }
+
+// TestIssuerOpensWithTheRunsRecorder: a run with an Issuer opens it once
+// with the run's recorder (its grants are in the history, so the run's
+// coverage counts them), closes it once, and refuses a deterministic run
+// or one that also gives Leases.
+func TestIssuerOpensWithTheRunsRecorder(t *testing.T) {
+	t.Parallel()
+	tgt, err := memory.Open("fenced")
+	require.NoError(t, err)
+	iss := &localIssuer{}
+	res, err := Run(context.Background(), testConfig(t, tgt, "memory://fenced", func(c *Config) {
+		c.Deterministic, c.Issuer, c.Duration = false, iss, time.Second
+	}))
+	require.NoError(t, err)
+	assert.NotEqual(t, check.Violated, res.Verdict, res.Reason) // held, or inconclusive on a starved machine
+	assert.Equal(t, 1, iss.opened)
+	assert.Equal(t, 1, iss.closed)
+	history, err := os.ReadFile(filepath.Join(res.Dir, runstore.History))
+	require.NoError(t, err)
+	assert.Contains(t, string(history), `"actor":"lease","f":"acquire"`, "the issuer's grants are in the history")
+
+	for name, set := range map[string]func(*Config){
+		"deterministic": func(c *Config) { c.Issuer = &localIssuer{} },
+		"both":          func(c *Config) { c.Deterministic, c.Issuer, c.Leases = false, &localIssuer{}, &lease.Local{} },
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := Run(context.Background(), testConfig(t, tgt, "memory://fenced", set))
+			var fe *FieldError
+			require.ErrorAs(t, err, &fe)
+			assert.Equal(t, "Issuer", fe.Field)
+		})
+	}
+	t.Run("open fails", func(t *testing.T) {
+		_, err := Run(context.Background(), testConfig(t, tgt, "memory://fenced", func(c *Config) {
+			c.Deterministic, c.Issuer = false, &localIssuer{fail: errors.New("no quorum")}
+		}))
+		require.Error(t, err)
+		assert.True(t, strings.Contains(err.Error(), "open lease issuer local-issuer: no quorum"), err.Error())
+	})
+}

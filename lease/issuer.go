@@ -1,0 +1,43 @@
+package lease
+
+import (
+	"context"
+	"time"
+
+	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/sched"
+)
+
+// Env is what a lease service takes from the run that uses it.
+type Env struct {
+	// Life is the run's life: background work (keepalives, watches,
+	// expiry timers) stops when it ends.
+	Life context.Context
+	// Runtime is the run's clock. A real issuer runs on real time only.
+	Runtime sched.Runtime
+	// Recorder takes the service's grants, renewals, expiries, releases
+	// and revocations as lease events (see Record).
+	Recorder *histories.Recorder
+	// TTL is how long a lease lasts when its holder does not renew it.
+	// An issuer whose TTLs are coarser (etcd's are whole seconds) rounds
+	// it up and says so in its grant events.
+	TTL time.Duration
+}
+
+// Issuer opens the lease service of one run: a real token issuer (etcd,
+// Redis, a database sequence) that needs the run's recorder and life,
+// which exist only once the run has started. The service it returns may
+// also be an io.Closer, closed when the run ends.
+type Issuer interface {
+	Open(ctx context.Context, env Env) (Service, error)
+	// Name says which issuer this is, safe to print (no secrets).
+	Name() string
+}
+
+// Record writes one lease event: f is histories.FAcquire, FRenew,
+// FExpire, FRelease or FRevoke. Every service records through it, so
+// that reports and checkers read all issuers alike.
+func Record(rec *histories.Recorder, f string, l Lease, detail string) {
+	rec.Record(&histories.Event{Process: -1, Actor: histories.ActorLease, F: f, Resource: l.Resource,
+		Token: l.Token, HasToken: true, Holder: l.Worker, HasHolder: true, Detail: detail})
+}
