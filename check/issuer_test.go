@@ -2,6 +2,7 @@ package check
 
 import (
 	"context"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -109,4 +110,52 @@ func TestCheckHistoryJudgesTheIssuerApart(t *testing.T) {
 	assert.Equal(t, Held, res.Verdict)
 	require.Len(t, res.Issuer, 1)
 	assert.True(t, strings.HasPrefix(res.Issuer[0].String(), "the issuer handed token 1 on resource r to two workers"), res.Issuer[0].String())
+}
+
+// correctIssuer returns the lease events of an issuer that keeps its
+// invariant: per resource, tokens from a counter that only grows (by
+// random steps, as etcd's shared revisions do), grants interleaved across
+// resources with renewals, expiries, releases and revocations.
+func correctIssuer(r *rand.Rand) leaseEvents {
+	resources := []string{"r0", "r1", "r2"}[:1+r.IntN(3)]
+	next := make(map[string]uint64)
+	var l leaseEvents
+	for range r.IntN(60) {
+		res := resources[r.IntN(len(resources))]
+		if r.IntN(3) == 0 && next[res] > 0 {
+			f := []string{histories.FRenew, histories.FExpire, histories.FRelease, histories.FRevoke}[r.IntN(4)]
+			l = l.add(f, res, next[res], r.IntN(5))
+			continue
+		}
+		next[res] += 1 + uint64(r.IntN(3))
+		l = l.grant(res, next[res], r.IntN(5))
+	}
+	return l
+}
+
+// TestCheckIssuerProperty: a correct issuer's grants have no finding, and
+// repeating any one of its grants later, to any worker, is found as
+// exactly that reuse.
+func TestCheckIssuerProperty(t *testing.T) {
+	t.Parallel()
+	for seed := range uint64(500) {
+		r := rand.New(rand.NewPCG(seed, 1))
+		events := correctIssuer(r)
+		require.Empty(t, CheckIssuer(events), "seed %d", seed)
+		var grants []int
+		for i, e := range events {
+			if e.F == histories.FAcquire {
+				grants = append(grants, i)
+			}
+		}
+		if len(grants) == 0 {
+			continue
+		}
+		g := events[grants[r.IntN(len(grants))]]
+		worker := r.IntN(5)
+		again := events.grant(g.Resource, g.Token, worker)
+		want := IssuerViolation{Kind: Reused, Resource: g.Resource, Token: g.Token, Earlier: g.Token,
+			Index: int64(len(events)), EarlierIndex: g.Index, Holder: worker, EarlierHolder: g.Holder}
+		require.Equal(t, []IssuerViolation{want}, CheckIssuer(again), "seed %d", seed)
+	}
 }
