@@ -23,6 +23,17 @@ func Check(ctx context.Context, ops []histories.Operation, opts Options) (Result
 	return checkers{fast: checkFast, porcupine: checkPorcupine}.check(ctx, ops, opts)
 }
 
+// CheckHistory judges a whole history: its operations with Check, and
+// the grants among its other events with CheckIssuer, into Result.Issuer.
+func CheckHistory(ctx context.Context, h *histories.History, opts Options) (Result, error) {
+	res, err := Check(ctx, h.Operations, opts)
+	if err != nil {
+		return Result{}, err
+	}
+	res.Issuer = CheckIssuer(h.Others)
+	return res, nil
+}
+
 // checkers are the two checkers Check chooses from; tests replace them.
 type checkers struct {
 	fast      func(context.Context, []histories.Operation, Options) (Result, error)

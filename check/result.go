@@ -35,6 +35,10 @@ type Result struct {
 	// Notes say what Check did besides judging: why it fell back to
 	// porcupine, what the second checker of Both found.
 	Notes []Note `json:"-"`
+	// Issuer holds the grants that break the token issuer's invariant
+	// (CheckIssuer), in history order. Verdict does not count them: it is
+	// the receiver's, given the tokens it was sent.
+	Issuer []IssuerViolation `json:"issuer_violations,omitempty"`
 }
 
 // Blame is what a checker holds against one resource: the constraint that

@@ -15,7 +15,21 @@ import (
 // checker finds no violation where nothing was tested, so a history that
 // gives it nothing to stand on (histories.Evidence) is inconclusive, with
 // the first errors the target answered with, never held.
+//
+// A grant that breaks the token issuer's invariant (Result.Issuer) makes
+// the verdict violated whatever the receiver did, as fencing is void when
+// tokens are reused or go backwards; the reason names the issuer first
+// and then says what the receiver's verdict alone would be (issuerReason).
 func Decide(res Result, ev histories.Evidence) (check.Verdict, string) {
+	verdict, reason := decideReceiver(res, ev)
+	if len(res.Issuer) > 0 {
+		return check.Violated, issuerReason(res.Issuer, verdict, reason)
+	}
+	return verdict, reason
+}
+
+// decideReceiver is Decide for the receiver's history alone.
+func decideReceiver(res Result, ev histories.Evidence) (check.Verdict, string) {
 	switch res.Verdict {
 	case check.Violated:
 		reason := fmt.Sprintf("the history is not linearizable for %s on %d of %d resources", modelName(res), len(res.Violations), res.Resources)

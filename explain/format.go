@@ -35,8 +35,13 @@ func WriteViolation(w io.Writer, v Violation) error {
 // WriteViolations writes every violation of res once, each after a blank
 // line: the first cause (Result.First) as its minimal counterexample when
 // there is one (heading and table, WriteShrunk), else as its violation,
-// then the others as their violations, in the order of res.
+// then the others as their violations, in the order of res. The token
+// issuer's violations come before them all: they void the tokens the
+// receiver's violations are judged by.
 func WriteViolations(w io.Writer, res *Result, minimal *Shrunk) error {
+	if err := writeIssuer(w, res); err != nil {
+		return err
+	}
 	first := res.First()
 	if first < 0 {
 		return nil

@@ -4,12 +4,16 @@ package harness
 // history, or one of the gates the run adds to it.
 type Gate string
 
-// The gates, in the order decide consults them after a violation found by
-// the checker.
+// The gates, in the order decide consults them after the issuer's
+// violations and one found by the checker.
 const (
 	// GateCheck: the checker's verdict stood (a violation, a pass, or a
 	// check that gave up).
 	GateCheck Gate = "check"
+	// GateIssuer: the token issuer granted a token twice, or one below an
+	// earlier grant's, on a resource (check.Result.Issuer): a violation
+	// whatever the receiver did.
+	GateIssuer Gate = "issuer"
 	// GateExclusive: writes were accepted after their lease had been
 	// reassigned, under Config.RequireExclusive.
 	GateExclusive Gate = "exclusive"

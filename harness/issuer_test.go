@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fencecheck/fencecheck/check"
+	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/lease"
 	"github.com/fencecheck/fencecheck/runstore"
 	"github.com/fencecheck/fencecheck/targets/memory"
@@ -81,4 +82,55 @@ func TestIssuerOpensWithTheRunsRecorder(t *testing.T) {
 		require.Error(t, err)
 		assert.True(t, strings.Contains(err.Error(), "open lease issuer local-issuer: no quorum"), err.Error())
 	})
+}
+
+// doublingIssuer opens lease.Local and records each of its grants a
+// second time, as an issuer that hands one token to two workers would
+// record them: to the same worker (even grants) or to another (odd).
+type doublingIssuer struct{}
+
+func (doublingIssuer) Name() string { return "doubling-issuer" }
+
+func (doublingIssuer) Open(_ context.Context, env lease.Env) (lease.Service, error) {
+	return doublingService{lease.NewLocal(env.Life, env.Runtime, env.Recorder, env.TTL), env.Recorder}, nil
+}
+
+type doublingService struct {
+	*lease.Local
+	rec *histories.Recorder
+}
+
+func (d doublingService) Acquire(ctx context.Context, resource string, worker int) (lease.Lease, error) {
+	l, err := d.Local.Acquire(ctx, resource, worker)
+	if err == nil {
+		again := l
+		again.Worker += int(l.Token % 2)
+		lease.Record(d.rec, histories.FAcquire, again, "the same token again")
+	}
+	return l, err
+}
+
+// TestIssuerViolationDecidesTheVerdict: a run whose issuer grants a token
+// twice is violated by the issuer gate whatever the receiver did, says
+// so in its summary, and carries the findings in result.json.
+func TestIssuerViolationDecidesTheVerdict(t *testing.T) {
+	t.Parallel()
+	tgt, err := memory.Open("fenced")
+	require.NoError(t, err)
+	res, err := Run(context.Background(), testConfig(t, tgt, "memory://fenced", func(c *Config) {
+		c.Deterministic, c.Issuer, c.Duration = false, doublingIssuer{}, time.Second
+	}))
+	require.NoError(t, err)
+	assert.Equal(t, check.Violated, res.Verdict)
+	assert.Equal(t, GateIssuer, res.Gate)
+	assert.NotEqual(t, check.Violated, res.Check.Verdict, "the receiver's own verdict")
+	require.NotEmpty(t, res.Check.Issuer)
+	assert.True(t, strings.HasPrefix(res.Reason, "the token issuer, not the receiver: the issuer handed token 1 on resource "), res.Reason)
+	summary := res.Summary()
+	assert.Contains(t, summary, "verdict     VIOLATED: the token issuer, not the receiver: ")
+	assert.Contains(t, summary, "\nthe token issuer broke its invariant")
+	raw, err := os.ReadFile(filepath.Join(res.Dir, runstore.Result))
+	require.NoError(t, err)
+	assert.Contains(t, string(raw), `"issuer_violations": [`)
+	assert.Contains(t, string(raw), `"kind": "reused"`)
 }

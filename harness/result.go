@@ -110,7 +110,7 @@ func (r *run) judge(path string, interrupted bool) (Result, error) {
 	opts := check.Options{Policy: r.cfg.Policy, Timeout: r.cfg.CheckTimeout}
 	// An interrupted run is judged all the same, on what it recorded: the
 	// check does not share the run's context.
-	checked, err := check.Check(context.Background(), h.Operations, opts)
+	checked, err := check.CheckHistory(context.Background(), h, opts)
 	if err != nil {
 		return Result{}, fmt.Errorf("check the recorded history: %w", err)
 	}
@@ -139,6 +139,8 @@ func (res *Result) decide() (check.Verdict, Gate, string) {
 	verdict, reason := explain.Decide(res.Check, res.Evidence)
 	cfg, cov := res.Config, res.Coverage
 	switch {
+	case len(res.Check.Issuer) > 0:
+		return verdict, GateIssuer, reason
 	case verdict == check.Violated:
 		return verdict, GateCheck, reason
 	case len(res.Exclusive) > 0:

@@ -73,6 +73,7 @@ func TestDetection(t *testing.T) {
 				res := defaultRun(t, tc.target, seed)
 				assert.Equal(t, tc.want, res.Verdict, "seed %d: %s", seed, res.Reason)
 				assert.Equal(t, GateCheck, res.Gate, "seed %d", seed)
+				assert.Empty(t, res.Check.Issuer, "seed %d: the local leases broke the issuer's invariant", seed)
 				if tc.target == "fenced" {
 					assert.Positive(t, res.Coverage.StaleWrites, "seed %d exercised no stale write", seed)
 					assert.Equal(t, res.Coverage.StaleWrites, res.Coverage.StaleRejected+res.Coverage.StaleUnknown, "seed %d", seed)

@@ -94,8 +94,9 @@ const (
 // Event is one line of a history.
 //
 // A client event has Actor == "" and a Process ≥ 0. Events of the lease
-// service and the nemesis set Actor and leave Process at -1; checkers ignore
-// them, reports show them.
+// service and the nemesis set Actor and leave Process at -1; they are no
+// operations, and reports show them. The lease service's grants are
+// judged on their own, for the issuer's invariant (check.CheckIssuer).
 type Event struct {
 	Index     int64  // position in the history, 0-based, strictly increasing
 	Time      int64  // nanoseconds since the run started; non-decreasing

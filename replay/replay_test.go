@@ -87,6 +87,7 @@ func TestTracesJudged(t *testing.T) {
 			for i, p := range []model.Policy{model.Strict, model.AcceptEqual} {
 				assert.Equal(t, want[tr.Name][i], porcupineVerdict(t, h.Operations, p), "policy %s", p)
 			}
+			assert.Empty(t, check.CheckIssuer(h.Others), "the replay's grants break the issuer's invariant")
 		})
 	}
 }

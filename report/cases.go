@@ -17,7 +17,30 @@ const maxResourceCases = 100
 // resource (or of the model as a whole, for many resources), failed with
 // its violation told once: the first cause's resource with its minimal
 // counterexample when there is one, the others with their violations.
+// When the token issuer broke its invariant, a failed case says so first.
 func CheckCases(check explain.Result, resources []string, minimal *explain.Shrunk) []Case {
+	return append(issuerCases(check), receiverCases(check, resources, minimal)...)
+}
+
+// issuerCases is the failed case of the token issuer's violations, or
+// none when it has none.
+func issuerCases(check explain.Result) []Case {
+	if len(check.Issuer) == 0 {
+		return nil
+	}
+	lines := make([]string, len(check.Issuer))
+	for i, v := range check.Issuer {
+		lines[i] = v.String()
+	}
+	msg := lines[0]
+	if len(lines) > 1 {
+		msg = fmt.Sprintf("%d issuer violations; first: %s", len(lines), msg)
+	}
+	return []Case{{Name: "token issuer", Classname: "issuer", Failure: &Failure{Type: "issuer violation", Message: msg, Text: strings.Join(lines, "\n")}}}
+}
+
+// receiverCases are the cases of the receiver's linearizability.
+func receiverCases(check explain.Result, resources []string, minimal *explain.Shrunk) []Case {
 	violated := make(map[string]explain.Violation)
 	for _, v := range check.Violations {
 		violated[v.Resource] = v

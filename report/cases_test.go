@@ -75,3 +75,23 @@ func TestEachViolationIsToldOnce(t *testing.T) {
 }
 
 func escape(s string) string { return strings.ReplaceAll(s, `"`, "&#34;") }
+
+// TestIssuerCaseComesFirst: the token issuer's violations are a failed
+// case of their own, before the receiver's; without them there is none.
+func TestIssuerCaseComesFirst(t *testing.T) {
+	t.Parallel()
+	held := explain.Result{Result: check.Result{Verdict: check.Held}}
+	assert.Len(t, CheckCases(held, []string{"a"}, nil), 1)
+
+	held.Issuer = []check.IssuerViolation{
+		{Kind: check.Reused, Resource: "a", Token: 57, Earlier: 57, Index: 9, EarlierIndex: 4, Holder: 2, EarlierHolder: 1},
+		{Kind: check.NotIncreasing, Resource: "a", Token: 41, Earlier: 57, Index: 12, EarlierIndex: 4, Holder: 3, EarlierHolder: 1},
+	}
+	cases := CheckCases(held, []string{"a"}, nil)
+	require.Len(t, cases, 2)
+	require.NotNil(t, cases[0].Failure)
+	assert.Equal(t, "token issuer", cases[0].Name)
+	assert.Equal(t, "2 issuer violations; first: "+held.Issuer[0].String(), cases[0].Failure.Message)
+	assert.Equal(t, held.Issuer[0].String()+"\n"+held.Issuer[1].String(), cases[0].Failure.Text)
+	assert.Nil(t, cases[1].Failure, "the receiver held")
+}

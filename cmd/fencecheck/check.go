@@ -111,7 +111,7 @@ func runCheck(ctx context.Context, stdout, stderr io.Writer, path string, f chec
 	if err != nil {
 		return err
 	}
-	checked, err := check.Check(ctx, h.Operations, opts)
+	checked, err := check.CheckHistory(ctx, h, opts)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,126 @@
+package check
+
+import (
+	"fmt"
+
+	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/internal/termsafe"
+)
+
+// IssuerViolation is a grant that breaks the token issuer's own
+// invariant: on each resource, every grant's token is strictly greater
+// than every earlier grant's, so that no token is granted twice. Fencing
+// rests on it: a receiver that rejects old tokens protects nothing when
+// two holders carry the same token, or when the newer holder carries the
+// lower one. It is the issuer's fault, not the receiver's, and reported
+// apart from the receiver's violations (Result.Blames).
+type IssuerViolation struct {
+	Kind     IssuerKind `json:"kind"`
+	Resource string     `json:"resource"`
+	// Token is the offending grant's; Earlier is the earlier grant's token
+	// it collides with (Reused: the same token) or stays below
+	// (NotIncreasing: the highest granted before it).
+	Token   uint64 `json:"token"`
+	Earlier uint64 `json:"earlier_token"`
+	// Index and EarlierIndex are the two grant events' indexes in the
+	// history; Holder and EarlierHolder the workers they went to (-1 when
+	// the event names none).
+	Index         int64 `json:"index"`
+	EarlierIndex  int64 `json:"earlier_index"`
+	Holder        int   `json:"worker"`
+	EarlierHolder int   `json:"earlier_worker"`
+}
+
+// IssuerKind says how a grant breaks the issuer's invariant.
+type IssuerKind string
+
+// Issuer violations.
+const (
+	// Reused: the token was granted before on the resource, to another
+	// worker or to the same one.
+	Reused IssuerKind = "reused"
+	// NotIncreasing: the token is below one granted before on the resource.
+	NotIncreasing IssuerKind = "not increasing"
+)
+
+// String words the violation for people, names escaped for a terminal.
+func (v IssuerViolation) String() string {
+	res := termsafe.String(v.Resource)
+	if v.Kind == NotIncreasing {
+		return fmt.Sprintf("the issuer granted token %d after token %d on resource %s (%s at index %d, after %s at index %d)",
+			v.Token, v.Earlier, res, worker(v.Holder), v.Index, worker(v.EarlierHolder), v.EarlierIndex)
+	}
+	if v.Holder == v.EarlierHolder {
+		return fmt.Sprintf("the issuer handed token %d on resource %s to %s twice (at index %d and %d)",
+			v.Token, res, worker(v.Holder), v.EarlierIndex, v.Index)
+	}
+	return fmt.Sprintf("the issuer handed token %d on resource %s to two workers (%s at index %d, %s at index %d)",
+		v.Token, res, worker(v.EarlierHolder), v.EarlierIndex, worker(v.Holder), v.Index)
+}
+
+func worker(w int) string {
+	if w < 0 {
+		return "an unnamed worker"
+	}
+	return fmt.Sprintf("worker %d", w)
+}
+
+// CheckIssuer judges the issuer's grants among events (a history's lease
+// and nemesis events, histories.History.Others): the lease acquire events,
+// resource by resource, in history order. Renewals, expiries, releases and
+// revocations grant nothing and are not judged; nor is a grant without a
+// token, which says nothing about the sequence. An issuer whose tokens
+// come from one sequence for every resource (etcd's revisions) meets the
+// invariant too: it is asked only per resource.
+//
+// History order is the order in which the run learned of the grants: a
+// grant is recorded when the worker receives its token, not when the
+// issuer committed it. Two grants learned concurrently (two workers'
+// acquires returning at once) are judged in the order they were recorded.
+// For a lease that one worker holds at a time, the next grant can only be
+// committed after the previous one ended, so this order is the issuer's
+// unless a grant is recorded so late that its lease ended first; an
+// issuer must therefore record a grant as soon as it learns of it. A
+// reused token is a violation in any order.
+func CheckIssuer(events []histories.Event) []IssuerViolation {
+	type grant struct {
+		token  uint64
+		index  int64
+		holder int
+	}
+	type sequence struct {
+		granted map[uint64]grant
+		highest grant
+	}
+	seqs := make(map[string]*sequence)
+	var out []IssuerViolation
+	for i := range events {
+		e := &events[i]
+		if e.Actor != histories.ActorLease || e.F != histories.FAcquire || !e.HasToken {
+			continue
+		}
+		g := grant{token: e.Token, index: e.Index, holder: -1}
+		if e.HasHolder {
+			g.holder = e.Holder
+		}
+		s, ok := seqs[e.Resource]
+		if !ok {
+			s = &sequence{granted: make(map[uint64]grant), highest: g}
+			seqs[e.Resource] = s
+		}
+		v := IssuerViolation{Resource: e.Resource, Token: g.token, Index: g.index, Holder: g.holder}
+		if earlier, ok := s.granted[g.token]; ok {
+			v.Kind, v.Earlier, v.EarlierIndex, v.EarlierHolder = Reused, earlier.token, earlier.index, earlier.holder
+			out = append(out, v)
+			continue
+		}
+		s.granted[g.token] = g
+		if g.token < s.highest.token {
+			v.Kind, v.Earlier, v.EarlierIndex, v.EarlierHolder = NotIncreasing, s.highest.token, s.highest.index, s.highest.holder
+			out = append(out, v)
+			continue
+		}
+		s.highest = g
+	}
+	return out
+}
