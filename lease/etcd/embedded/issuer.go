@@ -1,0 +1,64 @@
+package embedded
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+
+	"github.com/fencecheck/fencecheck/lease"
+	etcdlease "github.com/fencecheck/fencecheck/lease/etcd"
+)
+
+// Issuer starts an embedded cluster in the run's directory when the run
+// opens it, and stops it when the run closes the service.
+type Issuer struct {
+	Options Options
+	_       struct{}
+}
+
+// NewIssuer returns an Issuer of a cluster started with opts.
+func NewIssuer(opts Options) *Issuer { return &Issuer{Options: opts} }
+
+// Name implements lease.Issuer.
+func (i *Issuer) Name() string { return fmt.Sprintf("embedded etcd (%d members)", i.Options.Members) }
+
+// Open implements lease.Issuer: the cluster's data and logs go to the
+// etcd folder of env.Dir.
+func (i *Issuer) Open(ctx context.Context, env lease.Env) (lease.Service, error) {
+	if env.Dir == "" {
+		return nil, errors.New("embedded etcd: the run gave no directory for its data")
+	}
+	c, err := Start(ctx, filepath.Join(env.Dir, "etcd"), i.Options)
+	if err != nil {
+		return nil, err
+	}
+	svc, err := etcdlease.New(c.Endpoints).Open(ctx, env)
+	if err != nil {
+		c.Stop()
+		return nil, err
+	}
+	return &service{Service: svc, closer: svc.(io.Closer), cluster: c}, nil
+}
+
+// service is the etcd lease service of a cluster it stops at Close.
+type service struct {
+	lease.Service
+	closer  io.Closer
+	cluster *Cluster
+}
+
+// StartAbove passes the floor of a resource on to the etcd service.
+func (s *service) StartAbove(resource string, token uint64) {
+	if f, ok := s.Service.(interface{ StartAbove(string, uint64) }); ok {
+		f.StartAbove(resource, token)
+	}
+}
+
+// Close closes the service, then stops the cluster.
+func (s *service) Close() error {
+	err := s.closer.Close()
+	s.cluster.Stop()
+	return err
+}
