@@ -5,6 +5,7 @@ package embedded
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/url"
@@ -89,7 +90,18 @@ func (c *Cluster) Stop() {
 	for _, e := range c.members {
 		e.Close()
 	}
-	c.members = nil
+}
+
+// RemoveData deletes the members' data folders (their logs stay): a
+// member preallocates 64 MB of write-ahead log, too much to keep in every
+// run directory for keys that were deleted at the end of the run anyway.
+// Call it after Stop.
+func (c *Cluster) RemoveData() error {
+	var errs []error
+	for _, e := range c.members {
+		errs = append(errs, os.RemoveAll(e.Config().Dir))
+	}
+	return errors.Join(errs...)
 }
 
 // configs are the members' configurations: a static initial cluster on

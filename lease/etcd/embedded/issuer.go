@@ -25,7 +25,8 @@ func NewIssuer(opts Options) *Issuer { return &Issuer{Options: opts} }
 func (i *Issuer) Name() string { return fmt.Sprintf("embedded etcd (%d members)", i.Options.Members) }
 
 // Open implements lease.Issuer: the cluster's data and logs go to the
-// etcd folder of env.Dir.
+// etcd folder of env.Dir; its data is deleted when the run closes the
+// service, its logs stay.
 func (i *Issuer) Open(ctx context.Context, env lease.Env) (lease.Service, error) {
 	if env.Dir == "" {
 		return nil, errors.New("embedded etcd: the run gave no directory for its data")
@@ -56,9 +57,9 @@ func (s *service) StartAbove(resource string, token uint64) {
 	}
 }
 
-// Close closes the service, then stops the cluster.
+// Close closes the service, then stops the cluster and deletes its data.
 func (s *service) Close() error {
 	err := s.closer.Close()
 	s.cluster.Stop()
-	return err
+	return errors.Join(err, s.cluster.RemoveData())
 }
