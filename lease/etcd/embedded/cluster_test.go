@@ -19,8 +19,10 @@ import (
 func TestClusterStartsAndStops(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
+	began := time.Now()
 	c, err := Start(context.Background(), dir, DefaultOptions())
 	require.NoError(t, err)
+	t.Logf("3 members ready in %v", time.Since(began).Round(time.Millisecond))
 	stopped := false
 	defer func() {
 		if !stopped {
@@ -40,8 +42,10 @@ func TestClusterStartsAndStops(t *testing.T) {
 		assert.FileExists(t, filepath.Join(dir, memberName(i), "etcd.log"))
 	}
 
+	began = time.Now()
 	c.Stop()
 	stopped = true
+	t.Logf("stopped in %v", time.Since(began).Round(time.Millisecond))
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	_, err = client(t, c.Endpoints[:1]).Get(ctx, "k")
