@@ -118,3 +118,23 @@ func without(fs []string, f string) []string {
 	}
 	return out
 }
+
+// TestStartAbove: a resource that held token 300 before the run gets its
+// first token above 300 on a fresh cluster, whose revision is far lower;
+// a gap wider than the service closes is left as it is.
+func TestStartAbove(t *testing.T) {
+	t.Parallel()
+	svc, _ := open(t, time.Hour)
+	floored := svc.(interface{ StartAbove(string, uint64) })
+	floored.StartAbove("r", 300)
+	l, err := svc.Acquire(context.Background(), "r", 0)
+	require.NoError(t, err)
+	assert.Greater(t, l.Token, uint64(300))
+	svc.Release(l)
+
+	floored.StartAbove("far", 1<<40)
+	l, err = svc.Acquire(context.Background(), "far", 0)
+	require.NoError(t, err)
+	assert.Less(t, l.Token, uint64(1<<40), "not 2^40 writes")
+	svc.Release(l)
+}
