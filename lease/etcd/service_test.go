@@ -88,8 +88,12 @@ func TestExpireRevokes(t *testing.T) {
 			first, err := svc.Acquire(context.Background(), "r", 0)
 			require.NoError(t, err)
 			next := make(chan lease.Lease)
+			// Bounded so that a revoke that frees nothing fails the test
+			// instead of hanging it; it is not what the test waits for.
+			wait, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
 			go func() {
-				l, err := svc.Acquire(context.Background(), "r", 1)
+				l, err := svc.Acquire(wait, "r", 1)
 				assert.NoError(t, err)
 				next <- l
 			}()
