@@ -32,12 +32,16 @@ func TestRunWithEtcdLeases(t *testing.T) {
 // flag, with no secret in it.
 func TestRunRejectsBadLeases(t *testing.T) {
 	t.Parallel()
-	for _, spec := range []string{"bogus://", "etcd://nohost", "redis://u:secret@127.0.0.1:6379"} {
+	for spec, want := range map[string]string{
+		"bogus://":                        `--leases: "bogus://" is not a lease spec`,
+		"etcd://nohost":                   `--leases etcd://nohost: "nohost" is not a HOST:PORT endpoint`,
+		"redis://u:secret@127.0.0.1:6379": "--leases redis://u:xxxxx@127.0.0.1:6379: ",
+	} {
 		t.Run(spec, func(t *testing.T) {
 			t.Parallel()
 			r := fencecheck(t, t.TempDir(), "run", "--store", "store", "--target", "memory://fenced", "--leases", spec)
 			assert.Equal(t, 3, r.code, r.stderr)
-			assert.Contains(t, r.stderr, "--leases")
+			assert.Contains(t, r.stderr, want)
 			assert.NotContains(t, r.stderr, "secret")
 		})
 	}
