@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
 
 	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/lease"
@@ -141,4 +143,38 @@ func TestStartAbove(t *testing.T) {
 	require.NoError(t, err)
 	assert.Less(t, l.Token, uint64(1<<40), "not 2^40 writes")
 	svc.Release(l)
+}
+
+// TestCloseDeletesTheRunsKeys: Close leaves nothing of the run in the
+// cluster, not even the locks still held, and other keys stay.
+func TestCloseDeletesTheRunsKeys(t *testing.T) {
+	t.Parallel()
+	c, err := embedded.Start(context.Background(), t.TempDir(), embedded.Options{Members: 1, ReadyTimeout: 30 * time.Second})
+	require.NoError(t, err)
+	t.Cleanup(c.Stop)
+	cli, err := clientv3.New(clientv3.Config{Endpoints: c.Endpoints, DialTimeout: 5 * time.Second, Logger: zap.NewNop()})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = cli.Close() })
+	ctx := context.Background()
+	_, err = cli.Put(ctx, "/fencecheck/not-ours", "x")
+	require.NoError(t, err)
+
+	rt := sched.NewReal()
+	life, end := context.WithCancel(ctx)
+	svc, err := etcdlease.New(c.Endpoints).Open(ctx, lease.Env{Life: life, Runtime: rt,
+		Recorder: histories.NewRecorder(io.Discard, histories.RecorderOptions{Clock: rt}), TTL: time.Hour})
+	require.NoError(t, err)
+	for _, res := range []string{"a", "b"} {
+		_, err := svc.Acquire(ctx, res, 0)
+		require.NoError(t, err)
+	}
+	got, err := cli.Get(ctx, "/fencecheck/", clientv3.WithPrefix(), clientv3.WithCountOnly())
+	require.NoError(t, err)
+	assert.Equal(t, int64(3), got.Count, "two held locks and the other key")
+	end()
+	require.NoError(t, svc.(io.Closer).Close())
+	got, err = cli.Get(ctx, "/fencecheck/", clientv3.WithPrefix())
+	require.NoError(t, err)
+	require.Len(t, got.Kvs, 1)
+	assert.Equal(t, "/fencecheck/not-ours", string(got.Kvs[0].Key))
 }
