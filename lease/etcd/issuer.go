@@ -52,10 +52,15 @@ func New(endpoints []string) *Issuer {
 // Name implements lease.Issuer.
 func (i *Issuer) Name() string { return fmt.Sprintf("etcd (%d endpoints)", len(i.Endpoints)) }
 
-// Open implements lease.Issuer: it connects to the cluster and checks that
-// it answers. The service's keys live under a prefix unique to the run,
-// and Close deletes them.
+// Open implements lease.Issuer with OpenService.
 func (i *Issuer) Open(ctx context.Context, env lease.Env) (lease.Service, error) {
+	return i.OpenService(ctx, env)
+}
+
+// OpenService connects to the cluster and checks that it answers. The
+// service's keys live under a prefix unique to the run, and its Close
+// deletes them.
+func (i *Issuer) OpenService(ctx context.Context, env lease.Env) (*Service, error) {
 	cli, err := clientv3.New(clientv3.Config{Endpoints: i.Endpoints, DialTimeout: i.DialTimeout, Logger: zap.NewNop()})
 	if err != nil {
 		return nil, fmt.Errorf("connect to etcd %v: %w", i.Endpoints, err)

@@ -53,7 +53,7 @@ func Start(ctx context.Context, dir string, opts Options) (*Cluster, error) {
 	for _, cfg := range cfgs {
 		e, err := embed.StartEtcd(cfg)
 		if err != nil {
-			c.Stop()
+			c.Stop() // the data stays, beside the failed member's log
 			return nil, fmt.Errorf("embedded etcd: start member %s: %w (its log is %s)", cfg.Name, err, cfg.LogOutputs[0])
 		}
 		c.members = append(c.members, e)

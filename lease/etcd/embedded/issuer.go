@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"path/filepath"
 
 	"github.com/fencecheck/fencecheck/lease"
@@ -35,31 +34,27 @@ func (i *Issuer) Open(ctx context.Context, env lease.Env) (lease.Service, error)
 	if err != nil {
 		return nil, err
 	}
-	svc, err := etcdlease.New(c.Endpoints).Open(ctx, env)
+	svc, err := etcdlease.New(c.Endpoints).OpenService(ctx, env)
 	if err != nil {
 		c.Stop()
-		return nil, err
+		return nil, errors.Join(err, c.RemoveData())
 	}
-	return &service{Service: svc, closer: svc.(io.Closer), cluster: c}, nil
+	return &service{Service: svc, cluster: c}, nil
 }
 
-// service is the etcd lease service of a cluster it stops at Close.
+// service is the etcd lease service of a cluster it stops at Close. It
+// starts a resource's tokens above a prior one as the etcd service does
+// (the run looks for StartAbove).
 type service struct {
-	lease.Service
-	closer  io.Closer
+	*etcdlease.Service
 	cluster *Cluster
-}
-
-// StartAbove passes the floor of a resource on to the etcd service.
-func (s *service) StartAbove(resource string, token uint64) {
-	if f, ok := s.Service.(interface{ StartAbove(string, uint64) }); ok {
-		f.StartAbove(resource, token)
-	}
 }
 
 // Close closes the service, then stops the cluster and deletes its data.
 func (s *service) Close() error {
-	err := s.closer.Close()
+	err := s.Service.Close()
 	s.cluster.Stop()
 	return errors.Join(err, s.cluster.RemoveData())
 }
+
+var _ interface{ StartAbove(string, uint64) } = (*service)(nil)
