@@ -72,6 +72,7 @@ fuzz:
 	$(GO) test ./histories -run '^$$' -fuzz '^FuzzReadParallelMatchesReader$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./check -run '^$$' -fuzz '^FuzzFastMatchesPorcupine$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./cmd/fencecheck -run '^$$' -fuzz '^FuzzParseReady$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./cmd/fencecheck -run '^$$' -fuzz '^FuzzParseLeases$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/procfs -run '^$$' -fuzz '^FuzzParseStat$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/httpserver -run '^$$' -fuzz '^FuzzParseHost$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./targets/httptarget/receiver -run '^$$' -fuzz '^FuzzStoreDSN$$' -fuzztime $(FUZZTIME)

@@ -61,7 +61,7 @@ func measureCoverage(h *histories.History) (Coverage, []ExclusiveViolation) {
 		case e.Actor == histories.ActorLease && e.F == histories.FAcquire:
 			c.LeaseGrants++
 			grants[e.Resource] = append(grants[e.Resource], grant{e.Time, e.Token})
-		case e.Actor == histories.ActorLease && e.F == histories.FExpire:
+		case e.Actor == histories.ActorLease && (e.F == histories.FExpire || e.F == histories.FRevoke):
 			c.LeaseExpiries++
 		case e.Actor == histories.ActorNemesis && e.F == histories.FBegin:
 			c.FaultActions[e.Fault]++

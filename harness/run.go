@@ -105,7 +105,7 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 	defer endLife()
 	r := &run{cfg: cfg, rt: rt, rec: rec, rand: sched.NewRand(cfg.Seed), life: life, leases: cfg.Leases}
 	if cfg.Issuer != nil {
-		svc, err := cfg.Issuer.Open(ctx, lease.Env{Life: life, Runtime: rt, Recorder: rec, TTL: cfg.LeaseTTL})
+		svc, err := cfg.Issuer.Open(ctx, lease.Env{Life: life, Runtime: rt, Recorder: rec, TTL: cfg.LeaseTTL, Dir: dir})
 		if err != nil {
 			_ = rec.Close()
 			return Result{Dir: dir}, fmt.Errorf("open lease issuer %s: %w", cfg.Issuer.Name(), err)

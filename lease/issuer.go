@@ -22,6 +22,9 @@ type Env struct {
 	// An issuer whose TTLs are coarser (etcd's are whole seconds) rounds
 	// it up and says so in its grant events.
 	TTL time.Duration
+	// Dir is the run's directory, where an issuer that fencecheck starts
+	// itself (an embedded etcd cluster) keeps its data and logs.
+	Dir string
 }
 
 // Issuer opens the lease service of one run: a real token issuer (etcd,

@@ -16,6 +16,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/fencecheck/fencecheck/harness"
+	"github.com/fencecheck/fencecheck/internal/redact"
 	"github.com/fencecheck/fencecheck/model"
 	"github.com/fencecheck/fencecheck/nemesis"
 	"github.com/fencecheck/fencecheck/report"
@@ -23,6 +24,7 @@ import (
 
 type runFlags struct {
 	target        string
+	leases        string
 	workers       int
 	resources     int
 	resourceNames []string
@@ -67,7 +69,9 @@ says which hazards the run exercised.
 
 With a memory:// target the run is deterministic: a seeded scheduler and a
 virtual clock, no real sleeps; the same --seed gives the same history, byte
-for byte.
+for byte. --leases etcd takes leases and tokens from an embedded etcd
+cluster instead (or etcd://HOST:PORT,… from yours); such a run is on the
+real clock (see docs/leases.md).
 
 SQL targets (sqlite:///path, postgres://…, mysql://…) run on the real clock
 against the database: --sql-mode picks a built-in statement in a scratch
@@ -97,6 +101,7 @@ receiver process's: kill (SIGKILL, then start again), pause-receiver
 	fl := cmd.Flags()
 	d := harness.DefaultConfig()
 	fl.StringVar(&f.target, "target", "", "the receiver under test: memory://fenced, memory://unfenced, memory://check-then-set, memory://accept-equal, sqlite:///path/to.db, sqlite://:memory:, postgres://user@127.0.0.1:5432/db, mysql://user:pass@127.0.0.1:3306/db, http://HOST:PORT")
+	fl.StringVar(&f.leases, "leases", localLeases, "where leases and tokens come from: local (in memory, deterministic with memory targets), etcd (an embedded 3-member cluster in the run directory), etcd://HOST:PORT,… (your cluster); see docs/leases.md")
 	fl.IntVar(&f.workers, "workers", d.Workers, "concurrent workers")
 	fl.IntVar(&f.resources, "resources", d.Resources, "protected resources")
 	fl.StringSliceVar(&f.resourceNames, "resource-names", nil, "fixed resource names, e.g. r0,r1,r2,r3 (default: names unique to the run; your own --sql-* statements: r0 … r<resources-1>); a run starts from what fixed resources hold")
@@ -138,7 +143,11 @@ func (f *runFlags) config(t *openedTarget, faults []nemesis.Fault) (harness.Conf
 	if f.opTimeoutSet {
 		cfg.OpTimeout = f.opTimeout
 	}
-	cfg.Faults, cfg.Seed, cfg.Deterministic, cfg.Policy = faults, f.seed, t.deterministic && !f.realtime, policy
+	if cfg.Issuer, err = parseLeases(f.leases); err != nil {
+		return cfg, err
+	}
+	// A real issuer runs on the real clock.
+	cfg.Faults, cfg.Seed, cfg.Deterministic, cfg.Policy = faults, f.seed, t.deterministic && !f.realtime && cfg.Issuer == nil, policy
 	cfg.MinStale, cfg.StoreDir, cfg.RunName, cfg.CheckTimeout, cfg.NoReport = f.minStale, f.store, f.name, f.checkTimeout, f.noReport
 	if !f.minStaleSet {
 		cfg.MinStale = harness.DefaultMinStale(faults)
@@ -242,7 +251,10 @@ func effectiveRunFlags(cfg harness.Config, f runFlags) map[string]string {
 	e := map[string]string{
 		"workers": fmt.Sprint(cfg.Workers), "resources": fmt.Sprint(cfg.Resources), "lease-ttl": cfg.LeaseTTL.String(),
 		"nemesis": f.nemesis, "seed": fmt.Sprint(cfg.Seed), "policy": f.policy, "min-stale": fmt.Sprint(cfg.MinStale),
-		"duration": "", "ops": "",
+		"duration": "", "ops": "", "leases": "",
+	}
+	if f.leases != localLeases {
+		e["leases"] = redact.Spec(f.leases)
 	}
 	if cfg.Duration > 0 {
 		e["duration"] = cfg.Duration.String()

@@ -1,0 +1,60 @@
+package embedded
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"github.com/fencecheck/fencecheck/lease"
+	etcdlease "github.com/fencecheck/fencecheck/lease/etcd"
+)
+
+// Issuer starts an embedded cluster in the run's directory when the run
+// opens it, and stops it when the run closes the service.
+type Issuer struct {
+	Options Options
+	_       struct{}
+}
+
+// NewIssuer returns an Issuer of a cluster started with opts.
+func NewIssuer(opts Options) *Issuer { return &Issuer{Options: opts} }
+
+// Name implements lease.Issuer.
+func (i *Issuer) Name() string { return fmt.Sprintf("embedded etcd (%d members)", i.Options.Members) }
+
+// Open implements lease.Issuer: the cluster's data and logs go to the
+// etcd folder of env.Dir; its data is deleted when the run closes the
+// service, its logs stay.
+func (i *Issuer) Open(ctx context.Context, env lease.Env) (lease.Service, error) {
+	if env.Dir == "" {
+		return nil, errors.New("embedded etcd: the run gave no directory for its data")
+	}
+	c, err := Start(ctx, filepath.Join(env.Dir, "etcd"), i.Options)
+	if err != nil {
+		return nil, err
+	}
+	svc, err := etcdlease.New(c.Endpoints).OpenService(ctx, env)
+	if err != nil {
+		c.Stop()
+		return nil, errors.Join(err, c.RemoveData())
+	}
+	return &service{Service: svc, cluster: c}, nil
+}
+
+// service is the etcd lease service of a cluster it stops at Close. It
+// starts a resource's tokens above a prior one as the etcd service does
+// (the run looks for StartAbove).
+type service struct {
+	*etcdlease.Service
+	cluster *Cluster
+}
+
+// Close closes the service, then stops the cluster and deletes its data.
+func (s *service) Close() error {
+	err := s.Service.Close()
+	s.cluster.Stop()
+	return errors.Join(err, s.cluster.RemoveData())
+}
+
+var _ interface{ StartAbove(string, uint64) } = (*service)(nil)

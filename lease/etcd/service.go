@@ -1,0 +1,221 @@
+package etcdlease
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"sync"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.etcd.io/etcd/client/v3/concurrency"
+
+	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/lease"
+)
+
+// rpcTimeout bounds the calls that end a lease (unlock, revoke) and the
+// clean-up at Close: a slow cluster must not hold a worker forever.
+const rpcTimeout = 5 * time.Second
+
+// Service is a lease.Service on etcd; see the package comment.
+type Service struct {
+	cli         *clientv3.Client
+	closeClient bool
+	env         lease.Env
+	prefix      string
+	ttl         int64 // requested, whole seconds
+
+	mu   sync.Mutex
+	held map[string]*holding // resource → its current holder
+	wg   sync.WaitGroup      // the keepalive watchers
+}
+
+// holding is one grant: the etcd lease behind it, its lock, and whether
+// it ended (released, revoked or run out), after which nothing more is
+// recorded for it.
+type holding struct {
+	lease lease.Lease
+	sess  *concurrency.Session
+	lock  *concurrency.Mutex
+	stop  context.CancelFunc // the watcher's keepalive
+	ended bool
+}
+
+func newService(cli *clientv3.Client, env lease.Env, prefix string) *Service {
+	return &Service{cli: cli, env: env, prefix: prefix, ttl: ttlSeconds(env.TTL), held: make(map[string]*holding)}
+}
+
+// lockPrefix is the mutex prefix of resource. The name is escaped so that
+// one resource's prefix is never a prefix of another's ("a" and "a/b").
+func (s *Service) lockPrefix(resource string) string {
+	return s.prefix + "lock/" + url.PathEscape(resource) + "/"
+}
+
+// Acquire implements lease.Service: it grants an etcd lease, waits for the
+// resource's lock under it, and takes the lock key's create revision as
+// the token.
+func (s *Service) Acquire(ctx context.Context, resource string, worker int) (lease.Lease, error) {
+	grant, err := s.cli.Grant(ctx, s.ttl)
+	if err != nil {
+		return lease.Lease{}, fmt.Errorf("acquire lease on %s: grant an etcd lease: %w", resource, err)
+	}
+	sess, err := concurrency.NewSession(s.cli, concurrency.WithLease(grant.ID), concurrency.WithContext(s.env.Life))
+	if err != nil {
+		s.revoke(grant.ID)
+		return lease.Lease{}, fmt.Errorf("acquire lease on %s: etcd session: %w", resource, err)
+	}
+	lock := concurrency.NewMutex(sess, s.lockPrefix(resource))
+	token, err := s.lock(ctx, lock)
+	if err != nil {
+		_ = sess.Close()
+		return lease.Lease{}, fmt.Errorf("acquire lease on %s: %w", resource, err)
+	}
+	kaCtx, stop := context.WithCancel(s.env.Life)
+	ka, err := s.cli.KeepAlive(kaCtx, grant.ID)
+	if err != nil {
+		stop()
+		_ = sess.Close()
+		return lease.Lease{}, fmt.Errorf("acquire lease on %s: etcd keepalive: %w", resource, err)
+	}
+	h := &holding{lease: lease.Lease{Resource: resource, Token: token, Worker: worker}, sess: sess, lock: lock, stop: stop}
+	s.mu.Lock()
+	if prev := s.held[resource]; prev != nil && !prev.ended {
+		// The lock passed on, so the previous holder's etcd lease ended
+		// on the cluster before its client noticed: say so first.
+		s.endLocked(prev, histories.FExpire, "its etcd lease ran out (the lock passed to the next waiter)")
+	}
+	s.held[resource] = h
+	s.recordLocked(histories.FAcquire, h.lease, fmt.Sprintf("worker %d receives token %d (the etcd lock key's revision; etcd lease %x, TTL %d s)",
+		worker, token, grant.ID, grant.TTL))
+	s.mu.Unlock()
+	s.wg.Add(1)
+	go s.watch(h, ka)
+	return h.lease, nil
+}
+
+// lock waits for lock and returns its key's create revision.
+func (s *Service) lock(ctx context.Context, lock *concurrency.Mutex) (uint64, error) {
+	if err := lock.Lock(ctx); err != nil {
+		return 0, fmt.Errorf("etcd lock: %w", err)
+	}
+	got, err := s.cli.Get(ctx, lock.Key())
+	if err != nil {
+		return 0, fmt.Errorf("read the etcd lock key: %w", err)
+	}
+	if len(got.Kvs) == 0 {
+		return 0, errors.New("etcd lock key vanished: the etcd lease ran out while waiting")
+	}
+	return uint64(got.Kvs[0].CreateRevision), nil
+}
+
+// watch records h's renewals, one per keepalive response (the client
+// sends one every TTL/3), and its expiry when the keepalive ends.
+func (s *Service) watch(h *holding, ka <-chan *clientv3.LeaseKeepAliveResponse) {
+	defer s.wg.Done()
+	for resp := range ka {
+		s.mu.Lock()
+		if !h.ended && s.env.Life.Err() == nil {
+			s.recordLocked(histories.FRenew, h.lease, fmt.Sprintf("worker %d's etcd lease %x renewed for %d s", h.lease.Worker, resp.ID, resp.TTL))
+		}
+		s.mu.Unlock()
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !h.ended && s.env.Life.Err() == nil {
+		s.endLocked(h, histories.FExpire, "its etcd lease ran out (the keepalive ended)")
+	}
+}
+
+// Release implements lease.Service: it deletes the lock key and revokes
+// the etcd lease, if the lease is still current.
+func (s *Service) Release(l lease.Lease) {
+	h := s.end(l.Resource, func(h *holding) bool { return h.lease.Token == l.Token }, histories.FRelease,
+		fmt.Sprintf("releases token %d", l.Token))
+	if h == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), rpcTimeout)
+	defer cancel()
+	_ = h.lock.Unlock(ctx) // the revoke below deletes the key anyway
+	s.revoke(h.sess.Lease())
+}
+
+// Expire implements lease.Service: etcd TTLs are whole seconds, so ending
+// a lease early means revoking it.
+func (s *Service) Expire(resource string) bool {
+	return s.revokeHolder(resource, func(*holding) bool { return true }, "expired early by the nemesis")
+}
+
+// ExpireToken implements lease.Service.
+func (s *Service) ExpireToken(resource string, token uint64) bool {
+	return s.revokeHolder(resource, func(h *holding) bool { return h.lease.Token == token },
+		"it outlived a pause or a delayed write (the nemesis)")
+}
+
+func (s *Service) revokeHolder(resource string, match func(*holding) bool, why string) bool {
+	h := s.end(resource, match, histories.FRevoke, "its etcd lease is revoked: "+why)
+	if h == nil {
+		return false
+	}
+	s.revoke(h.sess.Lease())
+	return true
+}
+
+// end records f for the current holder of resource, if match accepts it,
+// and ends it. The event is recorded before the call that frees the lock,
+// so it precedes the next holder's grant in the history.
+func (s *Service) end(resource string, match func(*holding) bool, f, what string) *holding {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	h := s.held[resource]
+	if h == nil || h.ended || !match(h) {
+		return nil
+	}
+	s.endLocked(h, f, what)
+	return h
+}
+
+func (s *Service) endLocked(h *holding, f, what string) {
+	h.ended = true
+	h.stop()
+	verb := "loses token"
+	if f == histories.FRelease {
+		verb = "gives back token"
+	}
+	s.recordLocked(f, h.lease, fmt.Sprintf("worker %d %s %d: %s", h.lease.Worker, verb, h.lease.Token, what))
+}
+
+func (s *Service) recordLocked(f string, l lease.Lease, detail string) {
+	lease.Record(s.env.Recorder, f, l, detail)
+}
+
+func (s *Service) revoke(id clientv3.LeaseID) {
+	ctx, cancel := context.WithTimeout(context.Background(), rpcTimeout)
+	defer cancel()
+	_, _ = s.cli.Revoke(ctx, id) // a lease not revoked runs out by its TTL
+}
+
+// Close implements io.Closer: it ends every holder's keepalive, deletes
+// the run's keys (revoking their leases) and closes the client it opened.
+func (s *Service) Close() error {
+	s.mu.Lock()
+	for _, h := range s.held {
+		h.ended = true
+		h.stop()
+		_ = h.sess.Close()
+	}
+	s.mu.Unlock()
+	s.wg.Wait()
+	ctx, cancel := context.WithTimeout(context.Background(), rpcTimeout)
+	defer cancel()
+	_, err := s.cli.Delete(ctx, s.prefix, clientv3.WithPrefix())
+	if err != nil {
+		err = fmt.Errorf("delete the run's etcd keys under %s: %w", s.prefix, err)
+	}
+	if s.closeClient {
+		return errors.Join(err, s.cli.Close())
+	}
+	return err
+}
