@@ -32,6 +32,9 @@ demo: build
 	@echo '$$ fencecheck run --target memory://fenced --nemesis pause,delay --seed 7          # exit 0'
 	@$(BIN) run --target memory://fenced --nemesis pause,delay --seed 7 --store store
 	@echo
+	@echo '$$ fencecheck run --target memory://fenced --leases etcd --duration 3s --seed 7    # tokens from an embedded 3-member etcd, exit 0'
+	@$(BIN) run --target memory://fenced --leases etcd --duration 3s --seed 7 --store store
+	@echo
 	@echo '$$ fencecheck run --target sqlite://$(CURDIR)/demo.db --duration 3s --seed 7        # the embedded default, exit 0'
 	@rm -f demo.db demo.db-*
 	@$(BIN) run --target sqlite://$(CURDIR)/demo.db --duration 3s --seed 7 --store store
