@@ -29,7 +29,7 @@ const module = "github.com/fencecheck/fencecheck"
 var layers = [][]string{
 	{"histories", "sched", "internal/..."},
 	{"model"},
-	{"targets/...", "lease", "runstore"},
+	{"targets/...", "lease/...", "runstore"},
 	{"nemesis/..."},
 	{"workload"},
 	{"check/..."},
