@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -388,7 +389,7 @@ func pgRelations(t *testing.T, dsn string, names ...string) int {
 // from each real issuer under pause, delay and expire, holds (or is
 // inconclusive on a starved machine), and its history's grants on each
 // resource carry strictly increasing tokens, each lease ending before the
-// next grant.
+// next grant, and none running out on the issuer before its TTL.
 func TestNetHarnessRun(t *testing.T) {
 	t.Parallel()
 	forEachIssuer(t, func(t *testing.T, n netIssuer) {
@@ -406,6 +407,7 @@ func TestNetHarnessRun(t *testing.T) {
 		require.NoError(t, err)
 		last := map[string]uint64{}
 		held := map[string]bool{}
+		grantedAt := map[string]int64{}
 		grants := 0
 		for _, e := range h.Others {
 			if e.Actor != histories.ActorLease {
@@ -416,8 +418,12 @@ func TestNetHarnessRun(t *testing.T) {
 				grants++
 				assert.Greater(t, e.Token, last[e.Resource], "grant on %s: %s", e.Resource, e.Detail)
 				assert.False(t, held[e.Resource], "granted %s while held: %s", e.Resource, e.Detail)
-				last[e.Resource], held[e.Resource] = e.Token, true
+				last[e.Resource], held[e.Resource], grantedAt[e.Resource] = e.Token, true, e.Time
 			case histories.FRelease, histories.FExpire:
+				if strings.Contains(e.Detail, "TTL elapsed") {
+					// Half a TTL of slack: the grant is recorded a round trip after the issuer made it.
+					assert.GreaterOrEqual(t, time.Duration(e.Time-grantedAt[e.Resource]), cfg.LeaseTTL/2, "the issuer ended a lease early: %s", e.Detail)
+				}
 				assert.Equal(t, last[e.Resource], e.Token, "%s ends a lease that is not current: %s", e.F, e.Detail)
 				held[e.Resource] = false
 			}

@@ -74,6 +74,7 @@ type Polled struct {
 type polledState struct {
 	mu        sync.Mutex
 	holder    *Lease
+	granted   int64  // when, on the run's clock
 	stopTimer func() // cancels the holder's TTL check
 }
 
@@ -133,11 +134,11 @@ func (p *Polled) try(st *polledState, resource string, worker int) (Lease, bool,
 	}
 	how := "free"
 	if st.holder != nil {
-		p.endLocked(st, "TTL elapsed")
+		p.ttlElapsedLocked(st)
 		how = "reassigned"
 	}
 	l := Lease{Resource: resource, Token: token, Worker: worker}
-	st.holder = &l
+	st.holder, st.granted = &l, p.env.Runtime.Now()
 	Record(p.env.Recorder, histories.FAcquire, l, fmt.Sprintf("worker %d receives token %d (%s)", worker, token, how))
 	p.watchLocked(st, l, p.env.TTL)
 	return l, true, nil
@@ -164,8 +165,16 @@ func (p *Polled) checkTTL(st *polledState, l Lease) {
 	case left > 0:
 		p.watchLocked(st, l, left) // the issuer's clock is behind ours
 	default:
-		p.endLocked(st, "TTL elapsed")
+		p.ttlElapsedLocked(st)
 	}
+}
+
+// ttlElapsedLocked records that the holder's lease ran out on the issuer,
+// and when: an issuer that ends leases before their TTL shows in the
+// history.
+func (p *Polled) ttlElapsedLocked(st *polledState) {
+	after := time.Duration(p.env.Runtime.Now() - st.granted).Round(time.Millisecond)
+	p.endLocked(st, fmt.Sprintf("TTL elapsed (%v lease; the issuer no longer holds it %v after the grant)", p.env.TTL, after))
 }
 
 // over reports whether the run, or the service, has ended: nothing may
@@ -199,7 +208,7 @@ func (p *Polled) Release(l Lease) {
 		st.stopTimer()
 		st.holder = nil
 	default:
-		p.endLocked(st, "TTL elapsed")
+		p.ttlElapsedLocked(st)
 	}
 }
 
@@ -238,7 +247,7 @@ func (p *Polled) endEarlyLocked(st *polledState, why string) bool {
 		p.endLocked(st, why)
 		return true
 	default:
-		p.endLocked(st, "TTL elapsed")
+		p.ttlElapsedLocked(st)
 		return false
 	}
 }
