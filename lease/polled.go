@@ -74,7 +74,7 @@ type Polled struct {
 type polledState struct {
 	mu        sync.Mutex
 	holder    *Lease
-	granted   int64  // when, on the run's clock
+	asked     int64  // when the holder's grant was asked for, on the run's clock
 	stopTimer func() // cancels the holder's TTL check
 }
 
@@ -128,6 +128,7 @@ func (p *Polled) try(st *polledState, resource string, worker int) (Lease, bool,
 	defer st.mu.Unlock()
 	ctx, cancel := p.op()
 	defer cancel()
+	asked := p.env.Runtime.Now()
 	token, ok, err := p.store.Grant(ctx, resource, worker, p.env.TTL)
 	if err != nil || !ok {
 		return Lease{}, false, err
@@ -138,7 +139,7 @@ func (p *Polled) try(st *polledState, resource string, worker int) (Lease, bool,
 		how = "reassigned"
 	}
 	l := Lease{Resource: resource, Token: token, Worker: worker}
-	st.holder, st.granted = &l, p.env.Runtime.Now()
+	st.holder, st.asked = &l, asked
 	Record(p.env.Recorder, histories.FAcquire, l, fmt.Sprintf("worker %d receives token %d (%s)", worker, token, how))
 	p.watchLocked(st, l, p.env.TTL)
 	return l, true, nil
@@ -170,11 +171,13 @@ func (p *Polled) checkTTL(st *polledState, l Lease) {
 }
 
 // ttlElapsedLocked records that the holder's lease ran out on the issuer,
-// and when: an issuer that ends leases before their TTL shows in the
-// history.
+// and how long after the grant was asked for: the issuer started the TTL
+// after that, so an issuer that ends leases before their TTL shows in the
+// history. (Counted from the grant's event instead, a loaded machine that
+// delivers a grant late would seem to shorten the lease.)
 func (p *Polled) ttlElapsedLocked(st *polledState) {
-	after := time.Duration(p.env.Runtime.Now() - st.granted).Round(time.Millisecond)
-	p.endLocked(st, fmt.Sprintf("TTL elapsed (%v lease; the issuer no longer holds it %v after the grant)", p.env.TTL, after))
+	after := time.Duration(p.env.Runtime.Now() - st.asked).Round(time.Millisecond)
+	p.endLocked(st, fmt.Sprintf("TTL elapsed (%v lease, gone from the issuer %v after it was asked for)", p.env.TTL, after))
 }
 
 // over reports whether the run, or the service, has ended: nothing may
