@@ -157,7 +157,3 @@ func acquire(p *Polled, worker int) Lease {
 	}
 	return l
 }
-
-func contains(s, sub string) bool {
-	return len(sub) <= len(s) && (s[:len(sub)] == sub || contains(s[1:], sub))
-}
