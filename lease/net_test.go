@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
 	"regexp"
 	"sync/atomic"
@@ -335,6 +336,27 @@ func TestNetCloseRemovesWhatTheRunCreated(t *testing.T) {
 		require.Positive(t, s.leftovers(t), "the run created nothing to remove")
 		s.close(t)
 		assert.Zero(t, s.leftovers(t))
+	})
+}
+
+// TestNetTokensEndAt2To63: both issuers count in signed 64 bits, so the
+// last token is 2^63-1; the grant after it fails, and no token wraps or
+// repeats.
+func TestNetTokensEndAt2To63(t *testing.T) {
+	t.Parallel()
+	forEachIssuer(t, func(t *testing.T, n netIssuer) {
+		s := openService(t, n, 10*time.Second)
+		ctx := context.Background()
+		s.StartAbove("r", math.MaxInt64-2)
+		for _, want := range []uint64{math.MaxInt64 - 1, math.MaxInt64} {
+			l, err := s.Acquire(ctx, "r", 0)
+			require.NoError(t, err)
+			assert.Equal(t, want, l.Token)
+			s.Release(l)
+		}
+		_, err := s.Acquire(ctx, "r", 0)
+		require.Error(t, err, "a token above 2^63-1")
+		t.Logf("%s: %v", n.name, err)
 	})
 }
 
