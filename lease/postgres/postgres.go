@@ -95,6 +95,10 @@ func Connect(ctx context.Context, spec string) (*Store, error) {
 	if err != nil {
 		return nil, fail(err)
 	}
+	if err := pool.Ping(ctx); err != nil { // the pool connects lazily
+		pool.Close()
+		return nil, fail(err)
+	}
 	var b [8]byte
 	_, _ = rand.Read(b[:])
 	name := "fencecheck_lease_" + hex.EncodeToString(b[:])
