@@ -1,0 +1,159 @@
+package lease
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/sched"
+)
+
+// fakeStore is an issuer on the simulated clock that keeps a lease extra
+// longer than asked (negative: shorter, as when its clock runs fast), and
+// whose calls fail while broken.
+type fakeStore struct {
+	rt     sched.Runtime
+	extra  time.Duration
+	broken bool
+	last   uint64
+	cur    map[string]fakeLease
+}
+
+type fakeLease struct {
+	token   uint64
+	expires int64
+}
+
+func (f *fakeStore) now() int64 { return f.rt.Now() }
+
+func (f *fakeStore) current(resource string) (fakeLease, bool) {
+	l, ok := f.cur[resource]
+	return l, ok && f.now() < l.expires
+}
+
+func (f *fakeStore) Grant(_ context.Context, resource string, _ int, ttl time.Duration) (uint64, bool, error) {
+	if f.broken {
+		return 0, false, errors.New("store down")
+	}
+	if _, ok := f.current(resource); ok {
+		return 0, false, nil
+	}
+	f.last++
+	f.cur[resource] = fakeLease{f.last, f.now() + int64(ttl+f.extra)}
+	return f.last, true, nil
+}
+
+func (f *fakeStore) End(_ context.Context, resource string, token uint64) (bool, error) {
+	if f.broken {
+		return false, errors.New("store down")
+	}
+	if l, ok := f.current(resource); ok && l.token == token {
+		delete(f.cur, resource)
+		return true, nil
+	}
+	return false, nil
+}
+
+func (f *fakeStore) Left(_ context.Context, resource string, token uint64) (time.Duration, error) {
+	if f.broken {
+		return 0, errors.New("store down")
+	}
+	if l, ok := f.current(resource); ok && l.token == token {
+		return time.Duration(l.expires - f.now()), nil
+	}
+	return 0, nil
+}
+
+// TestPolledRecordsHowLeasesEnd: whichever of the TTL check, the next
+// grant or the holder's release first learns that a lease ran out on the
+// issuer records it, once, before the next grant; a lease the store ended
+// on request is recorded as such; a store that cannot be reached leaves
+// the end to the TTL check.
+func TestPolledRecordsHowLeasesEnd(t *testing.T) {
+	t.Parallel()
+	const ttl = 100 * time.Millisecond
+	cases := []struct {
+		name  string
+		extra time.Duration
+		// run drives the service; it returns when the events are in.
+		run  func(p *Polled, f *fakeStore, rt sched.Runtime)
+		want []string // f, worker, token, and when (ms) of each lease event
+	}{
+		{"the TTL check records the expiry", 0, func(p *Polled, _ *fakeStore, rt sched.Runtime) {
+			a := acquire(p, 0)
+			_ = rt.Sleep(context.Background(), 2*ttl)
+			p.Release(a) // stale: nothing
+		}, []string{"acquire 0 1 @0", "expire 0 1 @100 TTL elapsed"}},
+		{"a lease the issuer keeps longer is waited for", 30 * time.Millisecond, func(p *Polled, _ *fakeStore, rt sched.Runtime) {
+			acquire(p, 0)
+			_ = rt.Sleep(context.Background(), 2*ttl)
+		}, []string{"acquire 0 1 @0", "expire 0 1 @130 TTL elapsed"}},
+		{"the next grant records an expiry the TTL check has not seen", -50 * time.Millisecond, func(p *Polled, _ *fakeStore, _ sched.Runtime) {
+			acquire(p, 0)
+			acquire(p, 1)
+		}, []string{"acquire 0 1 @0", "expire 0 1 @50 TTL elapsed", "acquire 1 2 @50 reassigned"}},
+		{"a release after the issuer's TTL records the expiry", -60 * time.Millisecond, func(p *Polled, _ *fakeStore, rt sched.Runtime) {
+			a := acquire(p, 0)
+			_ = rt.Sleep(context.Background(), 45*time.Millisecond)
+			p.Release(a)
+		}, []string{"acquire 0 1 @0", "expire 0 1 @45 TTL elapsed"}},
+		{"release and expire", 0, func(p *Polled, _ *fakeStore, _ sched.Runtime) {
+			p.Release(acquire(p, 0))
+			b := acquire(p, 1)
+			p.Expire("r")
+			p.ExpireToken("r", b.Token)
+		}, []string{"acquire 0 1 @0", "release 0 1 @0", "acquire 1 2 @0", "expire 1 2 @0 nemesis"}},
+		{"a store that cannot be reached leaves the end to the TTL check", 0, func(p *Polled, f *fakeStore, rt sched.Runtime) {
+			a := acquire(p, 0)
+			f.broken = true
+			p.Release(a)
+			assert.False(t, p.Expire("r"))
+			_ = rt.Sleep(context.Background(), ttl/2)
+			f.broken = false
+			_ = rt.Sleep(context.Background(), ttl)
+		}, []string{"acquire 0 1 @0", "expire 0 1 @100 TTL elapsed"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			sim := sched.NewSim(1)
+			rec := histories.NewRecorder(&bufWriter{}, histories.RecorderOptions{Clock: sim, Retain: true})
+			life, end := context.WithCancel(context.Background())
+			f := &fakeStore{rt: sim, extra: tc.extra, cur: map[string]fakeLease{}}
+			opts := DefaultPollOptions()
+			opts.MinWait, opts.MaxWait = 5*time.Millisecond, 5*time.Millisecond
+			p := NewPolled(Env{Life: life, Runtime: sim, Recorder: rec, TTL: ttl}, f, opts)
+			require.NoError(t, sim.Run(func() {
+				tc.run(p, f, sim)
+				end()
+			}))
+			require.NoError(t, p.Close())
+			var got []string
+			for _, e := range rec.Events() {
+				s := fmt.Sprintf("%s %d %d @%d", e.F, e.Holder, e.Token, e.Time/int64(time.Millisecond))
+				for _, word := range []string{"TTL elapsed", "reassigned", "nemesis"} {
+					if strings.Contains(e.Detail, word) {
+						s += " " + word
+					}
+				}
+				got = append(got, s)
+			}
+			assert.Equal(t, tc.want, got)
+		})
+	}
+}
+
+func acquire(p *Polled, worker int) Lease {
+	l, err := p.Acquire(context.Background(), "r", worker)
+	if err != nil {
+		panic(err)
+	}
+	return l
+}

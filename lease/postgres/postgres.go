@@ -1,0 +1,194 @@
+// Package pglease issues leases and fencing tokens from PostgreSQL: each
+// run creates a sequence fencecheck_lease_<hex>_seq, whose nextval is the
+// token, and a table fencecheck_lease_<hex> with one row per resource
+// (resource, token, holder, expires_at). A grant is one upsert in one
+// transaction:
+//
+//	INSERT ... VALUES (resource, nextval(seq), worker, now() + ttl)
+//	ON CONFLICT (resource) DO UPDATE ...
+//	WHERE cur.expires_at <= now() AND cur.token < EXCLUDED.token
+//	RETURNING token
+//
+// and the token is used only once that transaction has committed.
+// PostgreSQL's documentation says why: a sequence is not transactional,
+// and its advance reaches the write-ahead log with the transaction that
+// used it, so after a crash a value that no committed transaction used
+// can be handed out again. A token that left the database before its
+// commit could be issued twice. For the same reason the service's
+// sessions run with synchronous_commit on, unless the spec sets it: with
+// it off, a commit is acknowledged before it is durable.
+//
+// The row of a resource is never deleted, only marked free (expires_at
+// -infinity): it keeps the last token granted, and the WHERE refuses any
+// token not above it. A nextval is taken before the upsert waits for the
+// row's lock, so without that guard a grant delayed by a lease's length
+// could commit a token below one granted meanwhile. Failed attempts still
+// consume sequence values: tokens have gaps, never repeats.
+//
+// Tokens are BIGINT: the sequence ends at 2^63-1, where nextval fails
+// ("reached maximum value of sequence") and the issuer grants no more.
+// Expiry is judged on the database's clock (now()).
+package pglease
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/fencecheck/fencecheck/internal/redact"
+	"github.com/fencecheck/fencecheck/lease"
+)
+
+// Issuer opens a Polled lease service on the PostgreSQL database a
+// postgres:// or postgresql:// URL names (pgx parses it, libpq's
+// parameters included).
+type Issuer struct {
+	spec string
+	opts lease.PollOptions
+}
+
+// NewIssuer returns the issuer for spec; it connects in Open.
+func NewIssuer(spec string, opts lease.PollOptions) *Issuer { return &Issuer{spec: spec, opts: opts} }
+
+// Name implements lease.Issuer: the spec without its password.
+func (i *Issuer) Name() string { return redact.Spec(i.spec) }
+
+// Open implements lease.Issuer: it connects and creates the run's
+// sequence and table, which the service's Close drops.
+func (i *Issuer) Open(ctx context.Context, env lease.Env) (lease.Service, error) {
+	st, err := Connect(ctx, i.spec)
+	if err != nil {
+		return nil, err
+	}
+	return lease.NewPolled(env, st, i.opts), nil
+}
+
+// Store is a run's lease table and token sequence in one database.
+type Store struct {
+	pool       *pgxpool.Pool
+	table, seq string
+	grant      string
+}
+
+// Connect connects to the database spec names and creates the run's
+// sequence and table. Its errors carry no password.
+func Connect(ctx context.Context, spec string) (*Store, error) {
+	secrets := redact.Secrets(spec, nil)
+	fail := func(err error) error {
+		return redact.Error(fmt.Errorf("postgres issuer %s: %w", redact.Spec(spec), err), secrets)
+	}
+	cfg, err := pgxpool.ParseConfig(spec)
+	if err != nil {
+		return nil, fail(err)
+	}
+	if _, ok := cfg.ConnConfig.RuntimeParams["synchronous_commit"]; !ok {
+		cfg.ConnConfig.RuntimeParams["synchronous_commit"] = "on"
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fail(err)
+	}
+	if err := pool.Ping(ctx); err != nil { // the pool connects lazily
+		pool.Close()
+		return nil, fail(err)
+	}
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	name := "fencecheck_lease_" + hex.EncodeToString(b[:])
+	s := &Store{pool: pool, table: name, seq: name + "_seq"}
+	s.grant = fmt.Sprintf(`INSERT INTO %[1]s AS cur (resource, token, holder, expires_at)
+VALUES ($1, nextval('%[2]s'), $2, now() + $3::bigint * interval '1 microsecond')
+ON CONFLICT (resource) DO UPDATE SET token = EXCLUDED.token, holder = EXCLUDED.holder, expires_at = EXCLUDED.expires_at
+WHERE cur.expires_at <= now() AND cur.token < EXCLUDED.token
+RETURNING token`, s.table, s.seq)
+	create := fmt.Sprintf(`CREATE SEQUENCE %[2]s AS BIGINT MINVALUE 1 NO CYCLE;
+CREATE TABLE %[1]s (resource TEXT PRIMARY KEY, token BIGINT NOT NULL, holder INT NOT NULL, expires_at TIMESTAMPTZ NOT NULL)`, s.table, s.seq)
+	if _, err := pool.Exec(ctx, create); err != nil {
+		err = fail(fmt.Errorf("create the lease table %s: %w", s.table, err))
+		if cerr := s.Close(); cerr != nil {
+			err = errors.Join(err, fail(cerr))
+		}
+		return nil, err
+	}
+	return s, nil
+}
+
+// Table is the name of the run's lease table; Sequence its sequence.
+func (s *Store) Table() string    { return s.table }
+func (s *Store) Sequence() string { return s.seq }
+
+// Grant implements lease.Store: the upsert, committed before the token
+// is returned.
+func (s *Store) Grant(ctx context.Context, resource string, worker int, ttl time.Duration) (uint64, bool, error) {
+	var token int64
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		return tx.QueryRow(ctx, s.grant, resource, worker, ttl.Microseconds()).Scan(&token)
+	})
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return 0, false, nil
+	case err != nil:
+		return 0, false, fmt.Errorf("postgres grant: %w", err)
+	}
+	return uint64(token), true, nil
+}
+
+// End implements lease.Store: it marks the row free if it still holds
+// token and has not expired.
+func (s *Store) End(ctx context.Context, resource string, token uint64) (bool, error) {
+	tag, err := s.pool.Exec(ctx, fmt.Sprintf(`UPDATE %s SET expires_at = '-infinity'
+WHERE resource = $1 AND token = $2 AND expires_at > now()`, s.table), resource, int64(token))
+	if err != nil {
+		return false, fmt.Errorf("postgres end lease: %w", err)
+	}
+	return tag.RowsAffected() == 1, nil
+}
+
+// Left implements lease.Store, on the database's clock.
+func (s *Store) Left(ctx context.Context, resource string, token uint64) (time.Duration, error) {
+	var us int64
+	err := s.pool.QueryRow(ctx, fmt.Sprintf(`SELECT CASE WHEN expires_at > now()
+THEN ceil(extract(epoch FROM expires_at - now()) * 1000000)::bigint ELSE 0 END
+FROM %s WHERE resource = $1 AND token = $2`, s.table), resource, int64(token)).Scan(&us)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return 0, nil
+	case err != nil:
+		return 0, fmt.Errorf("postgres lease TTL: %w", err)
+	}
+	return time.Duration(us) * time.Microsecond, nil
+}
+
+// Floor implements lease.FloorStore: the sequence is set so that its next
+// value is above token. The sequence serves every resource of the run, so
+// the floor raises them all; they only grow. A BIGINT cannot pass
+// 2^63-1: above it, the tokens stay as they are.
+func (s *Store) Floor(ctx context.Context, _ string, token uint64) error {
+	if token > math.MaxInt64 {
+		return fmt.Errorf("postgres floor: token %d is above BIGINT", token)
+	}
+	_, err := s.pool.Exec(ctx, fmt.Sprintf(`SELECT setval('%[1]s', $1) FROM %[1]s
+WHERE (CASE WHEN is_called THEN last_value ELSE last_value - 1 END) < $1`, s.seq), int64(token))
+	if err != nil {
+		return fmt.Errorf("postgres floor: %w", err)
+	}
+	return nil
+}
+
+// Close drops the run's table and sequence and disconnects.
+func (s *Store) Close() error {
+	defer s.pool.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := s.pool.Exec(ctx, fmt.Sprintf("DROP TABLE IF EXISTS %s; DROP SEQUENCE IF EXISTS %s", s.table, s.seq)); err != nil {
+		return fmt.Errorf("postgres drop the lease table %s: %w", s.table, err)
+	}
+	return nil
+}

@@ -1,0 +1,195 @@
+// Package redislease issues leases and fencing tokens from a Redis
+// server: the token of a resource is INCR <prefix>:token:<resource>, and
+// its lease is the key <prefix>:lease:<resource>, holding the token, set
+// with PX <ttl>. One Lua script grants: if the lease key is absent, it
+// INCRs the token and sets the lease key to it, atomically on the server,
+// so a grant's token is above every earlier holder's.
+//
+// Every key of a run carries the prefix fencecheck:<random hex>:, and
+// Close removes them all (SCAN MATCH and DEL); nothing else on the server
+// is touched: no FLUSHDB, no CONFIG SET, no SCRIPT FLUSH. A waiting worker
+// polls (see lease.Polled) rather than subscribing to keyspace
+// notifications, which would need CONFIG SET on a shared server.
+//
+// The weakness to know: the counter is only as durable as the server's
+// persistence. Without appendfsync always, a server that crashes can come
+// back with a counter below tokens it already handed out, and grant them
+// again; a replica promoted after a failover can lag the same way. Redis
+// is then not a monotonic token issuer, whatever this package does.
+package redislease
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/fencecheck/fencecheck/internal/redact"
+	"github.com/fencecheck/fencecheck/lease"
+)
+
+// Issuer opens a Polled lease service on the Redis server a redis:// or
+// rediss:// URL names (go-redis's ParseURL: user, password, database).
+type Issuer struct {
+	spec string
+	opts lease.PollOptions
+}
+
+// NewIssuer returns the issuer for spec; it connects in Open.
+func NewIssuer(spec string, opts lease.PollOptions) *Issuer { return &Issuer{spec: spec, opts: opts} }
+
+// Name implements lease.Issuer: the spec without its password.
+func (i *Issuer) Name() string { return redact.Spec(i.spec) }
+
+// Open implements lease.Issuer: it connects, checks the server answers,
+// and keeps the run's keys under a prefix of its own.
+func (i *Issuer) Open(ctx context.Context, env lease.Env) (lease.Service, error) {
+	st, err := Connect(ctx, i.spec)
+	if err != nil {
+		return nil, err
+	}
+	return lease.NewPolled(env, st, i.opts), nil
+}
+
+// Store is a run's lease keys on one Redis server.
+type Store struct {
+	client *redis.Client
+	prefix string
+}
+
+// Connect connects to the server spec names and checks that it answers.
+// Its errors carry no password.
+func Connect(ctx context.Context, spec string) (*Store, error) {
+	secrets := redact.Secrets(spec, nil)
+	opts, err := redis.ParseURL(spec)
+	if err != nil {
+		return nil, redact.Error(fmt.Errorf("redis issuer %s: %w", redact.Spec(spec), err), secrets)
+	}
+	client := redis.NewClient(opts)
+	if err := client.Ping(ctx).Err(); err != nil {
+		client.Close()
+		return nil, redact.Error(fmt.Errorf("redis issuer %s: %w", redact.Spec(spec), err), secrets)
+	}
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return &Store{client: client, prefix: "fencecheck:" + hex.EncodeToString(b[:]) + ":"}, nil
+}
+
+// Prefix is what every key of the run starts with.
+func (s *Store) Prefix() string { return s.prefix }
+
+func (s *Store) leaseKey(resource string) string { return s.prefix + "lease:" + resource }
+func (s *Store) tokenKey(resource string) string { return s.prefix + "token:" + resource }
+
+// The scripts keep tokens as strings: Lua numbers are doubles, exact only
+// up to 2^53, and tokens go up to 2^63-1.
+var (
+	grantScript = redis.NewScript(`
+if redis.call('EXISTS', KEYS[1]) == 1 then return false end
+redis.call('INCR', KEYS[2])
+local token = redis.call('GET', KEYS[2])
+redis.call('SET', KEYS[1], token, 'PX', ARGV[1])
+return token`)
+	endScript = redis.NewScript(`
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0`)
+	leftScript = redis.NewScript(`
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PTTL', KEYS[1]) end
+return -2`)
+	floorScript = redis.NewScript(`
+local cur = redis.call('GET', KEYS[1]) or '0'
+local floor = ARGV[1]
+if #cur < #floor or (#cur == #floor and cur < floor) then redis.call('SET', KEYS[1], floor) end
+return 0`)
+)
+
+// Grant implements lease.Store. INCR fails once the counter reaches
+// 2^63-1 ("increment or decrement would overflow"): the issuer then
+// grants no more, and Acquire returns that error.
+func (s *Store) Grant(ctx context.Context, resource string, _ int, ttl time.Duration) (uint64, bool, error) {
+	ms := max(1, (ttl+time.Millisecond-1)/time.Millisecond)
+	v, err := grantScript.Run(ctx, s.client, []string{s.leaseKey(resource), s.tokenKey(resource)}, int64(ms)).Text()
+	if errors.Is(err, redis.Nil) {
+		return 0, false, nil
+	}
+	if err != nil {
+		return 0, false, fmt.Errorf("redis grant: %w", err)
+	}
+	token, err := strconv.ParseUint(v, 10, 64)
+	if err != nil {
+		return 0, false, fmt.Errorf("redis grant: token %q: %w", v, err)
+	}
+	return token, true, nil
+}
+
+// End implements lease.Store: compare-and-delete.
+func (s *Store) End(ctx context.Context, resource string, token uint64) (bool, error) {
+	n, err := endScript.Run(ctx, s.client, []string{s.leaseKey(resource)}, strconv.FormatUint(token, 10)).Int64()
+	if err != nil {
+		return false, fmt.Errorf("redis end lease: %w", err)
+	}
+	return n == 1, nil
+}
+
+// Left implements lease.Store: the lease key's PTTL while it holds token.
+func (s *Store) Left(ctx context.Context, resource string, token uint64) (time.Duration, error) {
+	ms, err := leftScript.Run(ctx, s.client, []string{s.leaseKey(resource)}, strconv.FormatUint(token, 10)).Int64()
+	if err != nil {
+		return 0, fmt.Errorf("redis lease TTL: %w", err)
+	}
+	switch {
+	case ms == -2:
+		return 0, nil
+	case ms < 0:
+		return 0, fmt.Errorf("redis lease TTL: the lease key of %s has no expiry", resource)
+	}
+	return max(time.Millisecond, time.Duration(ms)*time.Millisecond), nil
+}
+
+// Floor implements lease.FloorStore: the counter is raised to token, so
+// the next INCR gives more. A counter cannot pass 2^63-1: above it, the
+// tokens stay as they are.
+func (s *Store) Floor(ctx context.Context, resource string, token uint64) error {
+	if token > math.MaxInt64 {
+		return fmt.Errorf("redis floor: token %d is above what INCR can count to", token)
+	}
+	if err := floorScript.Run(ctx, s.client, []string{s.tokenKey(resource)}, strconv.FormatUint(token, 10)).Err(); err != nil {
+		return fmt.Errorf("redis floor: %w", err)
+	}
+	return nil
+}
+
+// Close removes every key of the run and disconnects.
+func (s *Store) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	err := s.removeKeys(ctx)
+	if cerr := s.client.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("redis close: %w", cerr)
+	}
+	return err
+}
+
+func (s *Store) removeKeys(ctx context.Context) error {
+	iter := s.client.Scan(ctx, 0, s.prefix+"*", 100).Iterator()
+	var keys []string
+	for iter.Next(ctx) {
+		keys = append(keys, iter.Val())
+	}
+	if err := iter.Err(); err != nil {
+		return fmt.Errorf("redis remove the run's keys %s*: %w", s.prefix, err)
+	}
+	if len(keys) == 0 {
+		return nil
+	}
+	if err := s.client.Del(ctx, keys...).Err(); err != nil {
+		return fmt.Errorf("redis remove the run's keys %s*: %w", s.prefix, err)
+	}
+	return nil
+}
