@@ -30,7 +30,9 @@ func TestParseLeases(t *testing.T) {
 		{"etcd://a:1,", `"" is not a HOST:PORT endpoint`, true},
 		{"etcd://a", `"a" is not a HOST:PORT endpoint`, true},
 		{"etcd://u:pw@a:1", "takes no user or password", true},
-		{"redis://u:secret@127.0.0.1:6379/0", "--leases redis://u:xxxxx@127.0.0.1:6379/0", true},
+		{"redis://u:pw@127.0.0.1:6379/0", "redis://u:xxxxx@127.0.0.1:6379/0", false},
+		{"postgres://u:pw@127.0.0.1:5432/test", "postgres://u:xxxxx@127.0.0.1:5432/test", false},
+		{"redis://u:secret@127.0.0.1:6379/notadb", "--leases redis://u:xxxxx@127.0.0.1:6379/notadb", true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.spec, func(t *testing.T) {
@@ -74,6 +76,10 @@ func FuzzParseLeases(f *testing.F) {
 		case spec == "etcd":
 			if _, ok := iss.(*embedded.Issuer); !ok {
 				t.Fatalf("etcd gave %T", iss)
+			}
+		case strings.HasPrefix(spec, "redis") || strings.HasPrefix(spec, "postgres"):
+			if iss == nil || !strings.Contains(iss.Name(), "://") {
+				t.Fatalf("%q gave %v", spec, iss)
 			}
 		default:
 			e, ok := iss.(*etcdlease.Issuer)
