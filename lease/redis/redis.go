@@ -7,9 +7,10 @@
 //
 // Every key of a run carries the prefix fencecheck:<random hex>:, and
 // Close removes them all (SCAN MATCH and DEL); nothing else on the server
-// is touched: no FLUSHDB, no CONFIG SET, no SCRIPT FLUSH. A waiting worker
-// polls (see lease.Polled) rather than subscribing to keyspace
-// notifications, which would need CONFIG SET on a shared server.
+// is touched: no key of another run, no server setting, no script cache.
+// A waiting worker polls (see lease.Polled) rather than subscribing to
+// keyspace notifications, which would need a change to the server's
+// settings, shared with others.
 //
 // The weakness to know: the counter is only as durable as the server's
 // persistence. Without appendfsync always, a server that crashes can come
