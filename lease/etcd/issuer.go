@@ -24,14 +24,13 @@ package etcdlease
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
 
+	"github.com/fencecheck/fencecheck/internal/unique"
 	"github.com/fencecheck/fencecheck/lease"
 )
 
@@ -76,26 +75,13 @@ func (i *Issuer) OpenService(ctx context.Context, env lease.Env) (*Service, erro
 
 // open returns a service on cli once the cluster answered a read.
 func open(ctx context.Context, cli *clientv3.Client, env lease.Env) (*Service, error) {
-	prefix, err := runPrefix()
-	if err != nil {
-		return nil, err
-	}
+	prefix := "/fencecheck/" + unique.Hex(8) + "/" // runs sharing a cluster never contend for each other's locks
 	probe, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	if _, err := cli.Get(probe, prefix); err != nil {
 		return nil, fmt.Errorf("etcd does not answer: %w", err)
 	}
 	return newService(cli, env, prefix), nil
-}
-
-// runPrefix is the key prefix of one run: random, so that runs sharing a
-// cluster never contend for each other's locks.
-func runPrefix() (string, error) {
-	var b [8]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return "", fmt.Errorf("etcd key prefix: %w", err)
-	}
-	return "/fencecheck/" + hex.EncodeToString(b[:]) + "/", nil
 }
 
 // ttlSeconds rounds ttl up to whole seconds, at least one.

@@ -32,8 +32,6 @@ package pglease
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"math"
@@ -43,6 +41,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/fencecheck/fencecheck/internal/redact"
+	"github.com/fencecheck/fencecheck/internal/unique"
 	"github.com/fencecheck/fencecheck/lease"
 )
 
@@ -99,9 +98,7 @@ func Connect(ctx context.Context, spec string) (*Store, error) {
 		pool.Close()
 		return nil, fail(err)
 	}
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	name := "fencecheck_lease_" + hex.EncodeToString(b[:])
+	name := "fencecheck_lease_" + unique.Hex(8)
 	s := &Store{pool: pool, table: name, seq: name + "_seq"}
 	s.grant = fmt.Sprintf(`INSERT INTO %[1]s AS cur (resource, token, holder, expires_at)
 VALUES ($1, nextval('%[2]s'), $2, now() + $3::bigint * interval '1 microsecond')

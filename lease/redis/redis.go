@@ -21,8 +21,6 @@ package redislease
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"math"
@@ -32,6 +30,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/fencecheck/fencecheck/internal/redact"
+	"github.com/fencecheck/fencecheck/internal/unique"
 	"github.com/fencecheck/fencecheck/lease"
 )
 
@@ -77,9 +76,7 @@ func Connect(ctx context.Context, spec string) (*Store, error) {
 		client.Close()
 		return nil, redact.Error(fmt.Errorf("redis issuer %s: %w", redact.Spec(spec), err), secrets)
 	}
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	return &Store{client: client, prefix: "fencecheck:" + hex.EncodeToString(b[:]) + ":"}, nil
+	return &Store{client: client, prefix: "fencecheck:" + unique.Hex(8) + ":"}, nil
 }
 
 // Prefix is what every key of the run starts with.

@@ -29,9 +29,7 @@ package sqltarget
 
 import (
 	"context"
-	"crypto/rand"
 	"database/sql"
-	"encoding/hex"
 	"fmt"
 	"net/url"
 	"slices"
@@ -39,6 +37,7 @@ import (
 	"time"
 
 	"github.com/fencecheck/fencecheck/internal/redact"
+	"github.com/fencecheck/fencecheck/internal/unique"
 	"github.com/fencecheck/fencecheck/targets"
 	"github.com/fencecheck/fencecheck/targets/sqltarget/internal/placeholders"
 )
@@ -201,9 +200,7 @@ func (t *Target) connect(ctx context.Context, scheme, spec, rest string, o Optio
 
 // newTableName returns a scratch table name no other run uses.
 func newTableName() string {
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	return "fencecheck_" + hex.EncodeToString(b[:])
+	return "fencecheck_" + unique.Hex(6)
 }
 
 // Name returns the target spec with its password redacted.
