@@ -45,28 +45,14 @@ import (
 	"github.com/fencecheck/fencecheck/lease"
 )
 
-// Issuer opens a Polled lease service on the PostgreSQL database a
+// NewIssuer returns the issuer of a Polled lease service on the PostgreSQL database a
 // postgres:// or postgresql:// URL names (pgx parses it, libpq's
 // parameters included).
-type Issuer struct {
-	spec string
-	opts lease.PollOptions
-}
-
-// NewIssuer returns the issuer for spec; it connects in Open.
-func NewIssuer(spec string, opts lease.PollOptions) *Issuer { return &Issuer{spec: spec, opts: opts} }
-
-// Name implements lease.Issuer: the spec without its password.
-func (i *Issuer) Name() string { return redact.Spec(i.spec) }
-
-// Open implements lease.Issuer: it connects and creates the run's
-// sequence and table, which the service's Close drops.
-func (i *Issuer) Open(ctx context.Context, env lease.Env) (lease.Service, error) {
-	st, err := Connect(ctx, i.spec)
-	if err != nil {
-		return nil, err
-	}
-	return lease.NewPolled(env, st, i.opts), nil
+// It connects in Open.
+func NewIssuer(spec string, opts lease.PollOptions) *lease.PolledIssuer {
+	return &lease.PolledIssuer{Spec: spec, Opts: opts, Connect: func(ctx context.Context, spec string) (lease.Store, error) {
+		return Connect(ctx, spec)
+	}}
 }
 
 // Store is a run's lease table and token sequence in one database.

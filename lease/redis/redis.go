@@ -34,27 +34,13 @@ import (
 	"github.com/fencecheck/fencecheck/lease"
 )
 
-// Issuer opens a Polled lease service on the Redis server a redis:// or
+// NewIssuer returns the issuer of a Polled lease service on the Redis server a redis:// or
 // rediss:// URL names (go-redis's ParseURL: user, password, database).
-type Issuer struct {
-	spec string
-	opts lease.PollOptions
-}
-
-// NewIssuer returns the issuer for spec; it connects in Open.
-func NewIssuer(spec string, opts lease.PollOptions) *Issuer { return &Issuer{spec: spec, opts: opts} }
-
-// Name implements lease.Issuer: the spec without its password.
-func (i *Issuer) Name() string { return redact.Spec(i.spec) }
-
-// Open implements lease.Issuer: it connects, checks the server answers,
-// and keeps the run's keys under a prefix of its own.
-func (i *Issuer) Open(ctx context.Context, env lease.Env) (lease.Service, error) {
-	st, err := Connect(ctx, i.spec)
-	if err != nil {
-		return nil, err
-	}
-	return lease.NewPolled(env, st, i.opts), nil
+// It connects in Open.
+func NewIssuer(spec string, opts lease.PollOptions) *lease.PolledIssuer {
+	return &lease.PolledIssuer{Spec: spec, Opts: opts, Connect: func(ctx context.Context, spec string) (lease.Store, error) {
+		return Connect(ctx, spec)
+	}}
 }
 
 // Store is a run's lease keys on one Redis server.
