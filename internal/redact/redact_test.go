@@ -37,6 +37,7 @@ func TestSpec(t *testing.T) {
 		{"no scheme, user and password", "alice:pw@host", "(unparsable target spec)"},
 		{"no scheme, a word", "fenced", "fenced"},
 		{"bad scheme with userinfo", "1x://a:b@h/%zz", "(unparsable target spec)"},
+		{"no scheme: what follows # is a fragment", "#://user:pw@00", "(unparsable target spec)"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -6,18 +6,21 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 )
 
 // Secrets lists the credentials in a target spec and in the headers sent
 // with every request, in every form in which an error text may quote them
-// (as given, unescaped, query- and path-escaped; user information also as
+// (as given, unescaped, query- and path-escaped, escaped as in a Go
+// quoted string; user information also as
 // the Basic credentials it is sent as), longest first, so that Scrub
 // replaces a whole secret before a part of it.
 func Secrets(spec string, header http.Header) []string {
 	var s []string
 	add := func(v string) {
-		for _, f := range []string{v, unescape(v), url.QueryEscape(v), url.PathEscape(v)} {
+		quoted := strconv.Quote(v) // an error may quote what it refuses with %q
+		for _, f := range []string{v, unescape(v), url.QueryEscape(v), url.PathEscape(v), quoted[1 : len(quoted)-1]} {
 			if f != "" && !slices.Contains(s, f) {
 				s = append(s, f)
 			}

@@ -11,10 +11,13 @@ import (
 // without a credential is returned unchanged, byte for byte. A spec that
 // does not parse as a URL is returned unchanged only when it cannot hold
 // user information or a query (no '@', '?' or '#'); otherwise it is
-// reduced to its scheme.
+// reduced to its scheme. A spec without a scheme is treated as one that
+// does not parse.
 func Spec(spec string) string {
 	u, err := url.Parse(spec)
-	if err != nil || u.Opaque != "" {
+	// Without a scheme, url.Parse may read user information as a path or
+	// a fragment ("#://user:pw@h"), where it is not masked.
+	if err != nil || u.Opaque != "" || u.Scheme == "" {
 		return unparsed(spec)
 	}
 	changed := false
