@@ -75,12 +75,12 @@ fuzz:
 	$(GO) test ./histories -run '^$$' -fuzz '^FuzzReadParallelMatchesReader$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./check -run '^$$' -fuzz '^FuzzFastMatchesPorcupine$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./cmd/fencecheck -run '^$$' -fuzz '^FuzzParseReady$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./cmd/fencecheck -run '^$$' -fuzz '^FuzzParseLeases$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./lease/spec -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/procfs -run '^$$' -fuzz '^FuzzParseStat$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/httpserver -run '^$$' -fuzz '^FuzzParseHost$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./targets/httptarget/receiver -run '^$$' -fuzz '^FuzzStoreDSN$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/redact -run '^$$' -fuzz '^FuzzSpec$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./cmd/fencecheck -run '^$$' -fuzz '^FuzzOpenNetIssuer$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./lease/spec -run '^$$' -fuzz '^FuzzParseNet$$' -fuzztime $(FUZZTIME)
 
 ## bench-checker: the fast checker and porcupine side by side on the same
 ## generated histories (1 and 50 resources, 5 and 50 clients, 10k to 1M

@@ -35,8 +35,8 @@ func TestRunRejectsBadLeases(t *testing.T) {
 	t.Parallel()
 	for spec, want := range map[string]string{
 		"bogus://":                               `--leases: "bogus://" is not a lease spec`,
-		"etcd://nohost":                          `--leases etcd://nohost: "nohost" is not a HOST:PORT endpoint`,
-		"redis://u:secret@127.0.0.1:6379/notadb": "--leases redis://u:xxxxx@127.0.0.1:6379/notadb: ",
+		"etcd://nohost":                          `--leases: etcd://nohost: "nohost" is not a HOST:PORT endpoint`,
+		"redis://u:secret@127.0.0.1:6379/notadb": "--leases: redis://u:xxxxx@127.0.0.1:6379/notadb: ",
 		// A spec that parses but whose server refuses it: an error of the
 		// run (still exit 3), with the password kept out.
 		"redis://u:secret@127.0.0.1:6379": "open lease issuer redis://u:xxxxx@127.0.0.1:6379: ",

@@ -17,6 +17,7 @@ import (
 
 	"github.com/fencecheck/fencecheck/harness"
 	"github.com/fencecheck/fencecheck/internal/redact"
+	leasespec "github.com/fencecheck/fencecheck/lease/spec"
 	"github.com/fencecheck/fencecheck/model"
 	"github.com/fencecheck/fencecheck/nemesis"
 	"github.com/fencecheck/fencecheck/report"
@@ -101,7 +102,7 @@ receiver process's: kill (SIGKILL, then start again), pause-receiver
 	fl := cmd.Flags()
 	d := harness.DefaultConfig()
 	fl.StringVar(&f.target, "target", "", "the receiver under test: memory://fenced, memory://unfenced, memory://check-then-set, memory://accept-equal, sqlite:///path/to.db, sqlite://:memory:, postgres://user@127.0.0.1:5432/db, mysql://user:pass@127.0.0.1:3306/db, http://HOST:PORT")
-	fl.StringVar(&f.leases, "leases", localLeases, "where leases and tokens come from: local (in memory, deterministic with memory targets), etcd (an embedded 3-member cluster in the run directory), etcd://HOST:PORT,… (your cluster); see docs/leases.md")
+	fl.StringVar(&f.leases, "leases", leasespec.Local, "where leases and tokens come from: local (in memory, deterministic with memory targets), etcd (an embedded 3-member cluster in the run directory), etcd://HOST:PORT,… (your cluster); see docs/leases.md")
 	fl.IntVar(&f.workers, "workers", d.Workers, "concurrent workers")
 	fl.IntVar(&f.resources, "resources", d.Resources, "protected resources")
 	fl.StringSliceVar(&f.resourceNames, "resource-names", nil, "fixed resource names, e.g. r0,r1,r2,r3 (default: names unique to the run; your own --sql-* statements: r0 … r<resources-1>); a run starts from what fixed resources hold")
@@ -253,7 +254,7 @@ func effectiveRunFlags(cfg harness.Config, f runFlags) map[string]string {
 		"nemesis": f.nemesis, "seed": fmt.Sprint(cfg.Seed), "policy": f.policy, "min-stale": fmt.Sprint(cfg.MinStale),
 		"duration": "", "ops": "", "leases": "",
 	}
-	if f.leases != localLeases {
+	if f.leases != leasespec.Local {
 		e["leases"] = redact.Spec(f.leases)
 	}
 	if cfg.Duration > 0 {

@@ -1,0 +1,122 @@
+package leasespec_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	etcdlease "github.com/fencecheck/fencecheck/lease/etcd"
+	"github.com/fencecheck/fencecheck/lease/etcd/embedded"
+	leasespec "github.com/fencecheck/fencecheck/lease/spec"
+)
+
+// TestParse: each spec form gives its issuer, named without the password
+// and connecting to nothing (port 1 listens on nothing); a malformed one
+// is an error that begins with the spec and does not show the password.
+func TestParse(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		spec string
+		want string // the issuer's Name, "" for local, or the error
+		err  bool
+	}{
+		{"local", "", false},
+		{"etcd", "embedded etcd (3 members)", false},
+		{"etcd://127.0.0.1:2379", "etcd (1 endpoints)", false},
+		{"etcd://a:1,b:2,[::1]:3", "etcd (3 endpoints)", false},
+		{"redis://127.0.0.1:1/0", "redis://127.0.0.1:1/0", false},
+		{"rediss://u:s3cr3t@127.0.0.1:1/2", "rediss://u:xxxxx@127.0.0.1:1/2", false},
+		{"postgres://postgres:s3cr3t@127.0.0.1:1/test?sslmode=disable", "postgres://postgres:xxxxx@127.0.0.1:1/test?sslmode=disable", false},
+		{"postgresql://u@127.0.0.1:1/db?password=s3cr3t", "postgresql://u@127.0.0.1:1/db?password=xxxxx", false},
+		{"", `"" is not a lease spec (want local, etcd`, true},
+		{"bogus://", `"bogus://" is not a lease spec`, true},
+		{"Local", `is not a lease spec`, true},
+		{"s3cr3t", `is not a lease spec`, true},
+		{"etcdx://u:s3cr3t@127.0.0.1:1", `"etcdx://u:xxxxx@127.0.0.1:1" is not a lease spec`, true},
+		{"etcd://", `etcd://: "" is not a HOST:PORT endpoint`, true},
+		{"etcd://a:1,", `"" is not a HOST:PORT endpoint`, true},
+		{"etcd://a", `"a" is not a HOST:PORT endpoint`, true},
+		{"etcd://u:s3cr3t@a:1", "takes no user or password", true},
+		{"redis://u:s3cr3t@127.0.0.1:6379/notadb", "redis://u:xxxxx@127.0.0.1:6379/notadb: ", true},
+		{"postgres://u:s3cr3t@127.0.0.1:1/db?sslmode=bogus", "postgres://u:xxxxx@127.0.0.1:1/db?sslmode=bogus: ", true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.spec, func(t *testing.T) {
+			t.Parallel()
+			iss, err := leasespec.Parse(tc.spec, leasespec.DefaultOptions())
+			if tc.err {
+				require.Error(t, err)
+				if tc.spec != "s3cr3t" {
+					assert.Contains(t, err.Error(), tc.want)
+					assert.NotContains(t, err.Error(), "s3cr3t")
+				}
+				return
+			}
+			require.NoError(t, err)
+			if tc.want == "" {
+				assert.Nil(t, iss)
+				return
+			}
+			assert.Equal(t, tc.want, iss.Name())
+		})
+	}
+}
+
+// FuzzParse: every spec gives an issuer of its kind or an error, and an
+// etcd:// spec's endpoints are the list it gave.
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{"local", "etcd", "etcd://a:1,b:2", "etcd://", "redis://h:1", "postgres://u:p@h/db", "x", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, spec string) {
+		iss, err := leasespec.Parse(spec, leasespec.DefaultOptions())
+		switch {
+		case err != nil:
+		case spec == leasespec.Local:
+			if iss != nil {
+				t.Fatalf("local gave %s", iss.Name())
+			}
+		case spec == "etcd":
+			if _, ok := iss.(*embedded.Issuer); !ok {
+				t.Fatalf("etcd gave %T", iss)
+			}
+		case strings.HasPrefix(spec, "redis") || strings.HasPrefix(spec, "postgres"):
+			if iss == nil || !strings.Contains(iss.Name(), "://") {
+				t.Fatalf("%q gave %v", spec, iss)
+			}
+		default:
+			e, ok := iss.(*etcdlease.Issuer)
+			if !ok || strings.Join(e.Endpoints, ",") != strings.TrimPrefix(spec, "etcd://") {
+				t.Fatalf("%q accepted as %T %v", spec, iss, iss)
+			}
+		}
+	})
+}
+
+// FuzzParseNet: whatever a Redis or PostgreSQL spec holds, Parse does not
+// panic, and neither its error nor its issuer's name shows the password.
+func FuzzParseNet(f *testing.F) {
+	f.Add("redis", "127.0.0.1:6379", "/0")
+	f.Add("postgres", "h:5432", "/db?sslmode=disable")
+	f.Add("postgresql", "[::1", "/x")
+	f.Add("rediss", "h", "/%zz")
+	f.Fuzz(func(t *testing.T, scheme, host, rest string) {
+		const pw = "PWMARK"
+		if strings.Contains(scheme+host+rest, pw[:2]) {
+			return
+		}
+		spec := scheme + "://user:" + pw + "@" + host + rest
+		iss, err := leasespec.Parse(spec, leasespec.DefaultOptions())
+		if err != nil {
+			if strings.Contains(err.Error(), pw) {
+				t.Fatalf("%q: error %q shows the password", spec, err)
+			}
+			return
+		}
+		if iss != nil && strings.Contains(iss.Name(), pw) {
+			t.Fatalf("%q: name %q shows the password", spec, iss.Name())
+		}
+	})
+}
