@@ -5,6 +5,7 @@ import (
 	"os"
 	"time"
 
+	"al.essio.dev/pkg/shellescape"
 	"github.com/spf13/cobra"
 
 	"github.com/fencecheck/fencecheck/check"
@@ -67,7 +68,7 @@ func (g *checkGates) write(path string, h *histories.History, rep checkReport, f
 	in := report.Input{
 		Title: path, Verdict: rep.Verdict, Reason: rep.Reason, History: h, Check: rep.Result,
 		Options: opts, Minimal: rep.Minimal,
-		Command: fmt.Sprintf("fencecheck check %s --policy %s --model %s --checker %s", shellQuote(path), f.policy, f.model, f.checker),
+		Command: fmt.Sprintf("fencecheck check %s --policy %s --model %s --checker %s", shellescape.Quote(path), f.policy, f.model, f.checker),
 	}
 	if rep.Minimal != nil {
 		in.Files = []string{runstore.Minimal, runstore.MinimalHistory}

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"al.essio.dev/pkg/shellescape"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
@@ -24,7 +25,7 @@ func reproduceLine(cmd *cobra.Command, effective map[string]string) string {
 	args := []string{"fencecheck", cmd.Name()}
 	add := func(name string, values ...string) {
 		for _, v := range values {
-			args = append(args, "--"+name, shellQuote(v))
+			args = append(args, "--"+name, shellescape.Quote(v))
 		}
 	}
 	fl := cmd.Flags()
@@ -61,14 +62,4 @@ func reproduceLine(cmd *cobra.Command, effective map[string]string) string {
 		line += "  # " + redact.Mask + " marks a secret left out: give it again"
 	}
 	return line
-}
-
-// shellQuote quotes s for a POSIX shell when it needs it.
-func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune(":/._-@=,+", r))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
