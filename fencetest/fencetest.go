@@ -22,10 +22,21 @@ import (
 	"strings"
 	"testing"
 
+	"al.essio.dev/pkg/shellescape"
+
 	"github.com/fencecheck/fencecheck/check"
 	"github.com/fencecheck/fencecheck/harness"
+	"github.com/fencecheck/fencecheck/internal/redact"
+	"github.com/fencecheck/fencecheck/lease"
+	leasespec "github.com/fencecheck/fencecheck/lease/spec"
 	"github.com/fencecheck/fencecheck/targets"
 )
+
+// LeasesEnv names the environment variable that gives every Run without
+// a lease service of its own a real token issuer, as a lease spec
+// (docs/leases.md): FENCETEST_LEASES=etcd go test ./... runs a test suite
+// with tokens from an embedded etcd cluster, without changing a test.
+const LeasesEnv = "FENCETEST_LEASES"
 
 // Config is the run Run makes against target unless the test changes it:
 // harness.DefaultConfig (pause and delay faults, and a gate of one stale
@@ -48,9 +59,25 @@ func Config(t testing.TB, target targets.Target) harness.Config {
 // report.html, timeline.html and the history are kept, and returns the
 // result for further assertions. The run's Command is the go test line
 // that runs the test again.
+//
+// When $FENCETEST_LEASES names a lease spec and cfg has neither Leases nor
+// Issuer, the run takes its leases from that issuer, on the real clock
+// (a deterministic run becomes a real-time one, and says so in the log).
 func Run(t testing.TB, cfg harness.Config) harness.Result {
 	t.Helper()
-	cfg.Command = reproduceLine(t.Name(), cfg.Seed)
+	env := ""
+	if spec := os.Getenv(LeasesEnv); spec != "" && spec != leasespec.Local && cfg.Leases == nil && cfg.Issuer == nil {
+		cfg.Issuer = Leases(t, spec)
+		if cfg.Issuer == nil {
+			return harness.Result{}
+		}
+		if cfg.Deterministic {
+			t.Logf("fencetest: %s=%s: the run is on the real clock, not the deterministic simulation", LeasesEnv, cfg.Issuer.Name())
+			cfg.Deterministic = false
+		}
+		env = LeasesEnv + "=" + shellescape.Quote(redact.Spec(spec)) + " "
+	}
+	cfg.Command = env + reproduceLine(t.Name(), cfg.Seed)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	res, err := harness.Run(ctx, cfg)
@@ -65,6 +92,22 @@ func Run(t testing.TB, cfg harness.Config) harness.Result {
 	}
 	t.Errorf("fencetest: %s %s: %s\n%s\n%s", cfg.TargetName, res.Verdict, res.Reason, where, res.Summary())
 	return res
+}
+
+// Leases returns the token issuer a lease spec names (local, etcd,
+// etcd://HOST:PORT,…, redis://…, postgres://…; see docs/leases.md), for
+// Config.Issuer, and fails t when the spec is bad. "local" is nil: the
+// run's own lease service. The spec "etcd" starts its members inside the
+// test binary: they cannot be crashed or paused (issuer faults need the
+// fencecheck command).
+func Leases(t testing.TB, spec string) lease.Issuer {
+	t.Helper()
+	iss, err := leasespec.Parse(spec, leasespec.DefaultOptions())
+	if err != nil {
+		t.Fatalf("fencetest: lease spec: %v", err)
+		return nil
+	}
+	return iss
 }
 
 // reproduceLine is the go test command that runs the named test again:

@@ -13,6 +13,9 @@ import (
 
 	"github.com/fencecheck/fencecheck/check"
 	"github.com/fencecheck/fencecheck/harness"
+	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/internal/redact"
+	"github.com/fencecheck/fencecheck/internal/testdb"
 	"github.com/fencecheck/fencecheck/targets/memory"
 )
 
@@ -112,4 +115,61 @@ func TestDefaultStoreIsKept(t *testing.T) {
 	assert.True(t, strings.HasPrefix(res.Dir, dir))
 	_, err := os.Stat(filepath.Join(dir, "latest"))
 	assert.NoError(t, err)
+}
+
+// TestLeasesFromTheEnvironment: FENCETEST_LEASES gives a run without a
+// lease service of its own the issuer it names, on the real clock, with
+// the variable in the reproduce line; a bad spec fails the test naming
+// the variable's spec; a test's own Issuer is left alone.
+func TestLeasesFromTheEnvironment(t *testing.T) {
+	dsn, skip := testdb.Redis.DSN()
+	if skip != "" {
+		t.Skip(skip)
+	}
+	t.Run("the issuer it names", func(t *testing.T) {
+		t.Setenv(LeasesEnv, dsn)
+		rec := &recorder{TB: t}
+		cfg := Config(rec, memory.NewFenced())
+		// Bounded by its work, not by time: the same run on a loaded machine.
+		cfg.Deterministic, cfg.StoreDir, cfg.Duration, cfg.Ops = true, t.TempDir(), 0, 300
+		cfg.OpTimeout = 2 * time.Second
+		res := Run(rec, cfg)
+		require.Empty(t, rec.errors)
+		assert.Equal(t, check.Held, res.Verdict, res.Reason)
+		assert.False(t, res.Config.Deterministic, "a real issuer runs on the real clock")
+		assert.Contains(t, strings.Join(rec.logs, "\n"), "the run is on the real clock")
+		assert.Equal(t, redact.Spec(dsn), res.Config.Leases, "result.json names the issuer")
+		assert.True(t, strings.HasPrefix(res.Config.Command, LeasesEnv+"="+dsn+" go test -run "), res.Config.Command)
+		h, err := histories.ReadFile(filepath.Join(res.Dir, "history.jsonl"))
+		require.NoError(t, err)
+		grants := 0
+		for _, e := range h.Others {
+			if e.Actor == histories.ActorLease && e.F == histories.FAcquire {
+				grants++
+				assert.Contains(t, e.Detail, "receives token")
+			}
+		}
+		assert.Positive(t, grants)
+	})
+	t.Run("a bad spec fails the test", func(t *testing.T) {
+		t.Setenv(LeasesEnv, "redis://u:s3cr3t@127.0.0.1:6379/notadb")
+		rec := &recorder{TB: t}
+		cfg := Config(rec, memory.NewFenced())
+		cfg.StoreDir = t.TempDir()
+		Run(rec, cfg)
+		assert.True(t, rec.fatal)
+		msg := strings.Join(rec.errors, "")
+		assert.Contains(t, msg, "fencetest: lease spec: redis://u:xxxxx@127.0.0.1:6379/notadb: ")
+		assert.NotContains(t, msg, "s3cr3t")
+	})
+	t.Run("local is the run's own service", func(t *testing.T) {
+		t.Setenv(LeasesEnv, "local")
+		rec := &recorder{TB: t}
+		cfg := Config(rec, memory.NewFenced())
+		cfg.Deterministic, cfg.StoreDir, cfg.Duration, cfg.Ops = true, t.TempDir(), 0, 200
+		res := Run(rec, cfg)
+		assert.Empty(t, rec.errors)
+		assert.True(t, res.Config.Deterministic)
+		assert.NotContains(t, res.Config.Command, LeasesEnv)
+	})
 }

@@ -157,6 +157,14 @@ func (c *Config) SetLeaseTTL(ttl time.Duration) {
 	c.Schedule = nemesis.Random{Interval: 3 * ttl, Window: 4 * ttl}
 }
 
+// issuerName names the run's token issuer, "" for its own lease service.
+func (c *Config) issuerName() string {
+	if c.Issuer == nil {
+		return ""
+	}
+	return c.Issuer.Name()
+}
+
 // runName is the run's folder in the store.
 func (c *Config) runName() string {
 	if c.RunName != "" {

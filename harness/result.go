@@ -56,7 +56,10 @@ func (res *Result) terms() Terms {
 
 // RunConfig is the part of the configuration needed to reproduce a run.
 type RunConfig struct {
-	Target           string   `json:"target"`
+	Target string `json:"target"`
+	// Leases names the token issuer (Config.Issuer); empty for the run's
+	// own lease service.
+	Leases           string   `json:"leases,omitempty"`
 	Workers          int      `json:"workers"`
 	Resources        int      `json:"resources"`
 	Duration         string   `json:"duration"`
@@ -91,7 +94,7 @@ func (c *Config) summary(runID string, resources []string) RunConfig {
 		}
 	}
 	return RunConfig{
-		Target: c.TargetName, Workers: c.Workers, Resources: c.Resources, Duration: c.Duration.String(),
+		Target: c.TargetName, Leases: c.issuerName(), Workers: c.Workers, Resources: c.Resources, Duration: c.Duration.String(),
 		Ops: c.Ops, Rate: c.Rate, LeaseTTL: c.LeaseTTL.String(), Faults: faults, Seed: c.Seed,
 		Deterministic: c.Deterministic, Policy: c.Policy.String(), RequireExclusive: c.RequireExclusive,
 		MinStale: c.MinStale, NoReport: c.NoReport, Version: c.Version,
@@ -185,6 +188,9 @@ func (res *Result) Summary() string {
 		mode = "deterministic"
 	}
 	fmt.Fprintf(&b, "run         %s\n", res.Dir)
+	if cfg.Leases != "" {
+		mode += ", tokens from " + cfg.Leases
+	}
 	fmt.Fprintf(&b, "target      %s (%s, seed %d)\n", cfg.Target, mode, cfg.Seed)
 	fmt.Fprintf(&b, "workload    %d workers, %d resources (%s), %s, lease TTL %s, nemesis %s\n", cfg.Workers, cfg.Resources,
 		cfg.namesSummary(), workloadLength(cfg), cfg.LeaseTTL, faultList(cfg.Faults))
