@@ -20,22 +20,29 @@ var equalTokenRepeat = scenario{
 	hazard: "a repeat of the current token (retry or duplicate)",
 	run: func(ctx context.Context, s *script) Row {
 		r := s.resource()
-		first := s.write(ctx, r, 42, "first")
-		again := s.write(ctx, r, 42, "repeat")
+		toks, done, err := s.owners(ctx, r, 42)
+		if err != nil {
+			return s.abort(err)
+		}
+		defer done()
+		tok := toks[0]
+		first := s.write(ctx, r, tok, "first")
+		again := s.write(ctx, r, tok, "repeat")
 		got := s.read(ctx, r)
-		observed := fmt.Sprintf("42 %s, repeat %s, %s", first, again, got)
+		observed := fmt.Sprintf("%d %s, repeat %s, %s", tok, first, again, got)
 		if s.o.Policy == model.AcceptEqual {
 			return Row{
-				Expected: fmt.Sprintf(`42 accepted, repeat of 42 accepted or rejected (%s policy), read "repeat"@42 if accepted, "first"@42 if rejected`, s.o.Policy),
+				Expected: fmt.Sprintf(`%d accepted, repeat of %d accepted or rejected (%s policy), read "repeat"@%d if accepted, "first"@%d if rejected`,
+					tok, tok, s.o.Policy, tok, tok),
 				Observed: observed,
 				Result: verdict(first.is(histories.Accepted) &&
-					(again.is(histories.Accepted) && got.holds("repeat", 42) || again.is(histories.Rejected) && got.holds("first", 42))),
+					(again.is(histories.Accepted) && got.holds("repeat", tok) || again.is(histories.Rejected) && got.holds("first", tok))),
 			}
 		}
 		return Row{
-			Expected: fmt.Sprintf("42 accepted, repeat of 42 %s (%s policy), read %q@42", histories.Rejected, s.o.Policy, "first"),
+			Expected: fmt.Sprintf("%d accepted, repeat of %d %s (%s policy), read %q@%d", tok, tok, histories.Rejected, s.o.Policy, "first", tok),
 			Observed: observed,
-			Result:   verdict(first.is(histories.Accepted) && again.is(histories.Rejected) && got.holds("first", 42)),
+			Result:   verdict(first.is(histories.Accepted) && again.is(histories.Rejected) && got.holds("first", tok)),
 		}
 	},
 }

@@ -19,20 +19,25 @@ var oldTokenFirst = scenario{
 	hazard: "an old token reaches the resource before the newer one (the documented limit)",
 	run: func(ctx context.Context, s *script) Row {
 		r := s.resource()
-		s.handover(r, "worker A's lease expires while its write is on the way")
-		a := s.write(ctx, r, 41, "old-result")
-		b := s.write(ctx, r, 42, "new-result")
+		toks, done, err := s.handover(ctx, r, "worker A's lease expires while its write is on the way")
+		if err != nil {
+			return s.abort(err)
+		}
+		defer done()
+		old, newer := toks[0], toks[1]
+		a := s.write(ctx, r, old, "old-result")
+		b := s.write(ctx, r, newer, "new-result")
 		got := s.read(ctx, r)
 		out := Row{
-			Expected: "41 accepted (allowed by fencing), then 42 accepted, read \"new-result\"@42",
-			Observed: fmt.Sprintf("41 %s, 42 %s, %s", a, b, got),
+			Expected: fmt.Sprintf("%d accepted (allowed by fencing), then %d accepted, read \"new-result\"@%d", old, newer, newer),
+			Observed: fmt.Sprintf("%d %s, %d %s, %s", old, a, newer, b, got),
 			Result:   Info,
 		}
 		if s.o.RequireExclusive {
-			out.Expected = fmt.Sprintf("41 rejected (%s: its lease was reassigned before it arrived), 42 accepted", s.o.word(RequireExclusive))
+			out.Expected = fmt.Sprintf("%d rejected (%s: its lease was reassigned before it arrived), %d accepted", old, s.o.word(RequireExclusive), newer)
 			out.Result = verdict(a.is(histories.Rejected))
 		}
-		if !b.is(histories.Accepted) || !got.holds("new-result", 42) {
+		if !b.is(histories.Accepted) || !got.holds("new-result", newer) {
 			out.Result = Fail
 		}
 		return out

@@ -28,7 +28,7 @@ var checkThenSetRace = scenario{
 	name:   "check-then-set-race",
 	hazard: "concurrent writers race between the token check and the write",
 	run: func(ctx context.Context, s *script) Row {
-		return race(ctx, s, 1, func(ctx context.Context, r string) answer { return s.write(ctx, r, 1, "base") })
+		return race(ctx, s, true)
 	},
 }
 
@@ -38,95 +38,130 @@ var twoFirstWriters = scenario{
 	name:   "two-first-writers",
 	hazard: "two writers create a resource that does not exist yet",
 	run: func(ctx context.Context, s *script) Row {
-		return race(ctx, s, 0, nil)
+		return race(ctx, s, false)
 	},
 }
 
 // race runs the rounds. With a base write the resource holds token 1
 // first, and racers writers race with tokens 2..racers+1; without one, two
-// writers race with tokens 1 and 2 on a missing resource.
-func race(ctx context.Context, s *script, base uint64, prepare func(context.Context, string) answer) Row {
-	n := racers
-	if prepare == nil {
-		n = 2
+// writers race with tokens 1 and 2 on a missing resource. With a lease
+// issuer, each round's tokens are its grants, in the same order.
+func race(ctx context.Context, s *script, withBase bool) Row {
+	n, scripted := 2, []uint64{1, 2}
+	if withBase {
+		n, scripted = racers, make([]uint64, racers+1)
+		for i := range scripted {
+			scripted[i] = uint64(i) + 1
+		}
 	}
-	restore := widenWindow(s.t, n, base)
-	defer restore()
-	top := base + uint64(n)
-	out := Row{Expected: fmt.Sprintf("in each of %d rounds token %d accepted and stored, whatever the order", s.o.Rounds, top)}
+	window := widenWindow(s.t, n)
+	defer window.restore()
+	out := Row{Expected: fmt.Sprintf("in each of %d rounds token %d accepted and stored, whatever the order", s.o.Rounds, scripted[len(scripted)-1])}
 	for round := 1; round <= s.o.Rounds; round++ {
 		r := s.resource()
-		if prepare != nil {
-			if a := prepare(ctx, r); !a.is(histories.Accepted) {
+		toks, done, err := s.owners(ctx, r, scripted...)
+		if err != nil {
+			return s.abort(err)
+		}
+		racing := toks
+		if withBase {
+			racing = toks[1:]
+			if a := s.write(ctx, r, toks[0], "base"); !a.is(histories.Accepted) {
+				done()
 				out.Observed, out.Result = fmt.Sprintf("round %d: the first write was %s", round, a), Fail
 				return out
 			}
 		}
+		top := toks[len(toks)-1]
+		if s.o.Leases != nil {
+			out.Expected = fmt.Sprintf("in each of %d rounds the highest token accepted and stored, whatever the order", s.o.Rounds)
+		}
+		window.race(r, racing)
 		answers := make([]answer, n)
 		start := make(chan struct{})
 		var wg sync.WaitGroup
-		for i := range n {
+		for i, tok := range racing {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
 				<-start
-				tok := base + 1 + uint64(i)
 				answers[i] = s.write(ctx, r, tok, fmt.Sprintf("racer-%d", tok))
 			}()
 		}
 		close(start)
 		wg.Wait()
 		got := s.read(ctx, r)
+		done()
 		if !answers[n-1].is(histories.Accepted) || !got.holds(fmt.Sprintf("racer-%d", top), top) {
 			out.Observed = fmt.Sprintf("round %d: token %d %s, then %s", round, top, answers[n-1], got)
 			out.Result = Fail
 			return out
 		}
 	}
-	out.Observed = fmt.Sprintf("%d rounds: token %d stored every time", s.o.Rounds, top)
+	out.Observed = fmt.Sprintf("%d rounds: the highest token stored every time", s.o.Rounds)
+	if s.o.Leases == nil {
+		out.Observed = fmt.Sprintf("%d rounds: token %d stored every time", s.o.Rounds, scripted[len(scripted)-1])
+	}
 	out.Result = Pass
 	return out
 }
 
+// window widens the race window of a windowed receiver for the racing
+// writers of each round (see widenWindow).
+type window struct {
+	mu      sync.Mutex
+	n       int
+	rounds  map[string]*round
+	restore func()
+}
+
+// round is one resource's race: its racers' tokens, and how many of them
+// have checked.
+type round struct {
+	tokens  map[uint64]bool
+	lowest  uint64
+	all     chan struct{} // closed once all n writers have checked
+	checked int
+}
+
+// race declares the racing tokens of resource.
+func (w *window) race(resource string, tokens []uint64) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	r := &round{tokens: make(map[uint64]bool), lowest: tokens[0], all: make(chan struct{})}
+	for _, t := range tokens {
+		r.tokens[t] = true
+		r.lowest = min(r.lowest, t)
+	}
+	w.rounds[resource] = r
+}
+
 // widenWindow holds each of the n racing writers of a windowed receiver
-// (tokens base+1 to base+n; the base write goes straight through) between
-// its check and its write until all n writers of its resource (each round
-// races on a resource of its own) have checked, or windowTimeout passed,
-// and then holds the lowest token, base+1, a little longer, so that it
-// writes last: the race in such a receiver then always happens, in its
-// worst order, instead of in the order the scheduler happens to pick
-// (with two writers that is the harmless one half of the time). It
-// returns the undo.
-func widenWindow(t targets.Target, n int, base uint64) func() {
-	w, ok := t.(windowed)
+// (the base write goes straight through) between its check and its write
+// until all n writers of its resource (each round races on a resource of
+// its own) have checked, or windowTimeout passed, and then holds the
+// lowest token a little longer, so that it writes last: the race in such
+// a receiver then always happens, in its worst order, instead of in the
+// order the scheduler happens to pick (with two writers that is the
+// harmless one half of the time). window.restore undoes it.
+func widenWindow(t targets.Target, n int) *window {
+	w := &window{n: n, rounds: make(map[string]*round), restore: func() {}}
+	wt, ok := t.(windowed)
 	if !ok {
-		return func() {}
+		return w
 	}
-	type round struct {
-		all     chan struct{} // closed once all n writers have checked
-		checked int
-	}
-	var mu sync.Mutex
-	rounds := make(map[string]*round)
-	w.SetWindow(func(ctx context.Context, resource string, token uint64) {
-		if token <= base {
-			return
-		}
-		mu.Lock()
-		r := rounds[resource]
-		if r == nil {
-			r = &round{all: make(chan struct{})}
-			rounds[resource] = r
-		}
-		if r.checked == n {
-			mu.Unlock()
+	wt.SetWindow(func(ctx context.Context, resource string, token uint64) {
+		w.mu.Lock()
+		r := w.rounds[resource]
+		if r == nil || !r.tokens[token] || r.checked == w.n {
+			w.mu.Unlock()
 			return // not one of the round's racers
 		}
 		r.checked++
-		if r.checked == n {
+		if r.checked == w.n {
 			close(r.all)
 		}
-		mu.Unlock()
+		w.mu.Unlock()
 		select {
 		case <-r.all:
 		case <-time.After(windowTimeout):
@@ -134,14 +169,15 @@ func widenWindow(t targets.Target, n int, base uint64) func() {
 		case <-ctx.Done():
 			return
 		}
-		if token == base+1 {
+		if token == r.lowest {
 			select {
 			case <-time.After(lastWriterDelay):
 			case <-ctx.Done():
 			}
 		}
 	})
-	return func() { w.SetWindow(nil) }
+	w.restore = func() { wt.SetWindow(nil) }
+	return w
 }
 
 // windowTimeout bounds how long widenWindow holds a writer for the others

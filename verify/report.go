@@ -10,7 +10,10 @@ import (
 
 // Report is what result.json holds.
 type Report struct {
-	Target    string `json:"target"`
+	Target string `json:"target"`
+	// Leases names the token issuer of the scenarios' tokens; empty, the
+	// scripted tokens.
+	Leases    string `json:"leases,omitempty"`
 	Policy    string `json:"policy"`
 	Exclusive bool   `json:"require_exclusive"`
 	Passed    bool   `json:"passed"`

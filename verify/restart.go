@@ -16,26 +16,32 @@ var restartDurability = scenario{
 	name:   "restart-durability",
 	hazard: "the highest token survives a crash and restart of the receiver",
 	run: func(ctx context.Context, s *script) Row {
-		out := Row{Expected: "7 accepted; after SIGKILL and restart: read \"before\"@7, 6 rejected, 8 accepted"}
 		rs, ok := s.t.(Restarter)
 		if !ok {
-			out.Observed, out.Result = fmt.Sprintf("skipped: needs a receiver process (%s)", s.o.word(RestartableTarget)), Skip
-			return out
+			return Row{Expected: "7 accepted; after SIGKILL and restart: read \"before\"@7, 6 rejected, 8 accepted",
+				Observed: fmt.Sprintf("skipped: needs a receiver process (%s)", s.o.word(RestartableTarget)), Result: Skip}
 		}
 		r := s.resource()
-		w7 := s.write(ctx, r, 7, "before")
+		toks, done, err := s.owners(ctx, r, 6, 7, 8)
+		if err != nil {
+			return s.abort(err)
+		}
+		defer done()
+		t6, t7, t8 := toks[0], toks[1], toks[2]
+		out := Row{Expected: fmt.Sprintf("%d accepted; after SIGKILL and restart: read \"before\"@%d, %d rejected, %d accepted", t7, t7, t6, t8)}
+		w7 := s.write(ctx, r, t7, "before")
 		s.mark(histories.FBegin, "SIGKILL to the receiver, then start it again")
 		if err := rs.Restart(ctx); err != nil {
 			s.mark(histories.FEnd, "the receiver did not come back")
-			out.Observed, out.Result = fmt.Sprintf("7 %s; restart failed: %v", w7, err), Fail
+			out.Observed, out.Result = fmt.Sprintf("%d %s; restart failed: %v", t7, w7, err), Fail
 			return out
 		}
 		s.mark(histories.FEnd, "the receiver answers again")
 		got := s.read(ctx, r)
-		w6 := s.write(ctx, r, 6, "stale")
-		w8 := s.write(ctx, r, 8, "after")
-		out.Observed = fmt.Sprintf("7 %s; after restart %s, 6 %s, 8 %s", w7, got, w6, w8)
-		out.Result = verdict(w7.is(histories.Accepted) && got.holds("before", 7) && w6.is(histories.Rejected) && w8.is(histories.Accepted))
+		w6 := s.write(ctx, r, t6, "stale")
+		w8 := s.write(ctx, r, t8, "after")
+		out.Observed = fmt.Sprintf("%d %s; after restart %s, %d %s, %d %s", t7, w7, got, t6, w6, t8, w8)
+		out.Result = verdict(w7.is(histories.Accepted) && got.holds("before", t7) && w6.is(histories.Rejected) && w8.is(histories.Accepted))
 		return out
 	},
 }

@@ -21,6 +21,7 @@ type script struct {
 	scenario string
 	procs    *atomic.Int64
 	fresh    atomic.Int64
+	err      error // why the scenario was aborted (abort)
 }
 
 // resource returns a resource name no other scenario or battery uses.
@@ -45,12 +46,17 @@ func (s *script) lease(f, resource string, token uint64, holder int, detail stri
 		Token: token, HasToken: true, Holder: holder, HasHolder: true, Detail: detail})
 }
 
-// handover records the article's reassignment on resource: A holds 41, loses
-// it (why), and B receives 42.
-func (s *script) handover(resource, why string) {
+// handover is the article's reassignment on resource: A holds 41, loses
+// it (why), and B receives 42. Without a lease service it records that
+// scripted timeline; with one, the issuer grants both tokens (owners).
+func (s *script) handover(ctx context.Context, resource, why string) ([]uint64, func(), error) {
+	if s.o.Leases != nil {
+		return s.owners(ctx, resource, 41, 42)
+	}
 	s.lease(histories.FAcquire, resource, 41, 0, "worker A receives token 41")
 	s.lease(histories.FExpire, resource, 41, 0, why)
 	s.lease(histories.FAcquire, resource, 42, 1, "worker B receives token 42")
+	return []uint64{41, 42}, func() {}, nil
 }
 
 // answer is a write's result as the table shows it.

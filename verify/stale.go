@@ -15,14 +15,19 @@ var staleAfterNewer = scenario{
 	hazard: "the article: a stale write arrives after a newer token was accepted",
 	run: func(ctx context.Context, s *script) Row {
 		r := s.resource()
-		s.handover(r, "worker A pauses; its lease expires")
-		b := s.write(ctx, r, 42, "new-result")
-		a := s.write(ctx, r, 41, "old-result")
+		toks, done, err := s.handover(ctx, r, "worker A pauses; its lease expires")
+		if err != nil {
+			return s.abort(err)
+		}
+		defer done()
+		old, newer := toks[0], toks[1]
+		b := s.write(ctx, r, newer, "new-result")
+		a := s.write(ctx, r, old, "old-result")
 		got := s.read(ctx, r)
 		return Row{
-			Expected: "42 accepted, 41 rejected, read \"new-result\"@42",
-			Observed: fmt.Sprintf("42 %s, 41 %s, %s", b, a, got),
-			Result:   verdict(b.is(histories.Accepted) && a.is(histories.Rejected) && got.holds("new-result", 42)),
+			Expected: fmt.Sprintf("%d accepted, %d rejected, read \"new-result\"@%d", newer, old, newer),
+			Observed: fmt.Sprintf("%d %s, %d %s, %s", newer, b, old, a, got),
+			Result:   verdict(b.is(histories.Accepted) && a.is(histories.Rejected) && got.holds("new-result", newer)),
 		}
 	},
 }

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/lease"
 	"github.com/fencecheck/fencecheck/model"
 	"github.com/fencecheck/fencecheck/targets"
 )
@@ -56,6 +57,12 @@ type Options struct {
 	// Terms words the settings the rows point at as the caller spells
 	// them (the CLI as flags); nil, as Setting names them.
 	Terms Terms
+	// Leases issues the scenarios' tokens when set: each owner of a
+	// scenario's resource is granted a lease, and writes carry its token.
+	// Nil, the scenarios use their scripted tokens (41 and 42, …).
+	// digit-boundaries always writes scripted tokens: no issuer issues
+	// 2^64-1.
+	Leases lease.Service
 }
 
 // DefaultOptions are the battery's defaults: the strict policy, five
@@ -118,8 +125,9 @@ func Names() []string {
 	return names
 }
 
-// Run plays every scenario against t, one after the other. It fails only
-// on bad Options.
+// Run plays every scenario against t, one after the other. It fails on
+// bad Options, and when the lease issuer fails (Options.Leases): it
+// returns the rows played until then.
 func Run(ctx context.Context, t targets.Target, o Options) ([]Row, error) {
 	if o.Rounds < 1 {
 		return nil, fmt.Errorf("verify: Rounds: %d, want at least 1", o.Rounds)
@@ -133,6 +141,9 @@ func Run(ctx context.Context, t targets.Target, o Options) ([]Row, error) {
 		s := &script{t: t, o: o, scenario: sc.name, procs: &procs}
 		s.mark(histories.FStart, sc.hazard)
 		res := sc.run(ctx, s)
+		if s.err != nil {
+			return out, s.err
+		}
 		res.Scenario, res.Hazard = sc.name, sc.hazard
 		s.mark(histories.FStop, fmt.Sprintf("%s: observed %s", res.Result, res.Observed))
 		out = append(out, res)

@@ -8,6 +8,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/fencecheck/fencecheck/internal/redact"
+	"github.com/fencecheck/fencecheck/internal/testdb"
 )
 
 func TestVerifyMemoryTargetsWithJUnit(t *testing.T) {
@@ -38,6 +41,47 @@ func TestVerifyMemoryTargetsWithJUnit(t *testing.T) {
 			assert.Contains(t, r.stdout, "| "+tc.failed+" |")
 			assert.Contains(t, string(xml), `<testcase name="`+tc.failed+`"`)
 			assert.Contains(t, string(xml), "<failure")
+		})
+	}
+}
+
+// TestVerifyWithLeases: with --leases the scenarios' tokens come from the
+// issuer: the table says so, the correct receiver still passes and the
+// unfenced one still fails the article's timeline, the reproduce line
+// and result.json carry the issuer, and its grants are in the history.
+func TestVerifyWithLeases(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		target, leases, name string
+		code                 int
+	}{
+		{"memory://fenced", "etcd", "embedded etcd (3 members)", 0},
+		{"memory://unfenced", "etcd", "embedded etcd (3 members)", 1},
+	}
+	if dsn, skip := testdb.Redis.DSN(); skip == "" {
+		cases = append(cases, struct {
+			target, leases, name string
+			code                 int
+		}{"memory://fenced", dsn, redact.Spec(dsn), 0})
+	}
+	for _, tc := range cases {
+		t.Run(tc.target+"/"+tc.leases, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			r := fencecheck(t, dir, "verify", "--target", tc.target, "--leases", tc.leases, "--store", "s")
+			require.Equal(t, tc.code, r.code, r.stdout+r.stderr)
+			assert.Contains(t, r.stdout, "(strict policy, tokens from "+tc.name+")")
+			assert.Contains(t, r.stdout, "--leases "+redact.Spec(tc.leases))
+			if tc.code == 1 {
+				assert.Regexp(t, `\| stale-after-newer \| \d+ accepted, \d+ rejected, read "new-result"@\d+ \| .* \| FAIL \|`, r.stdout)
+			}
+			result, err := os.ReadFile(filepath.Join(dir, "s", "latest", "result.json"))
+			require.NoError(t, err)
+			assert.Contains(t, string(result), `"leases": "`+tc.name+`"`)
+			history, err := os.ReadFile(filepath.Join(dir, "s", "latest", "history.jsonl"))
+			require.NoError(t, err)
+			assert.Contains(t, string(history), `"actor":"lease","f":"acquire"`)
+			assert.NotContains(t, string(history), `"token":41,`, "no scripted token outside digit-boundaries")
 		})
 	}
 }

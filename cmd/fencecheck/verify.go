@@ -12,8 +12,12 @@ import (
 	"github.com/fencecheck/fencecheck/harness"
 	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/internal/files"
+	"github.com/fencecheck/fencecheck/internal/redact"
+	"github.com/fencecheck/fencecheck/lease"
+	leasespec "github.com/fencecheck/fencecheck/lease/spec"
 	"github.com/fencecheck/fencecheck/report"
 	"github.com/fencecheck/fencecheck/runstore"
+	"github.com/fencecheck/fencecheck/sched"
 	"github.com/fencecheck/fencecheck/targets"
 	"github.com/fencecheck/fencecheck/targets/process"
 	sqltarget "github.com/fencecheck/fencecheck/targets/sqltarget"
@@ -22,6 +26,7 @@ import (
 
 type verifyFlags struct {
 	target  string
+	leases  string
 	policy  string
 	require []string
 	store   string
@@ -48,6 +53,10 @@ resources, and prints a table (scenario | expected | observed | result):
   scope                 a token on one resource does not affect another
   restart-durability    with --exec: 7 survives SIGKILL and restart, 6 is rejected
 
+With --leases the scenarios' tokens come from a token issuer (etcd,
+redis://…, postgres://…) instead of the scripted ones; digit-boundaries
+keeps its scripted tokens.
+
 The table, a result.json and the history of every operation go to
 store/verify-<target>/<time>/. Exit 0 when every required scenario passed,
 1 when one failed, 3 on errors (unreachable target, bad flags).`,
@@ -58,6 +67,7 @@ store/verify-<target>/<time>/. Exit 0 when every required scenario passed,
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.target, "target", "", "the receiver under test (memory://NAME, http://HOST:PORT)")
+	fl.StringVar(&f.leases, "leases", leasespec.Local, "where the scenarios' tokens come from: local (the scripted 41, 42, …), or a token issuer: etcd, etcd://HOST:PORT,…, redis://…, postgres://… (see docs/leases.md)")
 	fl.StringVar(&f.policy, "policy", verify.DefaultOptions().Policy.String(), "fencing policy: strict or accept-equal")
 	fl.StringSliceVar(&f.require, "require", nil, "extra invariants: exclusive (old-token-first becomes required)")
 	fl.StringVar(&f.store, "store", "store", "run store directory")
@@ -81,6 +91,10 @@ func runVerify(ctx context.Context, cmd *cobra.Command, f verifyFlags) error {
 	if opts.RequireExclusive, err = requiresExclusive(f.require); err != nil {
 		return err
 	}
+	issuer, err := parseLeases(f.leases)
+	if err != nil {
+		return err
+	}
 	child, err := f.http.child(f.target)
 	if err != nil {
 		return err
@@ -94,9 +108,13 @@ func runVerify(ctx context.Context, cmd *cobra.Command, f verifyFlags) error {
 	if err != nil {
 		return err
 	}
-	rep, err := runBattery(ctx, t, child, dir, opts, cmd.ErrOrStderr())
+	rep, err := runBattery(ctx, battery{target: t, child: child, issuer: issuer, dir: dir, opts: opts}, cmd.ErrOrStderr())
 	if err == nil {
-		rep.Command = reproduceLine(cmd, map[string]string{"policy": f.policy})
+		effective := map[string]string{"policy": f.policy, "leases": ""}
+		if issuer != nil {
+			effective["leases"] = redact.Spec(f.leases)
+		}
+		rep.Command = reproduceLine(cmd, effective)
 		err = writeVerifyFiles(dir, rep)
 	}
 	if err != nil {
@@ -118,7 +136,11 @@ func runVerify(ctx context.Context, cmd *cobra.Command, f verifyFlags) error {
 			return err
 		}
 	} else {
-		fmt.Fprintf(stdout, "verify %s (%s policy)\n\n", t.name, rep.Policy)
+		tokens := ""
+		if rep.Leases != "" {
+			tokens = ", tokens from " + rep.Leases
+		}
+		fmt.Fprintf(stdout, "verify %s (%s policy%s)\n\n", t.name, rep.Policy, tokens)
 		if err := verify.WriteTable(stdout, outcomes); err != nil {
 			return err
 		}
@@ -130,42 +152,82 @@ func runVerify(ctx context.Context, cmd *cobra.Command, f verifyFlags) error {
 	return nil
 }
 
-// runBattery sets the target up in the run directory dir, plays the
-// battery, recording its history there, and tears the target down; what
-// the tear-down left behind is a warning on stderr, not an error.
-func runBattery(ctx context.Context, t *openedTarget, child *process.Child, dir string, opts verify.Options, stderr io.Writer) (verify.Report, error) {
-	if child != nil {
-		child.SetLogDir(dir) // the receiver's output goes beside the history
+// battery is what runBattery plays: the target, its receiver process if
+// fencecheck started one, the token issuer (nil: scripted tokens), the
+// run directory and the battery's options.
+type battery struct {
+	target *openedTarget
+	child  *process.Child
+	issuer lease.Issuer
+	dir    string
+	opts   verify.Options
+}
+
+// verifyLeaseTTL is the TTL of the leases a token issuer grants the
+// scenarios: each lease is ended by the scenario (the next owner's grant,
+// or the end of the scenario), long before it runs out.
+const verifyLeaseTTL = 30 * time.Second
+
+// runBattery sets the target up in the run directory, opens the token
+// issuer there, plays the battery, recording its history there, and tears
+// the target down; what the tear-down left behind is a warning on stderr,
+// not an error.
+func runBattery(ctx context.Context, b battery, stderr io.Writer) (verify.Report, error) {
+	t, opts := b.target, b.opts
+	if b.child != nil {
+		b.child.SetLogDir(b.dir) // the receiver's output goes beside the history
 	}
 	if s, ok := t.target.(*sqltarget.Target); ok {
-		s.UseRunDir(dir) // the driver's own messages: sql.log, not stderr
+		s.UseRunDir(b.dir) // the driver's own messages: sql.log, not stderr
 	}
 	if s, ok := t.target.(targets.Setupper); ok {
 		if err := s.Setup(ctx); err != nil {
 			return verify.Report{}, fmt.Errorf("set up target %s: %w", t.name, err)
 		}
 	}
-	rec, err := histories.CreateRecorder(filepath.Join(dir, runstore.History), histories.RecorderOptions{})
+	teardown := func() { warn(stderr, harness.Teardown(context.WithoutCancel(ctx), t.target, t.name)) }
+	rt := sched.NewReal()
+	rec, err := histories.CreateRecorder(filepath.Join(b.dir, runstore.History), histories.RecorderOptions{Clock: rt})
 	if err != nil {
-		warn(stderr, harness.Teardown(context.WithoutCancel(ctx), t.target, t.name))
+		teardown()
 		return verify.Report{}, err
 	}
 	opts.Recorder = rec
+	leases, closeLeases := "", func() {}
+	if b.issuer != nil {
+		svc, err := b.issuer.Open(ctx, lease.Env{Life: ctx, Runtime: rt, Recorder: rec, TTL: verifyLeaseTTL, Dir: b.dir})
+		if err != nil {
+			teardown()
+			_ = rec.Close()
+			return verify.Report{}, fmt.Errorf("open lease issuer %s: %w", b.issuer.Name(), err)
+		}
+		// Closed before the recorder: nothing the issuer does after the
+		// battery is part of its history.
+		if c, ok := svc.(io.Closer); ok {
+			closeLeases = func() {
+				if err := c.Close(); err != nil {
+					warn(stderr, []string{fmt.Sprintf("close lease issuer %s: %v", b.issuer.Name(), err)})
+				}
+			}
+		}
+		opts.Leases, leases = svc, b.issuer.Name()
+	}
 	outcomes, runErr := verify.Run(ctx, t.target, opts)
-	warn(stderr, harness.Teardown(context.WithoutCancel(ctx), t.target, t.name))
+	closeLeases()
+	teardown()
 	if err := rec.Close(); err != nil {
 		return verify.Report{}, fmt.Errorf("record history: %w", err)
 	}
 	if runErr != nil {
-		return verify.Report{}, runErr
+		return verify.Report{}, fmt.Errorf("verify %s: %w\n(the scenarios' history is in %s)", t.name, runErr, b.dir)
 	}
 	// After the receiver exited on its own, the table would be about
 	// whatever answered in its place.
-	if child != nil && child.Err() != nil {
-		return verify.Report{}, fmt.Errorf("verify %s: %w\n(the scenarios' history is in %s)", t.name, child.Err(), dir)
+	if b.child != nil && b.child.Err() != nil {
+		return verify.Report{}, fmt.Errorf("verify %s: %w\n(the scenarios' history is in %s)", t.name, b.child.Err(), b.dir)
 	}
-	return verify.Report{Target: t.name, Policy: opts.Policy.String(), Exclusive: opts.RequireExclusive,
-		Passed: verify.Passed(outcomes), Dir: dir, Outcomes: outcomes}, nil
+	return verify.Report{Target: t.name, Leases: leases, Policy: opts.Policy.String(), Exclusive: opts.RequireExclusive,
+		Passed: verify.Passed(outcomes), Dir: b.dir, Outcomes: outcomes}, nil
 }
 
 func writeVerifyFiles(dir string, rep verify.Report) error {
