@@ -85,7 +85,7 @@ type Config struct {
 	Latency time.Duration
 
 	Policy           model.Policy
-	RequireExclusive bool // also fail accepted writes whose lease had been reassigned before they were sent
+	RequireExclusive bool // also fail accepted writes sent after their lease had ended on the issuer or been reassigned
 	// MinStale makes a run inconclusive unless at least this many stale
 	// writes were submitted. DefaultMinStale gives what a run with given
 	// faults should ask for.

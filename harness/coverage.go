@@ -39,18 +39,6 @@ type Coverage struct {
 	FaultActions map[string]int `json:"fault_actions"`
 }
 
-// ExclusiveViolation is an accepted write whose lease had already been
-// reassigned when it was sent: allowed by fencing, a violation of the
-// stronger requirement that no old owner writes after reassignment.
-type ExclusiveViolation struct {
-	OpID       int    `json:"op"`
-	Process    int    `json:"process"`
-	Resource   string `json:"resource"`
-	Token      uint64 `json:"token"`
-	NewerToken uint64 `json:"newer_token"` // granted before the write was sent
-	Call       int64  `json:"call_ns"`
-}
-
 // measureCoverage computes the coverage of a history, and the writes that
 // break the exclusive requirement.
 func measureCoverage(h *histories.History) (Coverage, []ExclusiveViolation) {
@@ -60,9 +48,12 @@ func measureCoverage(h *histories.History) (Coverage, []ExclusiveViolation) {
 		switch {
 		case e.Actor == histories.ActorLease && e.F == histories.FAcquire:
 			c.LeaseGrants++
-			grants[e.Resource] = append(grants[e.Resource], grant{e.Time, e.Token})
-		case e.Actor == histories.ActorLease && (e.F == histories.FExpire || e.F == histories.FRevoke):
-			c.LeaseExpiries++
+			grants[e.Resource] = append(grants[e.Resource], grant{time: e.Time, token: e.Token})
+		case e.Actor == histories.ActorLease && (e.F == histories.FExpire || e.F == histories.FRevoke || e.F == histories.FRelease):
+			if e.F != histories.FRelease {
+				c.LeaseExpiries++
+			}
+			endGrant(grants[e.Resource], e)
 		case e.Actor == histories.ActorNemesis && e.F == histories.FBegin:
 			c.FaultActions[e.Fault]++
 		}
@@ -98,9 +89,25 @@ func measureCoverage(h *histories.History) (Coverage, []ExclusiveViolation) {
 	return c, excl
 }
 
+// grant is one lease on a resource: when it was granted, its token, and
+// when and how the issuer ended it (end is zero while it lasts).
 type grant struct {
 	time  int64
 	token uint64
+	end   int64
+	how   string
+}
+
+// endGrant records e, an event that ends a lease, on the latest grant of
+// its token that has not ended: an issuer that granted a token twice
+// ends each grant apart.
+func endGrant(grants []grant, e histories.Event) {
+	for i := len(grants) - 1; i >= 0; i-- {
+		if grants[i].token == e.Token && grants[i].end == 0 {
+			grants[i].end, grants[i].how = max(e.Time, 1), e.F
+			return
+		}
+	}
 }
 
 // staleWrites counts writes sent after a higher token had been accepted
@@ -150,8 +157,8 @@ func (c *Coverage) equalRepeats(writes []*histories.Operation) {
 
 // oldTokenFirst counts accepted writes that completed after their lease had
 // been reassigned (a higher token granted), and returns those sent after
-// it. Stale writes are left out: accepting them is a linearizability
-// violation already.
+// it, or after the issuer ended their lease (see ended). Stale writes are
+// left out: accepting them is a linearizability violation already.
 func (c *Coverage) oldTokenFirst(writes []*histories.Operation, grants []grant, stale map[int]bool) []ExclusiveViolation {
 	// grants are in history order, so in time order; prefix maxima.
 	prefix := make([]uint64, len(grants))
@@ -168,9 +175,15 @@ func (c *Coverage) oldTokenFirst(writes []*histories.Operation, grants []grant, 
 		if highestBefore(grants, prefix, w.Return) > w.Token {
 			c.OldTokenFirst++
 		}
+		x := ExclusiveViolation{OpID: w.ID, Process: w.Process, Resource: w.Resource, Token: w.Token, Call: w.Call}
 		if newer := highestBefore(grants, prefix, w.Call); newer > w.Token {
-			out = append(out, ExclusiveViolation{OpID: w.ID, Process: w.Process, Resource: w.Resource,
-				Token: w.Token, NewerToken: newer, Call: w.Call})
+			x.NewerToken = newer
+		}
+		if g, ok := ended(grants, w.Token, w.Call); ok {
+			x.LeaseEnded, x.LeaseEnd = g.end, g.how
+		}
+		if x.NewerToken > 0 || x.LeaseEnded > 0 {
+			out = append(out, x)
 		}
 	}
 	return out

@@ -67,3 +67,52 @@ func TestCoverage(t *testing.T) {
 		assert.Equal(t, uint64(2), excl[0].NewerToken)
 	}
 }
+
+// TestExclusiveSeesTheIssuersEnd: a write sent after its lease ended on
+// the issuer breaks the exclusive requirement even when no newer owner
+// was granted yet; one sent before the end, or after a later grant of
+// the same token that has not ended (an issuer that reused the token),
+// does not; each violation says how and when its lease ended.
+func TestExclusiveSeesTheIssuersEnd(t *testing.T) {
+	t.Parallel()
+	lease := func(f string, tok uint64) histories.Event {
+		return histories.Event{Process: -1, Actor: histories.ActorLease, F: f, Resource: "r", Token: tok, HasToken: true, Holder: 0, HasHolder: true}
+	}
+	write := func(p int, tok uint64, v string) []histories.Event {
+		return []histories.Event{
+			{Process: p, Type: histories.TypeInvoke, F: histories.FWrite, Resource: "r", Token: tok, HasToken: true, Value: v, HasValue: true},
+			{Process: p, Type: histories.TypeOK, F: histories.FWrite, Resource: "r", Token: tok, HasToken: true, Outcome: histories.Accepted},
+		}
+	}
+	cases := []struct {
+		name   string
+		events [][]histories.Event
+		want   []ExclusiveViolation
+	}{
+		{"sent before its lease expired", [][]histories.Event{{lease(histories.FAcquire, 1)}, write(0, 1, "a"), {lease(histories.FExpire, 1)}}, nil},
+		{"sent after its lease expired, no newer owner yet", [][]histories.Event{{lease(histories.FAcquire, 1)}, {lease(histories.FExpire, 1)}, write(0, 1, "a")},
+			[]ExclusiveViolation{{OpID: 0, Resource: "r", Token: 1, LeaseEnded: 10, LeaseEnd: histories.FExpire, Call: 20}}},
+		{"sent after its lease was revoked and reassigned", [][]histories.Event{{lease(histories.FAcquire, 1)}, {lease(histories.FRevoke, 1)}, {lease(histories.FAcquire, 2)}, write(0, 1, "a")},
+			[]ExclusiveViolation{{OpID: 0, Resource: "r", Token: 1, NewerToken: 2, LeaseEnded: 10, LeaseEnd: histories.FRevoke, Call: 30}}},
+		{"the same token granted again and still held", [][]histories.Event{{lease(histories.FAcquire, 1)}, {lease(histories.FExpire, 1)}, {lease(histories.FAcquire, 1)}, write(0, 1, "a")}, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var events []histories.Event
+			for _, group := range tc.events {
+				events = append(events, group...)
+			}
+			for i := range events {
+				events[i].Index, events[i].Time = int64(i), int64(i)*10
+			}
+			h, err := histories.Pair(events)
+			assert.NoError(t, err)
+			_, excl := measureCoverage(h)
+			assert.Equal(t, tc.want, excl)
+			for _, x := range excl {
+				t.Log(x)
+			}
+		})
+	}
+}

@@ -29,13 +29,13 @@ func (res *Result) JUnit() report.Suite {
 			Error: &report.Failure{Type: "interrupted", Message: "the run was stopped early"}})
 	}
 	if cfg.RequireExclusive {
-		c := report.Case{Name: "no write accepted after its lease was reassigned", Classname: "exclusive"}
+		c := report.Case{Name: "no write accepted after its lease ended", Classname: "exclusive"}
 		if len(res.Exclusive) > 0 {
 			var b strings.Builder
 			for _, x := range res.Exclusive {
-				fmt.Fprintf(&b, "process %d wrote token %d to %s at %d ns, after token %d had been granted\n", x.Process, x.Token, x.Resource, x.Call, x.NewerToken)
+				fmt.Fprintf(&b, "%s\n", x)
 			}
-			c.Failure = &report.Failure{Type: "violation", Message: fmt.Sprintf("%d writes were accepted after their lease had been reassigned", len(res.Exclusive)), Text: b.String()}
+			c.Failure = &report.Failure{Type: "violation", Message: fmt.Sprintf("%d writes were accepted after their lease had ended", len(res.Exclusive)), Text: b.String()}
 		}
 		s.Cases = append(s.Cases, c)
 	}

@@ -63,11 +63,10 @@ func (res *Result) ReportInput() report.Input {
 	}
 	for i, x := range res.Exclusive {
 		if i == 10 {
-			in.Findings = append(in.Findings, fmt.Sprintf("… and %d more writes accepted after their lease was reassigned.", len(res.Exclusive)-10))
+			in.Findings = append(in.Findings, fmt.Sprintf("… and %d more writes accepted after their lease had ended.", len(res.Exclusive)-10))
 			break
 		}
-		in.Findings = append(in.Findings, fmt.Sprintf("%s: process %d wrote token %d to %s, after token %d had been granted; the write was accepted.",
-			res.terms().Setting(requireExclusive), x.Process, x.Token, x.Resource, x.NewerToken))
+		in.Findings = append(in.Findings, fmt.Sprintf("%s: %s; the write was accepted.", res.terms().Setting(requireExclusive), x))
 	}
 	if res.Minimal != nil {
 		in.Files = append(in.Files, runstore.Minimal, runstore.MinimalHistory)

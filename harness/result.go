@@ -147,7 +147,7 @@ func (res *Result) decide() (check.Verdict, Gate, string) {
 	case verdict == check.Violated:
 		return verdict, GateCheck, reason
 	case len(res.Exclusive) > 0:
-		return check.Violated, GateExclusive, fmt.Sprintf("%d writes were accepted after their lease had been reassigned (exclusive requirement)", len(res.Exclusive))
+		return check.Violated, GateExclusive, fmt.Sprintf("%d writes were accepted after their lease had ended (exclusive requirement)", len(res.Exclusive))
 	case res.Interrupted:
 		return check.Interrupted, GateInterrupted, fmt.Sprintf("the run was stopped early; no violation in what it recorded, but it exercised only %d stale writes", cov.StaleWrites)
 	case verdict == check.Inconclusive && res.Check.Verdict == check.Inconclusive:
@@ -228,14 +228,13 @@ func (res *Result) Summary() string {
 	_ = explain.WriteViolations(&b, &res.Check, res.Minimal)
 	for i, x := range res.Exclusive {
 		if i == 0 {
-			fmt.Fprintf(&b, "\nwrites accepted after their lease was reassigned (%s):\n", res.terms().Setting(requireExclusive))
+			fmt.Fprintf(&b, "\nwrites accepted after their lease had ended (%s):\n", res.terms().Setting(requireExclusive))
 		}
 		if i == 10 {
 			fmt.Fprintf(&b, "  ... and %d more\n", len(res.Exclusive)-10)
 			break
 		}
-		fmt.Fprintf(&b, "  process %d wrote token %d to %s at %v, after token %d had been granted\n",
-			x.Process, x.Token, termsafe.String(x.Resource), time.Duration(x.Call), x.NewerToken)
+		fmt.Fprintf(&b, "  %s\n", x)
 	}
 	return b.String()
 }

@@ -176,10 +176,10 @@ func TestRequireExclusive(t *testing.T) {
 			found = true
 			assert.Equal(t, check.Violated, res.Verdict)
 			assert.Equal(t, GateExclusive, res.Gate)
-			assert.Contains(t, res.Summary(), "after their lease was reassigned")
+			assert.Contains(t, res.Summary(), "after their lease had ended")
 		}
 	}
-	assert.True(t, found, "no seed sent a write after its lease was reassigned")
+	assert.True(t, found, "no seed sent a write after its lease ended")
 }
 
 func TestMinStaleGate(t *testing.T) {

@@ -34,12 +34,12 @@ func TestGapsInTheCallersTerms(t *testing.T) {
 		{"config", nil, []string{
 			"not covered no old token reached the resource before a newer one (add nemesis.Delay to Config.Faults)",
 			"not covered durability across receiver crashes is not tested by this run (add a process.Target as Config.Target and nemesis.Kill to Config.Faults)",
-			"writes accepted after their lease was reassigned (Config.RequireExclusive):",
+			"writes accepted after their lease had ended (Config.RequireExclusive):",
 		}, "Config.RequireExclusive: process "},
 		{"the caller's", marked{}, []string{
 			"not covered no old token reached the resource before a newer one (add <Faults delay>)",
 			"not covered durability across receiver crashes is not tested by this run (add <Target process> and <Faults kill>)",
-			"writes accepted after their lease was reassigned (<RequireExclusive >):",
+			"writes accepted after their lease had ended (<RequireExclusive >):",
 		}, "<RequireExclusive >: process "},
 	}
 	for _, tc := range cases {
@@ -55,7 +55,7 @@ func TestGapsInTheCallersTerms(t *testing.T) {
 				}))
 				require.NoError(t, runErr)
 			}
-			require.NotEmpty(t, res.Exclusive, "no seed sent a write after its lease was reassigned")
+			require.NotEmpty(t, res.Exclusive, "no seed sent a write after its lease ended")
 			// The requirement hides the old-token gap; shown without it.
 			res.Config.RequireExclusive, res.Coverage.OldTokenFirst = false, 0
 			sum := res.Summary()

@@ -16,8 +16,8 @@ func parsePolicy(s string) (model.Policy, error) {
 }
 
 // requiresExclusive parses --require: the only extra invariant is
-// exclusive (no write accepted from a holder whose lease was reassigned
-// before it was sent).
+// exclusive (no write accepted that was sent after its lease had ended on
+// the issuer or been reassigned).
 func requiresExclusive(list []string) (bool, error) {
 	exclusive := false
 	for _, req := range list {

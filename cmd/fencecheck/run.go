@@ -115,7 +115,7 @@ receiver process's: kill (SIGKILL, then start again), pause-receiver
 	fl.StringVar(&f.script, "nemesis-script", "", `scripted fault windows instead of random ones, e.g. "500ms:+pause,2s:-pause"`)
 	fl.Uint64Var(&f.seed, "seed", 0, "seed for every random choice (default: a random seed, printed)")
 	fl.StringVar(&f.policy, "policy", d.Policy.String(), "fencing policy: strict or accept-equal")
-	fl.StringSliceVar(&f.require, "require", nil, "extra invariants: exclusive (no write accepted from a holder whose lease was reassigned before it was sent)")
+	fl.StringSliceVar(&f.require, "require", nil, "extra invariants: exclusive (no write accepted that was sent after its lease had ended on the issuer or been reassigned)")
 	fl.IntVar(&f.minStale, "min-stale", 0, "exit 2 unless at least this many stale writes were exercised (default 1 when the nemesis has pause, delay or hold; 0 accepts a run without one)")
 	fl.StringVar(&f.store, "store", d.StoreDir, "run store directory")
 	fl.StringVar(&f.name, "name", "", "run name (default: derived from the target)")
