@@ -10,8 +10,12 @@ import (
 // failed with the expected and observed behaviour, skipped with the reason;
 // info scenarios (documented limits) pass.
 func JUnit(rep Report) report.Suite {
+	command := "fencecheck verify "
+	if rep.Battery == "issuer" {
+		command = "fencecheck verify-issuer "
+	}
 	suite := report.Suite{
-		Name:       "fencecheck verify " + rep.Target,
+		Name:       command + rep.Target,
 		Properties: []report.Fact{{Name: "target", Value: rep.Target}, {Name: "policy", Value: rep.Policy}, {Name: "dir", Value: rep.Dir}},
 	}
 	for _, o := range rep.Outcomes {

@@ -10,11 +10,14 @@ import (
 
 // Report is what result.json holds.
 type Report struct {
-	Target string `json:"target"`
+	// Battery is "issuer" for the token issuer's battery (RunIssuer),
+	// whose Target is the issuer; empty for the receiver's.
+	Battery string `json:"battery,omitempty"`
+	Target  string `json:"target"`
 	// Leases names the token issuer of the scenarios' tokens; empty, the
 	// scripted tokens.
 	Leases    string `json:"leases,omitempty"`
-	Policy    string `json:"policy"`
+	Policy    string `json:"policy,omitempty"`
 	Exclusive bool   `json:"require_exclusive"`
 	Passed    bool   `json:"passed"`
 	Dir       string `json:"dir"`
