@@ -115,7 +115,9 @@ func TestShrinkSyntheticHistories(t *testing.T) {
 			}
 			assert.LessOrEqual(t, len(s.Ops), 6)
 			assert.True(t, s.Minimal, "the search should finish within its bound")
-			assert.Less(t, elapsed, 5*time.Second)
+			// The search's cost in checks, not in wall time: the same
+			// on a loaded machine (11, 5, 14 and 45 checks when written).
+			assert.LessOrEqual(t, s.Checks, 200)
 			again := CheckPorcupine(s.Ops, opts)
 			assert.Equal(t, check.Violated, again.Verdict, "the minimal history is still invalid")
 			assert.Equal(t, tc.rule, s.Violation.Rule)
