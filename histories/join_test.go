@@ -160,30 +160,19 @@ func TestJoinKeepsEachResourcesHistory(t *testing.T) {
 	}
 }
 
-// splitByResource deals the resources of events round-robin into n parts,
-// each a history of its own, indexes from 0, and says which part has
-// each resource.
+// splitByResource splits events into n parts by resource, each paired,
+// and says which part has each resource.
 func splitByResource(t *testing.T, events []histories.Event, n int) ([]histories.Part, map[string]string) {
 	t.Helper()
-	deal := make(map[string]int)
-	split := make([][]histories.Event, n)
-	for _, e := range events {
-		k, ok := deal[e.Resource]
-		if !ok {
-			k = len(deal) % n
-			deal[e.Resource] = k
-		}
-		e.Index = int64(len(split[k]))
-		split[k] = append(split[k], e)
-	}
-	var parts []histories.Part
+	split, part := histgen.SplitByResource(events, n)
+	parts := make([]histories.Part, n)
 	for i, evs := range split {
 		h, err := histories.Pair(evs)
 		require.NoError(t, err)
-		parts = append(parts, histories.Part{Name: fmt.Sprintf("part%d.jsonl", i), History: h})
+		parts[i] = histories.Part{Name: fmt.Sprintf("part%d.jsonl", i), History: h}
 	}
 	partOf := make(map[string]string)
-	for res, k := range deal {
+	for res, k := range part {
 		partOf[res] = parts[k].Name
 	}
 	return parts, partOf

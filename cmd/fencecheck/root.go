@@ -50,3 +50,13 @@ func exactArgs(n int, what string) cobra.PositionalArgs {
 		return nil
 	}
 }
+
+// minArgs is cobra.MinimumNArgs with the error marked as a usage error.
+func minArgs(n int, what string) cobra.PositionalArgs {
+	return func(_ *cobra.Command, args []string) error {
+		if len(args) < n {
+			return &usageError{fmt.Errorf("want %s, got %d arguments", what, len(args))}
+		}
+		return nil
+	}
+}
