@@ -107,7 +107,27 @@ func (c *Config) validateShard(bad func(field, format string, args ...any)) {
 		return
 	}
 	if len(c.Shard.Of(c.ResourceNames)) == 0 {
-		bad("Shard", "shard %s owns none of the %d resources: a run on nothing would test nothing; give more resources or fewer shards",
+		bad("Shard", "%s owns none of the %d resources: a run on nothing would test nothing; give more resources or fewer shards",
 			c.Shard, len(c.ResourceNames))
 	}
+}
+
+// JobResourceNames are the names of a job's n resources, job-r0 …
+// job-r<n-1>: every shard of the job derives the same names from the
+// job's id, and a new id names fresh resources (as a run's own names do),
+// which nothing an earlier job left on a durable receiver can meet.
+func JobResourceNames(job string, n int) ([]string, error) {
+	names := make([]string, max(n, 0))
+	for i := range names {
+		names[i] = fmt.Sprintf("%s-r%d", job, i)
+	}
+	if job == "" {
+		return nil, errors.New("the job id is empty")
+	}
+	if len(names) > 0 {
+		if why := validResourceName(names[len(names)-1]); why != "" {
+			return nil, fmt.Errorf("job id %q does not make resource names: %s", job, why)
+		}
+	}
+	return names, nil
 }

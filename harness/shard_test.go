@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -114,7 +115,7 @@ func TestShardValidation(t *testing.T) {
 		{"a shard without names", valid(func(c *Config) { c.Shard = shard(1, 4) }), "Shard: a shard needs ResourceNames"},
 		{"a shard out of range", valid(func(c *Config) { c.Shard, c.ResourceNames = shard(4, 4), []string{"r0", "r1", "r2", "r3"} }), "Shard: 4/4: the shard must be between 0 and 3"},
 		{"a shard that owns nothing", valid(func(c *Config) { c.Shard, c.Resources, c.ResourceNames = shard(0, 4), 1, []string{"r0"} }),
-			"Shard: shard 0/4 owns none of the 1 resources"},
+			"Shard: 0/4 owns none of the 1 resources"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -194,4 +195,17 @@ func resourcesOf(h *histories.History) []string {
 		}
 	}
 	return out
+}
+
+func TestJobResourceNames(t *testing.T) {
+	t.Parallel()
+	names, err := JobResourceNames("7f3c-job", 3)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"7f3c-job-r0", "7f3c-job-r1", "7f3c-job-r2"}, names)
+	_, err = JobResourceNames("", 3)
+	assert.EqualError(t, err, "the job id is empty")
+	_, err = JobResourceNames("a job", 3)
+	assert.ErrorContains(t, err, `job id "a job" does not make resource names: "a job-r2" has ' '`)
+	_, err = JobResourceNames(strings.Repeat("j", 126), 10)
+	assert.ErrorContains(t, err, "longer than 128 bytes")
 }
