@@ -110,6 +110,19 @@ func TestCheckSeveralHistories(t *testing.T) {
 		})
 	}
 
+	t.Run("one file is one history", func(t *testing.T) {
+		t.Parallel()
+		r := checkIn(t, a)
+		require.Equal(t, exitHeld, r.code, r.stderr)
+		assert.True(t, strings.HasPrefix(r.stdout, "history        "+a+"\noperations     3: "), r.stdout)
+		assert.NotContains(t, r.stdout, "histories")
+		j := checkIn(t, "--json", a)
+		var got map[string]any
+		require.NoError(t, json.Unmarshal([]byte(j.stdout), &got))
+		assert.Equal(t, a, got["history"])
+		assert.NotContains(t, got, "histories")
+	})
+
 	t.Run("json", func(t *testing.T) {
 		t.Parallel()
 		r := checkIn(t, "--json", a, b)
