@@ -40,6 +40,12 @@ type Config struct {
 	// fixed names, the run starts from what each resource holds (see
 	// observe.go).
 	ResourceNames []string
+	// Shard, when set, makes the run one shard of a job that several
+	// processes run against one issuer and one receiver: the run works on
+	// the ResourceNames that Shard owns and no other (see shard.go). It
+	// needs ResourceNames, the job's resources, the same in every shard.
+	// nil: the run owns all its resources.
+	Shard *Shard
 	// Duration ends the work after this much run time, Ops after this
 	// many client operations, whichever comes first; zero is no limit,
 	// and at least one of them must be set.
@@ -208,6 +214,7 @@ func (c *Config) Validate() error {
 		}
 		seen[name] = true
 	}
+	c.validateShard(bad)
 	negative := func(field string, v float64) {
 		if v < 0 {
 			bad(field, "negative")

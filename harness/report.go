@@ -48,7 +48,7 @@ func (res *Result) ReportInput() report.Input {
 		{Name: "target", Value: cfg.Target},
 		{Name: "mode", Value: mode},
 		{Name: "seed", Value: fmt.Sprint(cfg.Seed)},
-		{Name: "workers, resources", Value: fmt.Sprintf("%d, %d", cfg.Workers, cfg.Resources)},
+		{Name: "workers, resources", Value: workersAndResources(cfg)},
 		{Name: "length", Value: workloadLength(cfg)},
 		{Name: "lease TTL", Value: cfg.LeaseTTL},
 		{Name: "nemesis", Value: faultList(cfg.Faults)},
@@ -72,4 +72,13 @@ func (res *Result) ReportInput() report.Input {
 		in.Files = append(in.Files, runstore.Minimal, runstore.MinimalHistory)
 	}
 	return in
+}
+
+// workersAndResources is the report's "workers, resources" fact: of a
+// shard, the resources it owned of the job's.
+func workersAndResources(cfg RunConfig) string {
+	if cfg.Shard != "" {
+		return fmt.Sprintf("%d, %d of %d (shard %s)", cfg.Workers, len(cfg.ResourceNames), cfg.Resources, cfg.Shard)
+	}
+	return fmt.Sprintf("%d, %d", cfg.Workers, cfg.Resources)
 }

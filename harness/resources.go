@@ -46,8 +46,11 @@ func newRunID(seed uint64, deterministic bool) string {
 }
 
 // resourceNames returns the run's resources and the prefix its values
-// carry.
+// carry: of a shard, the resources it owns.
 func resourceNames(cfg *Config, runID string) (names []string, valuePrefix string) {
+	if cfg.Shard != nil {
+		return cfg.Shard.Of(cfg.ResourceNames), runID + "-"
+	}
 	if len(cfg.ResourceNames) > 0 {
 		return cfg.ResourceNames, runID + "-"
 	}

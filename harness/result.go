@@ -81,6 +81,10 @@ type RunConfig struct {
 	RunID         string   `json:"run_id"`
 	ResourceNames []string `json:"resource_names"`
 	FixedNames    bool     `json:"fixed_resource_names,omitempty"`
+	// Shard is "i/N" when the run was shard i of a job of N (Config.Shard):
+	// ResourceNames are then the resources it owned, and Resources the
+	// job's.
+	Shard string `json:"shard,omitempty"`
 
 	staleFaults []string // the faults that exist to make stale writes
 }
@@ -93,8 +97,12 @@ func (c *Config) summary(runID string, resources []string) RunConfig {
 			stale = append(stale, f.Name())
 		}
 	}
+	shard := ""
+	if c.Shard != nil {
+		shard = c.Shard.String()
+	}
 	return RunConfig{
-		Target: c.TargetName, Leases: c.issuerName(), Workers: c.Workers, Resources: c.Resources, Duration: c.Duration.String(),
+		Shard: shard, Target: c.TargetName, Leases: c.issuerName(), Workers: c.Workers, Resources: c.Resources, Duration: c.Duration.String(),
 		Ops: c.Ops, Rate: c.Rate, LeaseTTL: c.LeaseTTL.String(), Faults: faults, Seed: c.Seed,
 		Deterministic: c.Deterministic, Policy: c.Policy.String(), RequireExclusive: c.RequireExclusive,
 		MinStale: c.MinStale, NoReport: c.NoReport, Version: c.Version,
@@ -192,8 +200,8 @@ func (res *Result) Summary() string {
 		mode += ", tokens from " + cfg.Leases
 	}
 	fmt.Fprintf(&b, "target      %s (%s, seed %d)\n", cfg.Target, mode, cfg.Seed)
-	fmt.Fprintf(&b, "workload    %d workers, %d resources (%s), %s, lease TTL %s, nemesis %s\n", cfg.Workers, cfg.Resources,
-		cfg.namesSummary(), workloadLength(cfg), cfg.LeaseTTL, faultList(cfg.Faults))
+	fmt.Fprintf(&b, "workload    %d workers, %s, %s, lease TTL %s, nemesis %s\n", cfg.Workers, cfg.resourcesSummary(),
+		workloadLength(cfg), cfg.LeaseTTL, faultList(cfg.Faults))
 	fmt.Fprintf(&b, "operations  %d: %d writes (%d accepted, %d rejected, %d unknown, %d failed), %d reads (%d unknown)\n",
 		c.Operations, c.Writes, c.Accepted, c.Rejected, c.UnknownWrites, c.FailedWrites, c.Reads, c.UnknownReads)
 	fmt.Fprintf(&b, "exercised   %d stale writes (%d rejected, %d accepted, %d unknown); %d equal-token repeats (%d accepted);\n",
@@ -237,6 +245,14 @@ func (res *Result) Summary() string {
 		fmt.Fprintf(&b, "  %s\n", x)
 	}
 	return b.String()
+}
+
+// resourcesSummary counts the resources and describes their names.
+func (c RunConfig) resourcesSummary() string {
+	if c.Shard != "" {
+		return fmt.Sprintf("%d of %d resources as shard %s (%s)", len(c.ResourceNames), c.Resources, c.Shard, c.namesSummary())
+	}
+	return fmt.Sprintf("%d resources (%s)", c.Resources, c.namesSummary())
 }
 
 // namesSummary describes the resources' names.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -33,20 +34,25 @@ type checkFlags struct {
 func newCheckCommand() *cobra.Command {
 	var f checkFlags
 	cmd := &cobra.Command{
-		Use:   "check HISTORY",
-		Short: "Check a recorded history against the fenced-register model",
+		Use:   "check HISTORY [HISTORY…]",
+		Short: "Check recorded histories against the fenced-register model",
 		Long: `check reads a history in the JSON Lines format (docs/history-format.md),
 pairs invocations with completions and judges the result against the
 fenced-register model. For a violation it prints the operations that make it
 as a short timeline.
 
+Several histories, the shards of one job (run --shard), are checked as one:
+one verdict over all of them. Each resource must be in one file (a resource
+recorded by two processes has two clocks); the processes of different files
+are distinct, numbered one file after another (see docs/scale-out.md).
+
 The fast checker (the default) is exact and takes O(n log n); it needs each
 value to be written once per resource. When that does not hold, or with
 --model register, check falls back to porcupine and says why. --checker both
 runs the two and exits 3 if they reach opposite verdicts.`,
-		Args: exactArgs(1, "one HISTORY file"),
+		Args: minArgs(1, "one HISTORY file or more"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runCheck(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), args[0], f)
+			return runCheck(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), args, f)
 		},
 	}
 	fl := cmd.Flags()
@@ -86,9 +92,11 @@ func (f checkFlags) options() (check.Options, error) {
 	return opts, nil
 }
 
-// checkReport is what --json prints.
+// checkReport is what --json prints. One file is History; several are
+// Histories, with where each went in the history checked.
 type checkReport struct {
-	History   string             `json:"history"`
+	History   string             `json:"history,omitempty"`
+	Histories []histories.Placed `json:"histories,omitempty"`
 	Truncated bool               `json:"truncated,omitempty"`
 	Verdict   check.Verdict      `json:"verdict"`
 	Reason    string             `json:"reason"`
@@ -99,15 +107,15 @@ type checkReport struct {
 	Notes     []string           `json:"notes,omitempty"`
 }
 
-// runCheck judges the history at path. ctx, which Ctrl-C cancels, stops
-// reading and checking; what follows the check (explaining, shrinking,
-// writing) is bounded by its own limits.
-func runCheck(ctx context.Context, stdout, stderr io.Writer, path string, f checkFlags) error {
+// runCheck judges the histories at paths as one. ctx, which Ctrl-C
+// cancels, stops reading and checking; what follows the check
+// (explaining, shrinking, writing) is bounded by its own limits.
+func runCheck(ctx context.Context, stdout, stderr io.Writer, paths []string, f checkFlags) error {
 	opts, err := f.options()
 	if err != nil {
 		return err
 	}
-	h, err := readHistory(ctx, path)
+	h, placed, err := readHistories(ctx, paths)
 	if err != nil {
 		return err
 	}
@@ -125,10 +133,13 @@ func runCheck(ctx context.Context, stdout, stderr io.Writer, path string, f chec
 	if err != nil {
 		return err
 	}
-	rep := checkReport{History: path, Truncated: h.Truncated, Counts: histories.Count(h.Operations), Evidence: h.Evidence(),
+	rep := checkReport{Histories: placed, Truncated: h.Truncated, Counts: histories.Count(h.Operations), Evidence: h.Evidence(),
 		Result: res, Notes: notes, Minimal: minimal}
+	if len(paths) == 1 {
+		rep.History = paths[0]
+	}
 	rep.Verdict, rep.Reason = explain.Decide(res, rep.Evidence)
-	if err := f.gates.write(path, h, rep, f); err != nil {
+	if err := f.gates.write(paths, h, rep, f); err != nil {
 		return err
 	}
 	if f.html != "" {
@@ -152,6 +163,47 @@ func runCheck(ctx context.Context, stdout, stderr io.Writer, path string, f chec
 		}
 	}
 	return exitFor(rep.Verdict)
+}
+
+// readHistories reads the history at each path; several are joined into
+// one (histories.Join), and placed says where each went.
+func readHistories(ctx context.Context, paths []string) (h *histories.History, placed []histories.Placed, err error) {
+	if len(paths) == 1 {
+		h, err := readHistory(ctx, paths[0])
+		return h, nil, err
+	}
+	if err := distinctFiles(paths); err != nil {
+		return nil, nil, err
+	}
+	parts := make([]histories.Part, len(paths))
+	for i, p := range paths {
+		if parts[i].History, err = readHistory(ctx, p); err != nil {
+			return nil, nil, err
+		}
+		parts[i].Name = p
+	}
+	joined, err := histories.Join(parts)
+	if err != nil {
+		return nil, nil, err
+	}
+	return joined.History, joined.Parts, nil
+}
+
+// distinctFiles refuses a file given twice: its resources would be in
+// two histories, which Join refuses less clearly.
+func distinctFiles(paths []string) error {
+	infos := make([]os.FileInfo, len(paths))
+	for i, p := range paths {
+		infos[i], _ = os.Stat(p) // a file that cannot be read is reported when it is read
+		for j := range i {
+			same := filepath.Clean(paths[j]) == filepath.Clean(p) ||
+				infos[i] != nil && infos[j] != nil && os.SameFile(infos[i], infos[j])
+			if same {
+				return &usageError{fmt.Errorf("%s is given twice (as %s): give each history once", p, paths[j])}
+			}
+		}
+	}
+	return nil
 }
 
 // readHistory reads the history at path, unless ctx is done first: then it

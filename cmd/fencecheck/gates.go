@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"al.essio.dev/pkg/shellescape"
@@ -50,9 +51,14 @@ func (g *checkGates) shrink(h *histories.History, res explain.Result, opts check
 }
 
 // write writes the report directory and the JUnit file that were asked for.
-func (g *checkGates) write(path string, h *histories.History, rep checkReport, f checkFlags) error {
+func (g *checkGates) write(paths []string, h *histories.History, rep checkReport, f checkFlags) error {
+	path := strings.Join(paths, " ")
 	if g.junit != "" {
-		suite := report.Suite{Name: "fencecheck check " + path, Properties: []report.Fact{{Name: "history", Value: path}},
+		props := []report.Fact{{Name: "history", Value: path}}
+		if len(paths) > 1 {
+			props = []report.Fact{{Name: "histories", Value: path}}
+		}
+		suite := report.Suite{Name: "fencecheck check " + path, Properties: props,
 			Cases: report.CheckCases(rep.Result, report.Resources(h.Operations), rep.Minimal)}
 		if err := report.WriteJUnitFile(g.junit, suite); err != nil {
 			return err
@@ -68,7 +74,7 @@ func (g *checkGates) write(path string, h *histories.History, rep checkReport, f
 	in := report.Input{
 		Title: path, Verdict: rep.Verdict, Reason: rep.Reason, History: h, Check: rep.Result,
 		Options: opts, Minimal: rep.Minimal,
-		Command: fmt.Sprintf("fencecheck check %s --policy %s --model %s --checker %s", shellescape.Quote(path), f.policy, f.model, f.checker),
+		Command: fmt.Sprintf("fencecheck check %s --policy %s --model %s --checker %s", quoteAll(paths), f.policy, f.model, f.checker),
 	}
 	if rep.Minimal != nil {
 		in.Files = []string{runstore.Minimal, runstore.MinimalHistory}
@@ -77,4 +83,13 @@ func (g *checkGates) write(path string, h *histories.History, rep checkReport, f
 		return fmt.Errorf("--report %s: %w", g.reportDir, err)
 	}
 	return nil
+}
+
+// quoteAll is paths shell-quoted, separated by spaces.
+func quoteAll(paths []string) string {
+	q := make([]string, len(paths))
+	for i, p := range paths {
+		q[i] = shellescape.Quote(p)
+	}
+	return strings.Join(q, " ")
 }

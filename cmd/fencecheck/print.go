@@ -7,14 +7,20 @@ import (
 	"time"
 
 	"github.com/fencecheck/fencecheck/explain"
+	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/internal/termsafe"
 	"github.com/fencecheck/fencecheck/report"
 )
 
 func printCheck(w io.Writer, rep checkReport) {
 	c, res := rep.Counts, rep.Result
-	fmt.Fprintf(w, "history        %s\n", rep.History)
-	if rep.Truncated {
-		fmt.Fprintf(w, "               (ended in a partial line, dropped: the writer was probably killed)\n")
+	if len(rep.Histories) > 0 {
+		printHistories(w, rep.Histories)
+	} else {
+		fmt.Fprintf(w, "history        %s\n", rep.History)
+		if rep.Truncated {
+			fmt.Fprintf(w, "               (%s)\n", partialLine)
+		}
 	}
 	fmt.Fprintf(w, "operations     %d: %d writes (%d accepted, %d rejected, %d unknown, %d failed), %d reads (%d unknown, %d failed)\n",
 		c.Operations, c.Writes, c.Accepted, c.Rejected, c.UnknownWrites, c.FailedWrites, c.Reads, c.UnknownReads, c.FailedReads)
@@ -26,4 +32,24 @@ func printCheck(w io.Writer, rep checkReport) {
 	fmt.Fprintf(w, "verdict        %s: %s\n", strings.ToUpper(string(rep.Verdict)), rep.Reason)
 	report.WriteErrors(w, "errors         ", rep.Evidence.Errors)
 	_ = explain.WriteViolations(w, &res, rep.Minimal)
+}
+
+// partialLine says what a history whose last line was cut short lost.
+const partialLine = "ended in a partial line, dropped: the writer was probably killed"
+
+// printHistories names the files checked as one, and where each went in
+// the history checked: the indexes, times and processes that the output
+// shows of a file are its own plus the offsets printed beside it.
+func printHistories(w io.Writer, placed []histories.Placed) {
+	fmt.Fprintf(w, "histories      %d files, checked as one; each file's indexes, times and processes follow the file's before it\n", len(placed))
+	for _, p := range placed {
+		fmt.Fprintf(w, "               %s", termsafe.String(p.Name))
+		if p.Index+p.Time+int64(p.Process) > 0 {
+			fmt.Fprintf(w, " (index +%d, time +%v, process +%d)", p.Index, time.Duration(p.Time), p.Process)
+		}
+		if p.Truncated {
+			fmt.Fprintf(w, " (%s)", partialLine)
+		}
+		fmt.Fprintln(w)
+	}
 }

@@ -36,7 +36,7 @@ Exit codes: 0 the invariant held, 1 a violation was found, 2 inconclusive,
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{flagError(err)} })
 	root.AddCommand(newCheckCommand(), newReplayCommand(), newRunCommand(), newReceiverCommand(), newVerifyCommand(), newVerifyIssuerCommand())
-	root.AddCommand(newServeCommand())
+	root.AddCommand(newServeCommand(), newLeasesCommand())
 	refuseRepeats(root)
 	return root
 }
@@ -45,6 +45,16 @@ Exit codes: 0 the invariant held, 1 a violation was found, 2 inconclusive,
 func exactArgs(n int, what string) cobra.PositionalArgs {
 	return func(_ *cobra.Command, args []string) error {
 		if len(args) != n {
+			return &usageError{fmt.Errorf("want %s, got %d arguments", what, len(args))}
+		}
+		return nil
+	}
+}
+
+// minArgs is cobra.MinimumNArgs with the error marked as a usage error.
+func minArgs(n int, what string) cobra.PositionalArgs {
+	return func(_ *cobra.Command, args []string) error {
+		if len(args) < n {
 			return &usageError{fmt.Errorf("want %s, got %d arguments", what, len(args))}
 		}
 		return nil

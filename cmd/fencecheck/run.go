@@ -29,6 +29,8 @@ type runFlags struct {
 	workers       int
 	resources     int
 	resourceNames []string
+	job           string
+	shard         string
 	duration      time.Duration
 	ops           int
 	rate          float64
@@ -106,6 +108,8 @@ receiver process's: kill (SIGKILL, then start again), pause-receiver
 	fl.IntVar(&f.workers, "workers", d.Workers, "concurrent workers")
 	fl.IntVar(&f.resources, "resources", d.Resources, "protected resources")
 	fl.StringSliceVar(&f.resourceNames, "resource-names", nil, "fixed resource names, e.g. r0,r1,r2,r3 (default: names unique to the run; your own --sql-* statements: r0 … r<resources-1>); a run starts from what fixed resources hold")
+	fl.StringVar(&f.job, "job", "", "name the resources for a job of several shards: ID-r0 … ID-r<resources-1>, the same in every shard (a new ID names fresh resources)")
+	fl.StringVar(&f.shard, "shard", "", "run as shard i of N (i/N, from 0/N to N-1/N) of a job: work only on the job's resources that hash to shard i, sharing --leases and --target with the other shards; needs --job or --resource-names; see docs/scale-out.md")
 	fl.DurationVar(&f.duration, "duration", d.Duration, "how long workers run (virtual time for memory targets); with --ops alone, no time limit")
 	fl.IntVar(&f.ops, "ops", d.Ops, "stop after this many client operations (0: no limit): the same work however fast the machine is")
 	fl.Float64Var(&f.rate, "rate", d.Rate, "client operations per second, all workers together (0: unlimited)")
@@ -138,7 +142,13 @@ func (f *runFlags) config(t *openedTarget, faults []nemesis.Fault) (harness.Conf
 	}
 	cfg := harness.DefaultConfig()
 	cfg.Target, cfg.TargetName, cfg.Terms = t.target, t.name, runTerms{}
-	cfg.Workers, cfg.Resources, cfg.ResourceNames = f.workers, f.resources, f.names()
+	cfg.Workers, cfg.Resources = f.workers, f.resources
+	if cfg.ResourceNames, err = f.names(); err != nil {
+		return cfg, err
+	}
+	if cfg.Shard, err = f.parseShard(); err != nil {
+		return cfg, err
+	}
 	cfg.Duration, cfg.Ops, cfg.Rate, cfg.ReadShare = f.duration, f.ops, f.rate, f.readShare
 	cfg.SetLeaseTTL(f.leaseTTL)
 	if f.opTimeoutSet {
@@ -176,17 +186,44 @@ func (f *runFlags) config(t *openedTarget, faults []nemesis.Fault) (harness.Conf
 }
 
 // names returns the fixed resource names: as --resource-names gives them,
-// or r0 … r<n-1> for the user's own SQL statements, whose set-up may
-// create exactly those rows (an UPDATE-only write needs them).
-func (f *runFlags) names() []string {
-	if len(f.resourceNames) > 0 || !f.sql.own() {
-		return f.resourceNames
+// the job's with --job, or r0 … r<n-1> for the user's own SQL statements,
+// whose set-up may create exactly those rows (an UPDATE-only write needs
+// them).
+func (f *runFlags) names() ([]string, error) {
+	switch {
+	case f.job != "" && len(f.resourceNames) > 0:
+		return nil, &usageError{fmt.Errorf("--job: give --job or --resource-names, not both: each names the job's resources")}
+	case f.job != "":
+		names, err := harness.JobResourceNames(f.job, f.resources)
+		if err != nil {
+			return nil, &usageError{fmt.Errorf("--job: %w", err)}
+		}
+		return names, nil
+	case len(f.resourceNames) > 0 || !f.sql.own():
+		return f.resourceNames, nil
 	}
 	names := make([]string, max(f.resources, 0))
 	for i := range names {
 		names[i] = fmt.Sprintf("r%d", i)
 	}
-	return names
+	return names, nil
+}
+
+// parseShard returns the run's --shard, or nil. A shard needs the job's
+// resource names, the same in every shard: names a run draws for itself
+// are its own.
+func (f *runFlags) parseShard() (*harness.Shard, error) {
+	if f.shard == "" {
+		return nil, nil
+	}
+	sh, err := harness.ParseShard(f.shard)
+	if err != nil {
+		return nil, &usageError{fmt.Errorf("--shard: %w", err)}
+	}
+	if f.job == "" && len(f.resourceNames) == 0 && !f.sql.own() {
+		return nil, &usageError{fmt.Errorf("--shard %s: needs --job ID or --resource-names, the same in every shard, so that the shards split one set of resources (names a run draws for itself are its own)", sh)}
+	}
+	return &sh, nil
 }
 
 func runRun(ctx context.Context, cmd *cobra.Command, f runFlags) error {

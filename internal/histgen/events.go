@@ -60,3 +60,26 @@ func Events(ops []histories.Operation) []histories.Event {
 	}
 	return events
 }
+
+// SplitByResource deals the events of one history into n histories by
+// resource, as n shards of one job would have recorded them: the
+// resources round-robin in order of first appearance, each history's
+// events in their original order with indexes from 0, and events of no
+// resource (nemesis windows) in the first. part[r] is the history that
+// has resource r.
+func SplitByResource(events []histories.Event, n int) (split [][]histories.Event, part map[string]int) {
+	split, part = make([][]histories.Event, n), make(map[string]int)
+	for _, e := range events {
+		k, ok := part[e.Resource]
+		switch {
+		case e.Resource == "":
+			k = 0
+		case !ok:
+			k = len(part) % n
+			part[e.Resource] = k
+		}
+		e.Index = int64(len(split[k]))
+		split[k] = append(split[k], e)
+	}
+	return split, part
+}
