@@ -197,3 +197,33 @@ func TestShellCommand(t *testing.T) {
 		})
 	}
 }
+
+// TestChildAsAnotherUser: a child with a Role is named by it, writes to
+// the log file it was given, and with a Credential runs as that user
+// (as root only: another user cannot change its own).
+func TestChildAsAnotherUser(t *testing.T) {
+	t.Parallel()
+	if os.Geteuid() != 0 {
+		t.Skip("running a child as another user needs root; this test runs as uid " + strconv.Itoa(os.Geteuid()))
+	}
+	dir := t.TempDir()
+	log := filepath.Join(dir, "server.log")
+	said := func(context.Context) error { // ready once it said who it is
+		if out, _ := os.ReadFile(log); strings.Count(string(out), "\n") < 2 {
+			return errors.New("not yet")
+		}
+		return nil
+	}
+	c := NewChild("id -u; exec sleep 30", "", said)
+	c.Role = "test-server"
+	c.Credential = &syscall.Credential{Uid: 65534, Gid: 65534}
+	c.SetLogFile(log)
+	require.NoError(t, c.Start(context.Background()))
+	err := c.Start(context.Background())
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `test-server "id -u; exec sleep 30" is already running`)
+	require.NoError(t, c.Stop(5*time.Second))
+	out, err := os.ReadFile(log)
+	require.NoError(t, err)
+	assert.Contains(t, string(out), "\n65534\n", "the child ran as uid 65534")
+}
