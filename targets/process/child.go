@@ -59,6 +59,10 @@ type Child struct {
 	// Credential, when set, runs the child as another user: PostgreSQL
 	// refuses to run as root.
 	Credential *syscall.Credential
+	// Tree makes Freeze, Thaw and Kill reach every process descended
+	// from the child, wherever it put them (see tree.go), not only its
+	// process group.
+	Tree bool
 
 	mu      sync.Mutex
 	logPath string
@@ -173,9 +177,19 @@ func (c *Child) checkAddrFree(ctx context.Context) error {
 	if DialReady(c.addr)(ctx) != nil {
 		return nil
 	}
-	return fmt.Errorf("another process already listens on %s (one left over from an earlier run, or another server): "+
-		"it would be tested instead of the %s; stop it or choose a free port", c.addr, c.name())
+	return addrInUse(fmt.Sprintf("another process already listens on %s (one left over from an earlier run, or another server): "+
+		"it would be tested instead of the %s; stop it or choose a free port", c.addr, c.name()))
 }
+
+// ErrAddrInUse is the error of a Start that found something else
+// answering on the child's address: errors.Is tells it, so that a caller
+// that chose a free port can choose another.
+var ErrAddrInUse = errors.New("address in use")
+
+type addrInUse string
+
+func (e addrInUse) Error() string        { return string(e) }
+func (e addrInUse) Is(target error) bool { return target == ErrAddrInUse }
 
 func (c *Child) startLocked() (*proc, error) {
 	if c.proc != nil {
@@ -324,7 +338,25 @@ func (c *Child) signal(sig syscall.Signal) error {
 	if p.hasExited() {
 		return p.exitError(c.name())
 	}
+	if c.Tree {
+		if err := c.signalTree(p, sig); err != nil {
+			return err
+		}
+	}
 	return signalGroup(p.pgid, sig)
+}
+
+// signalTree sends sig to p's process tree: SIGSTOP from the top down,
+// each process stopped before its children are looked for.
+func (c *Child) signalTree(p *proc, sig syscall.Signal) error {
+	if sig == syscall.SIGSTOP {
+		stopTree(p.pgid)
+		return nil
+	}
+	if err := signalAll(treeOf(p.pgid), sig); err != nil {
+		return fmt.Errorf("signal %v to %s's processes: %w", sig, c.name(), err)
+	}
+	return nil
 }
 
 func signalGroup(pgid int, sig syscall.Signal) error {
@@ -376,6 +408,9 @@ func (c *Child) end(p *proc, how ending, grace time.Duration) error {
 	}
 	c.mu.Unlock()
 	if how == stopped {
+		if c.Tree {
+			_ = signalAll(treeOf(p.pgid), syscall.SIGCONT)
+		}
 		_ = signalGroup(p.pgid, syscall.SIGCONT)
 		if err := signalGroup(p.pgid, syscall.SIGTERM); err != nil {
 			return err
@@ -385,10 +420,20 @@ func (c *Child) end(p *proc, how ending, grace time.Duration) error {
 		}
 		// Not gone: a child that ignored SIGTERM, or a grandchild of it.
 	}
+	var tree []int
+	if c.Tree && !p.hasExited() {
+		// Stopped first, so that none forks while the others die; a
+		// process left behind could hold what the next start needs (a
+		// PostgreSQL backend, its cluster's shared memory).
+		tree = stopTree(p.pgid)
+		if err := signalAll(tree, syscall.SIGKILL); err != nil {
+			return fmt.Errorf("SIGKILL to %s's processes: %w", c.name(), err)
+		}
+	}
 	if err := signalGroup(p.pgid, syscall.SIGKILL); err != nil {
 		return err
 	}
-	if !groupGone(p, killGrace) && !p.hasExited() {
+	if !groupGone(p, killGrace) && !p.hasExited() || !allGone(tree, killGrace) {
 		return fmt.Errorf("%s (pid %d) did not exit within %v of SIGKILL", c.name(), p.pgid, killGrace)
 	}
 	return nil
