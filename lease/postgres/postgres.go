@@ -95,7 +95,16 @@ WHERE cur.expires_at <= now() AND cur.token < EXCLUDED.token
 RETURNING token`, s.table, s.seq)
 	create := fmt.Sprintf(`CREATE SEQUENCE %[2]s AS BIGINT MINVALUE 1 NO CYCLE;
 CREATE TABLE %[1]s (resource TEXT PRIMARY KEY, token BIGINT NOT NULL, holder INT NOT NULL, expires_at TIMESTAMPTZ NOT NULL)`, s.table, s.seq)
-	if _, err := pool.Exec(ctx, create); err != nil {
+	// The run's table and sequence are made durable whatever the
+	// sessions' synchronous_commit: the grants are what is under test.
+	err = pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, "SET LOCAL synchronous_commit = on"); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, create)
+		return err
+	})
+	if err != nil {
 		err = fail(fmt.Errorf("create the lease table %s: %w", s.table, err))
 		if cerr := s.Close(); cerr != nil {
 			err = errors.Join(err, fail(cerr))

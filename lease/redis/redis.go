@@ -26,6 +26,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -50,9 +51,22 @@ type Store struct {
 	prefix string
 }
 
+// quietLogs drops go-redis's own log, which goes to stderr for the whole
+// process (there is no per-client logger): its lines are a connection
+// pool's failed dials and the like, each of which also reaches the
+// caller as an error, and a private server that fencecheck crashes fails
+// dials on purpose, which would print a line per attempt in the middle
+// of a run's output.
+var quietLogs sync.Once
+
+type noLog struct{}
+
+func (noLog) Printf(context.Context, string, ...any) {}
+
 // Connect connects to the server spec names and checks that it answers.
 // Its errors carry no password.
 func Connect(ctx context.Context, spec string) (*Store, error) {
+	quietLogs.Do(func() { redis.SetLogger(noLog{}) })
 	secrets := redact.Secrets(spec, nil)
 	opts, err := redis.ParseURL(spec)
 	if err != nil {
