@@ -20,24 +20,45 @@ func (p *Pool) work(ctx context.Context, w *worker) {
 	}
 	for p.more(ctx) {
 		resource := p.cfg.Resources[p.Rand.IntN(len(p.cfg.Resources))]
-		asked := p.Runtime.Now()
-		l, err := p.Leases.Acquire(ctx, resource, w.id)
-		if err != nil {
+		repeat := func() bool { return p.Rand.Float64() < p.cfg.RepeatShare }
+		if _, err := p.oneJob(ctx, w, resource, repeat); err != nil {
 			return
 		}
-		now := p.Runtime.Now()
-		j := Job{Worker: w.id, Resource: l.Resource, Token: l.Token, Asked: asked, Granted: now, PausedFrom: now, PausedTo: now}
-		p.job(ctx, w, l, &j)
-		j.Ended = p.Runtime.Now()
-		p.jobs.add(j)
-		p.Leases.Release(l)
 		if p.Rand.Float64() < p.cfg.ReadShare && p.more(ctx) {
 			p.read(ctx, &w.proc, p.cfg.Resources[p.Rand.IntN(len(p.cfg.Resources))])
 		}
 	}
 }
 
-func (p *Pool) job(ctx context.Context, w *worker, l lease.Lease, j *Job) {
+// oneJob takes the lease on resource, does the job and releases the
+// lease; repeat, asked after the job's write, says whether it writes
+// again with the same token. It fails only when the lease could not be
+// had.
+func (p *Pool) oneJob(ctx context.Context, w *worker, resource string, repeat func() bool) (Job, error) {
+	asked := p.Runtime.Now()
+	l, err := p.Leases.Acquire(ctx, resource, w.id)
+	if err != nil {
+		return Job{}, err
+	}
+	now := p.Runtime.Now()
+	j := Job{Worker: w.id, Resource: l.Resource, Token: l.Token, Asked: asked, Granted: now, PausedFrom: now, PausedTo: now}
+	p.job(ctx, w, l, &j, repeat)
+	j.Ended = p.Runtime.Now()
+	p.jobs.add(j)
+	p.Leases.Release(l)
+	return j, nil
+}
+
+// RunJob runs one job of worker id on resource, exactly as the workers'
+// loop runs each of theirs but at the caller's moment, so that a script
+// can place the jobs of its timeline (the replay does); repeat says
+// whether the job writes a second time with the same token. It needs no
+// Start, and its job is among Jobs.
+func (p *Pool) RunJob(ctx context.Context, id int, resource string, repeat bool) (Job, error) {
+	return p.oneJob(ctx, &worker{id: id, proc: id}, resource, func() bool { return repeat })
+}
+
+func (p *Pool) job(ctx context.Context, w *worker, l lease.Lease, j *Job, repeat func() bool) {
 	if !p.more(ctx) {
 		return
 	}
@@ -65,7 +86,7 @@ func (p *Pool) job(ctx context.Context, w *worker, l lease.Lease, j *Job) {
 	if p.write(ctx, w, l.Resource, l.Token, value) {
 		j.Wrote, j.Answered = true, p.Runtime.Now()
 	}
-	if p.Rand.Float64() < p.cfg.RepeatShare && p.more(ctx) {
+	if repeat() && p.more(ctx) {
 		if p.write(ctx, w, l.Resource, l.Token, value+"-again") {
 			j.Answered = p.Runtime.Now()
 		}
