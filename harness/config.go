@@ -296,9 +296,9 @@ func (c *Config) validateStrategy(bad func(field, format string, args ...any)) {
 	if s == workload.Renew && c.RenewEvery <= 0 {
 		bad("RenewEvery", "must be positive with %s", s)
 	}
-	if c.Target != nil {
-		if err := workload.CheckTarget(s, c.Target); err != nil {
-			bad("Strategy", "target %s: %v", c.TargetName, err)
+	if c.Target != nil && !s.Fences() {
+		if _, err := targets.Tokenless(c.Target); err != nil {
+			bad("Strategy", "%s writes without a token, and %s cannot: %v", s, c.TargetName, err)
 		}
 	}
 	if c.Leases != nil {

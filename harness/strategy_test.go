@@ -142,7 +142,7 @@ func TestValidateStrategy(t *testing.T) {
 		{"no renewal interval", func(c *Config) { c.Strategy, c.RenewEvery = workload.Renew, 0 },
 			"RenewEvery: must be positive with renew"},
 		{"a target that cannot write without a token", func(c *Config) { c.Strategy, c.Target = workload.None, plain{memory.NewFenced()} },
-			"Strategy: target memory://x: client strategy none writes without a token, and the target cannot"},
+			"Strategy: none writes without a token, and memory://x cannot: targets: the target has no way to send a write without its fencing token"},
 		{"a lease service that cannot renew", func(c *Config) { c.Strategy, c.Leases = workload.Renew, noRenew{local} },
 			"Leases: client strategy renew renews leases, and the lease service cannot"},
 		{"no such strategy", func(c *Config) { c.Strategy = workload.Strategy(99) }, "Strategy: Strategy(99) is not a strategy"},

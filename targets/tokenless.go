@@ -27,7 +27,7 @@ type TokenlessWriter interface {
 
 // ErrNoTokenless is what Tokenless returns for a target that has no way
 // to send a write without its token.
-var ErrNoTokenless = errors.New("targets: the target cannot send a write without its fencing token")
+var ErrNoTokenless = errors.New("targets: the target has no way to send a write without its fencing token")
 
 // Tokenless returns t's TokenlessWriter, or why it cannot write without a
 // token.

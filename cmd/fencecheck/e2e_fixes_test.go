@@ -149,3 +149,29 @@ func TestCompareFixesErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestReplayPrintsTheStrategyTable: replay also plays the five steps with
+// each client strategy, prints the table, and writes it and each
+// strategy's trace, which check judges as the table says.
+func TestReplayPrintsTheStrategyTable(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	r := fencecheck(t, dir, "replay")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "| Strategy | Receiver | A's old result (step 4) | Stale writes accepted | Verdict |")
+	for _, s := range strategyOrder {
+		for _, receiver := range []string{"unfenced", "fenced"} {
+			want := "| " + s + " | " + receiver + " | accepted | 1 | violated |"
+			code := 1
+			if s == "fencing" && receiver == "fenced" {
+				want, code = "| fencing | fenced | rejected | 0 | held |", 0
+			}
+			assert.Contains(t, r.stdout, want)
+			c := fencecheck(t, dir, "check", "--policy", "accept-equal", "replay-out/strategies/strategy-"+s+"-"+receiver+".jsonl")
+			assert.Equal(t, code, c.code, "%s against %s: %s%s", s, receiver, c.stdout, c.stderr)
+		}
+	}
+	for _, f := range []string{"strategies.csv", "strategies.json"} {
+		assert.FileExists(t, filepath.Join(dir, "replay-out", f))
+	}
+}

@@ -11,8 +11,8 @@ import (
 
 // errOwnStatements is why a target with the user's own statements cannot
 // write without a token.
-var errOwnStatements = errors.New("a SQL target with its own write statement cannot write without a token: " +
-	"the statement is written around :token, and fencecheck has no other; use a built-in mode")
+var errOwnStatements = errors.New("the write statement is the user's own, written around :token, " +
+	"and fencecheck has no statement for a write without a token (a built-in mode has one)")
 
 // CheckTokenless implements targets.TokenlessWriter: the built-in modes
 // can, the user's own statements cannot.
