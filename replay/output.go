@@ -54,61 +54,48 @@ func (r *Report) WriteStrategyTable(w io.Writer) error {
 // WriteFiles writes each case's trace (NAME.jsonl), the comparison
 // (comparison.csv, comparison.json), the strategy table (strategies.csv,
 // strategies.json) and each strategy's trace (strategies/NAME.jsonl)
-// into dir, creating it. It returns the paths written, in a fixed order.
+// into dir, creating it. It returns the paths written, in that order.
 func (r *Report) WriteFiles(dir string) ([]string, error) {
+	paths, err := writeTraces(dir, r.Traces)
+	if err != nil {
+		return nil, err
+	}
+	sub, err := writeTraces(filepath.Join(dir, "strategies"), r.StrategyTraces)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range []struct {
+		name, what string
+		write      func(io.Writer) error
+	}{
+		{"comparison.csv", "comparison", r.writeCSV},
+		{"comparison.json", "comparison", func(w io.Writer) error { return writeJSON(w, r.Comparison) }},
+		{"strategies.csv", "strategy table", r.writeStrategyCSV},
+		{"strategies.json", "strategy table", func(w io.Writer) error { return writeJSON(w, r.Strategies) }},
+	} {
+		p := filepath.Join(dir, f.name)
+		if err := files.Write(p, f.what, f.write); err != nil {
+			return nil, err
+		}
+		paths = append(paths, p)
+	}
+	return append(paths, sub...), nil
+}
+
+// writeTraces writes each trace as NAME.jsonl into dir, creating it.
+func writeTraces(dir string, traces []Trace) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create replay output %s: %w", dir, err)
 	}
 	var paths []string
-	for _, t := range r.Traces {
+	for _, t := range traces {
 		p := filepath.Join(dir, t.Name+".jsonl")
 		if err := histories.WriteFile(p, t.Events); err != nil {
 			return nil, err
 		}
 		paths = append(paths, p)
 	}
-	p := filepath.Join(dir, "comparison.csv")
-	if err := files.Write(p, "comparison", r.writeCSV); err != nil {
-		return nil, err
-	}
-	paths = append(paths, p)
-	p = filepath.Join(dir, "comparison.json")
-	if err := files.Write(p, "comparison", r.writeJSON); err != nil {
-		return nil, err
-	}
-	paths = append(paths, p)
-	more, err := r.writeStrategyFiles(dir)
-	return append(paths, more...), err
-}
-
-// writeStrategyFiles writes the strategy table and traces.
-func (r *Report) writeStrategyFiles(dir string) ([]string, error) {
-	sub := filepath.Join(dir, "strategies")
-	if err := os.MkdirAll(sub, 0o755); err != nil {
-		return nil, fmt.Errorf("create replay output %s: %w", sub, err)
-	}
-	var paths []string
-	for _, t := range r.StrategyTraces {
-		p := filepath.Join(sub, t.Name+".jsonl")
-		if err := histories.WriteFile(p, t.Events); err != nil {
-			return nil, err
-		}
-		paths = append(paths, p)
-	}
-	p := filepath.Join(dir, "strategies.csv")
-	if err := files.Write(p, "strategy table", r.writeStrategyCSV); err != nil {
-		return nil, err
-	}
-	paths = append(paths, p)
-	p = filepath.Join(dir, "strategies.json")
-	if err := files.Write(p, "strategy table", func(w io.Writer) error {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(r.Strategies)
-	}); err != nil {
-		return nil, err
-	}
-	return append(paths, p), nil
+	return paths, nil
 }
 
 func (r *Report) writeStrategyCSV(w io.Writer) error {
@@ -142,8 +129,8 @@ func (r *Report) writeCSV(w io.Writer) error {
 	return cw.Error()
 }
 
-func (r *Report) writeJSON(w io.Writer) error {
+func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(r.Comparison)
+	return enc.Encode(v)
 }
