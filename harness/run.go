@@ -38,6 +38,9 @@ type run struct {
 	faultClock *phaseClock
 
 	failure failure
+	// ended are the leases the nemesis ended, for the strategy's
+	// measures (strategy.go).
+	ended nemesisEnds
 }
 
 // windowed is implemented by receivers with a race window the harness can
@@ -105,7 +108,7 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 	defer endLife()
 	r := &run{cfg: cfg, rt: rt, rec: rec, rand: sched.NewRand(cfg.Seed), life: life, leases: cfg.Leases}
 	if cfg.Issuer != nil {
-		svc, err := cfg.Issuer.Open(ctx, lease.Env{Life: life, Runtime: rt, Recorder: rec, TTL: cfg.LeaseTTL, Dir: dir})
+		svc, err := cfg.Issuer.Open(ctx, lease.Env{Life: life, Runtime: rt, Recorder: rec, TTL: cfg.IssuedTTL(), Dir: dir})
 		if err != nil {
 			_ = rec.Close()
 			return Result{Dir: dir}, fmt.Errorf("open lease issuer %s: %w", cfg.Issuer.Name(), err)
@@ -120,14 +123,18 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 		r.leases = svc
 	}
 	if r.leases == nil {
-		r.leases = lease.NewLocal(life, rt, rec, cfg.LeaseTTL)
+		r.leases = lease.NewLocal(life, rt, rec, cfg.IssuedTTL())
 	}
 	r.runID = newRunID(cfg.Seed, cfg.Deterministic)
 	var valuePrefix string
 	r.resources, valuePrefix = resourceNames(&cfg, r.runID)
 	r.wireFaults()
-	r.workers = workload.New(r.workload(valuePrefix), workload.Run{Runtime: rt, Recorder: rec, Rand: r.rand, Leases: r.leases,
+	r.workers, err = workload.New(r.workload(valuePrefix), workload.Run{Runtime: rt, Recorder: rec, Rand: r.rand, Leases: r.leases,
 		Target: cfg.Target, Pausers: r.pausers, Deliverers: r.deliverers, Env: r, Life: life})
+	if err != nil {
+		_ = rec.Close()
+		return Result{Dir: dir}, fmt.Errorf("%s with leases from %s: %w", cfg.TargetName, r.leasesName(), err)
+	}
 
 	stopProgress := r.reportProgress()
 	simErr := rt.Run(func() { r.main(r.watchFailure(ctx), endLife) })
@@ -205,7 +212,7 @@ func (r *run) wireFaults() {
 func (r *run) workload(valuePrefix string) workload.Config {
 	w := workload.Config{Workers: r.cfg.Workers, Resources: r.resources, ValuePrefix: valuePrefix, Duration: r.cfg.Duration,
 		Ops: r.cfg.Ops, Rate: r.cfg.Rate, ReadShare: r.cfg.ReadShare, RepeatShare: r.cfg.RepeatShare, Think: r.cfg.Think,
-		OpTimeout: r.cfg.OpTimeout}
+		OpTimeout: r.cfg.OpTimeout, Strategy: r.cfg.Strategy, RenewEvery: r.cfg.RenewEvery}
 	if r.cfg.Deterministic {
 		w.Latency = r.cfg.Latency // the simulated target answers at once
 	}
@@ -306,10 +313,21 @@ func (r *run) IntN(n int) int         { return r.rand.IntN(n) }
 func (r *run) Record(e *histories.Event) {
 	r.rec.Record(e)
 }
-func (r *run) LeaseTTL() time.Duration          { return r.cfg.LeaseTTL }
-func (r *run) ExpireLease(resource string) bool { return r.leases.Expire(resource) }
+func (r *run) LeaseTTL() time.Duration { return r.cfg.LeaseTTL }
+func (r *run) ExpireLease(resource string) bool {
+	from := r.rt.Now()
+	if !r.leases.Expire(resource) {
+		return false
+	}
+	r.ended.add(nemesisEnd{resource: resource, from: from, to: r.rt.Now()})
+	return true
+}
 func (r *run) OutliveLease(resource string, token uint64) bool {
-	return r.leases.ExpireToken(resource, token)
+	if !r.leases.ExpireToken(resource, token) {
+		return false
+	}
+	r.ended.add(nemesisEnd{resource: resource, token: token})
+	return true
 }
 func (r *run) Resources() []string { return r.resources }
 func (r *run) NewerAccepted(resource string, token uint64) sched.Gate {

@@ -27,6 +27,10 @@ type Store interface {
 	// Left says how long the lease on resource that carries token has to
 	// run on the issuer's clock: 0 when it is no longer current.
 	Left(ctx context.Context, resource string, token uint64) (time.Duration, error)
+	// Renew makes the lease on resource that carries token last ttl from
+	// now on the issuer's clock, if it is still current, and reports
+	// whether it was. A lease that ran out stays ended.
+	Renew(ctx context.Context, resource string, token uint64, ttl time.Duration) (bool, error)
 }
 
 // FloorStore is a Store that can make the tokens of a resource start
@@ -74,7 +78,8 @@ type Polled struct {
 type polledState struct {
 	mu        sync.Mutex
 	holder    *Lease
-	asked     int64  // when the holder's grant was asked for, on the run's clock
+	asked     int64  // when the holder's grant or last renewal was asked for, on the run's clock
+	renewed   bool   // whether asked is a renewal's
 	stopTimer func() // cancels the holder's TTL check
 }
 
@@ -139,7 +144,7 @@ func (p *Polled) try(st *polledState, resource string, worker int) (Lease, bool,
 		how = "reassigned"
 	}
 	l := Lease{Resource: resource, Token: token, Worker: worker}
-	st.holder, st.asked = &l, asked
+	st.holder, st.asked, st.renewed = &l, asked, false
 	Record(p.env.Recorder, histories.FAcquire, l, fmt.Sprintf("worker %d receives token %d (%s)", worker, token, how))
 	p.watchLocked(st, l, p.env.TTL)
 	return l, true, nil
@@ -177,7 +182,11 @@ func (p *Polled) checkTTL(st *polledState, l Lease) {
 // delivers a grant late would seem to shorten the lease.)
 func (p *Polled) ttlElapsedLocked(st *polledState) {
 	after := time.Duration(p.env.Runtime.Now() - st.asked).Round(time.Millisecond)
-	p.endLocked(st, fmt.Sprintf("TTL elapsed (%v lease, gone from the issuer %v after it was asked for)", p.env.TTL, after))
+	what := "it was asked for"
+	if st.renewed {
+		what = "its last renewal was asked for"
+	}
+	p.endLocked(st, fmt.Sprintf("TTL elapsed (%v lease, gone from the issuer %v after %s)", p.env.TTL, after, what))
 }
 
 // over reports whether the run, or the service, has ended: nothing may
@@ -190,6 +199,53 @@ func (p *Polled) endLocked(st *polledState, why string) {
 	Record(p.env.Recorder, histories.FExpire, h, fmt.Sprintf("worker %d loses token %d: %s", h.Worker, h.Token, why))
 	st.stopTimer()
 	st.holder = nil
+}
+
+// Renew implements Renewer: the store extends the lease on the issuer,
+// which still decides whether it is current; a renewal the issuer refuses
+// finds the lease run out, and records that.
+func (p *Polled) Renew(_ context.Context, l Lease) error {
+	st := p.state(l.Resource)
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.holder == nil || st.holder.Token != l.Token {
+		return fmt.Errorf("renew the lease on %s with token %d: %w", l.Resource, l.Token, ErrNotHeld)
+	}
+	ctx, cancel := p.op()
+	defer cancel()
+	asked := p.env.Runtime.Now()
+	ok, err := p.store.Renew(ctx, l.Resource, l.Token, p.env.TTL)
+	switch {
+	case err != nil:
+		return fmt.Errorf("renew the lease on %s with token %d: %w", l.Resource, l.Token, err)
+	case !ok:
+		p.ttlElapsedLocked(st)
+		return fmt.Errorf("renew the lease on %s with token %d: %w", l.Resource, l.Token, ErrNotHeld)
+	}
+	st.asked, st.renewed = asked, true
+	st.stopTimer()
+	p.watchLocked(st, l, p.env.TTL)
+	Record(p.env.Recorder, histories.FRenew, l, fmt.Sprintf("worker %d renews token %d for %v", l.Worker, l.Token, p.env.TTL))
+	return nil
+}
+
+// Held implements HolderChecker: it asks the store how long the lease
+// has left (Store.Left). A lease the store no longer has, that this
+// service still counted as current, ran out by its TTL: that is recorded.
+func (p *Polled) Held(_ context.Context, l Lease) (bool, error) {
+	st := p.state(l.Resource)
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	ctx, cancel := p.op()
+	defer cancel()
+	left, err := p.store.Left(ctx, l.Resource, l.Token)
+	if err != nil {
+		return false, fmt.Errorf("ask whether the lease on %s with token %d is held: %w", l.Resource, l.Token, err)
+	}
+	if left == 0 && st.holder != nil && st.holder.Token == l.Token && !p.over() {
+		p.ttlElapsedLocked(st)
+	}
+	return left > 0, nil
 }
 
 // Release implements Service. When the store cannot be reached, the lease

@@ -61,6 +61,17 @@ func (f *fakeStore) End(_ context.Context, resource string, token uint64) (bool,
 	return false, nil
 }
 
+func (f *fakeStore) Renew(_ context.Context, resource string, token uint64, ttl time.Duration) (bool, error) {
+	if f.broken {
+		return false, errors.New("store down")
+	}
+	if l, ok := f.current(resource); ok && l.token == token {
+		f.cur[resource] = fakeLease{token, f.now() + int64(ttl+f.extra)}
+		return true, nil
+	}
+	return false, nil
+}
+
 func (f *fakeStore) Left(_ context.Context, resource string, token uint64) (time.Duration, error) {
 	if f.broken {
 		return 0, errors.New("store down")

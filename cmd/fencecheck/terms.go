@@ -44,7 +44,8 @@ var fieldFlags = map[string]string{
 	"Target": "target", "Workers": "workers", "Resources": "resources", "ResourceNames": "resource-names",
 	"Duration": "duration", "Ops": "ops", "Rate": "rate", "LeaseTTL": "lease-ttl", "ReadShare": "read-share",
 	"OpTimeout": "op-timeout", "MinStale": "min-stale", "StoreDir": "store", "CheckTimeout": "check-timeout",
-	"Schedule": "nemesis-script", "RunName": "name", "Shard": "shard",
+	"Schedule": "nemesis-script", "RunName": "name", "Shard": "shard", "Strategy": "client-strategy", "LeaseMultiplier": "lease-multiplier",
+	"RenewEvery": "renew-every", "Leases": "leases",
 }
 
 // configError words harness.Config.Validate's errors as run's flags:
