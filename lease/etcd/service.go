@@ -53,11 +53,14 @@ func (s *Service) lockPrefix(resource string) string {
 	return s.prefix + "lock/" + url.PathEscape(resource) + "/"
 }
 
-// Acquire implements lease.Service: it grants an etcd lease, waits for the
-// resource's lock under it, and takes the lock key's create revision as
-// the token.
-func (s *Service) Acquire(ctx context.Context, resource string, worker int) (lease.Lease, error) {
-	grant, err := s.cli.Grant(ctx, s.ttl)
+// acquire makes one attempt at Acquire: it grants an etcd lease, waits
+// for the resource's lock under it, and takes the lock key's create
+// revision as the token. The calls that need the cluster to answer at
+// once are bounded by rpcTimeout; the wait for the lock is not.
+func (s *Service) acquire(ctx context.Context, resource string, worker int) (lease.Lease, error) {
+	gctx, cancel := context.WithTimeout(ctx, rpcTimeout)
+	grant, err := s.cli.Grant(gctx, s.ttl)
+	cancel()
 	if err != nil {
 		return lease.Lease{}, fmt.Errorf("acquire lease on %s: grant an etcd lease: %w", resource, err)
 	}
@@ -100,7 +103,9 @@ func (s *Service) lock(ctx context.Context, lock *concurrency.Mutex) (uint64, er
 	if err := lock.Lock(ctx); err != nil {
 		return 0, fmt.Errorf("etcd lock: %w", err)
 	}
-	got, err := s.cli.Get(ctx, lock.Key())
+	gctx, cancel := context.WithTimeout(ctx, rpcTimeout)
+	defer cancel()
+	got, err := s.cli.Get(gctx, lock.Key())
 	if err != nil {
 		return 0, fmt.Errorf("read the etcd lock key: %w", err)
 	}
