@@ -79,7 +79,9 @@ type RunConfig struct {
 	ResourceNames []string `json:"resource_names"`
 	FixedNames    bool     `json:"fixed_resource_names,omitempty"`
 
-	staleFaults []string // the faults that exist to make stale writes
+	staleFaults   []string // the faults that exist to make stale writes
+	issuerFaults  []string // the faults that take the issuer's servers down
+	issuerServers bool     // the issuer had servers to take down
 }
 
 func (c *Config) summary(runID string, resources []string) RunConfig {
@@ -96,6 +98,7 @@ func (c *Config) summary(runID string, resources []string) RunConfig {
 		Deterministic: c.Deterministic, Policy: c.Policy.String(), RequireExclusive: c.RequireExclusive,
 		MinStale: c.MinStale, NoReport: c.NoReport, Version: c.Version,
 		Command: c.Command, RunID: runID, ResourceNames: resources, FixedNames: len(c.ResourceNames) > 0, staleFaults: stale,
+		issuerFaults: issuerFaults(c.Faults),
 	}
 }
 
@@ -118,6 +121,8 @@ func (r *run) judge(path string, interrupted bool) (Result, error) {
 	cov, excl := measureCoverage(h)
 	res := Result{Check: explained, Counts: histories.Count(h.Operations), Coverage: cov, Evidence: h.Evidence(),
 		Config: r.cfg.summary(r.runID, r.resources), Truncated: h.Truncated, Interrupted: interrupted, history: h, words: r.cfg.Terms}
+	res.Config.issuerServers = r.issuerServers
+	res.Coverage.measureFailover(h, res.Config.issuerFaults)
 	for _, n := range checked.Notes {
 		res.Notes = append(res.Notes, n.String())
 	}
@@ -153,6 +158,8 @@ func (res *Result) decide() (check.Verdict, Gate, string) {
 		return verdict, GateEvidence, reason
 	case cov.StaleWrites < cfg.MinStale:
 		return check.Inconclusive, GateMinStale, fmt.Sprintf("%d stale writes were submitted, and the run asks for at least %d: %s", cov.StaleWrites, cfg.MinStale, res.staleCause())
+	case res.failoverUntested() != "":
+		return check.Inconclusive, GateFailover, res.failoverUntested()
 	}
 	return verdict, GateCheck, reason
 }
@@ -195,6 +202,10 @@ func (res *Result) Summary() string {
 	fmt.Fprintf(&b, "            %d old tokens accepted before the newer one arrived (allowed by fencing); %d unknown outcomes;\n",
 		cov.OldTokenFirst, cov.UnknownOutcomes)
 	fmt.Fprintf(&b, "            %d lease grants, %d expiries; fault actions %s\n", cov.LeaseGrants, cov.LeaseExpiries, actionList(cov.FaultActions))
+	if len(cfg.issuerFaults) > 0 {
+		fmt.Fprintf(&b, "            %d issuer leader changes; %d lease grants after a server the issuer faults took down came back\n",
+			cov.LeaderChanges, cov.GrantsAfterFailover)
+	}
 	if cov.InitialStates > 0 {
 		fmt.Fprintf(&b, "before      %d resources held state from before the run; the model and the tokens start from it\n", cov.InitialStates)
 	}

@@ -36,6 +36,9 @@ type run struct {
 	actors     []nemesis.Actor
 	holders    []nemesis.WindowHolder
 	faultClock *phaseClock
+	// issuerServers: the lease service has servers the issuer faults
+	// can act on (nemesis.IssuerServers).
+	issuerServers bool
 
 	failure failure
 }
@@ -121,6 +124,10 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 	}
 	if r.leases == nil {
 		r.leases = lease.NewLocal(life, rt, rec, cfg.LeaseTTL)
+	}
+	if err := r.attachIssuer(r.leases); err != nil {
+		_ = rec.Close()
+		return Result{Dir: dir}, fmt.Errorf("lease issuer: %w", err)
 	}
 	r.runID = newRunID(cfg.Seed, cfg.Deterministic)
 	var valuePrefix string
