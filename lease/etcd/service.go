@@ -29,7 +29,11 @@ type Service struct {
 
 	mu   sync.Mutex
 	held map[string]*holding // resource → its current holder
-	wg   sync.WaitGroup      // the keepalive watchers
+	wg   sync.WaitGroup      // the keepalive watchers and expiry watches
+	// closing ends with the run's life or at Close: the watches that
+	// wait for a suspended lease's expiry stop then.
+	closing    context.Context
+	endWatches context.CancelFunc
 }
 
 // holding is one grant: the etcd lease behind it, its lock, and whether
@@ -40,11 +44,17 @@ type holding struct {
 	sess  *concurrency.Session
 	lock  *concurrency.Mutex
 	stop  context.CancelFunc // the watcher's keepalive
+	ttl   int64              // granted, whole seconds
 	ended bool
+	// suspended: its keepalive was stopped on purpose (Suspend), so the
+	// keepalive's end is no expiry; the lock key's deletion will be.
+	suspended bool
 }
 
 func newService(cli *clientv3.Client, env lease.Env, prefix string) *Service {
-	return &Service{cli: cli, env: env, prefix: prefix, ttl: ttlSeconds(env.TTL), held: make(map[string]*holding)}
+	closing, endWatches := context.WithCancel(env.Life)
+	return &Service{cli: cli, env: env, prefix: prefix, ttl: ttlSeconds(env.TTL), held: make(map[string]*holding),
+		closing: closing, endWatches: endWatches}
 }
 
 // lockPrefix is the mutex prefix of resource. The name is escaped so that
@@ -82,7 +92,7 @@ func (s *Service) acquire(ctx context.Context, resource string, worker int) (lea
 		_ = sess.Close()
 		return lease.Lease{}, fmt.Errorf("acquire lease on %s: etcd keepalive: %w", resource, err)
 	}
-	h := &holding{lease: lease.Lease{Resource: resource, Token: token, Worker: worker}, sess: sess, lock: lock, stop: stop}
+	h := &holding{lease: lease.Lease{Resource: resource, Token: token, Worker: worker}, sess: sess, lock: lock, stop: stop, ttl: grant.TTL}
 	s.mu.Lock()
 	if prev := s.held[resource]; prev != nil && !prev.ended {
 		// The lock passed on, so the previous holder's etcd lease ended
@@ -121,14 +131,14 @@ func (s *Service) watch(h *holding, ka <-chan *clientv3.LeaseKeepAliveResponse) 
 	defer s.wg.Done()
 	for resp := range ka {
 		s.mu.Lock()
-		if !h.ended && s.env.Life.Err() == nil {
+		if !h.ended && !h.suspended && s.env.Life.Err() == nil {
 			s.recordLocked(histories.FRenew, h.lease, fmt.Sprintf("worker %d's etcd lease %x renewed for %d s", h.lease.Worker, resp.ID, resp.TTL))
 		}
 		s.mu.Unlock()
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if !h.ended && s.env.Life.Err() == nil {
+	if !h.ended && !h.suspended && s.env.Life.Err() == nil {
 		s.endLocked(h, histories.FExpire, "its etcd lease ran out (the keepalive ended)")
 	}
 }
@@ -212,6 +222,7 @@ func (s *Service) Close() error {
 		_ = h.sess.Close()
 	}
 	s.mu.Unlock()
+	s.endWatches()
 	s.wg.Wait()
 	ctx, cancel := context.WithTimeout(context.Background(), rpcTimeout)
 	defer cancel()
