@@ -318,6 +318,9 @@ func (r *run) ExpireLease(resource string) bool { return r.leases.Expire(resourc
 func (r *run) OutliveLease(resource string, token uint64) bool {
 	return r.leases.ExpireToken(resource, token)
 }
+func (r *run) LapseLease(resource string, token uint64) (sched.Gate, time.Duration, bool) {
+	return r.lapseLease(resource, token)
+}
 func (r *run) Resources() []string { return r.resources }
 func (r *run) NewerAccepted(resource string, token uint64) sched.Gate {
 	return r.workers.NewerAccepted(resource, token)
