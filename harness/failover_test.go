@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -164,7 +165,8 @@ func TestIssuerFaultRun(t *testing.T) {
 // TestFailoverGate: a run with an issuer fault and no grant after a
 // server came back is inconclusive, and says why; one with such a grant
 // is judged by the rest; a run whose issuer has servers but no issuer
-// fault says what it did not test.
+// fault says what it did not test. The JUnit suite has the gate as a
+// case of its own.
 func TestFailoverGate(t *testing.T) {
 	t.Parallel()
 	ev := func(i int64, e histories.Event) histories.Event { e.Index, e.Time, e.Process = i, i*10, -1; return e }
@@ -219,6 +221,18 @@ func TestFailoverGate(t *testing.T) {
 			}
 			if tc.gapAdded != "" {
 				assert.Contains(t, gaps, tc.gapAdded)
+			}
+			var junit []string
+			for _, c := range res.JUnit().Cases {
+				if c.Name == "a lease granted after an issuer server came back from an outage" {
+					junit = append(junit, fmt.Sprint(c.Error != nil))
+				}
+			}
+			switch {
+			case len(tc.faults) == 0:
+				assert.Empty(t, junit, "no failover case without an issuer fault")
+			default:
+				assert.Equal(t, []string{fmt.Sprint(tc.reason != "")}, junit, "the JUnit case fails with the gate")
 			}
 			for _, g := range gaps {
 				if tc.reason == "" && tc.gapAdded == "" {
