@@ -123,13 +123,9 @@ func TestPolledRecordsHowLeasesEnd(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			sim := sched.NewSim(1)
-			rec := histories.NewRecorder(&bufWriter{}, histories.RecorderOptions{Clock: sim, Retain: true})
-			life, end := context.WithCancel(context.Background())
-			f := &fakeStore{rt: sim, extra: tc.extra, cur: map[string]fakeLease{}}
 			opts := DefaultPollOptions()
 			opts.MinWait, opts.MaxWait = 5*time.Millisecond, 5*time.Millisecond
-			p := NewPolled(Env{Life: life, Runtime: sim, Recorder: rec, TTL: ttl}, f, opts)
+			sim, rec, f, p, end := onSim(tc.extra, ttl, opts)
 			require.NoError(t, sim.Run(func() {
 				tc.run(p, f, sim)
 				end()
@@ -148,6 +144,17 @@ func TestPolledRecordsHowLeasesEnd(t *testing.T) {
 			assert.Equal(t, tc.want, got)
 		})
 	}
+}
+
+// onSim returns a Polled service on a fake store that keeps leases extra
+// longer than asked, on a simulated clock, with a recorder that retains
+// its events; end ends the run's life.
+func onSim(extra, ttl time.Duration, opts PollOptions) (*sched.Sim, *histories.Recorder, *fakeStore, *Polled, context.CancelFunc) {
+	sim := sched.NewSim(1)
+	rec := histories.NewRecorder(&bufWriter{}, histories.RecorderOptions{Clock: sim, Retain: true})
+	life, end := context.WithCancel(context.Background())
+	f := &fakeStore{rt: sim, extra: extra, cur: map[string]fakeLease{}}
+	return sim, rec, f, NewPolled(Env{Life: life, Runtime: sim, Recorder: rec, TTL: ttl}, f, opts), end
 }
 
 func acquire(p *Polled, worker int) Lease {
@@ -183,11 +190,7 @@ func TestPolledSuspend(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			sim := sched.NewSim(1)
-			rec := histories.NewRecorder(&bufWriter{}, histories.RecorderOptions{Clock: sim, Retain: true})
-			life, end := context.WithCancel(context.Background())
-			f := &fakeStore{rt: sim, extra: tc.extra, cur: map[string]fakeLease{}}
-			p := NewPolled(Env{Life: life, Runtime: sim, Recorder: rec, TTL: ttl}, f, DefaultPollOptions())
+			sim, _, _, p, end := onSim(tc.extra, ttl, DefaultPollOptions())
 			endedAt := int64(-2)
 			require.NoError(t, sim.Run(func() {
 				l := acquire(p, 0)
