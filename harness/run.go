@@ -18,8 +18,11 @@ import (
 
 // run is the state of one run; it is also the nemesis's Env.
 type run struct {
-	cfg       Config
-	rt        sched.Runtime
+	cfg Config
+	rt  sched.Runtime
+	// clock is rt as the workload and the faults see it: from the
+	// start of the run's own work (see workClock).
+	clock     sched.Runtime
 	rec       *histories.Recorder
 	rand      *sched.Rand
 	leases    lease.Service
@@ -125,6 +128,10 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 	if r.leases == nil {
 		r.leases = lease.NewLocal(life, rt, rec, cfg.LeaseTTL)
 	}
+	r.clock = rt
+	if cfg.Issuer != nil {
+		r.clock = workClock{Runtime: rt, start: rt.Now()}
+	}
 	if err := r.attachIssuer(r.leases); err != nil {
 		_ = rec.Close()
 		return Result{Dir: dir}, fmt.Errorf("lease issuer: %w", err)
@@ -133,7 +140,7 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 	var valuePrefix string
 	r.resources, valuePrefix = resourceNames(&cfg, r.runID)
 	r.wireFaults()
-	r.workers = workload.New(r.workload(valuePrefix), workload.Run{Runtime: rt, Recorder: rec, Rand: r.rand, Leases: r.leases,
+	r.workers = workload.New(r.workload(valuePrefix), workload.Run{Runtime: r.clock, Recorder: rec, Rand: r.rand, Leases: r.leases,
 		Target: cfg.Target, Pausers: r.pausers, Deliverers: r.deliverers, Env: r, Life: life})
 
 	stopProgress := r.reportProgress()
@@ -230,7 +237,7 @@ func (r *run) main(ctx context.Context, endLife context.CancelFunc) {
 	if _, scripted := r.cfg.Schedule.(nemesis.Script); scripted {
 		ph.warmup = 0 // a script says exactly when each fault starts
 	}
-	r.faultClock = &phaseClock{Runtime: r.rt}
+	r.faultClock = &phaseClock{Runtime: r.clock}
 	if ph.faultEnd > 0 {
 		r.faultClock.end.Store(int64(ph.faultEnd))
 	}
@@ -259,7 +266,7 @@ func (r *run) main(ctx context.Context, endLife context.CancelFunc) {
 	})
 	workers.Wait(context.Background(), 0)
 	// With an operation limit alone, the faults end with the workers.
-	r.faultClock.end.CompareAndSwap(0, max(r.rt.Now(), 1))
+	r.faultClock.end.CompareAndSwap(0, max(r.clock.Now(), 1))
 	workersDone.Open()
 	faults.Wait(context.Background(), 0)
 	nemesis.StopAll(r, r.cfg.Faults)
@@ -295,10 +302,10 @@ func (r *run) reportProgress() func() {
 		for {
 			select {
 			case <-stop:
-				r.cfg.Progress(r.workers.Progress(time.Duration(r.rt.Now())))
+				r.cfg.Progress(r.workers.Progress(time.Duration(r.clock.Now())))
 				return
 			case <-t.C:
-				r.cfg.Progress(r.workers.Progress(time.Duration(r.rt.Now())))
+				r.cfg.Progress(r.workers.Progress(time.Duration(r.clock.Now())))
 			}
 		}
 	}()
