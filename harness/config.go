@@ -201,6 +201,14 @@ func (c *Config) issuerName() string {
 	return c.Issuer.Name()
 }
 
+// terms are the words for settings the caller chose, else Config's.
+func (c *Config) terms() Terms {
+	if c.Terms != nil {
+		return c.Terms
+	}
+	return ConfigTerms{}
+}
+
 // runName is the run's folder in the store.
 func (c *Config) runName() string {
 	if c.RunName != "" {
@@ -224,6 +232,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Issuer != nil && c.Deterministic {
 		bad("Issuer", "%s runs on the real clock, not in the deterministic simulation", c.Issuer.Name())
+	}
+	if names := issuerFaults(c.Faults); len(names) > 0 && !c.hasIssuerServers() {
+		errs = append(errs, &FieldError{Field: "Faults", Err: needsServers(names, c.terms())})
 	}
 	if c.Workers < 1 || c.Workers > 10000 {
 		bad("Workers", "%d is not between 1 and 10000", c.Workers)

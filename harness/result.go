@@ -97,7 +97,9 @@ type RunConfig struct {
 	// job's.
 	Shard string `json:"shard,omitempty"`
 
-	staleFaults []string // the faults that exist to make stale writes
+	staleFaults   []string // the faults that exist to make stale writes
+	issuerFaults  []string // the faults that take the issuer's servers down
+	issuerServers bool     // the issuer had servers to take down
 }
 
 func (c *Config) summary(runID string, resources []string) RunConfig {
@@ -119,6 +121,7 @@ func (c *Config) summary(runID string, resources []string) RunConfig {
 		MinStale: c.MinStale, NoReport: c.NoReport, Version: c.Version,
 		Command: c.Command, RunID: runID, ResourceNames: resources, FixedNames: len(c.ResourceNames) > 0, staleFaults: stale,
 		ClientStrategy: c.Strategy.String(),
+		issuerFaults:   issuerFaults(c.Faults),
 	}
 	switch c.Strategy {
 	case workload.LongerLease:
@@ -149,6 +152,8 @@ func (r *run) judge(path string, interrupted bool) (Result, error) {
 	res := Result{Check: explained, Counts: histories.Count(h.Operations), Coverage: cov, Evidence: h.Evidence(),
 		Config: r.cfg.summary(r.runID, r.resources), Truncated: h.Truncated, Interrupted: interrupted, history: h, words: r.cfg.Terms,
 		Jobs: r.measureStrategy(h)}
+	res.Config.issuerServers = r.issuerServers
+	res.Coverage.measureFailover(h, res.Config.issuerFaults)
 	for _, n := range checked.Notes {
 		res.Notes = append(res.Notes, n.String())
 	}
@@ -184,6 +189,8 @@ func (res *Result) decide() (check.Verdict, Gate, string) {
 		return verdict, GateEvidence, reason
 	case cov.StaleWrites < cfg.MinStale:
 		return check.Inconclusive, GateMinStale, fmt.Sprintf("%d stale writes were submitted, and the run asks for at least %d: %s", cov.StaleWrites, cfg.MinStale, res.staleCause())
+	case res.failoverUntested() != "":
+		return check.Inconclusive, GateFailover, res.failoverUntested()
 	}
 	return verdict, GateCheck, reason
 }
@@ -229,6 +236,10 @@ func (res *Result) Summary() string {
 	fmt.Fprintf(&b, "            %d old tokens accepted before the newer one arrived (allowed by fencing); %d unknown outcomes;\n",
 		cov.OldTokenFirst, cov.UnknownOutcomes)
 	fmt.Fprintf(&b, "            %d lease grants, %d expiries; fault actions %s\n", cov.LeaseGrants, cov.LeaseExpiries, actionList(cov.FaultActions))
+	if len(cfg.issuerFaults) > 0 {
+		fmt.Fprintf(&b, "            %d issuer leader changes; %d lease grants after a server the issuer faults took down came back\n",
+			cov.LeaderChanges, cov.GrantsAfterFailover)
+	}
 	if cfg.ClientStrategy != workload.Fencing.String() {
 		writeStrategy(&b, cfg, res.Jobs)
 	}

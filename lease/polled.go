@@ -78,9 +78,10 @@ type Polled struct {
 type polledState struct {
 	mu        sync.Mutex
 	holder    *Lease
-	asked     int64  // when the holder's grant or last renewal was asked for, on the run's clock
-	renewed   bool   // whether asked is a renewal's
-	stopTimer func() // cancels the holder's TTL check
+	asked     int64    // when the holder's grant or last renewal was asked for, on the run's clock
+	renewed   bool     // whether asked is a renewal's
+	stopTimer func()   // cancels the holder's TTL check
+	onEnd     []func() // called once the holder's end is recorded (Suspend)
 }
 
 // NewPolled returns a lease service on store for the run env describes.
@@ -197,8 +198,18 @@ func (p *Polled) over() bool { return p.closed.Load() || p.env.Life.Err() != nil
 func (p *Polled) endLocked(st *polledState, why string) {
 	h := *st.holder
 	Record(p.env.Recorder, histories.FExpire, h, fmt.Sprintf("worker %d loses token %d: %s", h.Worker, h.Token, why))
+	p.clearLocked(st)
+}
+
+// clearLocked forgets the holder, whose end was recorded: its TTL check
+// stops, and whoever waits for its end is told.
+func (p *Polled) clearLocked(st *polledState) {
 	st.stopTimer()
 	st.holder = nil
+	for _, f := range st.onEnd {
+		f()
+	}
+	st.onEnd = nil
 }
 
 // Renew implements Renewer: the store extends the lease on the issuer,
@@ -264,8 +275,7 @@ func (p *Polled) Release(l Lease) {
 	case err != nil:
 	case ended:
 		Record(p.env.Recorder, histories.FRelease, l, fmt.Sprintf("worker %d releases token %d", l.Worker, l.Token))
-		st.stopTimer()
-		st.holder = nil
+		p.clearLocked(st)
 	default:
 		p.ttlElapsedLocked(st)
 	}
@@ -338,7 +348,7 @@ func (p *Polled) Close() error {
 	for _, st := range states {
 		st.mu.Lock()
 		if st.holder != nil {
-			st.stopTimer()
+			p.clearLocked(st) // nothing more is recorded
 		}
 		st.mu.Unlock()
 	}

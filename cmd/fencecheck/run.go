@@ -95,9 +95,13 @@ resource), expire (end leases early), duplicate (deliver a write twice).
 With an http:// target also the proxy's faults, which act on real requests
 between the workers and the receiver: hold (deliver a write late, after a
 newer token was accepted), duplicate-request, drop-response (the receiver
-applies the write, the worker gets no answer), latency; and with --exec the
+applies the write, the worker gets no answer), latency; with --exec the
 receiver process's: kill (SIGKILL, then start again), pause-receiver
-(SIGSTOP, then SIGCONT).
+(SIGSTOP, then SIGCONT); and with --leases etcd the issuer's, on the
+members of the embedded cluster: issuer-kill (SIGKILL a member, the leader
+first, then start it again), issuer-pause (SIGSTOP a member, then SIGCONT).
+A run with an issuer fault is inconclusive unless a lease was granted after
+a member it took down came back (see docs/leases.md).
 
 --client-strategy replaces fencing with one of the fixes the article
 reviews: none, longer-lease (leases --lease-multiplier times longer),
@@ -144,7 +148,7 @@ func (f *runFlags) register(fl *pflag.FlagSet, single bool) {
 	fl.Float64Var(&f.rate, "rate", d.Rate, "client operations per second, all workers together (0: unlimited)")
 	fl.DurationVar(&f.leaseTTL, "lease-ttl", d.LeaseTTL, "lease duration")
 	fl.Float64Var(&f.readShare, "read-share", d.ReadShare, "probability of an extra read after each job")
-	fl.StringVar(&f.nemesis, "nemesis", faultNames(d.Faults), "faults to inject: pause,delay,expire,duplicate; http: hold,duplicate-request,drop-response,latency; --exec: kill,pause-receiver; or none")
+	fl.StringVar(&f.nemesis, "nemesis", faultNames(d.Faults), "faults to inject: pause,delay,expire,duplicate; http: hold,duplicate-request,drop-response,latency; --exec: kill,pause-receiver; --leases etcd: issuer-kill,issuer-pause; or none")
 	fl.StringVar(&f.script, "nemesis-script", "", `scripted fault windows instead of random ones, e.g. "500ms:+pause,2s:-pause"`)
 	fl.Uint64Var(&f.seed, "seed", 0, "seed for every random choice (default: a random seed, printed)")
 	fl.StringVar(&f.policy, "policy", d.Policy.String(), "fencing policy: strict or accept-equal")

@@ -29,7 +29,11 @@ type Service struct {
 
 	mu   sync.Mutex
 	held map[string]*holding // resource → its current holder
-	wg   sync.WaitGroup      // the keepalive watchers
+	wg   sync.WaitGroup      // the keepalive watchers and expiry watches
+	// closing ends with the run's life or at Close: the watches that
+	// wait for a suspended lease's expiry stop then.
+	closing    context.Context
+	endWatches context.CancelFunc
 }
 
 // holding is one grant: the etcd lease behind it, its lock, and whether
@@ -40,11 +44,17 @@ type holding struct {
 	sess  *concurrency.Session
 	lock  *concurrency.Mutex
 	stop  context.CancelFunc // the watcher's keepalive
+	ttl   int64              // granted, whole seconds
 	ended bool
+	// suspended: its keepalive was stopped on purpose (Suspend), so the
+	// keepalive's end is no expiry; the lock key's deletion will be.
+	suspended bool
 }
 
 func newService(cli *clientv3.Client, env lease.Env, prefix string) *Service {
-	return &Service{cli: cli, env: env, prefix: prefix, ttl: ttlSeconds(env.TTL), held: make(map[string]*holding)}
+	closing, endWatches := context.WithCancel(env.Life)
+	return &Service{cli: cli, env: env, prefix: prefix, ttl: ttlSeconds(env.TTL), held: make(map[string]*holding),
+		closing: closing, endWatches: endWatches}
 }
 
 // lockPrefix is the mutex prefix of resource. The name is escaped so that
@@ -53,11 +63,14 @@ func (s *Service) lockPrefix(resource string) string {
 	return s.prefix + "lock/" + url.PathEscape(resource) + "/"
 }
 
-// Acquire implements lease.Service: it grants an etcd lease, waits for the
-// resource's lock under it, and takes the lock key's create revision as
-// the token.
-func (s *Service) Acquire(ctx context.Context, resource string, worker int) (lease.Lease, error) {
-	grant, err := s.cli.Grant(ctx, s.ttl)
+// acquire makes one attempt at Acquire: it grants an etcd lease, waits
+// for the resource's lock under it, and takes the lock key's create
+// revision as the token. The calls that need the cluster to answer at
+// once are bounded by rpcTimeout; the wait for the lock is not.
+func (s *Service) acquire(ctx context.Context, resource string, worker int) (lease.Lease, error) {
+	gctx, cancel := context.WithTimeout(ctx, rpcTimeout)
+	grant, err := s.cli.Grant(gctx, s.ttl)
+	cancel()
 	if err != nil {
 		return lease.Lease{}, fmt.Errorf("acquire lease on %s: grant an etcd lease: %w", resource, err)
 	}
@@ -79,7 +92,7 @@ func (s *Service) Acquire(ctx context.Context, resource string, worker int) (lea
 		_ = sess.Close()
 		return lease.Lease{}, fmt.Errorf("acquire lease on %s: etcd keepalive: %w", resource, err)
 	}
-	h := &holding{lease: lease.Lease{Resource: resource, Token: token, Worker: worker}, sess: sess, lock: lock, stop: stop}
+	h := &holding{lease: lease.Lease{Resource: resource, Token: token, Worker: worker}, sess: sess, lock: lock, stop: stop, ttl: grant.TTL}
 	s.mu.Lock()
 	if prev := s.held[resource]; prev != nil && !prev.ended {
 		// The lock passed on, so the previous holder's etcd lease ended
@@ -100,7 +113,9 @@ func (s *Service) lock(ctx context.Context, lock *concurrency.Mutex) (uint64, er
 	if err := lock.Lock(ctx); err != nil {
 		return 0, fmt.Errorf("etcd lock: %w", err)
 	}
-	got, err := s.cli.Get(ctx, lock.Key())
+	gctx, cancel := context.WithTimeout(ctx, rpcTimeout)
+	defer cancel()
+	got, err := s.cli.Get(gctx, lock.Key())
 	if err != nil {
 		return 0, fmt.Errorf("read the etcd lock key: %w", err)
 	}
@@ -116,14 +131,14 @@ func (s *Service) watch(h *holding, ka <-chan *clientv3.LeaseKeepAliveResponse) 
 	defer s.wg.Done()
 	for resp := range ka {
 		s.mu.Lock()
-		if !h.ended && s.env.Life.Err() == nil {
+		if !h.ended && !h.suspended && s.env.Life.Err() == nil {
 			s.recordLocked(histories.FRenew, h.lease, fmt.Sprintf("worker %d's etcd lease %x renewed for %d s", h.lease.Worker, resp.ID, resp.TTL))
 		}
 		s.mu.Unlock()
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if !h.ended && s.env.Life.Err() == nil {
+	if !h.ended && !h.suspended && s.env.Life.Err() == nil {
 		s.endLocked(h, histories.FExpire, "its etcd lease ran out (the keepalive ended)")
 	}
 }
@@ -207,6 +222,7 @@ func (s *Service) Close() error {
 		_ = h.sess.Close()
 	}
 	s.mu.Unlock()
+	s.endWatches()
 	s.wg.Wait()
 	ctx, cancel := context.WithTimeout(context.Background(), rpcTimeout)
 	defer cancel()

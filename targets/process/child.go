@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/fencecheck/fencecheck/internal/procfs"
+	"github.com/fencecheck/fencecheck/internal/spawn"
 )
 
 // LogFile is the child's output file in the run directory.
@@ -174,9 +175,8 @@ func (c *Child) startLocked() (*proc, error) {
 		fmt.Fprintf(c.log, "--- fencecheck: start %d of %q at %s\n", c.starts, c.cmdline, time.Now().UTC().Format(time.RFC3339Nano))
 		cmd.Stdout, cmd.Stderr = c.log, c.log
 	}
-	cmd.SysProcAttr = sysProcAttr()
 	p := &proc{cmd: cmd, exited: make(chan struct{})}
-	if err := spawn(cmd, func() { c.noteExit(p) }); err != nil {
+	if err := spawn.Start(cmd, func() { c.noteExit(p) }); err != nil {
 		return nil, fmt.Errorf("start receiver %q: %w", c.cmdline, err)
 	}
 	p.pgid = cmd.Process.Pid
