@@ -30,7 +30,7 @@ func (s *Service) Renew(ctx context.Context, l lease.Lease) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if !h.ended && s.env.Life.Err() == nil {
+	if !h.over() && s.env.Life.Err() == nil {
 		s.recordLocked(histories.FRenew, h.lease, fmt.Sprintf("worker %d renews its etcd lease %x for %d s", l.Worker, resp.ID, resp.TTL))
 	}
 	return nil
@@ -57,7 +57,7 @@ func (s *Service) current(l lease.Lease) *holding {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	h := s.held[l.Resource]
-	if h == nil || h.ended || h.lease.Token != l.Token {
+	if h == nil || h.over() || h.lease.Token != l.Token {
 		return nil
 	}
 	return h

@@ -46,10 +46,17 @@ type holding struct {
 	stop  context.CancelFunc // the watcher's keepalive
 	ttl   int64              // granted, whole seconds
 	ended bool
+	// ending: a release or revoke is on its way to the cluster; its event
+	// is recorded once the cluster answered (see end).
+	ending bool
 	// suspended: its keepalive was stopped on purpose (Suspend), so the
 	// keepalive's end is no expiry; the lock key's deletion will be.
 	suspended bool
 }
+
+// over reports whether h's lease has ended or is being ended: nothing
+// but that end is recorded for it any more.
+func (h *holding) over() bool { return h.ended || h.ending }
 
 func newService(cli *clientv3.Client, env lease.Env, prefix string) *Service {
 	closing, endWatches := context.WithCancel(env.Life)
@@ -76,7 +83,7 @@ func (s *Service) acquire(ctx context.Context, resource string, worker int) (lea
 	}
 	sess, err := concurrency.NewSession(s.cli, concurrency.WithLease(grant.ID), concurrency.WithContext(s.env.Life))
 	if err != nil {
-		s.revoke(grant.ID)
+		_ = s.revoke(grant.ID)
 		return lease.Lease{}, fmt.Errorf("acquire lease on %s: etcd session: %w", resource, err)
 	}
 	lock := concurrency.NewMutex(sess, s.lockPrefix(resource))
@@ -94,7 +101,7 @@ func (s *Service) acquire(ctx context.Context, resource string, worker int) (lea
 	}
 	h := &holding{lease: lease.Lease{Resource: resource, Token: token, Worker: worker}, sess: sess, lock: lock, stop: stop, ttl: grant.TTL}
 	s.mu.Lock()
-	if prev := s.held[resource]; prev != nil && !prev.ended {
+	if prev := s.held[resource]; prev != nil && !prev.over() {
 		// The lock passed on, so the previous holder's etcd lease ended
 		// on the cluster before its client noticed: say so first.
 		s.endLocked(prev, histories.FExpire, "its etcd lease ran out (the lock passed to the next waiter)")
@@ -131,30 +138,32 @@ func (s *Service) watch(h *holding, ka <-chan *clientv3.LeaseKeepAliveResponse) 
 	defer s.wg.Done()
 	for resp := range ka {
 		s.mu.Lock()
-		if !h.ended && !h.suspended && s.env.Life.Err() == nil {
+		if !h.over() && !h.suspended && s.env.Life.Err() == nil {
 			s.recordLocked(histories.FRenew, h.lease, fmt.Sprintf("worker %d's etcd lease %x renewed for %d s", h.lease.Worker, resp.ID, resp.TTL))
 		}
 		s.mu.Unlock()
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if !h.ended && !h.suspended && s.env.Life.Err() == nil {
-		s.endLocked(h, histories.FExpire, "its etcd lease ran out (the keepalive ended)")
+	lapsed := !h.over() && !h.suspended && s.env.Life.Err() == nil
+	s.mu.Unlock()
+	if lapsed {
+		// The client gave up on the lease, which the cluster may still
+		// hold (a new leader extends every lease): its end is recorded
+		// once the cluster deletes the lock key, never before.
+		s.awaitExpiry(h, "its etcd lease ran out on the cluster after its keepalive ended: etcd deleted the lock key")
 	}
 }
 
 // Release implements lease.Service: it deletes the lock key and revokes
 // the etcd lease, if the lease is still current.
 func (s *Service) Release(l lease.Lease) {
-	h := s.end(l.Resource, func(h *holding) bool { return h.lease.Token == l.Token }, histories.FRelease,
-		fmt.Sprintf("releases token %d", l.Token))
-	if h == nil {
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), rpcTimeout)
-	defer cancel()
-	_ = h.lock.Unlock(ctx) // the revoke below deletes the key anyway
-	s.revoke(h.sess.Lease())
+	s.end(l.Resource, func(h *holding) bool { return h.lease.Token == l.Token }, histories.FRelease,
+		fmt.Sprintf("releases token %d", l.Token), func(h *holding) error {
+			ctx, cancel := context.WithTimeout(context.Background(), rpcTimeout)
+			defer cancel()
+			_ = h.lock.Unlock(ctx) // the revoke deletes the key anyway
+			return s.revoke(h.sess.Lease())
+		})
 }
 
 // Expire implements lease.Service: etcd TTLs are whole seconds, so ending
@@ -170,26 +179,45 @@ func (s *Service) ExpireToken(resource string, token uint64) bool {
 }
 
 func (s *Service) revokeHolder(resource string, match func(*holding) bool, why string) bool {
-	h := s.end(resource, match, histories.FRevoke, "its etcd lease is revoked: "+why)
-	if h == nil {
-		return false
-	}
-	s.revoke(h.sess.Lease())
-	return true
+	return s.end(resource, match, histories.FRevoke, "its etcd lease is revoked: "+why, func(h *holding) error {
+		return s.revoke(h.sess.Lease())
+	})
 }
 
-// end records f for the current holder of resource, if match accepts it,
-// and ends it. The event is recorded before the call that frees the lock,
-// so it precedes the next holder's grant in the history.
-func (s *Service) end(resource string, match func(*holding) bool, f, what string) *holding {
+// end ends the current holder of resource, if match accepts it, by call
+// (a revoke), and records f once the cluster answered: the event's time is
+// then at or after the end on the cluster, which is what --require
+// exclusive relies on (a write sent after it was sent without a lease).
+// Meanwhile the next holder may be granted the lock and recorded first:
+// the history then shows the revoke as late as the run learned of it.
+// When the call fails the lease was not ended on the cluster; with its
+// keepalive stopped it runs out by its TTL, which is recorded when etcd
+// deletes the lock key.
+func (s *Service) end(resource string, match func(*holding) bool, f, what string, call func(*holding) error) bool {
+	s.mu.Lock()
+	h := s.held[resource]
+	if h == nil || h.over() || !match(h) {
+		s.mu.Unlock()
+		return false
+	}
+	h.ending = true
+	h.stop()
+	s.mu.Unlock()
+	if err := call(h); err != nil {
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			s.awaitExpiry(h, fmt.Sprintf("the call to end it failed (%v); its etcd lease ran out on the cluster: etcd deleted the lock key", err))
+		}()
+		return true
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	h := s.held[resource]
-	if h == nil || h.ended || !match(h) {
-		return nil
+	if !h.ended && s.env.Life.Err() == nil {
+		s.endLocked(h, f, what)
 	}
-	s.endLocked(h, f, what)
-	return h
+	h.ended = true
+	return true
 }
 
 func (s *Service) endLocked(h *holding, f, what string) {
@@ -206,10 +234,13 @@ func (s *Service) recordLocked(f string, l lease.Lease, detail string) {
 	lease.Record(s.env.Recorder, f, l, detail)
 }
 
-func (s *Service) revoke(id clientv3.LeaseID) {
+// revoke revokes the etcd lease id; a lease not revoked runs out by its
+// TTL.
+func (s *Service) revoke(id clientv3.LeaseID) error {
 	ctx, cancel := context.WithTimeout(context.Background(), rpcTimeout)
 	defer cancel()
-	_, _ = s.cli.Revoke(ctx, id) // a lease not revoked runs out by its TTL
+	_, err := s.cli.Revoke(ctx, id)
+	return err
 }
 
 // Close implements io.Closer: it ends every holder's keepalive, deletes

@@ -26,7 +26,7 @@ import (
 func (s *Service) Suspend(resource string, token uint64, ended func()) (within time.Duration, ok bool) {
 	s.mu.Lock()
 	h := s.held[resource]
-	if h == nil || h.ended || h.suspended || h.lease.Token != token {
+	if h == nil || h.over() || h.suspended || h.lease.Token != token {
 		s.mu.Unlock()
 		return 0, false
 	}
@@ -38,7 +38,7 @@ func (s *Service) Suspend(resource string, token uint64, ended func()) (within t
 	go func() {
 		defer s.wg.Done()
 		defer ended()
-		s.awaitExpiry(h)
+		s.awaitExpiry(h, fmt.Sprintf("its etcd lease ran out on the cluster (TTL %d s) while the worker was paused and its keepalive stopped: etcd deleted the lock key", h.ttl))
 	}()
 	return 3*time.Duration(h.ttl)*time.Second + rpcTimeout, true
 }
@@ -48,14 +48,14 @@ func (s *Service) Suspend(resource string, token uint64, ended func()) (within t
 // service closes. A watch
 // that ends without the deletion (the revision it started from was
 // compacted away) is replaced by one from the key's current state.
-func (s *Service) awaitExpiry(h *holding) {
+func (s *Service) awaitExpiry(h *holding, why string) {
 	ctx := s.closing
 	key, rev := h.lock.Key(), int64(h.lease.Token)
 	for ctx.Err() == nil {
 		for resp := range s.cli.Watch(ctx, key, clientv3.WithRev(rev), clientv3.WithFilterPut()) {
 			for _, ev := range resp.Events {
 				if ev.Type == clientv3.EventTypeDelete {
-					s.expired(h)
+					s.expired(h, why)
 					return
 				}
 			}
@@ -69,7 +69,7 @@ func (s *Service) awaitExpiry(h *holding) {
 				return
 			}
 		case len(got.Kvs) == 0:
-			s.expired(h)
+			s.expired(h, why)
 			return
 		default:
 			rev = got.Header.Revision + 1
@@ -77,12 +77,13 @@ func (s *Service) awaitExpiry(h *holding) {
 	}
 }
 
-// expired records that h's lease ran out on the cluster, unless its end
-// was recorded already.
-func (s *Service) expired(h *holding) {
+// expired records that h's lease ran out on the cluster, for why, unless
+// its end was recorded already.
+func (s *Service) expired(h *holding, why string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !h.ended && s.env.Life.Err() == nil {
-		s.endLocked(h, histories.FExpire, fmt.Sprintf("its etcd lease ran out on the cluster (TTL %d s) while the worker was paused and its keepalive stopped: etcd deleted the lock key", h.ttl))
+		s.endLocked(h, histories.FExpire, why)
 	}
+	h.ended = true
 }
