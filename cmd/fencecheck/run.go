@@ -137,7 +137,7 @@ func (f *runFlags) noteChanged(cmd *cobra.Command) {
 func (f *runFlags) register(fl *pflag.FlagSet, single bool) {
 	d := harness.DefaultConfig()
 	fl.StringVar(&f.target, "target", "", "the receiver under test: memory://fenced, memory://unfenced, memory://check-then-set, memory://accept-equal, sqlite:///path/to.db, sqlite://:memory:, postgres://user@127.0.0.1:5432/db, mysql://user:pass@127.0.0.1:3306/db, http://HOST:PORT")
-	fl.StringVar(&f.leases, "leases", leasespec.Local, "where leases and tokens come from: local (in memory, deterministic with memory targets), etcd (an embedded 3-member cluster in the run directory), etcd://HOST:PORT,… (your cluster); see docs/leases.md")
+	fl.StringVar(&f.leases, "leases", leasespec.Local, "where leases and tokens come from: local (in memory, deterministic with memory targets), etcd (an embedded 3-member cluster in the run directory), etcd://HOST:PORT,… (your cluster), redis://…, postgres://…; see docs/leases.md")
 	fl.IntVar(&f.workers, "workers", d.Workers, "concurrent workers")
 	fl.IntVar(&f.resources, "resources", d.Resources, "protected resources")
 	fl.StringSliceVar(&f.resourceNames, "resource-names", nil, "fixed resource names, e.g. r0,r1,r2,r3 (default: names unique to the run; your own --sql-* statements: r0 … r<resources-1>); a run starts from what fixed resources hold")
