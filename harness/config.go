@@ -12,6 +12,7 @@ package harness
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/fencecheck/fencecheck/explain"
@@ -20,6 +21,7 @@ import (
 	"github.com/fencecheck/fencecheck/nemesis"
 	"github.com/fencecheck/fencecheck/runstore"
 	"github.com/fencecheck/fencecheck/targets"
+	"github.com/fencecheck/fencecheck/workload"
 )
 
 // Config describes a run. DefaultConfig gives every field its default;
@@ -73,6 +75,23 @@ type Config struct {
 	// LeaseTTL. A real issuer runs on the real clock: not with
 	// Deterministic.
 	Issuer lease.Issuer
+
+	// Strategy is what the workers rely on against an older owner's
+	// write: workload.Fencing (the token on every write) or one of the
+	// article's tempting fixes, which send no token (see
+	// workload.Strategy). A strategy that does not fence needs a target
+	// that can write without a token (targets.TokenlessWriter); Renew a
+	// lease service that renews (lease.Renewer), CheckBeforeWrite one
+	// that says whether a lease is held (lease.HolderChecker).
+	Strategy workload.Strategy
+	// LeaseMultiplier makes the leases of workload.LongerLease last
+	// LeaseTTL times it, at least 1; everything else that follows the
+	// lease (think time, the operation timeout, the faults' windows and
+	// pauses, RenewEvery) keeps following LeaseTTL. Other strategies
+	// ignore it.
+	LeaseMultiplier float64
+	// RenewEvery is how often workload.Renew renews a lease.
+	RenewEvery time.Duration
 
 	Faults []nemesis.Fault
 	// Schedule switches the faults on and off; required when there are
@@ -137,7 +156,7 @@ type Config struct {
 // run needs.
 func DefaultConfig() Config {
 	c := Config{
-		Workers: 8, Resources: 4, Duration: 5 * time.Second,
+		Workers: 8, Resources: 4, Duration: 5 * time.Second, Strategy: workload.Fencing, LeaseMultiplier: 3,
 		ReadShare: 0.2, RepeatShare: 0.2, Latency: 500 * time.Microsecond,
 		Faults:   []nemesis.Fault{nemesis.NewPause(), nemesis.NewDelay()},
 		StoreDir: "store", CheckTimeout: 60 * time.Second, ShrinkTimeout: explain.DefaultShrinkOptions().Timeout, Version: "dev",
@@ -149,10 +168,11 @@ func DefaultConfig() Config {
 
 // SetLeaseTTL sets LeaseTTL and the timings DefaultConfig scales with it:
 // a worker thinks for a quarter of a lease on average and waits four for
-// an answer, and the faults' random windows open every three leases and
-// last up to four. Set Think, OpTimeout or Schedule after it to choose
-// them apart from the lease. A ttl that is not positive leaves the
-// timings as they are, so that Validate reports the lease alone.
+// an answer, the faults' random windows open every three leases and last
+// up to four, and workload.Renew renews three times a lease. Set Think,
+// OpTimeout, Schedule or RenewEvery after it to choose them apart from
+// the lease. A ttl that is not positive leaves the timings as they are,
+// so that Validate reports the lease alone.
 func (c *Config) SetLeaseTTL(ttl time.Duration) {
 	c.LeaseTTL = ttl
 	if ttl <= 0 {
@@ -161,6 +181,16 @@ func (c *Config) SetLeaseTTL(ttl time.Duration) {
 	c.Think = ttl / 4
 	c.OpTimeout = 4 * ttl
 	c.Schedule = nemesis.Random{Interval: 3 * ttl, Window: 4 * ttl}
+	c.RenewEvery = ttl / 3
+}
+
+// IssuedTTL is the TTL of the leases the run's lease service issues:
+// LeaseTTL, times LeaseMultiplier for workload.LongerLease.
+func (c *Config) IssuedTTL() time.Duration {
+	if c.Strategy == workload.LongerLease {
+		return time.Duration(float64(c.LeaseTTL) * c.LeaseMultiplier)
+	}
+	return c.LeaseTTL
 }
 
 // issuerName names the run's token issuer, "" for its own lease service.
@@ -169,6 +199,14 @@ func (c *Config) issuerName() string {
 		return ""
 	}
 	return c.Issuer.Name()
+}
+
+// terms are the words for settings the caller chose, else Config's.
+func (c *Config) terms() Terms {
+	if c.Terms != nil {
+		return c.Terms
+	}
+	return ConfigTerms{}
 }
 
 // runName is the run's folder in the store.
@@ -194,6 +232,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Issuer != nil && c.Deterministic {
 		bad("Issuer", "%s runs on the real clock, not in the deterministic simulation", c.Issuer.Name())
+	}
+	if names := issuerFaults(c.Faults); len(names) > 0 && !c.hasIssuerServers() {
+		errs = append(errs, &FieldError{Field: "Faults", Err: needsServers(names, c.terms())})
 	}
 	if c.Workers < 1 || c.Workers > 10000 {
 		bad("Workers", "%d is not between 1 and 10000", c.Workers)
@@ -250,6 +291,7 @@ func (c *Config) Validate() error {
 	if c.StoreDir == "" {
 		bad("StoreDir", "required")
 	}
+	c.validateStrategy(bad)
 	if c.Schedule == nil && len(c.Faults) > 0 {
 		bad("Schedule", "required with faults")
 	}
@@ -259,6 +301,37 @@ func (c *Config) Validate() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// validateStrategy reports what Strategy needs that the rest of c lacks.
+// A real issuer's capabilities are known only once the run opens it.
+func (c *Config) validateStrategy(bad func(field, format string, args ...any)) {
+	s := c.Strategy
+	if !slices.Contains(workload.Strategies, s) {
+		bad("Strategy", "%v is not a strategy (want one of %s)", s, workload.StrategyNames())
+		return
+	}
+	if s == workload.LongerLease {
+		if c.LeaseMultiplier < 1 {
+			bad("LeaseMultiplier", "%v: a longer lease is at least as long as LeaseTTL (1 or more)", c.LeaseMultiplier)
+		}
+		if c.Leases != nil {
+			bad("Strategy", "%s needs the run to open its lease service with a longer TTL; a service given in Leases has its own", s)
+		}
+	}
+	if s == workload.Renew && c.RenewEvery <= 0 {
+		bad("RenewEvery", "must be positive with %s", s)
+	}
+	if c.Target != nil && !s.Fences() {
+		if _, err := targets.Tokenless(c.Target); err != nil {
+			bad("Strategy", "%s writes without a token, and %s cannot: %v", s, c.TargetName, err)
+		}
+	}
+	if c.Leases != nil {
+		if err := workload.CheckLeases(s, c.Leases); err != nil {
+			bad("Leases", "%v", err)
+		}
+	}
 }
 
 // FieldError is what is wrong with one field of a Config.

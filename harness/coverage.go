@@ -37,6 +37,13 @@ type Coverage struct {
 	// FaultActions counts the nemesis's actions (a worker paused, a write
 	// delayed or duplicated, a lease expired early) per fault.
 	FaultActions map[string]int `json:"fault_actions"`
+	// LeaderChanges counts the changes of the token issuer's leader the
+	// issuer faults saw; GrantsAfterFailover the lease grants recorded
+	// after the first server they took down came back. A run with an
+	// issuer fault and no such grant did not test the token sequence
+	// across a failover (GateFailover).
+	LeaderChanges       int `json:"leader_changes,omitempty"`
+	GrantsAfterFailover int `json:"grants_after_failover,omitempty"`
 }
 
 // measureCoverage computes the coverage of a history, and the writes that

@@ -40,6 +40,12 @@ func (res *Result) NotCovered() []Gap {
 	if cov.FaultActions["kill"] == 0 {
 		gaps = append(gaps, Gap{Hazard: "durability across receiver crashes is not tested by this run", Add: []Setting{processTarget, addFault("kill")}})
 	}
+	switch {
+	case res.failoverUntested() != "":
+		gaps = append(gaps, Gap{Hazard: res.failoverUntested()})
+	case len(res.Config.issuerFaults) == 0 && res.Config.issuerServers:
+		gaps = append(gaps, Gap{Hazard: "the token sequence across a failover of the issuer is not tested by this run", Add: []Setting{addFault("issuer-kill")}})
+	}
 	gaps = append(gaps, Gap{Hazard: "duplicate suppression and side effects outside the resource are not what fencing covers"})
 	return gaps
 }

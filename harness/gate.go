@@ -24,4 +24,7 @@ const (
 	GateEvidence Gate = "evidence"
 	// GateMinStale: fewer stale writes than Config.MinStale.
 	GateMinStale Gate = "min-stale"
+	// GateFailover: the run has an issuer fault, and no lease was
+	// granted after a server it took down came back.
+	GateFailover Gate = "failover"
 )

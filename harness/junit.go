@@ -9,7 +9,8 @@ import (
 
 // JUnit describes the run as a JUnit suite with one case per checked
 // invariant: linearizability of each resource, the exclusive requirement
-// when it was asked for, and the coverage gate when MinStale is set.
+// when it was asked for, the coverage gate when MinStale is set, and the
+// failover gate when the run has an issuer fault.
 func (res *Result) JUnit() report.Suite {
 	cfg := res.Config
 	s := report.Suite{Name: "fencecheck run " + cfg.Target, Properties: []report.Fact{
@@ -44,6 +45,13 @@ func (res *Result) JUnit() report.Suite {
 		if res.Coverage.StaleWrites < cfg.MinStale {
 			c.Error = &report.Failure{Type: "inconclusive", Message: fmt.Sprintf("only %d stale writes were exercised", res.Coverage.StaleWrites),
 				Text: strings.Join(res.notCovered(), "\n")}
+		}
+		s.Cases = append(s.Cases, c)
+	}
+	if len(cfg.issuerFaults) > 0 {
+		c := report.Case{Name: "a lease granted after an issuer server came back from an outage", Classname: "coverage"}
+		if why := res.failoverUntested(); why != "" {
+			c.Error = &report.Failure{Type: "inconclusive", Message: why}
 		}
 		s.Cases = append(s.Cases, c)
 	}

@@ -19,7 +19,7 @@ import (
 func (r *run) observe(ctx context.Context) error {
 	proc := r.cfg.Workers // a process id no worker starts with
 	for _, res := range r.resources {
-		done := r.workers.ReadOnce(ctx, &proc, res)
+		done := r.workers.Observe(ctx, &proc, res)
 		if ctx.Err() != nil {
 			return nil // interrupted: the run reports it
 		}

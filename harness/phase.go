@@ -40,6 +40,21 @@ func (p *phaseClock) Sleep(ctx context.Context, d time.Duration) error {
 	return errPhaseOver
 }
 
+// workClock is the run's runtime with its time 0 where the run's own work
+// begins: after its token issuer was opened. Config.Duration, the fault
+// phases and a scripted schedule's times count from there, so that an
+// issuer fencecheck starts itself (an etcd cluster, whose members took
+// 6 s to start on a loaded machine) does not eat the run's duration. The
+// history keeps the runtime's own times: its first event may come late.
+// Runs without an issuer use the runtime as it is (a deterministic run's
+// history does not change).
+type workClock struct {
+	sched.Runtime
+	start int64
+}
+
+func (w workClock) Now() int64 { return w.Runtime.Now() - w.start }
+
 // phases splits a run's duration: a warm-up without faults, the fault
 // phase, and a recovery without faults before the final reads, so that the
 // end state is observed after the faults stop.

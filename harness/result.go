@@ -15,6 +15,7 @@ import (
 	"github.com/fencecheck/fencecheck/nemesis"
 	"github.com/fencecheck/fencecheck/report"
 	"github.com/fencecheck/fencecheck/runstore"
+	"github.com/fencecheck/fencecheck/workload"
 )
 
 // Result is what a run concluded. It is written to result.json.
@@ -22,20 +23,23 @@ type Result struct {
 	Verdict check.Verdict `json:"verdict"`
 	// Gate is what decided the verdict; Reason says it in words. Gate is
 	// not in result.json, whose reason says the same.
-	Gate        Gate                 `json:"-"`
-	Reason      string               `json:"reason"`
-	Check       explain.Result       `json:"check"`
-	Counts      histories.Counts     `json:"counts"`
-	Coverage    Coverage             `json:"coverage"`
-	Evidence    histories.Evidence   `json:"evidence"`
-	Exclusive   []ExclusiveViolation `json:"exclusive_violations,omitempty"`
-	Config      RunConfig            `json:"config"`
-	Dir         string               `json:"dir"`
-	Started     time.Time            `json:"started"`
-	Elapsed     time.Duration        `json:"elapsed_ns"`
-	Interrupted bool                 `json:"interrupted,omitempty"`
-	Truncated   bool                 `json:"history_truncated,omitempty"`
-	Notes       []string             `json:"notes,omitempty"`
+	Gate      Gate                 `json:"-"`
+	Reason    string               `json:"reason"`
+	Check     explain.Result       `json:"check"`
+	Counts    histories.Counts     `json:"counts"`
+	Coverage  Coverage             `json:"coverage"`
+	Evidence  histories.Evidence   `json:"evidence"`
+	Exclusive []ExclusiveViolation `json:"exclusive_violations,omitempty"`
+	// Jobs is what the workers' strategy cost them: job latency and the
+	// leases taken from live workers (workload.Metrics).
+	Jobs        workload.Metrics `json:"job_metrics"`
+	Config      RunConfig        `json:"config"`
+	Dir         string           `json:"dir"`
+	Started     time.Time        `json:"started"`
+	Elapsed     time.Duration    `json:"elapsed_ns"`
+	Interrupted bool             `json:"interrupted,omitempty"`
+	Truncated   bool             `json:"history_truncated,omitempty"`
+	Notes       []string         `json:"notes,omitempty"`
 	// Warnings are what went wrong around the run without touching its
 	// verdict: a tear-down that left a table or a process behind.
 	Warnings []string `json:"warnings,omitempty"`
@@ -74,6 +78,13 @@ type RunConfig struct {
 	MinStale         int      `json:"min_stale"`
 	NoReport         bool     `json:"no_report,omitempty"`
 	Version          string   `json:"version"`
+	// ClientStrategy is the workers' strategy (Config.Strategy);
+	// LeaseMultiplier and RenewEvery are given only for the strategies
+	// that use them, and IssuedTTL for a strategy that changes it.
+	ClientStrategy  string  `json:"client_strategy"`
+	LeaseMultiplier float64 `json:"lease_multiplier,omitempty"`
+	IssuedTTL       string  `json:"issued_lease_ttl,omitempty"`
+	RenewEvery      string  `json:"renew_every,omitempty"`
 	// Command repeats the run (Config.Command).
 	Command string `json:"command,omitempty"`
 	// RunID names the run's resources or, with fixed resource names, its
@@ -86,7 +97,9 @@ type RunConfig struct {
 	// job's.
 	Shard string `json:"shard,omitempty"`
 
-	staleFaults []string // the faults that exist to make stale writes
+	staleFaults   []string // the faults that exist to make stale writes
+	issuerFaults  []string // the faults that take the issuer's servers down
+	issuerServers bool     // the issuer had servers to take down
 }
 
 func (c *Config) summary(runID string, resources []string) RunConfig {
@@ -101,13 +114,22 @@ func (c *Config) summary(runID string, resources []string) RunConfig {
 	if c.Shard != nil {
 		shard = c.Shard.String()
 	}
-	return RunConfig{
+	rc := RunConfig{
 		Shard: shard, Target: c.TargetName, Leases: c.issuerName(), Workers: c.Workers, Resources: c.Resources, Duration: c.Duration.String(),
 		Ops: c.Ops, Rate: c.Rate, LeaseTTL: c.LeaseTTL.String(), Faults: faults, Seed: c.Seed,
 		Deterministic: c.Deterministic, Policy: c.Policy.String(), RequireExclusive: c.RequireExclusive,
 		MinStale: c.MinStale, NoReport: c.NoReport, Version: c.Version,
 		Command: c.Command, RunID: runID, ResourceNames: resources, FixedNames: len(c.ResourceNames) > 0, staleFaults: stale,
+		ClientStrategy: c.Strategy.String(),
+		issuerFaults:   issuerFaults(c.Faults),
 	}
+	switch c.Strategy {
+	case workload.LongerLease:
+		rc.LeaseMultiplier, rc.IssuedTTL = c.LeaseMultiplier, c.IssuedTTL().String()
+	case workload.Renew:
+		rc.RenewEvery = c.RenewEvery.String()
+	}
+	return rc
 }
 
 // judge reads the recorded history back, checks it and measures coverage.
@@ -128,7 +150,10 @@ func (r *run) judge(path string, interrupted bool) (Result, error) {
 	explained := explain.Explain(h.Operations, checked, opts)
 	cov, excl := measureCoverage(h)
 	res := Result{Check: explained, Counts: histories.Count(h.Operations), Coverage: cov, Evidence: h.Evidence(),
-		Config: r.cfg.summary(r.runID, r.resources), Truncated: h.Truncated, Interrupted: interrupted, history: h, words: r.cfg.Terms}
+		Config: r.cfg.summary(r.runID, r.resources), Truncated: h.Truncated, Interrupted: interrupted, history: h, words: r.cfg.Terms,
+		Jobs: r.measureStrategy(h)}
+	res.Config.issuerServers = r.issuerServers
+	res.Coverage.measureFailover(h, res.Config.issuerFaults)
 	for _, n := range checked.Notes {
 		res.Notes = append(res.Notes, n.String())
 	}
@@ -164,6 +189,8 @@ func (res *Result) decide() (check.Verdict, Gate, string) {
 		return verdict, GateEvidence, reason
 	case cov.StaleWrites < cfg.MinStale:
 		return check.Inconclusive, GateMinStale, fmt.Sprintf("%d stale writes were submitted, and the run asks for at least %d: %s", cov.StaleWrites, cfg.MinStale, res.staleCause())
+	case res.failoverUntested() != "":
+		return check.Inconclusive, GateFailover, res.failoverUntested()
 	}
 	return verdict, GateCheck, reason
 }
@@ -209,6 +236,13 @@ func (res *Result) Summary() string {
 	fmt.Fprintf(&b, "            %d old tokens accepted before the newer one arrived (allowed by fencing); %d unknown outcomes;\n",
 		cov.OldTokenFirst, cov.UnknownOutcomes)
 	fmt.Fprintf(&b, "            %d lease grants, %d expiries; fault actions %s\n", cov.LeaseGrants, cov.LeaseExpiries, actionList(cov.FaultActions))
+	if len(cfg.issuerFaults) > 0 {
+		fmt.Fprintf(&b, "            %d issuer leader changes; %d lease grants after a server the issuer faults took down came back\n",
+			cov.LeaderChanges, cov.GrantsAfterFailover)
+	}
+	if cfg.ClientStrategy != workload.Fencing.String() {
+		writeStrategy(&b, cfg, res.Jobs)
+	}
 	if cov.InitialStates > 0 {
 		fmt.Fprintf(&b, "before      %d resources held state from before the run; the model and the tokens start from it\n", cov.InitialStates)
 	}
@@ -254,6 +288,24 @@ func (c RunConfig) resourcesSummary() string {
 	}
 	return fmt.Sprintf("%d resources (%s)", c.Resources, c.namesSummary())
 }
+
+// writeStrategy says, for a run whose workers do not fence, what they did
+// and what it cost them.
+func writeStrategy(b *strings.Builder, cfg RunConfig, m workload.Metrics) {
+	s, _ := workload.ParseStrategy(cfg.ClientStrategy)
+	fmt.Fprintf(b, "strategy    %s: %s", s, s.Describe())
+	switch s {
+	case workload.LongerLease:
+		fmt.Fprintf(b, "; leases of %s (%g × %s)", cfg.IssuedTTL, cfg.LeaseMultiplier, cfg.LeaseTTL)
+	case workload.Renew:
+		fmt.Fprintf(b, "; every %s", cfg.RenewEvery)
+	}
+	fmt.Fprintf(b, "\ncost        %d jobs wrote (%d abandoned), job latency p50 %s p99 %s; %d leases taken from live workers\n",
+		m.Jobs, m.Abandoned, RoundLatency(m.LatencyP50), RoundLatency(m.LatencyP99), m.UnnecessaryReassignments)
+}
+
+// RoundLatency rounds a job latency for people: to 10 µs.
+func RoundLatency(d time.Duration) time.Duration { return d.Round(10 * time.Microsecond) }
 
 // namesSummary describes the resources' names.
 func (c RunConfig) namesSummary() string {

@@ -18,8 +18,11 @@ import (
 
 // run is the state of one run; it is also the nemesis's Env.
 type run struct {
-	cfg       Config
-	rt        sched.Runtime
+	cfg Config
+	rt  sched.Runtime
+	// clock is rt as the workload and the faults see it: from the
+	// start of the run's own work (see workClock).
+	clock     sched.Runtime
 	rec       *histories.Recorder
 	rand      *sched.Rand
 	leases    lease.Service
@@ -36,8 +39,14 @@ type run struct {
 	actors     []nemesis.Actor
 	holders    []nemesis.WindowHolder
 	faultClock *phaseClock
+	// issuerServers: the lease service has servers the issuer faults
+	// can act on (nemesis.IssuerServers).
+	issuerServers bool
 
 	failure failure
+	// ended are the leases the nemesis ended, for the strategy's
+	// measures (strategy.go).
+	ended nemesisEnds
 }
 
 // windowed is implemented by receivers with a race window the harness can
@@ -105,7 +114,7 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 	defer endLife()
 	r := &run{cfg: cfg, rt: rt, rec: rec, rand: sched.NewRand(cfg.Seed), life: life, leases: cfg.Leases}
 	if cfg.Issuer != nil {
-		svc, err := cfg.Issuer.Open(ctx, lease.Env{Life: life, Runtime: rt, Recorder: rec, TTL: cfg.LeaseTTL, Dir: dir})
+		svc, err := cfg.Issuer.Open(ctx, lease.Env{Life: life, Runtime: rt, Recorder: rec, TTL: cfg.IssuedTTL(), Dir: dir})
 		if err != nil {
 			_ = rec.Close()
 			return Result{Dir: dir}, fmt.Errorf("open lease issuer %s: %w", cfg.Issuer.Name(), err)
@@ -120,14 +129,26 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 		r.leases = svc
 	}
 	if r.leases == nil {
-		r.leases = lease.NewLocal(life, rt, rec, cfg.LeaseTTL)
+		r.leases = lease.NewLocal(life, rt, rec, cfg.IssuedTTL())
+	}
+	r.clock = rt
+	if cfg.Issuer != nil {
+		r.clock = workClock{Runtime: rt, start: rt.Now()}
+	}
+	if err := r.attachIssuer(r.leases); err != nil {
+		_ = rec.Close()
+		return Result{Dir: dir}, fmt.Errorf("lease issuer: %w", err)
 	}
 	r.runID = newRunID(cfg.Seed, cfg.Deterministic)
 	var valuePrefix string
 	r.resources, valuePrefix = resourceNames(&cfg, r.runID)
 	r.wireFaults()
-	r.workers = workload.New(r.workload(valuePrefix), workload.Run{Runtime: rt, Recorder: rec, Rand: r.rand, Leases: r.leases,
+	r.workers, err = workload.New(r.workload(valuePrefix), workload.Run{Runtime: r.clock, Recorder: rec, Rand: r.rand, Leases: r.leases,
 		Target: cfg.Target, Pausers: r.pausers, Deliverers: r.deliverers, Env: r, Life: life})
+	if err != nil {
+		_ = rec.Close()
+		return Result{Dir: dir}, fmt.Errorf("%s with leases from %s: %w", cfg.TargetName, r.leasesName(), err)
+	}
 
 	stopProgress := r.reportProgress()
 	simErr := rt.Run(func() { r.main(r.watchFailure(ctx), endLife) })
@@ -205,7 +226,7 @@ func (r *run) wireFaults() {
 func (r *run) workload(valuePrefix string) workload.Config {
 	w := workload.Config{Workers: r.cfg.Workers, Resources: r.resources, ValuePrefix: valuePrefix, Duration: r.cfg.Duration,
 		Ops: r.cfg.Ops, Rate: r.cfg.Rate, ReadShare: r.cfg.ReadShare, RepeatShare: r.cfg.RepeatShare, Think: r.cfg.Think,
-		OpTimeout: r.cfg.OpTimeout}
+		OpTimeout: r.cfg.OpTimeout, Strategy: r.cfg.Strategy, RenewEvery: r.cfg.RenewEvery}
 	if r.cfg.Deterministic {
 		w.Latency = r.cfg.Latency // the simulated target answers at once
 	}
@@ -223,7 +244,7 @@ func (r *run) main(ctx context.Context, endLife context.CancelFunc) {
 	if _, scripted := r.cfg.Schedule.(nemesis.Script); scripted {
 		ph.warmup = 0 // a script says exactly when each fault starts
 	}
-	r.faultClock = &phaseClock{Runtime: r.rt}
+	r.faultClock = &phaseClock{Runtime: r.clock}
 	if ph.faultEnd > 0 {
 		r.faultClock.end.Store(int64(ph.faultEnd))
 	}
@@ -252,7 +273,7 @@ func (r *run) main(ctx context.Context, endLife context.CancelFunc) {
 	})
 	workers.Wait(context.Background(), 0)
 	// With an operation limit alone, the faults end with the workers.
-	r.faultClock.end.CompareAndSwap(0, max(r.rt.Now(), 1))
+	r.faultClock.end.CompareAndSwap(0, max(r.clock.Now(), 1))
 	workersDone.Open()
 	faults.Wait(context.Background(), 0)
 	nemesis.StopAll(r, r.cfg.Faults)
@@ -288,10 +309,10 @@ func (r *run) reportProgress() func() {
 		for {
 			select {
 			case <-stop:
-				r.cfg.Progress(r.workers.Progress(time.Duration(r.rt.Now())))
+				r.cfg.Progress(r.workers.Progress(time.Duration(r.clock.Now())))
 				return
 			case <-t.C:
-				r.cfg.Progress(r.workers.Progress(time.Duration(r.rt.Now())))
+				r.cfg.Progress(r.workers.Progress(time.Duration(r.clock.Now())))
 			}
 		}
 	}()
@@ -306,10 +327,30 @@ func (r *run) IntN(n int) int         { return r.rand.IntN(n) }
 func (r *run) Record(e *histories.Event) {
 	r.rec.Record(e)
 }
-func (r *run) LeaseTTL() time.Duration          { return r.cfg.LeaseTTL }
-func (r *run) ExpireLease(resource string) bool { return r.leases.Expire(resource) }
+func (r *run) LeaseTTL() time.Duration { return r.cfg.LeaseTTL }
+func (r *run) ExpireLease(resource string) bool {
+	from := r.rt.Now()
+	if !r.leases.Expire(resource) {
+		return false
+	}
+	r.ended.add(nemesisEnd{resource: resource, from: from, to: r.rt.Now()})
+	return true
+}
 func (r *run) OutliveLease(resource string, token uint64) bool {
-	return r.leases.ExpireToken(resource, token)
+	if !r.leases.ExpireToken(resource, token) {
+		return false
+	}
+	r.ended.add(nemesisEnd{resource: resource, token: token})
+	return true
+}
+func (r *run) LapseLease(resource string, token uint64) (sched.Gate, time.Duration, bool) {
+	ended, within, ok := r.lapseLease(resource, token)
+	if ok {
+		// Its TTL runs out because the nemesis holds its worker: not a
+		// lease taken from a live worker.
+		r.ended.add(nemesisEnd{resource: resource, token: token})
+	}
+	return ended, within, ok
 }
 func (r *run) Resources() []string { return r.resources }
 func (r *run) NewerAccepted(resource string, token uint64) sched.Gate {

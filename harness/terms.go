@@ -10,9 +10,11 @@ type Setting struct {
 	// Field is a Config field: "Faults", "RequireExclusive", or "Target"
 	// for the kind of target the run needs.
 	Field string
-	// Value is the fault for Faults ("delay", as nemesis names it) and
-	// the kind of target for Target ("process": a receiver process the
-	// run can crash and start again, targets/process).
+	// Value is the fault for Faults ("delay", as nemesis names it), the
+	// kind of target for Target ("process": a receiver process the run
+	// can crash and start again, targets/process) and the kind of issuer
+	// for Issuer ("servers": one whose servers fencecheck started itself,
+	// nemesis.IssuerServers).
 	Value string
 }
 
@@ -20,6 +22,9 @@ type Setting struct {
 var (
 	requireExclusive = Setting{Field: "RequireExclusive"}
 	processTarget    = Setting{Field: "Target", Value: "process"}
+	// issuerServers is an issuer whose servers fencecheck runs itself,
+	// which the issuer faults can crash and freeze.
+	issuerServers = Setting{Field: "Issuer", Value: "servers"}
 )
 
 func addFault(name string) Setting { return Setting{Field: "Faults", Value: name} }
@@ -41,6 +46,8 @@ func (ConfigTerms) Setting(s Setting) string {
 		return "nemesis." + goName(s.Value) + " to Config.Faults"
 	case s.Field == "Target" && s.Value == "process":
 		return "a process.Target as Config.Target"
+	case s.Field == "Issuer" && s.Value == "servers":
+		return "an embedded.Issuer with Options.Command as Config.Issuer"
 	}
 	return "Config." + s.Field
 }

@@ -89,6 +89,9 @@ const (
 	FStop    = "stop"   // a fault's window closes
 	FBegin   = "begin"  // one action of a fault begins (a worker held, a write delayed)
 	FEnd     = "end"    // that action ends
+	// FLeader: the token issuer's leader changed, as a fault that took
+	// its servers down saw it (issuer-kill, issuer-pause).
+	FLeader = "leader"
 )
 
 // Event is one line of a history.

@@ -28,7 +28,11 @@ type leaseState struct {
 	next      uint64
 	holder    *Lease
 	stopTimer func() // cancels the holder's expiry
-	waiters   []*leaseWaiter
+	// expires is when the holder's TTL runs out, on the run's clock: a
+	// real-time timer that fired just as a renewal stopped it finds the
+	// lease renewed and leaves it.
+	expires int64
+	waiters []*leaseWaiter
 }
 
 type leaseWaiter struct {
@@ -136,7 +140,7 @@ func (l *Local) expireAfterTTL(resource string, token uint64) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	st := l.state(resource)
-	if st.holder != nil && st.holder.Token == token {
+	if st.holder != nil && st.holder.Token == token && l.rt.Now() >= st.expires {
 		l.expireLocked(st, resource, "TTL elapsed")
 	}
 }
@@ -165,8 +169,37 @@ func (l *Local) grantLocked(st *leaseState, resource string, worker int, how str
 	lease := Lease{Resource: resource, Token: st.next, Worker: worker}
 	st.holder = &lease
 	l.record(histories.FAcquire, lease, fmt.Sprintf("worker %d receives token %d (%s)", worker, lease.Token, how))
-	st.stopTimer = l.rt.AfterFunc(l.ttl, func() { l.expireAfterTTL(resource, lease.Token) })
+	l.startTTLLocked(st, lease)
 	return lease
+}
+
+// startTTLLocked starts the holder's TTL from now.
+func (l *Local) startTTLLocked(st *leaseState, lease Lease) {
+	st.expires = l.rt.Now() + int64(l.ttl)
+	st.stopTimer = l.rt.AfterFunc(l.ttl, func() { l.expireAfterTTL(lease.Resource, lease.Token) })
+}
+
+// Renew implements Renewer: the holder's TTL starts again from now, on
+// the run's clock (the simulated one in a deterministic run).
+func (l *Local) Renew(_ context.Context, lease Lease) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	st := l.state(lease.Resource)
+	if st.holder == nil || st.holder.Token != lease.Token {
+		return fmt.Errorf("renew the lease on %s with token %d: %w", lease.Resource, lease.Token, ErrNotHeld)
+	}
+	st.stopTimer()
+	l.startTTLLocked(st, *st.holder)
+	l.record(histories.FRenew, *st.holder, fmt.Sprintf("worker %d renews token %d for %v", st.holder.Worker, lease.Token, l.ttl))
+	return nil
+}
+
+// Held implements HolderChecker.
+func (l *Local) Held(_ context.Context, lease Lease) (bool, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	st := l.state(lease.Resource)
+	return st.holder != nil && st.holder.Token == lease.Token, nil
 }
 
 func (l *Local) record(f string, lease Lease, detail string) {

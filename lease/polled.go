@@ -28,6 +28,10 @@ type Store interface {
 	// Left says how long the lease on resource that carries token has to
 	// run on the issuer's clock: 0 when it is no longer current.
 	Left(ctx context.Context, resource string, token uint64) (time.Duration, error)
+	// Renew makes the lease on resource that carries token last ttl from
+	// now on the issuer's clock, if it is still current, and reports
+	// whether it was. A lease that ran out stays ended.
+	Renew(ctx context.Context, resource string, token uint64, ttl time.Duration) (bool, error)
 }
 
 // FloorStore is a Store that can make the tokens of a resource start
@@ -87,8 +91,10 @@ type Polled struct {
 type polledState struct {
 	mu        sync.Mutex
 	holder    *Lease
-	asked     int64  // when the holder's grant was asked for, on the run's clock
-	stopTimer func() // cancels the holder's TTL check
+	asked     int64    // when the holder's grant or last renewal was asked for, on the run's clock
+	renewed   bool     // whether asked is a renewal's
+	stopTimer func()   // cancels the holder's TTL check
+	onEnd     []func() // called once the holder's end is recorded (Suspend)
 }
 
 // NewPolled returns a lease service on store for the run env describes.
@@ -164,7 +170,7 @@ func (p *Polled) try(st *polledState, resource string, worker int) (Lease, bool,
 		how = "reassigned"
 	}
 	l := Lease{Resource: resource, Token: token, Worker: worker}
-	st.holder, st.asked = &l, asked
+	st.holder, st.asked, st.renewed = &l, asked, false
 	Record(p.env.Recorder, histories.FAcquire, l, fmt.Sprintf("worker %d receives token %d (%s)", worker, token, how))
 	p.watchLocked(st, l, p.env.TTL)
 	return l, true, nil
@@ -206,17 +212,21 @@ func (p *Polled) checkTTL(st *polledState, l Lease) {
 // no longer has it either way, and the event says both.
 func (p *Polled) ttlElapsedLocked(st *polledState) {
 	after := time.Duration(p.env.Runtime.Now() - st.asked).Round(time.Millisecond)
-	why := fmt.Sprintf("TTL elapsed (%v lease, gone from the issuer %v after it was asked for)", p.env.TTL, after)
+	what := "it was asked for"
+	if st.renewed {
+		what = "its last renewal was asked for"
+	}
+	why := fmt.Sprintf("TTL elapsed (%v lease, gone from the issuer %v after %s)", p.env.TTL, after, what)
 	if at, server := p.lastCrash(); at > st.asked {
 		why = fmt.Sprintf("gone from the issuer, whose server (%s) crashed while it held the lease: "+
-			"lost with the data the server had not made durable, or TTL elapsed (%v lease, gone %v after it was asked for)", server, p.env.TTL, after)
+			"lost with the data the server had not made durable, or TTL elapsed (%v lease, gone %v after %s)", server, p.env.TTL, after, what)
 	}
 	p.endLocked(st, why)
 }
 
 // Crashed notes that the issuer's server, named server, crashed now (a
-// SIGKILL fencecheck sent): the expiry of a lease granted before it says
-// that the crash may have lost it.
+// SIGKILL fencecheck sent): the expiry of a lease granted (or last
+// renewed) before it says that the crash may have lost it.
 func (p *Polled) Crashed(server string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -237,8 +247,65 @@ func (p *Polled) over() bool { return p.closed.Load() || p.env.Life.Err() != nil
 func (p *Polled) endLocked(st *polledState, why string) {
 	h := *st.holder
 	Record(p.env.Recorder, histories.FExpire, h, fmt.Sprintf("worker %d loses token %d: %s", h.Worker, h.Token, why))
+	p.clearLocked(st)
+}
+
+// clearLocked forgets the holder, whose end was recorded: its TTL check
+// stops, and whoever waits for its end is told.
+func (p *Polled) clearLocked(st *polledState) {
 	st.stopTimer()
 	st.holder = nil
+	for _, f := range st.onEnd {
+		f()
+	}
+	st.onEnd = nil
+}
+
+// Renew implements Renewer: the store extends the lease on the issuer,
+// which still decides whether it is current; a renewal the issuer refuses
+// finds the lease run out, and records that.
+func (p *Polled) Renew(_ context.Context, l Lease) error {
+	st := p.state(l.Resource)
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.holder == nil || st.holder.Token != l.Token {
+		return fmt.Errorf("renew the lease on %s with token %d: %w", l.Resource, l.Token, ErrNotHeld)
+	}
+	ctx, cancel := p.op()
+	defer cancel()
+	asked := p.env.Runtime.Now()
+	ok, err := p.store.Renew(ctx, l.Resource, l.Token, p.env.TTL)
+	switch {
+	case err != nil:
+		return fmt.Errorf("renew the lease on %s with token %d: %w", l.Resource, l.Token, err)
+	case !ok:
+		p.ttlElapsedLocked(st)
+		return fmt.Errorf("renew the lease on %s with token %d: %w", l.Resource, l.Token, ErrNotHeld)
+	}
+	st.asked, st.renewed = asked, true
+	st.stopTimer()
+	p.watchLocked(st, l, p.env.TTL)
+	Record(p.env.Recorder, histories.FRenew, l, fmt.Sprintf("worker %d renews token %d for %v", l.Worker, l.Token, p.env.TTL))
+	return nil
+}
+
+// Held implements HolderChecker: it asks the store how long the lease
+// has left (Store.Left). A lease the store no longer has, that this
+// service still counted as current, ran out by its TTL: that is recorded.
+func (p *Polled) Held(_ context.Context, l Lease) (bool, error) {
+	st := p.state(l.Resource)
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	ctx, cancel := p.op()
+	defer cancel()
+	left, err := p.store.Left(ctx, l.Resource, l.Token)
+	if err != nil {
+		return false, fmt.Errorf("ask whether the lease on %s with token %d is held: %w", l.Resource, l.Token, err)
+	}
+	if left == 0 && st.holder != nil && st.holder.Token == l.Token && !p.over() {
+		p.ttlElapsedLocked(st)
+	}
+	return left > 0, nil
 }
 
 // Release implements Service. When the store cannot be reached, the lease
@@ -257,8 +324,7 @@ func (p *Polled) Release(l Lease) {
 	case err != nil:
 	case ended:
 		Record(p.env.Recorder, histories.FRelease, l, fmt.Sprintf("worker %d releases token %d", l.Worker, l.Token))
-		st.stopTimer()
-		st.holder = nil
+		p.clearLocked(st)
 	default:
 		p.ttlElapsedLocked(st)
 	}
@@ -331,7 +397,7 @@ func (p *Polled) Close() error {
 	for _, st := range states {
 		st.mu.Lock()
 		if st.holder != nil {
-			st.stopTimer()
+			p.clearLocked(st) // nothing more is recorded
 		}
 		st.mu.Unlock()
 	}

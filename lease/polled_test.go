@@ -61,6 +61,17 @@ func (f *fakeStore) End(_ context.Context, resource string, token uint64) (bool,
 	return false, nil
 }
 
+func (f *fakeStore) Renew(_ context.Context, resource string, token uint64, ttl time.Duration) (bool, error) {
+	if f.broken {
+		return false, errors.New("store down")
+	}
+	if l, ok := f.current(resource); ok && l.token == token {
+		f.cur[resource] = fakeLease{token, f.now() + int64(ttl+f.extra)}
+		return true, nil
+	}
+	return false, nil
+}
+
 func (f *fakeStore) Left(_ context.Context, resource string, token uint64) (time.Duration, error) {
 	if f.broken {
 		return 0, errors.New("store down")
@@ -131,13 +142,9 @@ func TestPolledRecordsHowLeasesEnd(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			sim := sched.NewSim(1)
-			rec := histories.NewRecorder(&bufWriter{}, histories.RecorderOptions{Clock: sim, Retain: true})
-			life, end := context.WithCancel(context.Background())
-			f := &fakeStore{rt: sim, extra: tc.extra, cur: map[string]fakeLease{}}
 			opts := DefaultPollOptions()
 			opts.MinWait, opts.MaxWait = 5*time.Millisecond, 5*time.Millisecond
-			p := NewPolled(Env{Life: life, Runtime: sim, Recorder: rec, TTL: ttl}, f, opts)
+			sim, rec, f, p, end := onSim(tc.extra, ttl, opts)
 			require.NoError(t, sim.Run(func() {
 				tc.run(p, f, sim)
 				end()
@@ -158,12 +165,74 @@ func TestPolledRecordsHowLeasesEnd(t *testing.T) {
 	}
 }
 
+// onSim returns a Polled service on a fake store that keeps leases extra
+// longer than asked, on a simulated clock, with a recorder that retains
+// its events; end ends the run's life.
+func onSim(extra, ttl time.Duration, opts PollOptions) (*sched.Sim, *histories.Recorder, *fakeStore, *Polled, context.CancelFunc) {
+	sim := sched.NewSim(1)
+	rec := histories.NewRecorder(&bufWriter{}, histories.RecorderOptions{Clock: sim, Retain: true})
+	life, end := context.WithCancel(context.Background())
+	f := &fakeStore{rt: sim, extra: extra, cur: map[string]fakeLease{}}
+	return sim, rec, f, NewPolled(Env{Life: life, Runtime: sim, Recorder: rec, TTL: ttl}, f, opts), end
+}
+
 func acquire(p *Polled, worker int) Lease {
 	l, err := p.Acquire(context.Background(), "r", worker)
 	if err != nil {
 		panic(err)
 	}
 	return l
+}
+
+// TestPolledSuspend: a suspended lease ends by its TTL on the issuer, and
+// the caller hears of it when the expiry is recorded (on the issuer's
+// clock: a lease it keeps longer is waited for), or when anything else
+// ended it first, or when the service closes; a lease that is no longer
+// current cannot be suspended.
+func TestPolledSuspend(t *testing.T) {
+	t.Parallel()
+	const ttl = 100 * time.Millisecond
+	cases := []struct {
+		name  string
+		extra time.Duration
+		run   func(p *Polled, l Lease, rt sched.Runtime)
+		ended int64 // ms; -1: at Close
+	}{
+		{"by its TTL", 0, func(*Polled, Lease, sched.Runtime) {}, 100},
+		{"by the issuer's TTL", 30 * time.Millisecond, func(*Polled, Lease, sched.Runtime) {}, 130},
+		{"released first", 0, func(p *Polled, l Lease, rt sched.Runtime) {
+			_ = rt.Sleep(context.Background(), 20*time.Millisecond)
+			p.Release(l)
+		}, 20},
+		{"the service closes first", time.Hour, func(*Polled, Lease, sched.Runtime) {}, -1},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			sim, _, _, p, end := onSim(tc.extra, ttl, DefaultPollOptions())
+			endedAt := int64(-2)
+			require.NoError(t, sim.Run(func() {
+				l := acquire(p, 0)
+				within, ok := p.Suspend("r", l.Token, func() { endedAt = sim.Now() / int64(time.Millisecond) })
+				require.True(t, ok)
+				assert.Equal(t, 2*ttl+DefaultPollOptions().OpTimeout, within)
+				_, ok = p.Suspend("r", l.Token+1, func() {})
+				assert.False(t, ok, "not the current lease")
+				tc.run(p, l, sim)
+				_ = sim.Sleep(context.Background(), time.Second)
+				end()
+			}))
+			if tc.ended == -1 {
+				assert.Equal(t, int64(-2), endedAt, "not before Close")
+			}
+			require.NoError(t, p.Close())
+			if tc.ended == -1 {
+				assert.NotEqual(t, int64(-2), endedAt, "at Close")
+				return
+			}
+			assert.Equal(t, tc.ended, endedAt)
+		})
+	}
 }
 
 // flakyStore fails its first grants: with lease.ErrUnavailable, as an

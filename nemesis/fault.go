@@ -41,6 +41,15 @@ type Env interface {
 	// as an event, not when a timer happens to run out: what a run
 	// exercises then does not depend on how fast the machine is.
 	OutliveLease(resource string, token uint64) bool
+	// LapseLease stops renewing the lease on resource that carries
+	// token, as a paused holder's keepalive stops with it, so that the
+	// issuer ends it by its TTL, for real; the gate opens once the
+	// issuer has (and the expiry is recorded), and within bounds the
+	// wait for it on an issuer that does not answer. ok is false when the
+	// run's lease service cannot (lease.Local, whose deterministic runs
+	// keep their histories) or the lease is no longer current: the fault
+	// then ends it with OutliveLease.
+	LapseLease(resource string, token uint64) (ended sched.Gate, within time.Duration, ok bool)
 	// Resources lists the resources of the run.
 	Resources() []string
 	// NewerAccepted returns a gate that opens once a client saw a write

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/internal/files"
@@ -35,31 +36,83 @@ func (r *Report) WriteTable(w io.Writer) error {
 	return err
 }
 
-// WriteFiles writes each case's trace (NAME.jsonl) and the comparison
-// (comparison.csv, comparison.json) into dir, creating it. It returns the
-// paths written, in a fixed order.
+// WriteStrategyTable writes the strategy table in the article's table
+// style.
+func (r *Report) WriteStrategyTable(w io.Writer) error {
+	var b strings.Builder
+	b.WriteString("| Strategy | Receiver | A's old result (step 4) | Stale writes accepted | Verdict | Job latency p50 | p99 | Leases taken from live workers |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|\n")
+	for _, row := range r.Strategies {
+		fmt.Fprintf(&b, "| %s | %s | %s | %d | %s | %v | %v | %d |\n", row.Strategy, row.Receiver, row.AWrite,
+			row.StaleAccepted, row.Verdict, row.LatencyP50.Round(10*time.Microsecond), row.LatencyP99.Round(10*time.Microsecond),
+			row.UnnecessaryReassignments)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// WriteFiles writes each case's trace (NAME.jsonl), the comparison
+// (comparison.csv, comparison.json), the strategy table (strategies.csv,
+// strategies.json) and each strategy's trace (strategies/NAME.jsonl)
+// into dir, creating it. It returns the paths written, in that order.
 func (r *Report) WriteFiles(dir string) ([]string, error) {
+	paths, err := writeTraces(dir, r.Traces)
+	if err != nil {
+		return nil, err
+	}
+	sub, err := writeTraces(filepath.Join(dir, "strategies"), r.StrategyTraces)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range []struct {
+		name, what string
+		write      func(io.Writer) error
+	}{
+		{"comparison.csv", "comparison", r.writeCSV},
+		{"comparison.json", "comparison", func(w io.Writer) error { return writeJSON(w, r.Comparison) }},
+		{"strategies.csv", "strategy table", r.writeStrategyCSV},
+		{"strategies.json", "strategy table", func(w io.Writer) error { return writeJSON(w, r.Strategies) }},
+	} {
+		p := filepath.Join(dir, f.name)
+		if err := files.Write(p, f.what, f.write); err != nil {
+			return nil, err
+		}
+		paths = append(paths, p)
+	}
+	return append(paths, sub...), nil
+}
+
+// writeTraces writes each trace as NAME.jsonl into dir, creating it.
+func writeTraces(dir string, traces []Trace) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create replay output %s: %w", dir, err)
 	}
 	var paths []string
-	for _, t := range r.Traces {
+	for _, t := range traces {
 		p := filepath.Join(dir, t.Name+".jsonl")
 		if err := histories.WriteFile(p, t.Events); err != nil {
 			return nil, err
 		}
 		paths = append(paths, p)
 	}
-	p := filepath.Join(dir, "comparison.csv")
-	if err := files.Write(p, "comparison", r.writeCSV); err != nil {
-		return nil, err
+	return paths, nil
+}
+
+func (r *Report) writeStrategyCSV(w io.Writer) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write([]string{"strategy", "receiver", "a_write", "final_value", "stale_writes_accepted", "verdict",
+		"jobs", "abandoned", "latency_p50_ns", "latency_p99_ns", "unnecessary_reassignments", "trace"}); err != nil {
+		return err
 	}
-	paths = append(paths, p)
-	p = filepath.Join(dir, "comparison.json")
-	if err := files.Write(p, "comparison", r.writeJSON); err != nil {
-		return nil, err
+	for _, row := range r.Strategies {
+		if err := cw.Write([]string{row.Strategy, row.Receiver, row.AWrite, row.Final, strconv.Itoa(row.StaleAccepted), row.Verdict,
+			strconv.Itoa(row.Jobs), strconv.Itoa(row.Abandoned), strconv.FormatInt(int64(row.LatencyP50), 10),
+			strconv.FormatInt(int64(row.LatencyP99), 10), strconv.Itoa(row.UnnecessaryReassignments), row.Trace}); err != nil {
+			return err
+		}
 	}
-	return append(paths, p), nil
+	cw.Flush()
+	return cw.Error()
 }
 
 func (r *Report) writeCSV(w io.Writer) error {
@@ -76,8 +129,8 @@ func (r *Report) writeCSV(w io.Writer) error {
 	return cw.Error()
 }
 
-func (r *Report) writeJSON(w io.Writer) error {
+func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(r.Comparison)
+	return enc.Encode(v)
 }

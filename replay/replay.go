@@ -55,6 +55,10 @@ type Report struct {
 	OldTokenFirst histories.Outcome // A's 41 reaching the resource before B's 42
 	Comparison    []Row
 	Traces        []Trace
+	// Strategies is the timeline played by each client strategy against
+	// each receiver (see StrategyRow); StrategyTraces their histories.
+	Strategies     []StrategyRow
+	StrategyTraces []Trace
 }
 
 // Receivers makes fresh receivers for each case.
@@ -88,6 +92,9 @@ func Run(ctx context.Context, rc Receivers) (*Report, error) {
 		return nil, fmt.Errorf("old-token-first case: %w", err)
 	}
 
+	if rep.Strategies, rep.StrategyTraces, err = strategyTable(ctx, rc); err != nil {
+		return nil, err
+	}
 	rep.UnfencedFinal = unfenced.final
 	rep.FencedFinal = fenced.final
 	rep.RepeatedToken = repeated.outcomes[5]

@@ -15,6 +15,7 @@ import (
 	"github.com/fencecheck/fencecheck/model"
 	"github.com/fencecheck/fencecheck/targets"
 	"github.com/fencecheck/fencecheck/targets/memory"
+	"github.com/fencecheck/fencecheck/workload"
 )
 
 func seedReceivers() Receivers {
@@ -101,16 +102,22 @@ func TestReplayIsDeterministic(t *testing.T) {
 		_, err = rep.WriteFiles(dir)
 		require.NoError(t, err)
 	}
-	entries, err := os.ReadDir(dirs[0])
-	require.NoError(t, err)
-	require.Len(t, entries, 6)
-	for _, e := range entries {
-		a, err := os.ReadFile(filepath.Join(dirs[0], e.Name()))
+	n := 0
+	require.NoError(t, filepath.WalkDir(dirs[0], func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		n++
+		rel, err := filepath.Rel(dirs[0], path)
 		require.NoError(t, err)
-		b, err := os.ReadFile(filepath.Join(dirs[1], e.Name()))
+		a, err := os.ReadFile(path)
 		require.NoError(t, err)
-		assert.True(t, bytes.Equal(a, b), "%s differs between runs", e.Name())
-	}
+		b, err := os.ReadFile(filepath.Join(dirs[1], rel))
+		require.NoError(t, err)
+		assert.True(t, bytes.Equal(a, b), "%s differs between runs", rel)
+		return nil
+	}))
+	assert.Equal(t, 6+2+2*len(workload.Strategies), n, "the cases, the comparison, the strategy table and its traces")
 }
 
 // porcupineVerdict is porcupine's verdict on ops under policy p.

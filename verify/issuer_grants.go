@@ -114,14 +114,27 @@ var grantAfterRevoke = issuerScenario{
 	},
 }
 
+// suspender is a lease service whose holders renew their leases on their
+// own (etcd's keepalive) and that can stop that for one lease, as a
+// process that pauses stops renewing.
+type suspender interface {
+	Suspend(resource string, token uint64, ended func()) (time.Duration, bool)
+}
+
 // grantAfterTTL lets the holder's lease run out by its TTL, on the
-// issuer's clock: the holder never releases it, and the waiting worker is
-// granted the resource when the issuer says the lease is over.
+// issuer's clock: the holder never releases it (and, on an issuer that
+// renews on its own, stops renewing, as a paused holder does), and the
+// waiting worker is granted the resource when the issuer says the lease
+// is over.
 var grantAfterTTL = issuerScenario{
 	name:   "grant-after-ttl",
 	hazard: "a lease that runs out by its TTL (its holder paused): the next holder's token is higher",
 	run: func(ctx context.Context, b *issuerScript) Row {
-		return handedOver(ctx, b, "ran out by its TTL", func(string, uint64) {})
+		return handedOver(ctx, b, "ran out by its TTL", func(r string, token uint64) {
+			if s, ok := b.svc.(suspender); ok {
+				s.Suspend(r, token, func() {})
+			}
+		})
 	},
 }
 

@@ -51,9 +51,14 @@ func (p *Pool) latency(ctx context.Context) {
 	}
 }
 
-func (p *Pool) write(ctx context.Context, w *worker, resource string, token uint64, value string) {
+// write sends one write of the job's, with the lease's token, through
+// the nemesis, and records it; it reports whether it was sent. A
+// strategy that does not fence sends it without the token, and the
+// history still records the lease's token on its invocation (see
+// Strategy).
+func (p *Pool) write(ctx context.Context, w *worker, resource string, token uint64, value string) bool {
 	if !p.take() {
-		return
+		return false
 	}
 	inv := histories.Event{Process: w.proc, Type: histories.TypeInvoke, F: histories.FWrite, Resource: resource,
 		Token: token, HasToken: true, Value: value, HasValue: true}
@@ -81,13 +86,20 @@ func (p *Pool) write(ctx context.Context, w *worker, resource string, token uint
 	if done.Type == histories.TypeInfo {
 		p.newProcess(&w.proc)
 	}
+	return true
 }
 
 // deliver sends a write through the nemesis's deliverers to the target.
 func (p *Pool) deliver(ctx context.Context, w nemesis.Write) (histories.Outcome, error) {
 	send := func(ctx context.Context) (histories.Outcome, error) {
 		p.latency(ctx)
-		out, err := p.Target.Write(ctx, w.Resource, w.Token, w.Value)
+		var out histories.Outcome
+		var err error
+		if p.tokenless != nil {
+			out, err = p.tokenless.WriteWithoutToken(ctx, w.Resource, w.Value)
+		} else {
+			out, err = p.Target.Write(ctx, w.Resource, w.Token, w.Value)
+		}
 		p.latency(ctx)
 		return out, err
 	}
@@ -107,9 +119,23 @@ func (p *Pool) read(ctx context.Context, proc *int, resource string) {
 }
 
 // ReadOnce reads resource as process *proc, outside the operation limit,
-// and returns the completion it recorded: the run observes every resource
-// this way before the workers start and after they end.
+// and returns the completion it recorded: the run reads every resource
+// this way after the workers end. When the strategy sends no tokens, the
+// token the receiver reports is left out of the record: the receiver was
+// never told the writers' tokens (see Strategy).
 func (p *Pool) ReadOnce(ctx context.Context, proc *int, resource string) histories.Event {
+	return p.readOnce(ctx, proc, resource, p.cfg.Strategy.Fences())
+}
+
+// Observe is ReadOnce before any worker wrote, keeping the token the
+// receiver reports whatever the strategy: the run observes every resource
+// this way before the workers start, and that token is the state it
+// starts from.
+func (p *Pool) Observe(ctx context.Context, proc *int, resource string) histories.Event {
+	return p.readOnce(ctx, proc, resource, true)
+}
+
+func (p *Pool) readOnce(ctx context.Context, proc *int, resource string, keepToken bool) histories.Event {
 	inv := histories.Event{Process: *proc, Type: histories.TypeInvoke, F: histories.FRead, Resource: resource}
 	p.Recorder.Record(&inv)
 	var sentGot targets.Reading
@@ -123,6 +149,9 @@ func (p *Pool) ReadOnce(ctx context.Context, proc *int, resource string) histori
 	err := p.noAnswer()
 	if answered {
 		got, err = sentGot, sentErr
+	}
+	if !keepToken {
+		got.Token, got.HasToken = 0, false
 	}
 	done := targets.ReadCompletion(inv, got, err)
 	p.Recorder.Record(&done)

@@ -11,7 +11,8 @@ import (
 
 // work is the article's job loop: acquire a lease, read the input, prepare a
 // result with a unique value, stop at the pause point, write with the
-// token, sometimes write again with the same token, release.
+// token, sometimes write again with the same token, release. The
+// strategy adds its own steps (see Strategy).
 func (p *Pool) work(ctx context.Context, w *worker) {
 	// Stagger the start so workers do not move in lockstep.
 	if p.Runtime.Sleep(ctx, time.Duration(p.Rand.Float64()*float64(p.cfg.Think))) != nil {
@@ -19,36 +20,94 @@ func (p *Pool) work(ctx context.Context, w *worker) {
 	}
 	for p.more(ctx) {
 		resource := p.cfg.Resources[p.Rand.IntN(len(p.cfg.Resources))]
-		l, err := p.Leases.Acquire(ctx, resource, w.id)
-		if err != nil {
+		repeat := func() bool { return p.Rand.Float64() < p.cfg.RepeatShare }
+		if _, err := p.oneJob(ctx, w, resource, repeat); err != nil {
 			return
 		}
-		p.job(ctx, w, l)
-		p.Leases.Release(l)
 		if p.Rand.Float64() < p.cfg.ReadShare && p.more(ctx) {
 			p.read(ctx, &w.proc, p.cfg.Resources[p.Rand.IntN(len(p.cfg.Resources))])
 		}
 	}
 }
 
-func (p *Pool) job(ctx context.Context, w *worker, l lease.Lease) {
+// oneJob takes the lease on resource, does the job and releases the
+// lease; repeat, asked after the job's write, says whether it writes
+// again with the same token. It fails only when the lease could not be
+// had.
+func (p *Pool) oneJob(ctx context.Context, w *worker, resource string, repeat func() bool) (Job, error) {
+	asked := p.Runtime.Now()
+	l, err := p.Leases.Acquire(ctx, resource, w.id)
+	if err != nil {
+		return Job{}, err
+	}
+	now := p.Runtime.Now()
+	j := Job{Worker: w.id, Resource: l.Resource, Token: l.Token, Asked: asked, Granted: now, PausedFrom: now, PausedTo: now}
+	p.job(ctx, w, l, &j, repeat)
+	j.Ended = p.Runtime.Now()
+	p.jobs.add(j)
+	p.Leases.Release(l)
+	return j, nil
+}
+
+// RunJob runs one job of worker id on resource, exactly as the workers'
+// loop runs each of theirs but at the caller's moment, so that a script
+// can place the jobs of its timeline (the replay does); repeat says
+// whether the job writes a second time with the same token. It needs no
+// Start, and its job is among Jobs.
+func (p *Pool) RunJob(ctx context.Context, id int, resource string, repeat bool) (Job, error) {
+	return p.oneJob(ctx, &worker{id: id, proc: id}, resource, func() bool { return repeat })
+}
+
+func (p *Pool) job(ctx context.Context, w *worker, l lease.Lease, j *Job, repeat func() bool) {
 	if !p.more(ctx) {
 		return
 	}
+	h := &holding{lease: l}
+	stop := p.keepRenewing(ctx, h)
+	defer stop()
 	p.read(ctx, &w.proc, l.Resource)
 	value := fmt.Sprintf("%sw%d-j%d", p.cfg.ValuePrefix, w.id, w.jobs)
 	w.jobs++
 	if p.Runtime.Sleep(ctx, time.Duration((0.5+p.Rand.Float64())*float64(p.cfg.Think))) != nil {
 		return
 	}
+	if !p.stillHeld(ctx, h) {
+		j.Abandoned = true
+		return
+	}
 	pp := nemesis.PausePoint{Worker: w.id, Process: w.proc, Resource: l.Resource, Token: l.Token}
+	j.PausedFrom = p.Runtime.Now()
+	h.pause(p.Runtime.NewGate())
 	for _, f := range p.Pausers {
 		f.Pause(ctx, p.Env, pp)
 	}
-	p.write(ctx, w, l.Resource, l.Token, value)
-	if p.Rand.Float64() < p.cfg.RepeatShare && p.more(ctx) {
-		p.write(ctx, w, l.Resource, l.Token, value+"-again")
+	h.resume()
+	j.PausedTo = p.Runtime.Now()
+	if p.write(ctx, w, l.Resource, l.Token, value) {
+		j.Wrote, j.Answered = true, p.Runtime.Now()
 	}
+	if repeat() && p.more(ctx) {
+		if p.write(ctx, w, l.Resource, l.Token, value+"-again") {
+			j.Answered = p.Runtime.Now()
+		}
+	}
+}
+
+// stillHeld is the strategy's last look at its lease before the pause
+// point: Renew knows its lease is gone once a renewal failed,
+// CheckBeforeWrite asks the issuer (a round trip), the others do not
+// look. An issuer that cannot answer the check counts as a lost lease.
+func (p *Pool) stillHeld(ctx context.Context, h *holding) bool {
+	switch p.cfg.Strategy {
+	case Renew:
+		return !h.isLost()
+	case CheckBeforeWrite:
+		p.latency(ctx)
+		held, err := p.Leases.(lease.HolderChecker).Held(ctx, h.lease) // CheckStrategy made sure
+		p.latency(ctx)
+		return err == nil && held && ctx.Err() == nil
+	}
+	return true
 }
 
 // more reports whether workers should start another operation.

@@ -13,10 +13,17 @@
 // A request that has left a worker is never withdrawn: a worker that stops
 // waiting for its answer records an unknown outcome and goes on as a new
 // process, while the request may still reach the target.
+//
+// What the workers rely on against an older owner is their Strategy:
+// fencing (the token on every write) by default, or one of the article's
+// tempting fixes, which write without the token. The pool keeps a Job
+// record per job, from which Measure says what the strategy cost (job
+// latency, leases taken from live workers).
 package workload
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -54,6 +61,11 @@ type Config struct {
 	// Latency is the mean one-way delay simulated around each call, for
 	// a simulated run in which the target answers at once; zero adds none.
 	Latency time.Duration
+	// Strategy is what the workers rely on against an older owner's
+	// write (see Strategy); RenewEvery is how often the Renew strategy
+	// renews a lease.
+	Strategy   Strategy
+	RenewEvery time.Duration
 }
 
 // Run is what the workers work with.
@@ -77,19 +89,32 @@ type Run struct {
 type Pool struct {
 	cfg Config
 	Run
-	accepted *tokenWatch // tokens clients saw accepted
-	sent     *tokenWatch // tokens workers sent
-	inflight *sched.Group
-	issued   atomic.Int64
-	counts   counters
-	paceMu   sync.Mutex
-	nextSlot int64
+	tokenless targets.TokenlessWriter // the target, for strategies that do not fence
+	jobs      jobLog
+	accepted  *tokenWatch // tokens clients saw accepted
+	sent      *tokenWatch // tokens workers sent
+	inflight  *sched.Group
+	issued    atomic.Int64
+	counts    counters
+	paceMu    sync.Mutex
+	nextSlot  int64
 }
 
-// New returns the workers of run, shaped by cfg.
-func New(cfg Config, run Run) *Pool {
-	return &Pool{cfg: cfg, Run: run, accepted: newTokenWatch(run.Runtime), sent: newTokenWatch(run.Runtime),
+// New returns the workers of run, shaped by cfg, or what cfg.Strategy
+// needs that run's lease service or target lacks (CheckStrategy).
+func New(cfg Config, run Run) (*Pool, error) {
+	if err := CheckStrategy(cfg.Strategy, run.Leases, run.Target); err != nil {
+		return nil, err
+	}
+	if cfg.Strategy == Renew && cfg.RenewEvery <= 0 {
+		return nil, fmt.Errorf("client strategy %s: the renewal interval must be positive, not %v", cfg.Strategy, cfg.RenewEvery)
+	}
+	p := &Pool{cfg: cfg, Run: run, accepted: newTokenWatch(run.Runtime), sent: newTokenWatch(run.Runtime),
 		inflight: sched.NewGroup(run.Runtime)}
+	if !cfg.Strategy.Fences() {
+		p.tokenless, _ = targets.Tokenless(run.Target) // CheckStrategy made sure
+	}
+	return p, nil
 }
 
 // Start starts the workers as tasks of the run's runtime and returns

@@ -39,8 +39,9 @@ func runPool(t *testing.T, cfg workload.Config, seed uint64, pausers ...nemesis.
 	life, end := context.WithCancel(context.Background())
 	defer end()
 	leases := lease.NewLocal(life, sim, rec, 100*time.Millisecond)
-	pool := workload.New(cfg, workload.Run{Runtime: sim, Recorder: rec, Rand: sched.NewRand(seed), Leases: leases,
+	pool, err := workload.New(cfg, workload.Run{Runtime: sim, Recorder: rec, Rand: sched.NewRand(seed), Leases: leases,
 		Target: memory.NewFenced(), Pausers: pausers, Life: life})
+	require.NoError(t, err)
 	require.NoError(t, sim.Run(func() {
 		pool.Start(context.Background()).Wait(context.Background(), 0)
 		pool.Settle(time.Second)

@@ -73,6 +73,7 @@ func isHTTP(spec string) bool {
 func parseFaults(list, spec string, child *process.Child) ([]nemesis.Fault, error) {
 	extras := []nemesis.Extra{
 		{Names: proxy.Names, New: proxy.New},
+		nemesis.IssuerExtra(),
 		{Names: []string{"kill", "pause-receiver"}, New: func(name string) (nemesis.Fault, bool) {
 			var proc nemesis.Process = child
 			switch name {

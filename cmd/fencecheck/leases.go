@@ -25,7 +25,7 @@ See docs/scale-out.md.`,
 		},
 		RunE: func(*cobra.Command, []string) error { return nil }, // Args refuses every call
 	}
-	cmd.AddCommand(newLeasesServeCommand())
+	cmd.AddCommand(newLeasesServeCommand(), newLeasesMemberCommand())
 	return cmd
 }
 

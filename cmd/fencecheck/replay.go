@@ -64,6 +64,12 @@ func runReplay(cmd *cobra.Command, w io.Writer, out, spec string) error {
 	fmt.Fprintln(w, "The last line is the critical limit: a resource that remembers only its")
 	fmt.Fprintln(w, "highest token accepts an old token that arrives before the newer one.")
 	fmt.Fprintln(w)
+	fmt.Fprintln(w, "The same timeline played by each client strategy's workers (docs/fixes.md):")
+	fmt.Fprintln(w)
+	if err := rep.WriteStrategyTable(w); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
 	for _, p := range paths {
 		fmt.Fprintf(w, "wrote %s\n", p)
 	}

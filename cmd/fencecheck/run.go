@@ -13,6 +13,7 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
 	"github.com/fencecheck/fencecheck/harness"
@@ -21,6 +22,7 @@ import (
 	"github.com/fencecheck/fencecheck/model"
 	"github.com/fencecheck/fencecheck/nemesis"
 	"github.com/fencecheck/fencecheck/report"
+	"github.com/fencecheck/fencecheck/workload"
 )
 
 type runFlags struct {
@@ -58,6 +60,11 @@ type runFlags struct {
 	opTimeoutSet  bool
 	http          httpFlags
 	sql           sqlFlags
+
+	clientStrategy  string
+	leaseMultiplier float64
+	renewEvery      time.Duration
+	renewEverySet   bool
 }
 
 func newRunCommand() *cobra.Command {
@@ -88,20 +95,46 @@ resource), expire (end leases early), duplicate (deliver a write twice).
 With an http:// target also the proxy's faults, which act on real requests
 between the workers and the receiver: hold (deliver a write late, after a
 newer token was accepted), duplicate-request, drop-response (the receiver
-applies the write, the worker gets no answer), latency; and with --exec the
+applies the write, the worker gets no answer), latency; with --exec the
 receiver process's: kill (SIGKILL, then start again), pause-receiver
-(SIGSTOP, then SIGCONT).`,
+(SIGSTOP, then SIGCONT); and with --leases etcd the issuer's, on the
+members of the embedded cluster: issuer-kill (SIGKILL a member, the leader
+first, then start it again), issuer-pause (SIGSTOP a member, then SIGCONT).
+A run with an issuer fault is inconclusive unless a lease was granted after
+a member it took down came back (see docs/leases.md).
+
+--client-strategy replaces fencing with one of the fixes the article
+reviews: none, longer-lease (leases --lease-multiplier times longer),
+renew (every --renew-every), check-before-write (ask the issuer, then
+write). Their workers send no token, so no receiver can reject an older
+owner's write; compare-fixes runs every strategy on the same seeded
+workload (see docs/fixes.md).`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			f.seedGenerated = !cmd.Flags().Changed("seed")
-			f.minStaleSet = cmd.Flags().Changed("min-stale")
-			f.resourcesSet = cmd.Flags().Changed("resources")
-			f.durationSet = cmd.Flags().Changed("duration")
-			f.opTimeoutSet = cmd.Flags().Changed("op-timeout")
+			f.noteChanged(cmd)
 			return f.http.scrub(f.target, runRun(cmd.Context(), cmd, f))
 		},
 	}
+	f.register(cmd.Flags(), true)
+	return cmd
+}
+
+// noteChanged notes which flags whose defaults depend on others the user
+// gave.
+func (f *runFlags) noteChanged(cmd *cobra.Command) {
 	fl := cmd.Flags()
+	f.seedGenerated = !fl.Changed("seed")
+	f.minStaleSet = fl.Changed("min-stale")
+	f.resourcesSet = fl.Changed("resources")
+	f.durationSet = fl.Changed("duration")
+	f.opTimeoutSet = fl.Changed("op-timeout")
+	f.renewEverySet = fl.Changed("renew-every")
+}
+
+// register adds run's flags to fl; single says the command makes one run
+// (run), and so takes --client-strategy and --junit, which compare-fixes,
+// running every strategy, does not.
+func (f *runFlags) register(fl *pflag.FlagSet, single bool) {
 	d := harness.DefaultConfig()
 	fl.StringVar(&f.target, "target", "", "the receiver under test: memory://fenced, memory://unfenced, memory://check-then-set, memory://accept-equal, sqlite:///path/to.db, sqlite://:memory:, postgres://user@127.0.0.1:5432/db, mysql://user:pass@127.0.0.1:3306/db, http://HOST:PORT")
 	fl.StringVar(&f.leases, "leases", leasespec.Local, "where leases and tokens come from: local (in memory, deterministic with memory targets), etcd (an embedded 3-member cluster in the run directory), etcd://HOST:PORT,… (your cluster), redis[?SETTINGS] or postgres[?SETTINGS] (a private server in the run directory), redis://… or postgres://… (your server); see docs/leases.md")
@@ -115,7 +148,7 @@ receiver process's: kill (SIGKILL, then start again), pause-receiver
 	fl.Float64Var(&f.rate, "rate", d.Rate, "client operations per second, all workers together (0: unlimited)")
 	fl.DurationVar(&f.leaseTTL, "lease-ttl", d.LeaseTTL, "lease duration")
 	fl.Float64Var(&f.readShare, "read-share", d.ReadShare, "probability of an extra read after each job")
-	fl.StringVar(&f.nemesis, "nemesis", faultNames(d.Faults), "faults to inject: pause,delay,expire,duplicate; http: hold,duplicate-request,drop-response,latency; --exec: kill,pause-receiver; or none")
+	fl.StringVar(&f.nemesis, "nemesis", faultNames(d.Faults), "faults to inject: pause,delay,expire,duplicate; http: hold,duplicate-request,drop-response,latency; --exec: kill,pause-receiver; --leases etcd: issuer-kill,issuer-pause; or none")
 	fl.StringVar(&f.script, "nemesis-script", "", `scripted fault windows instead of random ones, e.g. "500ms:+pause,2s:-pause"`)
 	fl.Uint64Var(&f.seed, "seed", 0, "seed for every random choice (default: a random seed, printed)")
 	fl.StringVar(&f.policy, "policy", d.Policy.String(), "fencing policy: strict or accept-equal")
@@ -129,10 +162,14 @@ receiver process's: kill (SIGKILL, then start again), pause-receiver
 	fl.BoolVar(&f.noProgress, "no-progress", false, "do not show the live progress line")
 	fl.DurationVar(&f.opTimeout, "op-timeout", d.OpTimeout, fmt.Sprintf("how long a worker waits for an answer before recording an unknown outcome (with another --lease-ttl: %d×lease-ttl)", d.OpTimeout/d.LeaseTTL))
 	f.http.register(fl)
-	fl.StringVar(&f.junit, "junit", "", "also write the verdict as JUnit XML to this file (one test case per checked invariant)")
+	if single {
+		fl.StringVar(&f.junit, "junit", "", "also write the verdict as JUnit XML to this file (one test case per checked invariant)")
+		fl.StringVar(&f.clientStrategy, "client-strategy", d.Strategy.String(), "what the workers rely on against an older owner: fencing (send the token), or a tempting fix that sends none: none, longer-lease, renew, check-before-write (see docs/fixes.md)")
+	}
+	fl.Float64Var(&f.leaseMultiplier, "lease-multiplier", d.LeaseMultiplier, "with --client-strategy longer-lease: leases last --lease-ttl times this; pauses, think time and fault windows still follow --lease-ttl")
+	fl.DurationVar(&f.renewEvery, "renew-every", d.RenewEvery, fmt.Sprintf("with --client-strategy renew: how often a worker renews its lease (with another --lease-ttl: lease-ttl/%d)", d.LeaseTTL/d.RenewEvery))
 	fl.BoolVar(&f.noReport, "no-report", false, "do not write report.html and the timelines into the run directory")
 	f.sql.register(fl)
-	return cmd
 }
 
 func (f *runFlags) config(t *openedTarget, faults []nemesis.Fault) (harness.Config, error) {
@@ -153,6 +190,13 @@ func (f *runFlags) config(t *openedTarget, faults []nemesis.Fault) (harness.Conf
 	cfg.SetLeaseTTL(f.leaseTTL)
 	if f.opTimeoutSet {
 		cfg.OpTimeout = f.opTimeout
+	}
+	if cfg.Strategy, err = workload.ParseStrategy(f.clientStrategy); err != nil {
+		return cfg, &usageError{fmt.Errorf("--client-strategy: %w", err)}
+	}
+	cfg.LeaseMultiplier = f.leaseMultiplier
+	if f.renewEverySet {
+		cfg.RenewEvery = f.renewEvery
 	}
 	if cfg.Issuer, err = parseLeases(f.leases); err != nil {
 		return cfg, err
@@ -228,39 +272,12 @@ func (f *runFlags) parseShard() (*harness.Shard, error) {
 
 func runRun(ctx context.Context, cmd *cobra.Command, f runFlags) error {
 	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
-	if f.target == "" {
-		return &usageError{fmt.Errorf("--target: required")}
-	}
 	if f.seedGenerated {
 		f.seed = randomSeed()
 	}
-	child, err := f.http.child(f.target)
-	if err != nil {
-		return err
-	}
-	faults, err := parseFaults(f.nemesis, f.target, child)
-	if err != nil {
-		return err
-	}
-	policy, _ := model.ParsePolicy(f.policy) // a bad policy is reported with the configuration
-	t, err := openTarget(ctx, f.target, targetOptions{http: f.http, workers: f.workers, faults: faults, child: child,
-		sql: f.sql.options(f.workers, policy == model.AcceptEqual), sqlSet: f.sql.given()})
-	if err != nil {
-		return err
-	}
-	defer t.closeWarning(stderr)
-	cfg, err := f.config(t, faults)
-	if err != nil {
-		return err
-	}
-	cfg.Version = version
-	cfg.Command = reproduceLine(cmd, effectiveRunFlags(cfg, f))
-	stopProgress := func() {}
-	if !f.noProgress && !f.json && isTerminal(stderr) {
-		cfg.Progress, stopProgress = progressLine(stderr)
-	}
-	res, err := harness.Run(ctx, cfg)
-	stopProgress()
+	res, err := runOnce(ctx, cmd, f, !f.noProgress && !f.json && isTerminal(stderr), func(cfg harness.Config) string {
+		return reproduceLine(cmd, effectiveRunFlags(cfg, f))
+	})
 	if err != nil {
 		return err
 	}
@@ -282,6 +299,43 @@ func runRun(ctx context.Context, cmd *cobra.Command, f runFlags) error {
 	return exitFor(res.Verdict)
 }
 
+// runOnce makes the run f describes, with a live progress line on stderr
+// if progress, and command as the line that repeats it.
+func runOnce(ctx context.Context, cmd *cobra.Command, f runFlags, progress bool, command func(harness.Config) string) (harness.Result, error) {
+	stderr := cmd.ErrOrStderr()
+	if f.target == "" {
+		return harness.Result{}, &usageError{fmt.Errorf("--target: required")}
+	}
+	child, err := f.http.child(f.target)
+	if err != nil {
+		return harness.Result{}, err
+	}
+	faults, err := parseFaults(f.nemesis, f.target, child)
+	if err != nil {
+		return harness.Result{}, err
+	}
+	policy, _ := model.ParsePolicy(f.policy) // a bad policy is reported with the configuration
+	t, err := openTarget(ctx, f.target, targetOptions{http: f.http, workers: f.workers, faults: faults, child: child,
+		sql: f.sql.options(f.workers, policy == model.AcceptEqual), sqlSet: f.sql.given()})
+	if err != nil {
+		return harness.Result{}, err
+	}
+	defer t.closeWarning(stderr)
+	cfg, err := f.config(t, faults)
+	if err != nil {
+		return harness.Result{}, err
+	}
+	cfg.Version = version
+	cfg.Command = command(cfg)
+	stopProgress := func() {}
+	if progress {
+		cfg.Progress, stopProgress = progressLine(stderr)
+	}
+	res, err := harness.Run(ctx, cfg)
+	stopProgress()
+	return res, err
+}
+
 // effectiveRunFlags are the flags a reproduce line of run always carries,
 // with the values the run used: the --seed it drew, the workload and its
 // gates as defaulted. An empty value leaves the flag out.
@@ -289,7 +343,17 @@ func effectiveRunFlags(cfg harness.Config, f runFlags) map[string]string {
 	e := map[string]string{
 		"workers": fmt.Sprint(cfg.Workers), "resources": fmt.Sprint(cfg.Resources), "lease-ttl": cfg.LeaseTTL.String(),
 		"nemesis": f.nemesis, "seed": fmt.Sprint(cfg.Seed), "policy": f.policy, "min-stale": fmt.Sprint(cfg.MinStale),
-		"duration": "", "ops": "", "leases": "",
+		"duration": "", "ops": "", "leases": "", "client-strategy": "", "lease-multiplier": "", "renew-every": "",
+	}
+	switch cfg.Strategy {
+	case workload.Fencing:
+	case workload.LongerLease:
+		e["lease-multiplier"] = fmt.Sprint(cfg.LeaseMultiplier)
+	case workload.Renew:
+		e["renew-every"] = cfg.RenewEvery.String()
+	}
+	if cfg.Strategy != workload.Fencing {
+		e["client-strategy"] = cfg.Strategy.String()
 	}
 	if f.leases != leasespec.Local {
 		e["leases"] = redact.Spec(f.leases)

@@ -21,6 +21,8 @@ func (runTerms) Setting(s harness.Setting) string {
 		return "--exec"
 	case s.Field == "RequireExclusive":
 		return "--require exclusive"
+	case s.Field == "Issuer" && s.Value == "servers":
+		return "--leases etcd"
 	}
 	return s.Field
 }
@@ -44,7 +46,8 @@ var fieldFlags = map[string]string{
 	"Target": "target", "Workers": "workers", "Resources": "resources", "ResourceNames": "resource-names",
 	"Duration": "duration", "Ops": "ops", "Rate": "rate", "LeaseTTL": "lease-ttl", "ReadShare": "read-share",
 	"OpTimeout": "op-timeout", "MinStale": "min-stale", "StoreDir": "store", "CheckTimeout": "check-timeout",
-	"Schedule": "nemesis-script", "RunName": "name", "Shard": "shard",
+	"Schedule": "nemesis-script", "RunName": "name", "Shard": "shard", "Strategy": "client-strategy", "LeaseMultiplier": "lease-multiplier",
+	"RenewEvery": "renew-every", "Leases": "leases", "Faults": "nemesis",
 }
 
 // configError words harness.Config.Validate's errors as run's flags:

@@ -17,9 +17,10 @@
 // grant event. The nemesis's early expiry therefore revokes the holder's
 // etcd lease (a revoke event) rather than shortening it.
 //
-// The keepalive runs in the etcd client's goroutines, not in the worker:
-// a paused worker's lease is still renewed while it sleeps. Its lease
-// ends early only when the nemesis expires it (a revoke).
+// The keepalive runs in the etcd client's goroutines, beside the worker.
+// A worker the nemesis pauses stops it (Suspend), and its lease runs out
+// on the cluster by its TTL, recorded when etcd deletes the lock key; a
+// lease the nemesis ends early otherwise is revoked.
 package etcdlease
 
 import (

@@ -29,7 +29,11 @@ type Service struct {
 
 	mu   sync.Mutex
 	held map[string]*holding // resource → its current holder
-	wg   sync.WaitGroup      // the keepalive watchers
+	wg   sync.WaitGroup      // the keepalive watchers and expiry watches
+	// closing ends with the run's life or at Close: the watches that
+	// wait for a suspended lease's expiry stop then.
+	closing    context.Context
+	endWatches context.CancelFunc
 }
 
 // holding is one grant: the etcd lease behind it, its lock, and whether
@@ -40,11 +44,24 @@ type holding struct {
 	sess  *concurrency.Session
 	lock  *concurrency.Mutex
 	stop  context.CancelFunc // the watcher's keepalive
+	ttl   int64              // granted, whole seconds
 	ended bool
+	// ending: a release or revoke is on its way to the cluster; its event
+	// is recorded once the cluster answered (see end).
+	ending bool
+	// suspended: its keepalive was stopped on purpose (Suspend), so the
+	// keepalive's end is no expiry; the lock key's deletion will be.
+	suspended bool
 }
 
+// over reports whether h's lease has ended or is being ended: nothing
+// but that end is recorded for it any more.
+func (h *holding) over() bool { return h.ended || h.ending }
+
 func newService(cli *clientv3.Client, env lease.Env, prefix string) *Service {
-	return &Service{cli: cli, env: env, prefix: prefix, ttl: ttlSeconds(env.TTL), held: make(map[string]*holding)}
+	closing, endWatches := context.WithCancel(env.Life)
+	return &Service{cli: cli, env: env, prefix: prefix, ttl: ttlSeconds(env.TTL), held: make(map[string]*holding),
+		closing: closing, endWatches: endWatches}
 }
 
 // lockPrefix is the mutex prefix of resource. The name is escaped so that
@@ -53,17 +70,20 @@ func (s *Service) lockPrefix(resource string) string {
 	return s.prefix + "lock/" + url.PathEscape(resource) + "/"
 }
 
-// Acquire implements lease.Service: it grants an etcd lease, waits for the
-// resource's lock under it, and takes the lock key's create revision as
-// the token.
-func (s *Service) Acquire(ctx context.Context, resource string, worker int) (lease.Lease, error) {
-	grant, err := s.cli.Grant(ctx, s.ttl)
+// acquire makes one attempt at Acquire: it grants an etcd lease, waits
+// for the resource's lock under it, and takes the lock key's create
+// revision as the token. The calls that need the cluster to answer at
+// once are bounded by rpcTimeout; the wait for the lock is not.
+func (s *Service) acquire(ctx context.Context, resource string, worker int) (lease.Lease, error) {
+	gctx, cancel := context.WithTimeout(ctx, rpcTimeout)
+	grant, err := s.cli.Grant(gctx, s.ttl)
+	cancel()
 	if err != nil {
 		return lease.Lease{}, fmt.Errorf("acquire lease on %s: grant an etcd lease: %w", resource, err)
 	}
 	sess, err := concurrency.NewSession(s.cli, concurrency.WithLease(grant.ID), concurrency.WithContext(s.env.Life))
 	if err != nil {
-		s.revoke(grant.ID)
+		_ = s.revoke(grant.ID)
 		return lease.Lease{}, fmt.Errorf("acquire lease on %s: etcd session: %w", resource, err)
 	}
 	lock := concurrency.NewMutex(sess, s.lockPrefix(resource))
@@ -79,9 +99,9 @@ func (s *Service) Acquire(ctx context.Context, resource string, worker int) (lea
 		_ = sess.Close()
 		return lease.Lease{}, fmt.Errorf("acquire lease on %s: etcd keepalive: %w", resource, err)
 	}
-	h := &holding{lease: lease.Lease{Resource: resource, Token: token, Worker: worker}, sess: sess, lock: lock, stop: stop}
+	h := &holding{lease: lease.Lease{Resource: resource, Token: token, Worker: worker}, sess: sess, lock: lock, stop: stop, ttl: grant.TTL}
 	s.mu.Lock()
-	if prev := s.held[resource]; prev != nil && !prev.ended {
+	if prev := s.held[resource]; prev != nil && !prev.over() {
 		// The lock passed on, so the previous holder's etcd lease ended
 		// on the cluster before its client noticed: say so first.
 		s.endLocked(prev, histories.FExpire, "its etcd lease ran out (the lock passed to the next waiter)")
@@ -100,7 +120,9 @@ func (s *Service) lock(ctx context.Context, lock *concurrency.Mutex) (uint64, er
 	if err := lock.Lock(ctx); err != nil {
 		return 0, fmt.Errorf("etcd lock: %w", err)
 	}
-	got, err := s.cli.Get(ctx, lock.Key())
+	gctx, cancel := context.WithTimeout(ctx, rpcTimeout)
+	defer cancel()
+	got, err := s.cli.Get(gctx, lock.Key())
 	if err != nil {
 		return 0, fmt.Errorf("read the etcd lock key: %w", err)
 	}
@@ -116,30 +138,32 @@ func (s *Service) watch(h *holding, ka <-chan *clientv3.LeaseKeepAliveResponse) 
 	defer s.wg.Done()
 	for resp := range ka {
 		s.mu.Lock()
-		if !h.ended && s.env.Life.Err() == nil {
+		if !h.over() && !h.suspended && s.env.Life.Err() == nil {
 			s.recordLocked(histories.FRenew, h.lease, fmt.Sprintf("worker %d's etcd lease %x renewed for %d s", h.lease.Worker, resp.ID, resp.TTL))
 		}
 		s.mu.Unlock()
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if !h.ended && s.env.Life.Err() == nil {
-		s.endLocked(h, histories.FExpire, "its etcd lease ran out (the keepalive ended)")
+	lapsed := !h.over() && !h.suspended && s.env.Life.Err() == nil
+	s.mu.Unlock()
+	if lapsed {
+		// The client gave up on the lease, which the cluster may still
+		// hold (a new leader extends every lease): its end is recorded
+		// once the cluster deletes the lock key, never before.
+		s.awaitExpiry(h, "its etcd lease ran out on the cluster after its keepalive ended: etcd deleted the lock key")
 	}
 }
 
 // Release implements lease.Service: it deletes the lock key and revokes
 // the etcd lease, if the lease is still current.
 func (s *Service) Release(l lease.Lease) {
-	h := s.end(l.Resource, func(h *holding) bool { return h.lease.Token == l.Token }, histories.FRelease,
-		fmt.Sprintf("releases token %d", l.Token))
-	if h == nil {
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), rpcTimeout)
-	defer cancel()
-	_ = h.lock.Unlock(ctx) // the revoke below deletes the key anyway
-	s.revoke(h.sess.Lease())
+	s.end(l.Resource, func(h *holding) bool { return h.lease.Token == l.Token }, histories.FRelease,
+		fmt.Sprintf("releases token %d", l.Token), func(h *holding) error {
+			ctx, cancel := context.WithTimeout(context.Background(), rpcTimeout)
+			defer cancel()
+			_ = h.lock.Unlock(ctx) // the revoke deletes the key anyway
+			return s.revoke(h.sess.Lease())
+		})
 }
 
 // Expire implements lease.Service: etcd TTLs are whole seconds, so ending
@@ -155,26 +179,45 @@ func (s *Service) ExpireToken(resource string, token uint64) bool {
 }
 
 func (s *Service) revokeHolder(resource string, match func(*holding) bool, why string) bool {
-	h := s.end(resource, match, histories.FRevoke, "its etcd lease is revoked: "+why)
-	if h == nil {
-		return false
-	}
-	s.revoke(h.sess.Lease())
-	return true
+	return s.end(resource, match, histories.FRevoke, "its etcd lease is revoked: "+why, func(h *holding) error {
+		return s.revoke(h.sess.Lease())
+	})
 }
 
-// end records f for the current holder of resource, if match accepts it,
-// and ends it. The event is recorded before the call that frees the lock,
-// so it precedes the next holder's grant in the history.
-func (s *Service) end(resource string, match func(*holding) bool, f, what string) *holding {
+// end ends the current holder of resource, if match accepts it, by call
+// (a revoke), and records f once the cluster answered: the event's time is
+// then at or after the end on the cluster, which is what --require
+// exclusive relies on (a write sent after it was sent without a lease).
+// Meanwhile the next holder may be granted the lock and recorded first:
+// the history then shows the revoke as late as the run learned of it.
+// When the call fails the lease was not ended on the cluster; with its
+// keepalive stopped it runs out by its TTL, which is recorded when etcd
+// deletes the lock key.
+func (s *Service) end(resource string, match func(*holding) bool, f, what string, call func(*holding) error) bool {
+	s.mu.Lock()
+	h := s.held[resource]
+	if h == nil || h.over() || !match(h) {
+		s.mu.Unlock()
+		return false
+	}
+	h.ending = true
+	h.stop()
+	s.mu.Unlock()
+	if err := call(h); err != nil {
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			s.awaitExpiry(h, fmt.Sprintf("the call to end it failed (%v); its etcd lease ran out on the cluster: etcd deleted the lock key", err))
+		}()
+		return true
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	h := s.held[resource]
-	if h == nil || h.ended || !match(h) {
-		return nil
+	if !h.ended && s.env.Life.Err() == nil {
+		s.endLocked(h, f, what)
 	}
-	s.endLocked(h, f, what)
-	return h
+	h.ended = true
+	return true
 }
 
 func (s *Service) endLocked(h *holding, f, what string) {
@@ -191,10 +234,13 @@ func (s *Service) recordLocked(f string, l lease.Lease, detail string) {
 	lease.Record(s.env.Recorder, f, l, detail)
 }
 
-func (s *Service) revoke(id clientv3.LeaseID) {
+// revoke revokes the etcd lease id; a lease not revoked runs out by its
+// TTL.
+func (s *Service) revoke(id clientv3.LeaseID) error {
 	ctx, cancel := context.WithTimeout(context.Background(), rpcTimeout)
 	defer cancel()
-	_, _ = s.cli.Revoke(ctx, id) // a lease not revoked runs out by its TTL
+	_, err := s.cli.Revoke(ctx, id)
+	return err
 }
 
 // Close implements io.Closer: it ends every holder's keepalive, deletes
@@ -207,6 +253,7 @@ func (s *Service) Close() error {
 		_ = h.sess.Close()
 	}
 	s.mu.Unlock()
+	s.endWatches()
 	s.wg.Wait()
 	ctx, cancel := context.WithTimeout(context.Background(), rpcTimeout)
 	defer cancel()

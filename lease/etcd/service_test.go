@@ -70,8 +70,10 @@ func TestGrantTokensIncrease(t *testing.T) {
 }
 
 // TestExpireRevokes: Expire revokes the holder's etcd lease, so a worker
-// waiting for the resource gets it with a higher token, and the revoke is
-// recorded before that grant; ExpireToken ends only the lease it names.
+// waiting for the resource gets it with a higher token; the revoke is
+// recorded once the cluster answered it, before Expire returns (the next
+// grant may be recorded before or after it); ExpireToken ends only the
+// lease it names.
 func TestExpireRevokes(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -100,6 +102,9 @@ func TestExpireRevokes(t *testing.T) {
 				next <- l
 			}()
 			assert.True(t, tc.expire(svc, first))
+			revokes := leaseEvents(rec, histories.FRevoke)
+			require.Len(t, revokes, 1, "recorded by the time the revoke returned")
+			assert.Equal(t, first.Token, revokes[0].Token)
 			second := <-next
 			assert.Greater(t, second.Token, first.Token)
 			assert.False(t, svc.Expire("nothing-held"))
@@ -107,7 +112,8 @@ func TestExpireRevokes(t *testing.T) {
 			for _, e := range rec.Events() {
 				fs = append(fs, e.F)
 			}
-			assert.Equal(t, []string{histories.FAcquire, histories.FRevoke, histories.FAcquire}, without(fs, histories.FRenew))
+			assert.ElementsMatch(t, []string{histories.FAcquire, histories.FRevoke, histories.FAcquire}, without(fs, histories.FRenew))
+			assert.Equal(t, histories.FAcquire, fs[0])
 			svc.Release(first) // stale: nothing happens
 			svc.Release(second)
 			assert.Len(t, leaseEvents(rec, histories.FRelease), 1)

@@ -145,6 +145,17 @@ WHERE resource = $1 AND token = $2 AND expires_at > now()`, s.table), resource, 
 	return tag.RowsAffected() == 1, nil
 }
 
+// Renew implements lease.Store: the row's expiry moves to ttl from now,
+// on the database's clock, if it still holds token and has not expired.
+func (s *Store) Renew(ctx context.Context, resource string, token uint64, ttl time.Duration) (bool, error) {
+	tag, err := s.pool.Exec(ctx, fmt.Sprintf(`UPDATE %s SET expires_at = now() + $3::bigint * interval '1 microsecond'
+WHERE resource = $1 AND token = $2 AND expires_at > now()`, s.table), resource, int64(token), ttl.Microseconds())
+	if err != nil {
+		return false, fmt.Errorf("postgres renew lease: %w", unanswered(err))
+	}
+	return tag.RowsAffected() == 1, nil
+}
+
 // Left implements lease.Store, on the database's clock.
 func (s *Store) Left(ctx context.Context, resource string, token uint64) (time.Duration, error) {
 	var us int64

@@ -101,6 +101,9 @@ return 0`)
 	leftScript = redis.NewScript(`
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PTTL', KEYS[1]) end
 return -2`)
+	renewScript = redis.NewScript(`
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 0`)
 	floorScript = redis.NewScript(`
 local cur = redis.call('GET', KEYS[1]) or '0'
 local floor = ARGV[1]
@@ -149,6 +152,17 @@ func (s *Store) Left(ctx context.Context, resource string, token uint64) (time.D
 		return 0, fmt.Errorf("redis lease TTL: the lease key of %s has no expiry", resource)
 	}
 	return max(time.Millisecond, time.Duration(ms)*time.Millisecond), nil
+}
+
+// Renew implements lease.Store: compare-and-PEXPIRE, in one script, so
+// that a lease that ran out and was granted again is never extended.
+func (s *Store) Renew(ctx context.Context, resource string, token uint64, ttl time.Duration) (bool, error) {
+	ms := max(1, (ttl+time.Millisecond-1)/time.Millisecond)
+	n, err := renewScript.Run(ctx, s.client, []string{s.leaseKey(resource)}, strconv.FormatUint(token, 10), int64(ms)).Int64()
+	if err != nil {
+		return false, fmt.Errorf("redis renew lease: %w", unanswered(err))
+	}
+	return n == 1, nil
 }
 
 // Floor implements lease.FloorStore: the counter is raised to token, so

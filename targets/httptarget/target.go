@@ -156,14 +156,18 @@ func (t *Target) Read(ctx context.Context, resource string) (targets.Reading, er
 func (t *Target) scrub(err error) error { return redact.Error(err, t.secrets) }
 
 func (t *Target) write(ctx context.Context, resource string, token uint64, value string) (histories.Outcome, error) {
-	o := op{resource: resource, token: token, value: value}
+	return t.send(ctx, op{resource: resource, token: token, value: value}, fmt.Sprintf("write token %d to %s", token, resource))
+}
+
+// send sends a write and maps its answer; what names it in errors.
+func (t *Target) send(ctx context.Context, o op, what string) (histories.Outcome, error) {
 	resp, err := t.do(ctx, t.writeRequest, o)
 	if err != nil {
-		return 0, fmt.Errorf("write token %d to %s: %w", token, resource, err)
+		return 0, fmt.Errorf("%s: %w", what, err)
 	}
 	out, err := t.adapter.Write.outcome(resp)
 	if err != nil {
-		return 0, fmt.Errorf("write token %d to %s: unknown outcome: %w", token, resource, err)
+		return 0, fmt.Errorf("%s: unknown outcome: %w", what, err)
 	}
 	return out, nil
 }
@@ -258,6 +262,12 @@ func (t *Target) writeRequest(ctx context.Context, o op) (*http.Request, error) 
 	if err != nil {
 		return nil, err
 	}
+	if w.ContentType != "" {
+		req.Header.Set("Content-Type", w.ContentType)
+	}
+	if o.tokenless {
+		return req, nil // nothing to describe: see WriteWithoutToken
+	}
 	tok := strconv.FormatUint(o.token, 10)
 	switch kind, name, _ := strings.Cut(w.TokenIn, ":"); kind {
 	case "header":
@@ -266,9 +276,6 @@ func (t *Target) writeRequest(ctx context.Context, o op) (*http.Request, error) 
 		q := req.URL.Query()
 		q.Set(name, tok)
 		req.URL.RawQuery = q.Encode()
-	}
-	if w.ContentType != "" {
-		req.Header.Set("Content-Type", w.ContentType)
 	}
 	t.describe(req, "write", o)
 	return req, nil

@@ -12,6 +12,8 @@ type op struct {
 	resource string
 	token    uint64
 	value    string
+	// tokenless writes send no token (WriteWithoutToken).
+	tokenless bool
 }
 
 // path fills a path template: the resource is escaped as one path segment.

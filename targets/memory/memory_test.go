@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/targets"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -99,4 +100,30 @@ func TestOpenRejectsUnknownNames(t *testing.T) {
 	_, err := Open("fencd")
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `"fencd"`)
+}
+
+// TestWritesWithoutTokenBypassTheFence: no in-memory receiver can
+// compare a token it is not sent: each stores the value, and keeps the
+// highest token it was sent.
+func TestWritesWithoutTokenBypassTheFence(t *testing.T) {
+	t.Parallel()
+	for _, name := range Names {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			tgt, err := Open(name)
+			require.NoError(t, err)
+			w, err := targets.Tokenless(tgt)
+			require.NoError(t, err)
+			out, err := tgt.Write(ctx, "report", 42, "new-result")
+			require.NoError(t, err)
+			require.Equal(t, histories.Accepted, out)
+			out, err = w.WriteWithoutToken(ctx, "report", "old-result")
+			require.NoError(t, err)
+			assert.Equal(t, histories.Accepted, out)
+			r, err := tgt.Read(ctx, "report")
+			require.NoError(t, err)
+			assert.Equal(t, targets.Reading{Found: true, Value: "old-result", Token: 42, HasToken: true}, r)
+		})
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"context"
 	"sync"
 
+	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/targets"
 )
 
@@ -47,4 +48,25 @@ func (t *table) Read(ctx context.Context, resource string) (targets.Reading, err
 		return targets.Reading{HasToken: true}, nil
 	}
 	return targets.Reading{Found: true, Value: c.value, Token: c.token, HasToken: true}, nil
+}
+
+// CheckTokenless implements targets.TokenlessWriter: every in-memory
+// receiver takes writes without a token.
+func (t *table) CheckTokenless() error { return nil }
+
+// WriteWithoutToken implements targets.TokenlessWriter: with no token
+// there is nothing to compare, so every in-memory receiver, the fenced
+// one too, stores the value. The token it keeps is the last one it was
+// sent: a write without one bypasses the fence, it does not lower it.
+func (t *table) WriteWithoutToken(ctx context.Context, resource, value string) (histories.Outcome, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.cells == nil {
+		t.cells = make(map[string]cell)
+	}
+	t.cells[resource] = cell{value: value, token: t.cells[resource].token}
+	return histories.Accepted, nil
 }

@@ -24,6 +24,10 @@ type dialect struct {
 	// then, after comparing in Go, write without a guard.
 	checkRead string
 	set       string
+	// plain writes the value without a token, for a client that does not
+	// fence: no guard, a new row with token 0, an existing row keeping
+	// its token.
+	plain string
 	// checkInTx runs check-then-set in a transaction at the engine's
 	// default isolation; otherwise as two autocommit statements.
 	checkInTx bool
@@ -48,10 +52,11 @@ func (d dialect) statements(table string, acceptEqual bool) builtin {
 		read:      fmt.Sprintf(d.read, table),
 		checkRead: fmt.Sprintf(d.checkRead, table),
 		set:       fmt.Sprintf(d.set, table),
+		plain:     fmt.Sprintf(d.plain, table),
 	}
 }
 
 // builtin holds a dialect's statements for one scratch table.
 type builtin struct {
-	create, drop, atomic, read, checkRead, set string
+	create, drop, atomic, read, checkRead, set, plain string
 }

@@ -60,6 +60,8 @@ var mysqlDialect = dialect{
 	checkRead: "SELECT token FROM %[1]s WHERE resource = :resource",
 	set: "INSERT INTO %[1]s (resource, token, value) VALUES (:resource, :token, :value) " +
 		"ON DUPLICATE KEY UPDATE value = VALUES(value), token = VALUES(token)",
+	plain: "INSERT INTO %[1]s (resource, token, value) VALUES (:resource, 0, :value) " +
+		"ON DUPLICATE KEY UPDATE value = VALUES(value)",
 	checkInTx: true,
 	counting:  mysqlCounting,
 }

@@ -37,6 +37,8 @@ var postgres = dialect{
 	checkRead: "SELECT token FROM %[1]s WHERE resource = :resource",
 	set: "INSERT INTO %[1]s (resource, token, value) VALUES (:resource, :token, :value) " +
 		"ON CONFLICT (resource) DO UPDATE SET token = EXCLUDED.token, value = EXCLUDED.value",
+	plain: "INSERT INTO %[1]s (resource, token, value) VALUES (:resource, 0, :value) " +
+		"ON CONFLICT (resource) DO UPDATE SET value = EXCLUDED.value",
 	checkInTx: true,
 	counting: func(s shape) (counting, error) {
 		if s.kind == "CALL" {

@@ -39,6 +39,8 @@ var sqlite = dialect{
 	checkRead: "SELECT token FROM %[1]s WHERE resource = :resource",
 	set: "INSERT INTO %[1]s (resource, token, value) VALUES (:resource, :token, :value) " +
 		"ON CONFLICT (resource) DO UPDATE SET token = excluded.token, value = excluded.value",
+	plain: "INSERT INTO %[1]s (resource, token, value) VALUES (:resource, 0, :value) " +
+		"ON CONFLICT (resource) DO UPDATE SET value = excluded.value",
 	counting: func(s shape) (counting, error) {
 		return s.plainCounting("SQLite", "INSERT", "REPLACE", "UPDATE", "DELETE")
 	},

@@ -60,6 +60,7 @@ type Target struct {
 	read        placeholders.Query
 	checkRead   placeholders.Query // check-then-set's read
 	set         placeholders.Query // check-then-set's update
+	plain       placeholders.Query // a write without a token (built-in modes)
 	setup       []string
 	teardown    []string
 	window      func(ctx context.Context, resource string, token uint64)
@@ -124,7 +125,8 @@ func (t *Target) prepare(user Statements) error {
 		t.table = newTableName()
 		b := t.d.statements(t.table, t.acceptEqual)
 		t.setup, t.teardown = []string{b.create}, []string{b.drop}
-		stmts = []namedStmt{{"atomic", b.atomic, &t.write}, {"read", b.read, &t.read}, {"check", b.checkRead, &t.checkRead}, {"set", b.set, &t.set}}
+		stmts = []namedStmt{{"atomic", b.atomic, &t.write}, {"read", b.read, &t.read}, {"check", b.checkRead, &t.checkRead}, {"set", b.set, &t.set},
+			{"plain", b.plain, &t.plain}}
 	}
 	for _, s := range stmts {
 		q, err := placeholders.Translate(s.stmt, t.d.syntax)
@@ -249,7 +251,8 @@ func (t *Target) Close() error {
 
 // The interfaces the harness looks for.
 var (
-	_ targets.Target     = (*Target)(nil)
-	_ targets.Setupper   = (*Target)(nil)
-	_ targets.Teardowner = (*Target)(nil)
+	_ targets.Target          = (*Target)(nil)
+	_ targets.Setupper        = (*Target)(nil)
+	_ targets.Teardowner      = (*Target)(nil)
+	_ targets.TokenlessWriter = (*Target)(nil)
 )

@@ -32,7 +32,10 @@ type Env struct {
 	Times    []time.Duration // the virtual time of each event
 	Fails    []error
 	Outlived []string // "resource/token" of each OutliveLease
-	Expired  []string // the resource of each ExpireLease
+	// Lapse is what LapseLease returns; nil: the service cannot.
+	Lapse   func(r string, token uint64) (sched.Gate, time.Duration, bool)
+	Lapsed  []string // "resource/token" of each LapseLease
+	Expired []string // the resource of each ExpireLease
 
 	accepted map[string]sched.Gate
 	sent     map[string]sched.Gate
@@ -82,6 +85,17 @@ func (e *Env) OutliveLease(r string, token uint64) bool {
 	defer e.mu.Unlock()
 	e.Outlived = append(e.Outlived, key(r, token))
 	return true
+}
+
+func (e *Env) LapseLease(r string, token uint64) (sched.Gate, time.Duration, bool) {
+	e.mu.Lock()
+	e.Lapsed = append(e.Lapsed, key(r, token))
+	lapse := e.Lapse
+	e.mu.Unlock()
+	if lapse == nil {
+		return nil, 0, false
+	}
+	return lapse(r, token)
 }
 
 func key(r string, token uint64) string { return fmt.Sprintf("%s/%d", r, token) }

@@ -1,0 +1,197 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fencecheck/fencecheck/histories"
+)
+
+// The end-to-end tests of the faults on the token issuer: the embedded
+// etcd cluster's members run as processes of the built binary
+// (`fencecheck leases member`), which issuer-kill SIGKILLs and restarts
+// and issuer-pause freezes and thaws, while workers hold leases.
+
+// TestIssuerFaultsHoldAcrossAFailover: runs against the correct memory
+// receiver and the reference HTTP receiver, with issuer-kill or
+// issuer-pause beside pause and delay, hold; each saw a leader change,
+// grants before and after it, every grant's token above every earlier
+// grant's on its resource across the failover, no issuer violation, and
+// left no member process behind.
+func TestIssuerFaultsHoldAcrossAFailover(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name, target, fault string
+	}{
+		{"memory/issuer-kill", "memory://fenced", "issuer-kill"},
+		{"http/issuer-kill", "", "issuer-kill"}, // the reference receiver
+		{"memory/issuer-pause", "memory://fenced", "issuer-pause"},
+	}
+	for _, tc := range cases {
+		// One after another: each run is five race-enabled processes
+		// (fencecheck, three etcd members, the receiver).
+		t.Run(tc.name, func(t *testing.T) {
+			target := tc.target
+			if target == "" {
+				target = startReceiver(t)
+			}
+			dir := t.TempDir()
+			// Bounded by its operations: the first outage holds the
+			// workers at their pause point until the member is back, so
+			// the run cannot use its operations up before that.
+			r := fencecheck(t, dir, "run", "--store", "s", "--target", target, "--leases", "etcd",
+				"--nemesis", "pause,delay,"+tc.fault, "--ops", "120", "--json")
+			require.Equal(t, 0, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+			var res struct {
+				Verdict  string `json:"verdict"`
+				Coverage struct {
+					LeaderChanges       int            `json:"leader_changes"`
+					GrantsAfterFailover int            `json:"grants_after_failover"`
+					FaultActions        map[string]int `json:"fault_actions"`
+				} `json:"coverage"`
+				Check struct {
+					Issuer []json.RawMessage `json:"issuer_violations"`
+				} `json:"check"`
+				Dir string `json:"dir"`
+			}
+			require.NoError(t, json.Unmarshal([]byte(r.stdout), &res))
+			assert.Equal(t, "held", res.Verdict)
+			assert.Empty(t, res.Check.Issuer, "the issuer check found a violation")
+			assert.GreaterOrEqual(t, res.Coverage.LeaderChanges, 1)
+			assert.Positive(t, res.Coverage.GrantsAfterFailover)
+			assert.Positive(t, res.Coverage.FaultActions[tc.fault])
+			run := filepath.Join(dir, res.Dir)
+
+			h, err := histories.ReadFile(filepath.Join(run, "history.jsonl"))
+			require.NoError(t, err)
+			before, after := grantsAroundTheFirstLeaderChange(t, h)
+			t.Logf("%s: %d grants before the first leader change, %d after; %d leader changes, %d grants after a member came back",
+				tc.name, before, after, res.Coverage.LeaderChanges, res.Coverage.GrantsAfterFailover)
+			assert.Positive(t, before, "grants before the first leader change")
+			assert.Positive(t, after, "grants after it")
+
+			for _, m := range []string{"m0", "m1", "m2"} {
+				assert.FileExists(t, filepath.Join(run, "etcd", m, "member.log"), "the member ran as a process")
+				assert.NoDirExists(t, filepath.Join(run, "etcd", m, "data"))
+			}
+			assert.Empty(t, membersOf(t, run), "member processes outlived the run")
+		})
+	}
+}
+
+// grantsAroundTheFirstLeaderChange asserts that every grant's token is
+// above every earlier grant's on its resource, and counts the grants
+// before and after the first leader change.
+func grantsAroundTheFirstLeaderChange(t *testing.T, h *histories.History) (before, after int) {
+	t.Helper()
+	changed := false
+	highest := map[string]uint64{}
+	for _, e := range h.Others {
+		switch {
+		case e.Actor == histories.ActorNemesis && e.F == histories.FLeader:
+			changed = true
+		case e.Actor == histories.ActorLease && e.F == histories.FAcquire:
+			assert.Greater(t, e.Token, highest[e.Resource], "grant at index %d on %s (after the first leader change: %v)", e.Index, e.Resource, changed)
+			highest[e.Resource] = max(highest[e.Resource], e.Token)
+			if changed {
+				after++
+			} else {
+				before++
+			}
+		}
+	}
+	require.True(t, changed, "the history has no leader change")
+	return before, after
+}
+
+// granted reports whether the history of the run in store has a lease
+// grant.
+func granted(store string) bool {
+	paths, _ := filepath.Glob(filepath.Join(store, "*", "*", "history.jsonl"))
+	for _, p := range paths {
+		data, _ := os.ReadFile(p)
+		if strings.Contains(string(data), `"actor":"lease","f":"acquire"`) {
+			return true
+		}
+	}
+	return false
+}
+
+// membersOf lists the live member processes (`fencecheck leases member`)
+// whose command line names the run directory.
+func membersOf(t *testing.T, run string) []string {
+	t.Helper()
+	entries, err := os.ReadDir("/proc")
+	require.NoError(t, err)
+	var found []string
+	for _, e := range entries {
+		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil || !strings.Contains(string(cmdline), run) || !strings.Contains(string(cmdline), "leases\x00member\x00") {
+			continue
+		}
+		if stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat")); err == nil && strings.Contains(string(stat), ") Z ") {
+			continue // a zombie: dead, not yet reaped by whoever inherited it
+		}
+		found = append(found, strings.ReplaceAll(string(cmdline), "\x00", " "))
+	}
+	return found
+}
+
+// TestIssuerFaultsNeedLeasesEtcd: an issuer fault with an issuer that
+// fencecheck did not start is a usage error naming the flags, before the
+// run starts.
+func TestIssuerFaultsNeedLeasesEtcd(t *testing.T) {
+	t.Parallel()
+	for _, leases := range []string{"local", "etcd://127.0.0.1:1"} {
+		t.Run(leases, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			r := fencecheck(t, dir, "run", "--store", "s", "--target", "memory://fenced", "--leases", leases, "--nemesis", "pause,issuer-kill")
+			assert.Equal(t, 3, r.code, r.stdout+r.stderr)
+			assert.Contains(t, r.stderr, "nemesis: issuer-kill needs an issuer fencecheck started itself: --leases etcd")
+			assert.NoDirExists(t, filepath.Join(dir, "s"), "the run did not start")
+		})
+	}
+}
+
+// TestLeasesMemberRefusesABadConfiguration: the hidden member command
+// fails, naming the file, on a configuration it cannot read.
+func TestLeasesMemberRefusesABadConfiguration(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	r := fencecheck(t, dir, "leases", "member", "missing.json")
+	assert.Equal(t, 3, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stderr, "missing.json")
+}
+
+// TestEtcdMembersDoNotOutliveFencecheck: a run interrupted with SIGINT
+// once it granted a lease kills and reaps its member processes before it
+// exits; a fencecheck that is SIGKILLed takes them with it (the
+// parent-death signal).
+func TestEtcdMembersDoNotOutliveFencecheck(t *testing.T) {
+	t.Parallel()
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGKILL} {
+		t.Run(sig.String(), func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			store := filepath.Join(dir, "s")
+			b := startFencecheck(t, dir, "run", "--store", store, "--target", "memory://fenced", "--leases", "etcd",
+				"--nemesis", "pause,delay,issuer-kill", "--duration", "10m", "--no-progress")
+			eventually(t, func() bool { return len(membersOf(t, store)) == 3 && granted(store) }, "three members run and the run has a grant")
+			require.NoError(t, b.cmd.Process.Signal(sig))
+			b.wait(t)
+			if sig == syscall.SIGINT {
+				assert.Empty(t, membersOf(t, store), "fencecheck exited before its members were gone")
+				return
+			}
+			eventually(t, func() bool { return len(membersOf(t, store)) == 0 }, "the members are gone")
+		})
+	}
+}

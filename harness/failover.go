@@ -1,0 +1,110 @@
+package harness
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/lease"
+	"github.com/fencecheck/fencecheck/nemesis"
+)
+
+// The faults on the token issuer's own servers (nemesis.IssuerAttacher:
+// issuer-kill, issuer-pause) need an issuer fencecheck started itself, and
+// a run with them tests what it is for only if a lease was granted after
+// a server it took down came back: the token sequence across a failover.
+
+// serverIssuer is implemented by issuers that can say, before they are
+// opened, whether their services will have servers the issuer faults act
+// on (embedded.Issuer with its members in processes).
+type serverIssuer interface {
+	HasServers() bool
+}
+
+// issuerFaults names the faults of faults that act on the issuer's
+// servers.
+func issuerFaults(faults []nemesis.Fault) []string {
+	var names []string
+	for _, f := range faults {
+		if _, ok := f.(nemesis.IssuerAttacher); ok {
+			names = append(names, f.Name())
+		}
+	}
+	return names
+}
+
+// hasIssuerServers reports whether the run's lease service will have
+// servers to fault: an Issuer that says so, or a Leases service that has
+// them.
+func (c *Config) hasIssuerServers() bool {
+	if si, ok := c.Issuer.(serverIssuer); ok {
+		return si.HasServers()
+	}
+	_, ok := c.Leases.(nemesis.IssuerServers)
+	return ok
+}
+
+// needsServers words the error of issuer faults without servers, in t's
+// terms.
+func needsServers(names []string, t Terms) error {
+	return fmt.Errorf("%s needs an issuer fencecheck started itself: %s", strings.Join(names, " and "), t.Setting(issuerServers))
+}
+
+// attachIssuer hands the lease service's servers, shared, to the faults
+// that act on them, and notes whether the service has servers at all.
+// Config.Validate refused a run whose issuer says it has none; this is
+// the check of what the issuer really opened.
+func (r *run) attachIssuer(svc lease.Service) error {
+	servers, ok := svc.(nemesis.IssuerServers)
+	r.issuerServers = ok
+	names := issuerFaults(r.cfg.Faults)
+	if len(names) == 0 {
+		return nil
+	}
+	if !ok {
+		return needsServers(names, r.cfg.terms())
+	}
+	shared := nemesis.ShareIssuer(servers)
+	for _, f := range r.cfg.Faults {
+		if a, ok := f.(nemesis.IssuerAttacher); ok {
+			a.AttachIssuer(shared)
+		}
+	}
+	return nil
+}
+
+// measureFailover counts, for the issuer faults named, the leader changes
+// they saw and the lease grants recorded after the first server they took
+// down came back (the end of its outage).
+func (c *Coverage) measureFailover(h *histories.History, faults []string) {
+	back := false
+	for _, e := range h.Others {
+		switch {
+		case e.Actor == histories.ActorNemesis && e.F == histories.FLeader:
+			c.LeaderChanges++
+		case e.Actor == histories.ActorNemesis && e.F == histories.FEnd && slices.Contains(faults, e.Fault):
+			back = true
+		case back && e.Actor == histories.ActorLease && e.F == histories.FAcquire:
+			c.GrantsAfterFailover++
+		}
+	}
+}
+
+// failoverUntested says why a run with issuer faults has no grant after
+// an outage, or "" when it has one (or no issuer fault).
+func (res *Result) failoverUntested() string {
+	faults, cov := res.Config.issuerFaults, res.Coverage
+	if len(faults) == 0 || cov.GrantsAfterFailover > 0 {
+		return ""
+	}
+	outages := 0
+	for _, f := range faults {
+		outages += cov.FaultActions[f]
+	}
+	why := "the issuer faults never acted: no worker reached its pause point in the fault phase"
+	if outages > 0 {
+		why = fmt.Sprintf("the run's work ended before a server came back (%d outages, %d leader changes)", outages, cov.LeaderChanges)
+	}
+	return "no lease was granted after an issuer server came back from an outage, so the token sequence across a failover was not exercised: " + why
+}
