@@ -97,11 +97,12 @@ between the workers and the receiver: hold (deliver a write late, after a
 newer token was accepted), duplicate-request, drop-response (the receiver
 applies the write, the worker gets no answer), latency; with --exec the
 receiver process's: kill (SIGKILL, then start again), pause-receiver
-(SIGSTOP, then SIGCONT); and with --leases etcd the issuer's, on the
-members of the embedded cluster: issuer-kill (SIGKILL a member, the leader
-first, then start it again), issuer-pause (SIGSTOP a member, then SIGCONT).
-A run with an issuer fault is inconclusive unless a lease was granted after
-a member it took down came back (see docs/leases.md).
+(SIGSTOP, then SIGCONT); and with --leases etcd, redis or postgres the
+issuer's, on the members of the embedded cluster or the private server:
+issuer-kill (SIGKILL a member, the leader first, or the server, then start
+it again), issuer-pause (SIGSTOP, then SIGCONT). A run with an issuer fault
+is inconclusive unless a lease was granted after a server it took down came
+back (see docs/leases.md).
 
 --client-strategy replaces fencing with one of the fixes the article
 reviews: none, longer-lease (leases --lease-multiplier times longer),
@@ -148,7 +149,7 @@ func (f *runFlags) register(fl *pflag.FlagSet, single bool) {
 	fl.Float64Var(&f.rate, "rate", d.Rate, "client operations per second, all workers together (0: unlimited)")
 	fl.DurationVar(&f.leaseTTL, "lease-ttl", d.LeaseTTL, "lease duration")
 	fl.Float64Var(&f.readShare, "read-share", d.ReadShare, "probability of an extra read after each job")
-	fl.StringVar(&f.nemesis, "nemesis", faultNames(d.Faults), "faults to inject: pause,delay,expire,duplicate; http: hold,duplicate-request,drop-response,latency; --exec: kill,pause-receiver; --leases etcd: issuer-kill,issuer-pause; or none")
+	fl.StringVar(&f.nemesis, "nemesis", faultNames(d.Faults), "faults to inject: pause,delay,expire,duplicate; http: hold,duplicate-request,drop-response,latency; --exec: kill,pause-receiver; --leases etcd, redis or postgres: issuer-kill,issuer-pause; or none")
 	fl.StringVar(&f.script, "nemesis-script", "", `scripted fault windows instead of random ones, e.g. "500ms:+pause,2s:-pause"`)
 	fl.Uint64Var(&f.seed, "seed", 0, "seed for every random choice (default: a random seed, printed)")
 	fl.StringVar(&f.policy, "policy", d.Policy.String(), "fencing policy: strict or accept-equal")
