@@ -21,20 +21,17 @@ import (
 	"github.com/fencecheck/fencecheck/lease"
 	pglease "github.com/fencecheck/fencecheck/lease/postgres"
 	redislease "github.com/fencecheck/fencecheck/lease/redis"
+	"github.com/fencecheck/fencecheck/nemesis"
 	"github.com/fencecheck/fencecheck/sched"
 )
 
-// servers is what the issuer faults and verify-issuer use of a private
-// issuer's service.
+// servers is a private issuer's service as the run sees it: the issuer
+// faults' nemesis.IssuerServers (verify-issuer's restart scenarios use
+// the same methods).
 type servers interface {
 	lease.Service
 	io.Closer
-	Servers() []string
-	Leader(ctx context.Context) int
-	Kill(i int) error
-	Start(ctx context.Context, i int) error
-	Freeze(i int) error
-	Thaw(i int) error
+	nemesis.IssuerServers
 }
 
 // privateCase is a private issuer, with what a SIGKILL does to its

@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -221,9 +220,7 @@ func TestIssuerFaultsOnPrivateIssuers(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.leases, func(t *testing.T) {
 			t.Parallel()
-			if _, err := exec.LookPath(c.binary); err != nil {
-				t.Skipf("%s is not installed (%v): no private issuer to crash", c.binary, err)
-			}
+			needPrivateServer(t, c.binary)
 			dir := t.TempDir()
 			// Bounded by its operations: the first outage holds the
 			// workers at their pause point until the server is back.

@@ -121,9 +121,7 @@ func TestVerifyIssuerPrivateRestart(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.leases, func(t *testing.T) {
 			t.Parallel()
-			if _, err := exec.LookPath(c.binary); err != nil {
-				t.Skipf("%s is not installed (%v): no private issuer to crash", c.binary, err)
-			}
+			needPrivateServer(t, c.binary)
 			dir := t.TempDir()
 			r := fencecheck(t, dir, "verify-issuer", "--leases", c.leases, "--lease-ttl", "100ms", "--store", "s")
 			for _, w := range c.want {
@@ -149,5 +147,14 @@ func TestVerifyIssuerPrivateRestart(t *testing.T) {
 			require.NoError(t, err)
 			assert.Contains(t, string(history), `"fault":"verify-issuer:grant-after-restart","detail":"SIGKILL `)
 		})
+	}
+}
+
+// needPrivateServer skips t, saying so, when program (redis-server,
+// initdb) is not installed: there is no private issuer to start.
+func needPrivateServer(t *testing.T, program string) {
+	t.Helper()
+	if _, err := exec.LookPath(program); err != nil {
+		t.Skipf("%s is not installed (%v): no private issuer to crash", program, err)
 	}
 }
