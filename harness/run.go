@@ -352,7 +352,8 @@ func (r *run) LapseLease(resource string, token uint64) (sched.Gate, time.Durati
 	}
 	return ended, within, ok
 }
-func (r *run) Resources() []string { return r.resources }
+func (r *run) Resources() []string       { return r.resources }
+func (r *run) Holding(worker int) func() { return r.workers.Holding(worker) }
 func (r *run) NewerAccepted(resource string, token uint64) sched.Gate {
 	return r.workers.NewerAccepted(resource, token)
 }

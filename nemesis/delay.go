@@ -47,11 +47,15 @@ func (d *Delay) Deliver(ctx context.Context, env Env, w Write, send Send) (histo
 	case 0:
 		record(env, d.name, histories.FBegin, "holding "+what+" until a newer token is accepted")
 		env.OutliveLease(w.Resource, w.Token) // the write outlasts the lease (see Env.OutliveLease)
+		done := env.Holding(-1)
 		env.NewerAccepted(w.Resource, w.Token).Wait(ctx, 8*ttl)
+		done()
 	case 1:
 		record(env, d.name, histories.FBegin, "holding "+what+" until a newer token is sent")
 		env.OutliveLease(w.Resource, w.Token)
+		done := env.Holding(-1)
 		env.NewerSent(w.Resource, w.Token).Wait(ctx, 8*ttl)
+		done()
 	default:
 		hold := time.Duration(env.Float64() * float64(2*ttl))
 		record(env, d.name, histories.FBegin, fmt.Sprintf("holding %s for %v", what, hold))
@@ -71,6 +75,8 @@ func (d *Delay) HoldInWindow(ctx context.Context, env Env, resource string, toke
 	what := fmt.Sprintf("the write of token %d to %s", token, resource)
 	record(env, d.name, histories.FBegin, "holding "+what+" inside the receiver, between its check and its write, until a newer token is accepted")
 	env.OutliveLease(resource, token) // the held write outlasts its lease
+	done := env.Holding(-1)
+	defer done()
 	env.NewerAccepted(resource, token).Wait(ctx, 8*env.LeaseTTL())
 	record(env, d.name, histories.FEnd, "letting "+what+" finish")
 }

@@ -58,6 +58,15 @@ type Env interface {
 	// NewerSent returns a gate that opens once a worker sent a write with
 	// a token above token to resource.
 	NewerSent(resource string, token uint64) sched.Gate
+	// Holding tells the run that a fault holds a worker at its pause
+	// point (worker), or a write already on its way (worker -1), until a
+	// newer owner of the resource writes; call done when the hold ends.
+	// A run bounded by its operations goes on while a hold lasts (the
+	// newer owner needs operations of its own), and the held worker's
+	// write is sent even if the bound was reached meanwhile: the stale
+	// write is the point of the hold, and must not depend on how fast the
+	// machine spent the operations.
+	Holding(worker int) (done func())
 	// Fail ends the run with err instead of a verdict, for a fault that
 	// finds what it acts on gone (a receiver process that exited on its
 	// own): whatever answers from then on is not what the run tests. The

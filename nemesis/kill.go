@@ -78,6 +78,8 @@ func (k *Kill) Pause(ctx context.Context, env Env, pp PausePoint) {
 	}
 	ttl := env.LeaseTTL()
 	record(env, k.name, histories.FBegin, fmt.Sprintf("worker %d (process %d) holds token %d on %s across a receiver crash", pp.Worker, pp.Process, pp.Token, pp.Resource))
+	done := env.Holding(pp.Worker)
+	defer done()
 	env.OutliveLease(pp.Resource, pp.Token)
 	newer := env.NewerAccepted(pp.Resource, pp.Token).Wait(ctx, 8*ttl)
 	var h *heldWrite

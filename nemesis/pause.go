@@ -49,6 +49,8 @@ func (p *Pause) Pause(ctx context.Context, env Env, pp PausePoint) {
 	ttl := env.LeaseTTL()
 	if env.Float64() < p.Targeted {
 		record(env, p.name, histories.FBegin, fmt.Sprintf("worker %d (process %d) paused holding token %d on %s until a newer owner writes", pp.Worker, pp.Process, pp.Token, pp.Resource))
+		done := env.Holding(pp.Worker)
+		defer done()
 		// The pause outlasts the lease, so the newer owner comes whatever
 		// the machine's speed.
 		p.outlive(ctx, env, pp)

@@ -2,6 +2,7 @@ package nemesis
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -68,6 +69,12 @@ func TestPause(t *testing.T) {
 			})
 			assert.Equal(t, tc.took, took, "how long the worker was held")
 			assert.Equal(t, tc.outlived, env.Outlived, "leases ended for the paused worker")
+			if strings.HasPrefix(tc.name, "targeted") {
+				assert.Equal(t, []int{3}, env.Holds, "the run is told the worker is held for its stale write")
+				assert.Zero(t, env.Active(), "and that the hold ended")
+			} else {
+				assert.Empty(t, env.Holds)
+			}
 			if tc.lapse {
 				assert.Equal(t, []string{"r0/41"}, env.Lapsed, "the paused worker's lease left to lapse")
 			}

@@ -55,9 +55,10 @@ func (p *Pool) latency(ctx context.Context) {
 // the nemesis, and records it; it reports whether it was sent. A
 // strategy that does not fence sends it without the token, and the
 // history still records the lease's token on its invocation (see
-// Strategy).
-func (p *Pool) write(ctx context.Context, w *worker, resource string, token uint64, value string) bool {
-	if !p.take() {
+// Strategy). owed says the nemesis held the worker at its pause point
+// for this write, which the operation bound then does not refuse (holds).
+func (p *Pool) write(ctx context.Context, w *worker, resource string, token uint64, value string, owed bool) bool {
+	if !p.take(owed) {
 		return false
 	}
 	inv := histories.Event{Process: w.proc, Type: histories.TypeInvoke, F: histories.FWrite, Resource: resource,
@@ -113,7 +114,7 @@ func (p *Pool) deliver(ctx context.Context, w nemesis.Write) (histories.Outcome,
 // read reads resource as one of the run's operations, within the
 // operation limit.
 func (p *Pool) read(ctx context.Context, proc *int, resource string) {
-	if p.take() {
+	if p.take(false) {
 		p.ReadOnce(ctx, proc, resource)
 	}
 }

@@ -83,11 +83,11 @@ func (p *Pool) job(ctx context.Context, w *worker, l lease.Lease, j *Job, repeat
 	}
 	h.resume()
 	j.PausedTo = p.Runtime.Now()
-	if p.write(ctx, w, l.Resource, l.Token, value) {
+	if p.write(ctx, w, l.Resource, l.Token, value, p.holds.owes(w.id)) {
 		j.Wrote, j.Answered = true, p.Runtime.Now()
 	}
 	if repeat() && p.more(ctx) {
-		if p.write(ctx, w, l.Resource, l.Token, value+"-again") {
+		if p.write(ctx, w, l.Resource, l.Token, value+"-again", false) {
 			j.Answered = p.Runtime.Now()
 		}
 	}
@@ -118,12 +118,15 @@ func (p *Pool) more(ctx context.Context) bool {
 	if p.cfg.Duration > 0 && time.Duration(p.Runtime.Now()) >= p.cfg.Duration {
 		return false
 	}
-	return p.cfg.Ops == 0 || p.issued.Load() < int64(p.cfg.Ops)
+	return p.cfg.Ops == 0 || p.issued.Load() < int64(p.cfg.Ops) || p.holds.holding()
 }
 
-// take reserves one operation of the budget and waits for the rate limit.
-func (p *Pool) take() bool {
-	if p.cfg.Ops > 0 && p.issued.Add(1) > int64(p.cfg.Ops) {
+// take reserves one operation of the budget and waits for the rate
+// limit. The budget does not refuse an operation while a hold lasts, nor
+// an owed one: the write of a worker that was held at its pause point
+// (see holds).
+func (p *Pool) take(owed bool) bool {
+	if p.cfg.Ops > 0 && p.issued.Add(1) > int64(p.cfg.Ops) && !owed && !p.holds.holding() {
 		return false
 	}
 	if p.cfg.Rate > 0 {

@@ -95,6 +95,7 @@ type Pool struct {
 	sent      *tokenWatch // tokens workers sent
 	inflight  *sched.Group
 	issued    atomic.Int64
+	holds     holds
 	counts    counters
 	paceMu    sync.Mutex
 	nextSlot  int64

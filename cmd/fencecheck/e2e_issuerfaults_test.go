@@ -44,10 +44,15 @@ func TestIssuerFaultsHoldAcrossAFailover(t *testing.T) {
 			}
 			dir := t.TempDir()
 			// Bounded by its operations: the first outage holds the
-			// workers at their pause point until the member is back, so
-			// the run cannot use its operations up before that.
+			// workers at their pause point until the member is back, and
+			// a worker held for a stale write keeps the run going until
+			// it has written, so the run cannot use its operations up
+			// before either. pause and delay act from the start (a
+			// script), not from windows that a fast machine might never
+			// reach; the issuer fault's first outage comes with the first
+			// worker at its pause point, and no later one is needed.
 			r := fencecheck(t, dir, "run", "--store", "s", "--target", target, "--leases", "etcd",
-				"--nemesis", "pause,delay,"+tc.fault, "--ops", "120", "--json")
+				"--nemesis", "pause,delay,"+tc.fault, "--nemesis-script", "0s:+pause,0s:+delay", "--ops", "120", "--json")
 			require.Equal(t, 0, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
 			var res struct {
 				Verdict  string `json:"verdict"`

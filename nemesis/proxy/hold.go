@@ -35,6 +35,7 @@ func (h *Hold) Pipe(ctx context.Context, r *Request, next Forward) (*Response, e
 	}
 	if env := h.getEnv(); env != nil && r.IsWrite() {
 		env.OutliveLease(r.Resource, r.Token) // the held write outlasts its lease
+		done := env.Holding(-1)
 		if env.IntN(2) == 0 {
 			h.record(histories.FBegin, fmt.Sprintf("holding %s in the proxy until a newer token is accepted", r))
 			env.NewerAccepted(r.Resource, r.Token).Wait(ctx, 8*env.LeaseTTL())
@@ -42,6 +43,7 @@ func (h *Hold) Pipe(ctx context.Context, r *Request, next Forward) (*Response, e
 			h.record(histories.FBegin, fmt.Sprintf("holding %s in the proxy until a newer token is sent, to race it", r))
 			env.NewerSent(r.Resource, r.Token).Wait(ctx, 8*env.LeaseTTL())
 		}
+		done()
 	} else {
 		h.record(histories.FBegin, fmt.Sprintf("holding %s in the proxy for %v", r, h.For))
 		h.sleep(ctx, h.For)

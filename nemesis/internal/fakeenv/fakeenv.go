@@ -36,6 +36,9 @@ type Env struct {
 	Lapse   func(r string, token uint64) (sched.Gate, time.Duration, bool)
 	Lapsed  []string // "resource/token" of each LapseLease
 	Expired []string // the resource of each ExpireLease
+	// Holds are the worker of each Holding, -1 for a write.
+	Holds  []int
+	active int // holds not done
 
 	accepted map[string]sched.Gate
 	sent     map[string]sched.Gate
@@ -113,6 +116,26 @@ func (e *Env) gate(m map[string]sched.Gate, r string, token uint64) sched.Gate {
 // NewerAccepted returns the gate for (r, token); OpenAt opens it.
 func (e *Env) NewerAccepted(r string, token uint64) sched.Gate {
 	return e.gate(e.accepted, r, token)
+}
+
+// Holding counts the holds in Holds; done ends one.
+func (e *Env) Holding(worker int) func() {
+	e.mu.Lock()
+	e.Holds = append(e.Holds, worker)
+	e.active++
+	e.mu.Unlock()
+	return func() {
+		e.mu.Lock()
+		e.active--
+		e.mu.Unlock()
+	}
+}
+
+// Active is the number of holds in progress.
+func (e *Env) Active() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.active
 }
 
 // NewerSent returns the gate for (r, token); OpenAt opens it.
