@@ -95,8 +95,9 @@ func Run(t testing.TB, cfg harness.Config) harness.Result {
 }
 
 // Leases returns the token issuer a lease spec names (local, etcd,
-// etcd://HOST:PORT,…, redis://…, postgres://…; see docs/leases.md), for
-// Config.Issuer, and fails t when the spec is bad. "local" is nil: the
+// etcd://HOST:PORT,…, redis[?SETTINGS], redis://…, postgres[?SETTINGS],
+// postgres://…; see docs/leases.md), for Config.Issuer, and fails t when
+// the spec is bad. "local" is nil: the
 // run's own lease service. The spec "etcd" starts its members inside the
 // test binary: they cannot be crashed or paused (issuer faults need the
 // fencecheck command).

@@ -2,6 +2,7 @@ package lease
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -47,12 +48,20 @@ type PollOptions struct {
 	MinWait, MaxWait time.Duration
 	// OpTimeout bounds each call to the store.
 	OpTimeout time.Duration
+	// RetryFor is how long Acquire keeps trying while every attempt
+	// fails with ErrUnavailable (the issuer's server is down, restarting
+	// or frozen), with the same backoff; zero gives up at the first
+	// failure. A worker whose Acquire fails stops working for the rest
+	// of the run, so a restart of the issuer would otherwise cost the
+	// run its workers exactly when the issuer is under test.
+	RetryFor time.Duration
 }
 
 // DefaultPollOptions polls from 1 ms up to every 10 ms, a tenth of the
-// default 100 ms lease, and gives a call to the store 5 s.
+// default 100 ms lease, gives a call to the store 5 s, and keeps trying
+// for a minute while the issuer does not answer.
 func DefaultPollOptions() PollOptions {
-	return PollOptions{MinWait: time.Millisecond, MaxWait: 10 * time.Millisecond, OpTimeout: 5 * time.Second}
+	return PollOptions{MinWait: time.Millisecond, MaxWait: 10 * time.Millisecond, OpTimeout: 5 * time.Second, RetryFor: time.Minute}
 }
 
 // Polled is a lease service on a real issuer's Store. A waiting Acquire
@@ -73,6 +82,10 @@ type Polled struct {
 
 	mu  sync.Mutex
 	res map[string]*polledState
+	// crashAt is when the issuer's server last crashed (Crashed), on
+	// the run's clock, and crashed names it; 0 and "" when it never did.
+	crashAt int64
+	crashed string
 }
 
 type polledState struct {
@@ -107,17 +120,29 @@ func (p *Polled) op() (context.Context, context.CancelFunc) {
 // Acquire implements Service: it tries to grant, and while another lease
 // is current waits and tries again, until ctx is done. A call to the store
 // in flight is not interrupted by ctx, so that a grant the issuer made is
-// never lost: ctx is checked between attempts.
+// never lost: ctx is checked between attempts. An attempt the issuer did
+// not answer (ErrUnavailable) is made again, for up to RetryFor of such
+// failures in a row: it granted nothing this service knows of, so nothing
+// is recorded for it (see ErrUnavailable for what it may leave behind).
 func (p *Polled) Acquire(ctx context.Context, resource string, worker int) (Lease, error) {
 	st := p.state(resource)
 	wait := p.opts.MinWait
+	failing := int64(-1) // since when every attempt went unanswered
 	for {
 		if err := ctx.Err(); err != nil {
 			return Lease{}, fmt.Errorf("acquire lease on %s: %w", resource, err)
 		}
 		l, ok, err := p.try(st, resource, worker)
-		if err != nil {
+		switch {
+		case err == nil:
+			failing = -1
+		case !errors.Is(err, ErrUnavailable) || p.over():
 			return Lease{}, fmt.Errorf("acquire lease on %s: %w", resource, err)
+		case failing < 0:
+			failing = p.env.Runtime.Now()
+		}
+		if err != nil && time.Duration(p.env.Runtime.Now()-failing) >= p.opts.RetryFor {
+			return Lease{}, fmt.Errorf("acquire lease on %s: %w (the issuer did not answer for %v)", resource, err, p.opts.RetryFor)
 		}
 		if ok {
 			return l, nil
@@ -181,13 +206,37 @@ func (p *Polled) checkTTL(st *polledState, l Lease) {
 // after that, so an issuer that ends leases before their TTL shows in the
 // history. (Counted from the grant's event instead, a loaded machine that
 // delivers a grant late would seem to shorten the lease.)
+//
+// A lease asked for before the issuer's server crashed may instead have
+// been lost with the data the server had not made durable: the issuer
+// no longer has it either way, and the event says both.
 func (p *Polled) ttlElapsedLocked(st *polledState) {
 	after := time.Duration(p.env.Runtime.Now() - st.asked).Round(time.Millisecond)
 	what := "it was asked for"
 	if st.renewed {
 		what = "its last renewal was asked for"
 	}
-	p.endLocked(st, fmt.Sprintf("TTL elapsed (%v lease, gone from the issuer %v after %s)", p.env.TTL, after, what))
+	why := fmt.Sprintf("TTL elapsed (%v lease, gone from the issuer %v after %s)", p.env.TTL, after, what)
+	if at, server := p.lastCrash(); at > st.asked {
+		why = fmt.Sprintf("gone from the issuer, whose server (%s) crashed while it held the lease: "+
+			"lost with the data the server had not made durable, or TTL elapsed (%v lease, gone %v after %s)", server, p.env.TTL, after, what)
+	}
+	p.endLocked(st, why)
+}
+
+// Crashed notes that the issuer's server, named server, crashed now (a
+// SIGKILL fencecheck sent): the expiry of a lease granted (or last
+// renewed) before it says that the crash may have lost it.
+func (p *Polled) Crashed(server string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.crashAt, p.crashed = p.env.Runtime.Now(), server
+}
+
+func (p *Polled) lastCrash() (int64, string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.crashAt, p.crashed
 }
 
 // over reports whether the run, or the service, has ended: nothing may

@@ -130,6 +130,14 @@ func TestPolledRecordsHowLeasesEnd(t *testing.T) {
 			f.broken = false
 			_ = rt.Sleep(context.Background(), ttl)
 		}, []string{"acquire 0 1 @0", "expire 0 1 @100 TTL elapsed"}},
+		{"a lease the issuer lost in a crash may not have run out", 0, func(p *Polled, f *fakeStore, rt sched.Runtime) {
+			acquire(p, 0)
+			_ = rt.Sleep(context.Background(), ttl/4)
+			p.Crashed("fake-server")
+			delete(f.cur, "r") // lost with the server's data
+			acquire(p, 1)
+			_ = rt.Sleep(context.Background(), 2*ttl)
+		}, []string{"acquire 0 1 @0", "expire 0 1 @25 TTL elapsed crashed", "acquire 1 2 @25 reassigned", "expire 1 2 @125 TTL elapsed"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -145,7 +153,7 @@ func TestPolledRecordsHowLeasesEnd(t *testing.T) {
 			var got []string
 			for _, e := range rec.Events() {
 				s := fmt.Sprintf("%s %d %d @%d", e.F, e.Holder, e.Token, e.Time/int64(time.Millisecond))
-				for _, word := range []string{"TTL elapsed", "reassigned", "nemesis"} {
+				for _, word := range []string{"TTL elapsed", "reassigned", "nemesis", "crashed"} {
 					if strings.Contains(e.Detail, word) {
 						s += " " + word
 					}
@@ -223,6 +231,75 @@ func TestPolledSuspend(t *testing.T) {
 				return
 			}
 			assert.Equal(t, tc.ended, endedAt)
+		})
+	}
+}
+
+// flakyStore fails its first grants: with lease.ErrUnavailable, as an
+// issuer that does not answer, or with answered, as one that refuses.
+type flakyStore struct {
+	Store
+	fails    int // how many grants fail; -1: every one
+	answered error
+	attempts int
+}
+
+func (f *flakyStore) Grant(ctx context.Context, resource string, worker int, ttl time.Duration) (uint64, bool, error) {
+	f.attempts++
+	if f.fails != 0 {
+		f.fails--
+		if f.answered != nil {
+			return 0, false, f.answered
+		}
+		return 0, false, fmt.Errorf("fake grant: %w", Unavailable(errors.New("connection refused")))
+	}
+	return f.Store.Grant(ctx, resource, worker, ttl)
+}
+
+// TestPolledRetriesAnIssuerThatDoesNotAnswer: Acquire tries again while
+// the issuer does not answer, up to RetryFor, recording nothing for the
+// attempts that failed; an error the issuer answered with, or RetryFor
+// zero, ends it at once.
+func TestPolledRetriesAnIssuerThatDoesNotAnswer(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name     string
+		fails    int
+		answered error
+		retryFor time.Duration
+		attempts int
+		err      string // "" when the lease is granted
+	}{
+		{"granted once the issuer answers", 3, nil, time.Minute, 4, ""},
+		{"an answered error ends it", 3, errors.New("counter at its end"), time.Minute, 1, "counter at its end"},
+		{"zero RetryFor gives up at once", 3, nil, 0, 1, "connection refused"},
+		{"gives up after RetryFor", -1, nil, time.Second, 101, "connection refused (the issuer did not answer for 1s)"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			sim := sched.NewSim(1)
+			rec := histories.NewRecorder(&bufWriter{}, histories.RecorderOptions{Clock: sim, Retain: true})
+			life, end := context.WithCancel(context.Background())
+			defer end()
+			f := &flakyStore{Store: &fakeStore{rt: sim, cur: map[string]fakeLease{}}, fails: tc.fails, answered: tc.answered}
+			opts := DefaultPollOptions()
+			opts.MinWait, opts.MaxWait, opts.RetryFor = 10*time.Millisecond, 10*time.Millisecond, tc.retryFor
+			p := NewPolled(Env{Life: life, Runtime: sim, Recorder: rec, TTL: time.Second}, f, opts)
+			var l Lease
+			var err error
+			require.NoError(t, sim.Run(func() { l, err = p.Acquire(context.Background(), "r", 0) }))
+			assert.Equal(t, tc.attempts, f.attempts)
+			if tc.err != "" {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tc.err)
+				assert.Empty(t, rec.Events())
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, uint64(1), l.Token)
+			require.NotEmpty(t, rec.Events())
+			assert.Equal(t, histories.FAcquire, rec.Events()[0].F, "the first event is the grant: nothing for the failed attempts")
 		})
 	}
 }

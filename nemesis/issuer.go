@@ -132,7 +132,10 @@ func (s *SharedIssuer) holdWhileDown(ctx context.Context) {
 
 // leads words who leads: server i, or none (-1).
 func (s *SharedIssuer) leads(i int) string {
-	if i < 0 {
+	switch {
+	case len(s.names) == 1:
+		return "a single server has no leader"
+	case i < 0:
 		return "no server answers as the leader"
 	}
 	return "the leader is " + s.names[i]
@@ -259,7 +262,7 @@ func (f *issuerFault) act(ctx context.Context, env Env, first bool) bool {
 	s.outages.Add(1)
 	began := rt.Now()
 	leader := s.servers.Leader(ctx)
-	if leader < 0 && first {
+	if leader < 0 && first && len(s.names) > 1 { // a single server has none to wait for
 		leader = s.awaitLeader(ctx, env, -1)
 	}
 	target := f.pick(env, leader, first)
@@ -270,8 +273,11 @@ func (f *issuerFault) act(ctx context.Context, env Env, first bool) bool {
 		return false
 	}
 	role := "a follower; " + s.leads(leader)
-	if target == leader {
+	switch {
+	case target == leader:
 		role = "the leader"
+	case len(s.names) == 1:
+		role = "the issuer's only server"
 	}
 	record(env, f.name, histories.FBegin, fmt.Sprintf("%s to %s (%s)", f.outage.signal, name, role))
 	now := leader

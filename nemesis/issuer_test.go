@@ -173,6 +173,41 @@ func TestIssuerFaultFirstOutage(t *testing.T) {
 	}
 }
 
+// oneServer is a private issuer's one server, which has no leader.
+type oneServer struct{ *fakeServers }
+
+func (oneServer) Servers() []string          { return []string{"redis-server"} }
+func (oneServer) Leader(context.Context) int { return -1 }
+
+// TestIssuerFaultOneServer: an issuer with a single server (a private
+// redis-server or PostgreSQL cluster) has no leader: the first outage
+// takes that server down at once, without waiting for a leader to
+// appear, and the events say it is the only one.
+func TestIssuerFaultOneServer(t *testing.T) {
+	t.Parallel()
+	for _, tc := range issuerCases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			env := fakeenv.New()
+			env.Floats = []float64{0.5, 0.25} // Act's first interval; the down time: a quarter of two TTLs
+			servers := oneServer{newFakeServers(env.Sim, 0)}
+			f := tc.new()
+			inner(f).Every = time.Hour // Act draws no more
+			f.AttachIssuer(ShareIssuer(servers))
+			var first time.Duration
+			phase(t, env, f, 2*time.Second, pauseAt(env, f, 0, 10*time.Millisecond, &first))
+			assert.Equal(t, []string{tc.down + " 0", tc.up + " 0"}, servers.actions)
+			assert.Equal(t, []time.Duration{10 * time.Millisecond, 60 * time.Millisecond}, servers.at, "down at once, up a random while later")
+			assert.Equal(t, []string{
+				tc.name + " begin: " + tc.signal + " to redis-server (the issuer's only server)",
+				tc.name + " end: redis-server " + tc.back + " after 50ms; a single server has no leader",
+			}, env.Details())
+			assert.Equal(t, 60*time.Millisecond, first)
+			assert.Empty(t, env.Fails)
+		})
+	}
+}
+
 // TestIssuerFaultWaitsForTheFaultPhase: a worker that reaches its pause
 // point before the fault phase began causes no outage.
 func TestIssuerFaultWaitsForTheFaultPhase(t *testing.T) {

@@ -21,6 +21,10 @@ type IssuerOptions struct {
 	// Contenders is how many workers contend for one resource in
 	// contended-grants, each taking it Rounds times.
 	Contenders, Rounds int
+	// RestartGrants is how many grants grant-after-restart takes before
+	// and after the crash, and grant-after-failover before, during and
+	// after the outage.
+	RestartGrants int
 	// TTL is the TTL of the issuer's leases: grant-after-ttl waits at most
 	// ten of them, and 30 s more, for the lease to run out.
 	TTL time.Duration
@@ -32,10 +36,10 @@ type IssuerOptions struct {
 }
 
 // DefaultIssuerOptions: 50 successive grants, 4 workers contending 5
-// times each, leases of 2 s (etcd's shortest with its default election
-// timeout).
+// times each, 5 grants on each side of a crash, leases of 2 s (etcd's
+// shortest with its default election timeout).
 func DefaultIssuerOptions() IssuerOptions {
-	return IssuerOptions{Grants: 50, Contenders: 4, Rounds: 5, TTL: 2 * time.Second}
+	return IssuerOptions{Grants: 50, Contenders: 4, Rounds: 5, RestartGrants: 5, TTL: 2 * time.Second}
 }
 
 // issuerScenario is one named timeline against a token issuer.
@@ -53,6 +57,8 @@ var issuerScenarios = []issuerScenario{
 	contendedGrants,
 	grantAfterRevoke,
 	grantAfterTTL,
+	grantAfterRestart,
+	grantAfterFailover,
 	tokenBoundaries,
 }
 
@@ -72,8 +78,9 @@ func IssuerNames() []string {
 // twice), which the fencing of every receiver rests on. It fails only on
 // bad options; an issuer that cannot grant at all fails its rows.
 func RunIssuer(ctx context.Context, svc lease.Service, o IssuerOptions) ([]Row, error) {
-	if o.Grants < 2 || o.Contenders < 2 || o.Rounds < 1 {
-		return nil, fmt.Errorf("verify: IssuerOptions: Grants %d, Contenders %d, Rounds %d: want at least 2, 2 and 1", o.Grants, o.Contenders, o.Rounds)
+	if o.Grants < 2 || o.Contenders < 2 || o.Rounds < 1 || o.RestartGrants < 1 {
+		return nil, fmt.Errorf("verify: IssuerOptions: Grants %d, Contenders %d, Rounds %d, RestartGrants %d: want at least 2, 2, 1 and 1",
+			o.Grants, o.Contenders, o.Rounds, o.RestartGrants)
 	}
 	if o.RunID == "" {
 		o.RunID = fmt.Sprintf("%x", time.Now().UnixMilli())
@@ -104,7 +111,9 @@ func (b *issuerScript) resource() string {
 	return fmt.Sprintf("verify-issuer-%s-%s-%d", b.o.RunID, b.scenario, b.fresh)
 }
 
-// mark records a scenario's start or end as an annotation.
+// mark records a scenario's start or end (histories.FStart, FStop), or
+// one action of its own fault (FBegin, FEnd: a server it crashed, and
+// back), as an annotation.
 func (b *issuerScript) mark(f, detail string) {
 	if b.o.Recorder != nil {
 		b.o.Recorder.Record(&histories.Event{Process: -1, Actor: histories.ActorNemesis, F: f, Fault: "verify-issuer:" + b.scenario, Detail: detail})

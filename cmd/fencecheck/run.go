@@ -97,11 +97,12 @@ between the workers and the receiver: hold (deliver a write late, after a
 newer token was accepted), duplicate-request, drop-response (the receiver
 applies the write, the worker gets no answer), latency; with --exec the
 receiver process's: kill (SIGKILL, then start again), pause-receiver
-(SIGSTOP, then SIGCONT); and with --leases etcd the issuer's, on the
-members of the embedded cluster: issuer-kill (SIGKILL a member, the leader
-first, then start it again), issuer-pause (SIGSTOP a member, then SIGCONT).
-A run with an issuer fault is inconclusive unless a lease was granted after
-a member it took down came back (see docs/leases.md).
+(SIGSTOP, then SIGCONT); and with --leases etcd, redis or postgres the
+issuer's, on the members of the embedded cluster or the private server:
+issuer-kill (SIGKILL a member, the leader first, or the server, then start
+it again), issuer-pause (SIGSTOP, then SIGCONT). A run with an issuer fault
+is inconclusive unless a lease was granted after a server it took down came
+back (see docs/leases.md).
 
 --client-strategy replaces fencing with one of the fixes the article
 reviews: none, longer-lease (leases --lease-multiplier times longer),
@@ -137,7 +138,7 @@ func (f *runFlags) noteChanged(cmd *cobra.Command) {
 func (f *runFlags) register(fl *pflag.FlagSet, single bool) {
 	d := harness.DefaultConfig()
 	fl.StringVar(&f.target, "target", "", "the receiver under test: memory://fenced, memory://unfenced, memory://check-then-set, memory://accept-equal, sqlite:///path/to.db, sqlite://:memory:, postgres://user@127.0.0.1:5432/db, mysql://user:pass@127.0.0.1:3306/db, http://HOST:PORT")
-	fl.StringVar(&f.leases, "leases", leasespec.Local, "where leases and tokens come from: local (in memory, deterministic with memory targets), etcd (an embedded 3-member cluster in the run directory), etcd://HOST:PORT,… (your cluster), redis://…, postgres://…; see docs/leases.md")
+	fl.StringVar(&f.leases, "leases", leasespec.Local, "where leases and tokens come from: local (in memory, deterministic with memory targets), etcd (an embedded 3-member cluster in the run directory), etcd://HOST:PORT,… (your cluster), redis[?SETTINGS] or postgres[?SETTINGS] (a private server in the run directory), redis://… or postgres://… (your server); see docs/leases.md")
 	fl.IntVar(&f.workers, "workers", d.Workers, "concurrent workers")
 	fl.IntVar(&f.resources, "resources", d.Resources, "protected resources")
 	fl.StringSliceVar(&f.resourceNames, "resource-names", nil, "fixed resource names, e.g. r0,r1,r2,r3 (default: names unique to the run; your own --sql-* statements: r0 … r<resources-1>); a run starts from what fixed resources hold")
@@ -148,7 +149,7 @@ func (f *runFlags) register(fl *pflag.FlagSet, single bool) {
 	fl.Float64Var(&f.rate, "rate", d.Rate, "client operations per second, all workers together (0: unlimited)")
 	fl.DurationVar(&f.leaseTTL, "lease-ttl", d.LeaseTTL, "lease duration")
 	fl.Float64Var(&f.readShare, "read-share", d.ReadShare, "probability of an extra read after each job")
-	fl.StringVar(&f.nemesis, "nemesis", faultNames(d.Faults), "faults to inject: pause,delay,expire,duplicate; http: hold,duplicate-request,drop-response,latency; --exec: kill,pause-receiver; --leases etcd: issuer-kill,issuer-pause; or none")
+	fl.StringVar(&f.nemesis, "nemesis", faultNames(d.Faults), "faults to inject: pause,delay,expire,duplicate; http: hold,duplicate-request,drop-response,latency; --exec: kill,pause-receiver; --leases etcd, redis or postgres: issuer-kill,issuer-pause; or none")
 	fl.StringVar(&f.script, "nemesis-script", "", `scripted fault windows instead of random ones, e.g. "500ms:+pause,2s:-pause"`)
 	fl.Uint64Var(&f.seed, "seed", 0, "seed for every random choice (default: a random seed, printed)")
 	fl.StringVar(&f.policy, "policy", d.Policy.String(), "fencing policy: strict or accept-equal")

@@ -22,7 +22,7 @@ func (runTerms) Setting(s harness.Setting) string {
 	case s.Field == "RequireExclusive":
 		return "--require exclusive"
 	case s.Field == "Issuer" && s.Value == "servers":
-		return "--leases etcd"
+		return "--leases etcd, redis or postgres"
 	}
 	return s.Field
 }

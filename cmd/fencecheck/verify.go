@@ -67,7 +67,7 @@ store/verify-<target>/<time>/. Exit 0 when every required scenario passed,
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.target, "target", "", "the receiver under test (memory://NAME, http://HOST:PORT)")
-	fl.StringVar(&f.leases, "leases", leasespec.Local, "where the scenarios' tokens come from: local (the scripted 41, 42, …), or a token issuer: etcd, etcd://HOST:PORT,…, redis://…, postgres://… (see docs/leases.md)")
+	fl.StringVar(&f.leases, "leases", leasespec.Local, "where the scenarios' tokens come from: local (the scripted 41, 42, …), or a token issuer: etcd, etcd://HOST:PORT,…, redis[?SETTINGS], redis://…, postgres[?SETTINGS], postgres://… (see docs/leases.md)")
 	fl.StringVar(&f.policy, "policy", verify.DefaultOptions().Policy.String(), "fencing policy: strict or accept-equal")
 	fl.StringSliceVar(&f.require, "require", nil, "extra invariants: exclusive (old-token-first becomes required)")
 	fl.StringVar(&f.store, "store", "store", "run store directory")

@@ -42,6 +42,15 @@ verify:
   contended-grants         4 workers contend for one resource
   grant-after-revoke       the holder's lease is revoked, a waiter takes over
   grant-after-ttl          the holder's lease runs out by its TTL
+  grant-after-restart      5 grants, the issuer's server (its leader, if it
+                           has one) SIGKILLed and started again, 5 more;
+                           only for a server fencecheck started itself
+                           (redis, postgres, etcd with its members in
+                           processes), skipped otherwise
+  grant-after-failover     the leader SIGKILLed: 5 grants from the others
+                           while it is down, 5 after it rejoined; only with
+                           a leader among 3 or more servers, skipped
+                           otherwise
   token-boundaries         tokens across 2^31, 2^32, 2^53 and 2^63-1, where
                            the issuer can start them there
 
@@ -55,7 +64,7 @@ opened).`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.leases, "leases", "", "the token issuer under test: local, etcd, etcd://HOST:PORT,…, redis://…, postgres://… (see docs/leases.md)")
+	fl.StringVar(&f.leases, "leases", "", "the token issuer under test: local, etcd, etcd://HOST:PORT,…, redis[?SETTINGS] (a private redis-server), redis://…, postgres[?SETTINGS] (a private cluster), postgres://… (see docs/leases.md)")
 	fl.DurationVar(&f.leaseTTL, "lease-ttl", verify.DefaultIssuerOptions().TTL, "the TTL of the leases the issuer grants (grant-after-ttl waits for one to run out)")
 	fl.StringVar(&f.store, "store", "store", "run store directory")
 	fl.BoolVar(&f.json, "json", false, "print the result as JSON")

@@ -17,7 +17,8 @@ import (
 
 // Stat is the part of /proc/PID/stat fencecheck needs.
 type Stat struct {
-	State byte // R, S, D, T, Z (zombie), X (dead), …
+	State byte // R, S, D, T (stopped), Z (zombie), X (dead), …
+	PPID  int  // parent process
 	PGRP  int  // process group
 }
 
@@ -45,11 +46,12 @@ func parseStat(data []byte) (Stat, error) {
 	if len(fields) < 3 || len(fields[0]) != 1 || !isLetter(fields[0][0]) {
 		return Stat{}, fmt.Errorf("procfs: malformed stat %q", data)
 	}
-	pgrp, err := strconv.Atoi(fields[2])
-	if err != nil {
-		return Stat{}, fmt.Errorf("procfs: malformed process group in %q", data)
+	ppid, err1 := strconv.Atoi(fields[1])
+	pgrp, err2 := strconv.Atoi(fields[2])
+	if err1 != nil || err2 != nil {
+		return Stat{}, fmt.Errorf("procfs: malformed parent or process group in %q", data)
 	}
-	return Stat{State: fields[0][0], PGRP: pgrp}, nil
+	return Stat{State: fields[0][0], PPID: ppid, PGRP: pgrp}, nil
 }
 
 func isLetter(b byte) bool { return b >= 'A' && b <= 'Z' || b >= 'a' && b <= 'z' }
@@ -106,4 +108,27 @@ func GroupAlive(pgid int) (bool, error) {
 		}
 	}
 	return false, nil
+}
+
+// Children returns the processes whose parent is pid, alive or not yet
+// reaped. A server may put its children in process groups of their own
+// (PostgreSQL's server processes each start a session), where a signal
+// to its group does not reach them; its children still name it as their
+// parent until it dies.
+func Children(pid int) ([]int, error) {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil, err
+	}
+	var out []int
+	for _, e := range entries {
+		child, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if s, err := ReadStat(child); err == nil && s.PPID == pid {
+			out = append(out, child)
+		}
+	}
+	return out, nil
 }

@@ -1,6 +1,7 @@
 package procfs
 
 import (
+	"os"
 	"os/exec"
 	"syscall"
 	"testing"
@@ -35,4 +36,24 @@ func TestLiveZombieAndGone(t *testing.T) {
 
 	_ = cmd.Wait()
 	assert.True(t, Gone(pid))
+}
+
+// TestChildren: a child started here is among this process's children,
+// with this process as its parent, until it is reaped.
+func TestChildren(t *testing.T) {
+	t.Parallel()
+	cmd := exec.Command("sleep", "60")
+	require.NoError(t, cmd.Start())
+	pid := cmd.Process.Pid
+	kids, err := Children(os.Getpid())
+	require.NoError(t, err)
+	assert.Contains(t, kids, pid)
+	s, err := ReadStat(pid)
+	require.NoError(t, err)
+	assert.Equal(t, os.Getpid(), s.PPID)
+	require.NoError(t, cmd.Process.Kill())
+	_ = cmd.Wait()
+	kids, err = Children(os.Getpid())
+	require.NoError(t, err)
+	assert.NotContains(t, kids, pid)
 }

@@ -14,8 +14,9 @@ func TestParseStat(t *testing.T) {
 		want Stat
 		err  bool
 	}{
-		{"123 (sleep) S 1 120 120 0 -1", Stat{State: 'S', PGRP: 120}, false},
-		{"7 (a b) (c)) Z 1 9 9", Stat{State: 'Z', PGRP: 9}, false},
+		{"123 (sleep) S 1 120 120 0 -1", Stat{State: 'S', PPID: 1, PGRP: 120}, false},
+		{"7 (a b) (c)) Z 1 9 9", Stat{State: 'Z', PPID: 1, PGRP: 9}, false},
+		{"7 (x) R one 2", Stat{}, true},
 		{"7 (x) R", Stat{}, true},
 		{"7 x R 1 2", Stat{}, true},
 		{"7 (x) RR 1 2", Stat{}, true},

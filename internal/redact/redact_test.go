@@ -36,6 +36,9 @@ func TestSpec(t *testing.T) {
 		{"unparsable escape with a query", "http://h/%zz?token=abc", "http://(unparsable)"},
 		{"no scheme, user and password", "alice:pw@host", "(unparsable target spec)"},
 		{"no scheme, a word", "fenced", "fenced"},
+		{"a word with settings", "redis?appendonly=yes&appendfsync=always", "redis?appendonly=yes&appendfsync=always"},
+		{"a word with a credential-like setting", "redis?requirepass=x&token=t0k", "redis?requirepass=xxxxx&token=xxxxx"},
+		{"a word with settings and userinfo", "redis?a=b@c", "(unparsable target spec)"},
 		{"bad scheme with userinfo", "1x://a:b@h/%zz", "(unparsable target spec)"},
 		{"no scheme: what follows # is a fragment", "#://user:pw@00", "(unparsable target spec)"},
 	}

@@ -39,10 +39,17 @@ func Spec(spec string) string {
 }
 
 // unparsed is Spec for a spec url.Parse refuses, or an opaque one
-// ("user:pw@host" without a scheme parses as scheme "user").
+// ("user:pw@host" without a scheme parses as scheme "user"). A word with
+// settings as a query ("redis?appendonly=yes", a server fencecheck starts
+// itself) holds no user information: only its credential-like settings
+// are masked.
 func unparsed(spec string) string {
 	if !strings.ContainsAny(spec, "@?#") {
 		return spec
+	}
+	if word, query, ok := strings.Cut(spec, "?"); ok && validScheme(word) && !strings.ContainsAny(spec, "@#") {
+		masked, _ := maskPairs(query)
+		return word + "?" + masked
 	}
 	if scheme, _, ok := strings.Cut(spec, "://"); ok && validScheme(scheme) {
 		return scheme + "://(unparsable)"

@@ -11,7 +11,10 @@ import (
 
 // Start starts cmd with Attr's attributes from a goroutine locked to its
 // OS thread and keeps that goroutine, and so the thread, until cmd has
-// exited; then it calls exited.
+// exited; then it calls exited. A Credential in cmd.SysProcAttr is kept:
+// the child then runs as that user (PostgreSQL refuses to run as root).
+// Go sets the parent-death signal after it changes the user, so the
+// change does not clear it.
 //
 // Why the lock: Linux sends the parent-death signal (see Attr) when the
 // thread that forked the child ends, not when the process does (prctl(2);
@@ -21,7 +24,11 @@ import (
 // code's locked goroutine happened to run on that thread later. Here the
 // forking thread is ours alone for the child's whole life.
 func Start(cmd *exec.Cmd, exited func()) error {
-	cmd.SysProcAttr = Attr()
+	attr := Attr()
+	if cmd.SysProcAttr != nil {
+		attr.Credential = cmd.SysProcAttr.Credential
+	}
+	cmd.SysProcAttr = attr
 	started := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread()

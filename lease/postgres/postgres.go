@@ -35,9 +35,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/fencecheck/fencecheck/internal/redact"
@@ -93,7 +95,16 @@ WHERE cur.expires_at <= now() AND cur.token < EXCLUDED.token
 RETURNING token`, s.table, s.seq)
 	create := fmt.Sprintf(`CREATE SEQUENCE %[2]s AS BIGINT MINVALUE 1 NO CYCLE;
 CREATE TABLE %[1]s (resource TEXT PRIMARY KEY, token BIGINT NOT NULL, holder INT NOT NULL, expires_at TIMESTAMPTZ NOT NULL)`, s.table, s.seq)
-	if _, err := pool.Exec(ctx, create); err != nil {
+	// The run's table and sequence are made durable whatever the
+	// sessions' synchronous_commit: the grants are what is under test.
+	err = pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, "SET LOCAL synchronous_commit = on"); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, create)
+		return err
+	})
+	if err != nil {
 		err = fail(fmt.Errorf("create the lease table %s: %w", s.table, err))
 		if cerr := s.Close(); cerr != nil {
 			err = errors.Join(err, fail(cerr))
@@ -118,7 +129,7 @@ func (s *Store) Grant(ctx context.Context, resource string, worker int, ttl time
 	case errors.Is(err, pgx.ErrNoRows):
 		return 0, false, nil
 	case err != nil:
-		return 0, false, fmt.Errorf("postgres grant: %w", err)
+		return 0, false, fmt.Errorf("postgres grant: %w", unanswered(err))
 	}
 	return uint64(token), true, nil
 }
@@ -129,7 +140,7 @@ func (s *Store) End(ctx context.Context, resource string, token uint64) (bool, e
 	tag, err := s.pool.Exec(ctx, fmt.Sprintf(`UPDATE %s SET expires_at = '-infinity'
 WHERE resource = $1 AND token = $2 AND expires_at > now()`, s.table), resource, int64(token))
 	if err != nil {
-		return false, fmt.Errorf("postgres end lease: %w", err)
+		return false, fmt.Errorf("postgres end lease: %w", unanswered(err))
 	}
 	return tag.RowsAffected() == 1, nil
 }
@@ -140,7 +151,7 @@ func (s *Store) Renew(ctx context.Context, resource string, token uint64, ttl ti
 	tag, err := s.pool.Exec(ctx, fmt.Sprintf(`UPDATE %s SET expires_at = now() + $3::bigint * interval '1 microsecond'
 WHERE resource = $1 AND token = $2 AND expires_at > now()`, s.table), resource, int64(token), ttl.Microseconds())
 	if err != nil {
-		return false, fmt.Errorf("postgres renew lease: %w", err)
+		return false, fmt.Errorf("postgres renew lease: %w", unanswered(err))
 	}
 	return tag.RowsAffected() == 1, nil
 }
@@ -155,7 +166,7 @@ FROM %s WHERE resource = $1 AND token = $2`, s.table), resource, int64(token)).S
 	case errors.Is(err, pgx.ErrNoRows):
 		return 0, nil
 	case err != nil:
-		return 0, fmt.Errorf("postgres lease TTL: %w", err)
+		return 0, fmt.Errorf("postgres lease TTL: %w", unanswered(err))
 	}
 	return time.Duration(us) * time.Microsecond, nil
 }
@@ -171,9 +182,30 @@ func (s *Store) Floor(ctx context.Context, _ string, token uint64) error {
 	_, err := s.pool.Exec(ctx, fmt.Sprintf(`SELECT setval('%[1]s', $1) FROM %[1]s
 WHERE (CASE WHEN is_called THEN last_value ELSE last_value - 1 END) < $1`, s.seq), int64(token))
 	if err != nil {
-		return fmt.Errorf("postgres floor: %w", err)
+		return fmt.Errorf("postgres floor: %w", unanswered(err))
 	}
 	return nil
+}
+
+// unanswered marks err as lease.ErrUnavailable when the server did not
+// answer the call: no connection, one that broke on the way (a server
+// killed, or restarted since the pool made it), a call that timed out (a
+// frozen server), or a server that refuses connections while it starts
+// up, recovers or shuts down (SQLSTATE class 08, 57P01-57P03, 53300). An
+// error the server answered with (a sequence at its end) stays as it is.
+func unanswered(err error) error {
+	var pgErr *pgconn.PgError
+	if !errors.As(err, &pgErr) {
+		return lease.Unavailable(err)
+	}
+	switch pgErr.Code {
+	case "57P01", "57P02", "57P03", "53300":
+		return lease.Unavailable(err)
+	}
+	if strings.HasPrefix(pgErr.Code, "08") {
+		return lease.Unavailable(err)
+	}
+	return err
 }
 
 // Close drops the run's table and sequence and disconnects.

@@ -25,6 +25,8 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -49,9 +51,22 @@ type Store struct {
 	prefix string
 }
 
+// quietLogs drops go-redis's own log, which goes to stderr for the whole
+// process (there is no per-client logger): its lines are a connection
+// pool's failed dials and the like, each of which also reaches the
+// caller as an error, and a private server that fencecheck crashes fails
+// dials on purpose, which would print a line per attempt in the middle
+// of a run's output.
+var quietLogs sync.Once
+
+type noLog struct{}
+
+func (noLog) Printf(context.Context, string, ...any) {}
+
 // Connect connects to the server spec names and checks that it answers.
 // Its errors carry no password.
 func Connect(ctx context.Context, spec string) (*Store, error) {
+	quietLogs.Do(func() { redis.SetLogger(noLog{}) })
 	secrets := redact.Secrets(spec, nil)
 	opts, err := redis.ParseURL(spec)
 	if err != nil {
@@ -106,7 +121,7 @@ func (s *Store) Grant(ctx context.Context, resource string, _ int, ttl time.Dura
 		return 0, false, nil
 	}
 	if err != nil {
-		return 0, false, fmt.Errorf("redis grant: %w", err)
+		return 0, false, fmt.Errorf("redis grant: %w", unanswered(err))
 	}
 	token, err := strconv.ParseUint(v, 10, 64)
 	if err != nil {
@@ -119,7 +134,7 @@ func (s *Store) Grant(ctx context.Context, resource string, _ int, ttl time.Dura
 func (s *Store) End(ctx context.Context, resource string, token uint64) (bool, error) {
 	n, err := endScript.Run(ctx, s.client, []string{s.leaseKey(resource)}, strconv.FormatUint(token, 10)).Int64()
 	if err != nil {
-		return false, fmt.Errorf("redis end lease: %w", err)
+		return false, fmt.Errorf("redis end lease: %w", unanswered(err))
 	}
 	return n == 1, nil
 }
@@ -128,7 +143,7 @@ func (s *Store) End(ctx context.Context, resource string, token uint64) (bool, e
 func (s *Store) Left(ctx context.Context, resource string, token uint64) (time.Duration, error) {
 	ms, err := leftScript.Run(ctx, s.client, []string{s.leaseKey(resource)}, strconv.FormatUint(token, 10)).Int64()
 	if err != nil {
-		return 0, fmt.Errorf("redis lease TTL: %w", err)
+		return 0, fmt.Errorf("redis lease TTL: %w", unanswered(err))
 	}
 	switch {
 	case ms == -2:
@@ -145,7 +160,7 @@ func (s *Store) Renew(ctx context.Context, resource string, token uint64, ttl ti
 	ms := max(1, (ttl+time.Millisecond-1)/time.Millisecond)
 	n, err := renewScript.Run(ctx, s.client, []string{s.leaseKey(resource)}, strconv.FormatUint(token, 10), int64(ms)).Int64()
 	if err != nil {
-		return false, fmt.Errorf("redis renew lease: %w", err)
+		return false, fmt.Errorf("redis renew lease: %w", unanswered(err))
 	}
 	return n == 1, nil
 }
@@ -158,9 +173,29 @@ func (s *Store) Floor(ctx context.Context, resource string, token uint64) error 
 		return fmt.Errorf("redis floor: token %d is above what INCR can count to", token)
 	}
 	if err := floorScript.Run(ctx, s.client, []string{s.tokenKey(resource)}, strconv.FormatUint(token, 10)).Err(); err != nil {
-		return fmt.Errorf("redis floor: %w", err)
+		return fmt.Errorf("redis floor: %w", unanswered(err))
 	}
 	return nil
+}
+
+// unanswered marks err as lease.ErrUnavailable when the server did not
+// answer the call: no connection, a connection that broke, a call that
+// timed out (a frozen server), or a server still loading its data after
+// a restart. An error the server answered with (INCR at its end) stays
+// as it is, and so does a call on a client already closed.
+func unanswered(err error) error {
+	var reply redis.Error
+	switch {
+	case errors.Is(err, redis.ErrClosed):
+		return err
+	case errors.As(err, &reply):
+		msg := reply.Error()
+		if strings.HasPrefix(msg, "LOADING ") || strings.HasPrefix(msg, "BUSY ") || strings.HasPrefix(msg, "MASTERDOWN ") {
+			return lease.Unavailable(err)
+		}
+		return err
+	}
+	return lease.Unavailable(err)
 }
 
 // Close removes every key of the run and disconnects.

@@ -1,9 +1,10 @@
 // Package leasespec reads a lease spec: the text that says where a run's
-// leases and fencing tokens come from (local, etcd, etcd://…, redis://…,
-// postgres://…), as the CLI's --leases and fencetest's FENCETEST_LEASES
-// take it. Parse only reads the spec and connects to nothing, so that a
-// bad spec is reported before a run starts; the issuer connects, or
-// starts its servers, when the run opens it.
+// leases and fencing tokens come from (local, etcd, etcd://…, redis,
+// redis://…, postgres, postgres://…), as the CLI's --leases and
+// fencetest's FENCETEST_LEASES take it. Parse only reads the spec and
+// connects to nothing, so that a bad spec is reported before a run
+// starts; the issuer connects, or starts its servers, when the run opens
+// it.
 package leasespec
 
 import (
@@ -29,7 +30,7 @@ import (
 const Local = "local"
 
 // Want lists the spec forms, for messages that say what is accepted.
-const Want = "local, etcd, etcd://HOST:PORT,…, redis://…, postgres://…"
+const Want = "local, etcd, etcd://HOST:PORT,…, redis[?SETTINGS], redis://…, postgres[?SETTINGS], postgres://…"
 
 // Options are the settings of the issuers a spec can name that the spec
 // itself does not carry.
@@ -57,6 +58,8 @@ func Parse(spec string, opts Options) (lease.Issuer, error) {
 		return nil, nil
 	case spec == "etcd":
 		return embedded.NewIssuer(opts.Embedded), nil
+	case isPrivate(spec, "redis"), isPrivate(spec, "postgres"):
+		return privateIssuer(spec, opts.Poll)
 	case hasScheme && scheme == "etcd":
 		endpoints, err := etcdEndpoints(rest)
 		if err != nil {
@@ -67,6 +70,31 @@ func Parse(spec string, opts Options) (lease.Issuer, error) {
 		return netIssuer(spec, scheme, opts.Poll)
 	}
 	return nil, fmt.Errorf("%q is not a lease spec (want %s)", redact.Spec(spec), Want)
+}
+
+// isPrivate reports whether spec names a private server of kind (redis,
+// postgres), which fencecheck starts itself: the bare word, or the word
+// and settings as a query ("redis?appendonly=yes").
+func isPrivate(spec, kind string) bool {
+	return spec == kind || strings.HasPrefix(spec, kind+"?")
+}
+
+// privateIssuer returns the issuer of a private redis or postgres spec,
+// once its settings are read.
+func privateIssuer(spec string, poll lease.PollOptions) (lease.Issuer, error) {
+	kind, query, _ := strings.Cut(spec, "?")
+	if kind == "redis" {
+		settings, err := redislease.ParseSettings(query)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", redact.Spec(spec), err)
+		}
+		return redislease.NewPrivateIssuer(settings, poll), nil
+	}
+	settings, err := pglease.ParseSettings(query)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", redact.Spec(spec), err)
+	}
+	return pglease.NewPrivateIssuer(settings, poll), nil
 }
 
 // etcdEndpoints are the host:port list of an etcd:// spec.

@@ -9,6 +9,8 @@ import (
 
 	etcdlease "github.com/fencecheck/fencecheck/lease/etcd"
 	"github.com/fencecheck/fencecheck/lease/etcd/embedded"
+	pglease "github.com/fencecheck/fencecheck/lease/postgres"
+	redislease "github.com/fencecheck/fencecheck/lease/redis"
 	leasespec "github.com/fencecheck/fencecheck/lease/spec"
 )
 
@@ -30,6 +32,26 @@ func TestParse(t *testing.T) {
 		{"rediss://u:s3cr3t@127.0.0.1:1/2", "rediss://u:xxxxx@127.0.0.1:1/2", false},
 		{"postgres://postgres:s3cr3t@127.0.0.1:1/test?sslmode=disable", "postgres://postgres:xxxxx@127.0.0.1:1/test?sslmode=disable", false},
 		{"postgresql://u@127.0.0.1:1/db?password=s3cr3t", "postgresql://u@127.0.0.1:1/db?password=xxxxx", false},
+		{"redis", "private redis-server (RDB snapshots, appendonly no)", false},
+		{"redis?", "private redis-server (RDB snapshots, appendonly no)", false},
+		{"redis?appendonly=yes", "private redis-server (appendonly yes, appendfsync everysec)", false},
+		{"redis?appendonly=yes&appendfsync=always", "private redis-server (appendonly yes, appendfsync always)", false},
+		{"redis?save=", "private redis-server (no persistence)", false},
+		{"redis?save=60+1", `private redis-server (RDB snapshots at "60 1", appendonly no)`, false},
+		{"postgres", "private PostgreSQL cluster (synchronous_commit on, fsync on)", false},
+		{"postgres?synchronous_commit=off", "private PostgreSQL cluster (synchronous_commit off, fsync on)", false},
+		{"postgres?fsync=off&full_page_writes=off", "private PostgreSQL cluster (synchronous_commit on, fsync off, full_page_writes off)", false},
+		{"redis?maxmemory=1&bind=0.0.0.0", "redis?maxmemory=1&bind=0.0.0.0: unknown setting bind, maxmemory (a private redis-server takes appendonly, appendfsync, save)", true},
+		{"redis?appendfsync=always", "redis?appendfsync=always: appendfsync=always has no effect without appendonly=yes", true},
+		{"redis?appendonly=maybe", "appendonly=maybe: want yes or no", true},
+		{"redis?appendonly=yes&appendfsync=sometimes", "appendfsync=sometimes: want always, everysec or no", true},
+		{"redis?appendonly=yes&appendonly=no", "setting appendonly given 2 times", true},
+		{"redis?save=60", `save=60: want pairs of seconds and changes`, true},
+		{"redis?%zz", `redis?%zz: settings "%zz": invalid URL escape`, true},
+		{"postgres?port=1", "postgres?port=1: unknown setting port (a private PostgreSQL cluster takes synchronous_commit, fsync, full_page_writes)", true},
+		{"postgres?synchronous_commit=maybe", "synchronous_commit=maybe: want on, off, local, remote_write or remote_apply", true},
+		{"postgres?fsync=no", "fsync=no: want on or off", true},
+		{"redisx", `"redisx" is not a lease spec`, true},
 		{"", `"" is not a lease spec (want local, etcd`, true},
 		{"bogus://", `"bogus://" is not a lease spec`, true},
 		{"Local", `is not a lease spec`, true},
@@ -67,7 +89,7 @@ func TestParse(t *testing.T) {
 // FuzzParse: every spec gives an issuer of its kind or an error, and an
 // etcd:// spec's endpoints are the list it gave.
 func FuzzParse(f *testing.F) {
-	for _, s := range []string{"local", "etcd", "etcd://a:1,b:2", "etcd://", "redis://h:1", "postgres://u:p@h/db", "x", ""} {
+	for _, s := range []string{"local", "etcd", "etcd://a:1,b:2", "etcd://", "redis://h:1", "postgres://u:p@h/db", "x", "", "redis", "redis?appendonly=yes", "postgres?fsync=off"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, spec string) {
@@ -81,6 +103,14 @@ func FuzzParse(f *testing.F) {
 		case spec == "etcd":
 			if _, ok := iss.(*embedded.Issuer); !ok {
 				t.Fatalf("etcd gave %T", iss)
+			}
+		case spec == "redis" || strings.HasPrefix(spec, "redis?"):
+			if _, ok := iss.(*redislease.PrivateIssuer); !ok {
+				t.Fatalf("%q gave %T", spec, iss)
+			}
+		case spec == "postgres" || strings.HasPrefix(spec, "postgres?"):
+			if _, ok := iss.(*pglease.PrivateIssuer); !ok {
+				t.Fatalf("%q gave %T", spec, iss)
 			}
 		case strings.HasPrefix(spec, "redis") || strings.HasPrefix(spec, "postgres"):
 			if iss == nil || !strings.Contains(iss.Name(), "://") {

@@ -44,23 +44,33 @@ const (
 	stopGrace = 5 * time.Second
 )
 
-// Child is a receiver running as a child process. Its command line runs
-// under sh -c in a process group of its own, so that signals reach the
-// receiver even when the shell forks it.
+// Child is a receiver running as a child process (or another program
+// fencecheck crashes and freezes: the server of a private token issuer).
+// Its command line runs under sh -c in a process group of its own, so
+// that signals reach the receiver even when the shell forks it.
 type Child struct {
 	cmdline string
 	addr    string
 	ready   Ready
 	// StartTimeout bounds the wait for the receiver to be ready.
 	StartTimeout time.Duration
+	// Role is what messages call the child: "receiver" when empty.
+	Role string
+	// Credential, when set, runs the child as another user: PostgreSQL
+	// refuses to run as root.
+	Credential *syscall.Credential
+	// Tree makes Freeze, Thaw and Kill reach every process descended
+	// from the child, wherever it put them (see tree.go), not only its
+	// process group.
+	Tree bool
 
-	mu     sync.Mutex
-	logDir string
-	log    *os.File
-	proc   *proc // the running start; nil when not running
-	starts int
-	err    error         // the first exit on its own
-	failed chan struct{} // closed when err is set
+	mu      sync.Mutex
+	logPath string
+	log     *os.File
+	proc    *proc // the running start; nil when not running
+	starts  int
+	err     error         // the first exit on its own
+	failed  chan struct{} // closed when err is set
 }
 
 // proc is one start of the child.
@@ -95,10 +105,23 @@ func NewChild(cmdline, addr string, ready Ready) *Child {
 
 // SetLogDir sends the child's output to LogFile in dir (appending across
 // restarts); without it the output is discarded.
-func (c *Child) SetLogDir(dir string) {
+func (c *Child) SetLogDir(dir string) { c.SetLogFile(filepath.Join(dir, LogFile)) }
+
+// SetLogFile sends the child's output to the file at path, appending
+// across restarts.
+func (c *Child) SetLogFile(path string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.logDir = dir
+	c.logPath = path
+}
+
+// name is how messages name the child: its role and command line.
+func (c *Child) name() string {
+	role := c.Role
+	if role == "" {
+		role = "receiver"
+	}
+	return fmt.Sprintf("%s %q", role, c.cmdline)
 }
 
 // Err returns how the receiver first exited on its own (its exit status
@@ -122,7 +145,7 @@ func (c *Child) Start(ctx context.Context) error {
 	running := c.proc != nil
 	c.mu.Unlock()
 	if running {
-		return fmt.Errorf("receiver %q is already running", c.cmdline)
+		return fmt.Errorf("%s is already running", c.name())
 	}
 	if err := c.checkAddrFree(ctx); err != nil {
 		return err
@@ -154,22 +177,35 @@ func (c *Child) checkAddrFree(ctx context.Context) error {
 	if DialReady(c.addr)(ctx) != nil {
 		return nil
 	}
-	return fmt.Errorf("another process already listens on %s (a receiver left over from an earlier run, or another server): "+
-		"it would be tested instead of the receiver %q; stop it or choose a free port", c.addr, c.cmdline)
+	return addrInUse(fmt.Sprintf("another process already listens on %s (one left over from an earlier run, or another server): "+
+		"it would be tested instead of the %s; stop it or choose a free port", c.addr, c.name()))
 }
+
+// ErrAddrInUse is the error of a Start that found something else
+// answering on the child's address: errors.Is tells it, so that a caller
+// that chose a free port can choose another.
+var ErrAddrInUse = errors.New("address in use")
+
+type addrInUse string
+
+func (e addrInUse) Error() string        { return string(e) }
+func (e addrInUse) Is(target error) bool { return target == ErrAddrInUse }
 
 func (c *Child) startLocked() (*proc, error) {
 	if c.proc != nil {
-		return nil, fmt.Errorf("receiver %q is already running", c.cmdline)
+		return nil, fmt.Errorf("%s is already running", c.name())
 	}
-	if c.logDir != "" && c.log == nil {
-		f, err := os.OpenFile(filepath.Join(c.logDir, LogFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if c.logPath != "" && c.log == nil {
+		f, err := os.OpenFile(c.logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 		if err != nil {
-			return nil, fmt.Errorf("receiver log: %w", err)
+			return nil, fmt.Errorf("%s: log: %w", c.name(), err)
 		}
 		c.log = f
 	}
 	cmd := exec.Command("/bin/sh", "-c", shellCommand(c.cmdline))
+	if c.Credential != nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: c.Credential}
+	}
 	if c.log != nil {
 		c.starts++
 		fmt.Fprintf(c.log, "--- fencecheck: start %d of %q at %s\n", c.starts, c.cmdline, time.Now().UTC().Format(time.RFC3339Nano))
@@ -177,7 +213,7 @@ func (c *Child) startLocked() (*proc, error) {
 	}
 	p := &proc{cmd: cmd, exited: make(chan struct{})}
 	if err := spawn.Start(cmd, func() { c.noteExit(p) }); err != nil {
-		return nil, fmt.Errorf("start receiver %q: %w", c.cmdline, err)
+		return nil, fmt.Errorf("start %s: %w", c.name(), err)
 	}
 	p.pgid = cmd.Process.Pid
 	c.proc = p
@@ -205,7 +241,7 @@ func (c *Child) noteExit(p *proc) {
 		if p.ready {
 			when = "after it was ready"
 		}
-		p.err = fmt.Errorf("receiver %q (pid %d) exited on its own %s (%s)%s", c.cmdline, state.Pid(), when, state, tail)
+		p.err = fmt.Errorf("%s (pid %d) exited on its own %s (%s)%s", c.name(), state.Pid(), when, state, tail)
 		if c.log != nil {
 			fmt.Fprintf(c.log, "--- fencecheck: pid %d exited on its own (%s)\n", state.Pid(), state)
 		}
@@ -232,19 +268,19 @@ func (c *Child) waitReady(ctx context.Context, p *proc) error {
 		// Alive after the answer came means alive when it was given:
 		// the answer was the child's, not a successor's on its port.
 		if p.hasExited() {
-			return p.exitError(c.cmdline)
+			return p.exitError(c.name())
 		}
 		if err == nil {
 			return nil
 		}
 		select {
 		case <-p.exited:
-			return p.exitError(c.cmdline)
+			return p.exitError(c.name())
 		case <-tctx.Done():
 			if ctx.Err() != nil {
-				return fmt.Errorf("start receiver %q: %w", c.cmdline, ctx.Err())
+				return fmt.Errorf("start %s: %w", c.name(), ctx.Err())
 			}
-			return fmt.Errorf("receiver %q was not ready within %v: %w", c.cmdline, c.StartTimeout, err)
+			return fmt.Errorf("%s was not ready within %v: %w", c.name(), c.StartTimeout, err)
 		case <-time.After(probeInterval):
 		}
 	}
@@ -260,11 +296,11 @@ func (p *proc) hasExited() bool {
 }
 
 // exitError is how p ended, once it has exited.
-func (p *proc) exitError(cmdline string) error {
+func (p *proc) exitError(name string) error {
 	if p.err != nil {
 		return p.err
 	}
-	return fmt.Errorf("receiver %q was stopped (%s)", cmdline, p.cmd.ProcessState)
+	return fmt.Errorf("%s was stopped (%s)", name, p.cmd.ProcessState)
 }
 
 // tail returns the end of the log, for error messages.
@@ -297,12 +333,30 @@ func (c *Child) signal(sig syscall.Signal) error {
 	defer c.mu.Unlock()
 	p := c.proc
 	if p == nil {
-		return fmt.Errorf("receiver %q is not running", c.cmdline)
+		return fmt.Errorf("%s is not running", c.name())
 	}
 	if p.hasExited() {
-		return p.exitError(c.cmdline)
+		return p.exitError(c.name())
+	}
+	if c.Tree {
+		if err := c.signalTree(p, sig); err != nil {
+			return err
+		}
 	}
 	return signalGroup(p.pgid, sig)
+}
+
+// signalTree sends sig to p's process tree: SIGSTOP from the top down,
+// each process stopped before its children are looked for.
+func (c *Child) signalTree(p *proc, sig syscall.Signal) error {
+	if sig == syscall.SIGSTOP {
+		stopTree(p.pgid)
+		return nil
+	}
+	if err := signalAll(treeOf(p.pgid), sig); err != nil {
+		return fmt.Errorf("signal %v to %s's processes: %w", sig, c.name(), err)
+	}
+	return nil
 }
 
 func signalGroup(pgid int, sig syscall.Signal) error {
@@ -327,7 +381,7 @@ func (c *Child) Kill() error {
 	p := c.proc
 	if p == nil {
 		c.mu.Unlock()
-		return fmt.Errorf("receiver %q is not running", c.cmdline)
+		return fmt.Errorf("%s is not running", c.name())
 	}
 	exited := p.hasExited()
 	c.mu.Unlock()
@@ -336,7 +390,7 @@ func (c *Child) Kill() error {
 		return err
 	}
 	if exited {
-		return p.exitError(c.cmdline)
+		return p.exitError(c.name())
 	}
 	return p.err // non-nil when it exited on its own just before the signal
 }
@@ -354,6 +408,9 @@ func (c *Child) end(p *proc, how ending, grace time.Duration) error {
 	}
 	c.mu.Unlock()
 	if how == stopped {
+		if c.Tree {
+			_ = signalAll(treeOf(p.pgid), syscall.SIGCONT)
+		}
 		_ = signalGroup(p.pgid, syscall.SIGCONT)
 		if err := signalGroup(p.pgid, syscall.SIGTERM); err != nil {
 			return err
@@ -363,11 +420,21 @@ func (c *Child) end(p *proc, how ending, grace time.Duration) error {
 		}
 		// Not gone: a child that ignored SIGTERM, or a grandchild of it.
 	}
+	var tree []int
+	if c.Tree && !p.hasExited() {
+		// Stopped first, so that none forks while the others die; a
+		// process left behind could hold what the next start needs (a
+		// PostgreSQL backend, its cluster's shared memory).
+		tree = stopTree(p.pgid)
+		if err := signalAll(tree, syscall.SIGKILL); err != nil {
+			return fmt.Errorf("SIGKILL to %s's processes: %w", c.name(), err)
+		}
+	}
 	if err := signalGroup(p.pgid, syscall.SIGKILL); err != nil {
 		return err
 	}
-	if !groupGone(p, killGrace) && !p.hasExited() {
-		return fmt.Errorf("receiver %q (pid %d) did not exit within %v of SIGKILL", c.cmdline, p.pgid, killGrace)
+	if !groupGone(p, killGrace) && !p.hasExited() || !allGone(tree, killGrace) {
+		return fmt.Errorf("%s (pid %d) did not exit within %v of SIGKILL", c.name(), p.pgid, killGrace)
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -111,6 +112,7 @@ func TestChildRefusesAnAddressThatAnswers(t *testing.T) {
 	err = c.Start(context.Background())
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "another process already listens on "+ln.Addr().String())
+	assert.ErrorIs(t, err, ErrAddrInUse)
 	assert.NoFileExists(t, marker, "the child was started anyway")
 	assert.NoError(t, c.Err())
 }
@@ -196,4 +198,73 @@ func TestShellCommand(t *testing.T) {
 			assert.Equal(t, want, shellCommand(in))
 		})
 	}
+}
+
+// TestChildAsAnotherUser: a child with a Role is named by it, writes to
+// the log file it was given, and with a Credential runs as that user
+// (as root only: another user cannot change its own).
+func TestChildAsAnotherUser(t *testing.T) {
+	t.Parallel()
+	if os.Geteuid() != 0 {
+		t.Skip("running a child as another user needs root; this test runs as uid " + strconv.Itoa(os.Geteuid()))
+	}
+	dir := t.TempDir()
+	log := filepath.Join(dir, "server.log")
+	said := func(context.Context) error { // ready once it said who it is
+		if out, _ := os.ReadFile(log); strings.Count(string(out), "\n") < 2 {
+			return errors.New("not yet")
+		}
+		return nil
+	}
+	c := NewChild("id -u; exec sleep 30", "", said)
+	c.Role = "test-server"
+	c.Credential = &syscall.Credential{Uid: 65534, Gid: 65534}
+	c.SetLogFile(log)
+	require.NoError(t, c.Start(context.Background()))
+	err := c.Start(context.Background())
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `test-server "id -u; exec sleep 30" is already running`)
+	require.NoError(t, c.Stop(5*time.Second))
+	out, err := os.ReadFile(log)
+	require.NoError(t, err)
+	assert.Contains(t, string(out), "\n65534\n", "the child ran as uid 65534")
+}
+
+// TestChildTree: with Tree, Freeze, Thaw and Kill reach a process the
+// child started in a session of its own, as PostgreSQL's server starts
+// each of its processes, which a signal to the child's group misses.
+func TestChildTree(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("setsid"); err != nil {
+		t.Skip("no setsid program to start a process in a session of its own")
+	}
+	c := NewChild("setsid sleep 30 & exec sleep 30", "", nil)
+	c.ready = func(context.Context) error { // once the child has started its own
+		if kids, err := procfs.Children(c.currentPID()); err != nil || len(kids) == 0 {
+			return errors.New("no child yet")
+		}
+		return nil
+	}
+	c.Tree = true
+	require.NoError(t, c.Start(context.Background()))
+	kids, err := procfs.Children(c.currentPID())
+	require.NoError(t, err)
+	require.Len(t, kids, 1)
+	kid := kids[0]
+	s, err := procfs.ReadStat(kid)
+	require.NoError(t, err)
+	require.NotEqual(t, c.currentPID(), s.PGRP, "the grandchild is in a group of its own")
+
+	require.NoError(t, c.Freeze())
+	s, err = procfs.ReadStat(kid)
+	require.NoError(t, err)
+	assert.Equal(t, byte('T'), s.State, "frozen")
+	require.NoError(t, c.Thaw())
+	s, err = procfs.ReadStat(kid)
+	require.NoError(t, err)
+	assert.NotEqual(t, byte('T'), s.State, "thawed")
+
+	require.NoError(t, c.Kill())
+	assert.True(t, procfs.Gone(kid), "the grandchild survived the kill")
+	require.NoError(t, c.Stop(time.Second))
 }
