@@ -134,6 +134,10 @@ func runShards(t *testing.T, dir, job, base, endpoints string) []result {
 		cmds[i] = exec.Command(fencecheckBinary, "run", "--target", base, "--leases", "etcd://"+endpoints,
 			"--shard", fmt.Sprintf("%d/%d", i, n), "--job", "e2e-"+job, "--resources", "16", "--ops", "200",
 			"--op-timeout", "2s", "--seed", fmt.Sprint(i+1), "--no-progress",
+			// pause and delay act from the start, not from random
+			// windows: on a loaded machine the operations may be spent
+			// before a window opens, and the race never happen.
+			"--nemesis-script", "0s:+pause,0s:+delay",
 			"--store", filepath.Join(dir, job, fmt.Sprintf("shard-%d", i)))
 		cmds[i].Dir = dir
 		outs[2*i], outs[2*i+1] = &bytes.Buffer{}, &bytes.Buffer{}
