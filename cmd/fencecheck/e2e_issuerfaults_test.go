@@ -229,8 +229,10 @@ func TestIssuerFaultsOnPrivateIssuers(t *testing.T) {
 			dir := t.TempDir()
 			// Bounded by its operations: the first outage holds the
 			// workers at their pause point until the server is back.
+			// pause acts from the start, not from random windows that
+			// the operations may all be spent before.
 			r := fencecheck(t, dir, "run", "--store", "s", "--target", "memory://fenced", "--leases", c.leases,
-				"--nemesis", c.faults, "--ops", "200", "--no-progress")
+				"--nemesis", c.faults, "--nemesis-script", "0s:+pause", "--ops", "200", "--no-progress")
 			require.Equal(t, c.code, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
 			history, err := os.ReadFile(filepath.Join(dir, "s", "latest", "history.jsonl"))
 			require.NoError(t, err)
