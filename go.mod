@@ -3,6 +3,7 @@ module github.com/fencecheck/fencecheck
 go 1.26.0
 
 require (
+	al.essio.dev/pkg/shellescape v1.6.1
 	github.com/anishathalye/porcupine v1.3.1
 	github.com/chromedp/chromedp v0.23.1
 	github.com/go-sql-driver/mysql v1.10.2
@@ -24,7 +25,6 @@ require (
 )
 
 require (
-	al.essio.dev/pkg/shellescape v1.6.1 // indirect
 	codeberg.org/go-fonts/liberation v0.5.0 // indirect
 	codeberg.org/go-latex/latex v0.2.0 // indirect
 	codeberg.org/go-pdf/fpdf v0.11.1 // indirect
