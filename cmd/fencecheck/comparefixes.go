@@ -44,7 +44,7 @@ use).`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			f.noteChanged(cmd)
-			return f.http.scrub(f.target, runCompareFixes(cmd.Context(), cmd, f))
+			return f.target.scrub(runCompareFixes(cmd.Context(), cmd, f))
 		},
 	}
 	f.register(cmd.Flags(), false)

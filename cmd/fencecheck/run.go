@@ -26,7 +26,7 @@ import (
 )
 
 type runFlags struct {
-	target        string
+	target        targetFlags
 	leases        string
 	workers       int
 	resources     int
@@ -58,8 +58,6 @@ type runFlags struct {
 	resourcesSet  bool
 	durationSet   bool
 	opTimeoutSet  bool
-	http          httpFlags
-	sql           sqlFlags
 
 	clientStrategy  string
 	leaseMultiplier float64
@@ -113,7 +111,7 @@ workload (see docs/fixes.md).`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			f.noteChanged(cmd)
-			return f.http.scrub(f.target, runRun(cmd.Context(), cmd, f))
+			return f.target.scrub(runRun(cmd.Context(), cmd, f))
 		},
 	}
 	f.register(cmd.Flags(), true)
@@ -137,7 +135,7 @@ func (f *runFlags) noteChanged(cmd *cobra.Command) {
 // running every strategy, does not.
 func (f *runFlags) register(fl *pflag.FlagSet, single bool) {
 	d := harness.DefaultConfig()
-	fl.StringVar(&f.target, "target", "", "the receiver under test: memory://fenced, memory://unfenced, memory://check-then-set, memory://accept-equal, sqlite:///path/to.db, sqlite://:memory:, postgres://user@127.0.0.1:5432/db, mysql://user:pass@127.0.0.1:3306/db, http://HOST:PORT")
+	f.target.register(fl)
 	fl.StringVar(&f.leases, "leases", leasespec.Local, "where leases and tokens come from: local (in memory, deterministic with memory targets), etcd (an embedded 3-member cluster in the run directory), etcd://HOST:PORT,… (your cluster), redis[?SETTINGS] or postgres[?SETTINGS] (a private server in the run directory), redis://… or postgres://… (your server); see docs/leases.md")
 	fl.IntVar(&f.workers, "workers", d.Workers, "concurrent workers")
 	fl.IntVar(&f.resources, "resources", d.Resources, "protected resources")
@@ -162,7 +160,6 @@ func (f *runFlags) register(fl *pflag.FlagSet, single bool) {
 	fl.BoolVar(&f.realtime, "realtime", false, "run a memory target on the real clock instead of the deterministic simulation")
 	fl.BoolVar(&f.noProgress, "no-progress", false, "do not show the live progress line")
 	fl.DurationVar(&f.opTimeout, "op-timeout", d.OpTimeout, fmt.Sprintf("how long a worker waits for an answer before recording an unknown outcome (with another --lease-ttl: %d×lease-ttl)", d.OpTimeout/d.LeaseTTL))
-	f.http.register(fl)
 	if single {
 		fl.StringVar(&f.junit, "junit", "", "also write the verdict as JUnit XML to this file (one test case per checked invariant)")
 		fl.StringVar(&f.clientStrategy, "client-strategy", d.Strategy.String(), "what the workers rely on against an older owner: fencing (send the token), or a tempting fix that sends none: none, longer-lease, renew, check-before-write (see docs/fixes.md)")
@@ -170,7 +167,6 @@ func (f *runFlags) register(fl *pflag.FlagSet, single bool) {
 	fl.Float64Var(&f.leaseMultiplier, "lease-multiplier", d.LeaseMultiplier, "with --client-strategy longer-lease: leases last --lease-ttl times this; pauses, think time and fault windows still follow --lease-ttl")
 	fl.DurationVar(&f.renewEvery, "renew-every", d.RenewEvery, fmt.Sprintf("with --client-strategy renew: how often a worker renews its lease (with another --lease-ttl: lease-ttl/%d)", d.LeaseTTL/d.RenewEvery))
 	fl.BoolVar(&f.noReport, "no-report", false, "do not write report.html and the timelines into the run directory")
-	f.sql.register(fl)
 }
 
 func (f *runFlags) config(t *openedTarget, faults []nemesis.Fault) (harness.Config, error) {
@@ -244,7 +240,7 @@ func (f *runFlags) names() ([]string, error) {
 			return nil, &usageError{fmt.Errorf("--job: %w", err)}
 		}
 		return names, nil
-	case len(f.resourceNames) > 0 || !f.sql.own():
+	case len(f.resourceNames) > 0 || !f.target.sql.own():
 		return f.resourceNames, nil
 	}
 	names := make([]string, max(f.resources, 0))
@@ -265,7 +261,7 @@ func (f *runFlags) parseShard() (*harness.Shard, error) {
 	if err != nil {
 		return nil, &usageError{fmt.Errorf("--shard: %w", err)}
 	}
-	if f.job == "" && len(f.resourceNames) == 0 && !f.sql.own() {
+	if f.job == "" && len(f.resourceNames) == 0 && !f.target.sql.own() {
 		return nil, &usageError{fmt.Errorf("--shard %s: needs --job ID or --resource-names, the same in every shard, so that the shards split one set of resources (names a run draws for itself are its own)", sh)}
 	}
 	return &sh, nil
@@ -304,20 +300,19 @@ func runRun(ctx context.Context, cmd *cobra.Command, f runFlags) error {
 // if progress, and command as the line that repeats it.
 func runOnce(ctx context.Context, cmd *cobra.Command, f runFlags, progress bool, command func(harness.Config) string) (harness.Result, error) {
 	stderr := cmd.ErrOrStderr()
-	if f.target == "" {
-		return harness.Result{}, &usageError{fmt.Errorf("--target: required")}
+	if err := f.target.required(); err != nil {
+		return harness.Result{}, err
 	}
-	child, err := f.http.child(f.target)
+	child, err := f.target.child()
 	if err != nil {
 		return harness.Result{}, err
 	}
-	faults, err := parseFaults(f.nemesis, f.target, child)
+	faults, err := parseFaults(f.nemesis, f.target.spec, child)
 	if err != nil {
 		return harness.Result{}, err
 	}
 	policy, _ := model.ParsePolicy(f.policy) // a bad policy is reported with the configuration
-	t, err := openTarget(ctx, f.target, targetOptions{http: f.http, workers: f.workers, faults: faults, child: child,
-		sql: f.sql.options(f.workers, policy == model.AcceptEqual), sqlSet: f.sql.given()})
+	t, err := f.target.open(ctx, openWith{workers: f.workers, acceptEqual: policy == model.AcceptEqual, faults: faults, child: child})
 	if err != nil {
 		return harness.Result{}, err
 	}

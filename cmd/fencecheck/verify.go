@@ -15,6 +15,7 @@ import (
 	"github.com/fencecheck/fencecheck/internal/redact"
 	"github.com/fencecheck/fencecheck/lease"
 	leasespec "github.com/fencecheck/fencecheck/lease/spec"
+	"github.com/fencecheck/fencecheck/model"
 	"github.com/fencecheck/fencecheck/report"
 	"github.com/fencecheck/fencecheck/runstore"
 	"github.com/fencecheck/fencecheck/sched"
@@ -25,14 +26,13 @@ import (
 )
 
 type verifyFlags struct {
-	target  string
+	target  targetFlags
 	leases  string
 	policy  string
 	require []string
 	store   string
 	json    bool
 	junit   string
-	http    httpFlags
 }
 
 func newVerifyCommand() *cobra.Command {
@@ -62,25 +62,24 @@ store/verify-<target>/<time>/. Exit 0 when every required scenario passed,
 1 when one failed, 3 on errors (unreachable target, bad flags).`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return f.http.scrub(f.target, runVerify(cmd.Context(), cmd, f))
+			return f.target.scrub(runVerify(cmd.Context(), cmd, f))
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.target, "target", "", "the receiver under test (memory://NAME, http://HOST:PORT)")
+	f.target.register(fl)
 	fl.StringVar(&f.leases, "leases", leasespec.Local, "where the scenarios' tokens come from: local (the scripted 41, 42, …), or a token issuer: etcd, etcd://HOST:PORT,…, redis[?SETTINGS], redis://…, postgres[?SETTINGS], postgres://… (see docs/leases.md)")
 	fl.StringVar(&f.policy, "policy", verify.DefaultOptions().Policy.String(), "fencing policy: strict or accept-equal")
 	fl.StringSliceVar(&f.require, "require", nil, "extra invariants: exclusive (old-token-first becomes required)")
 	fl.StringVar(&f.store, "store", "store", "run store directory")
 	fl.BoolVar(&f.json, "json", false, "print the result as JSON")
 	fl.StringVar(&f.junit, "junit", "", "also write the table as JUnit XML to this file (one test case per scenario)")
-	f.http.register(fl)
 	return cmd
 }
 
 func runVerify(ctx context.Context, cmd *cobra.Command, f verifyFlags) error {
 	stdout := cmd.OutOrStdout()
-	if f.target == "" {
-		return &usageError{fmt.Errorf("--target: required")}
+	if err := f.target.required(); err != nil {
+		return err
 	}
 	opts := verify.DefaultOptions()
 	opts.Terms = verifyTerms{}
@@ -95,11 +94,11 @@ func runVerify(ctx context.Context, cmd *cobra.Command, f verifyFlags) error {
 	if err != nil {
 		return err
 	}
-	child, err := f.http.child(f.target)
+	child, err := f.target.child()
 	if err != nil {
 		return err
 	}
-	t, err := openTarget(ctx, f.target, targetOptions{http: f.http, workers: 10, child: child, sql: sqltarget.DefaultOptions()})
+	t, err := f.target.open(ctx, openWith{workers: verifyWorkers, acceptEqual: opts.Policy == model.AcceptEqual, child: child})
 	if err != nil {
 		return err
 	}
@@ -162,6 +161,11 @@ type battery struct {
 	dir    string
 	opts   verify.Options
 }
+
+// verifyWorkers is how many connections a target opened for the battery
+// may use at once: its widest scenario, check-then-set-race, has 8
+// writers.
+const verifyWorkers = 10
 
 // verifyLeaseTTL is the TTL of the leases a token issuer grants the
 // scenarios: each lease is ended by the scenario (the next owner's grant,
