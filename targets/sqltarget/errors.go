@@ -33,6 +33,12 @@ import (
 //     reserves for a connection found broken before the statement was
 //     sent (pgx and go-sql-driver/mysql both keep to it);
 //   - check-then-set failed at BEGIN or at its read, before its update.
+//
+// Inside a transaction (check-then-set, the user's own: tx.go), fencecheck
+// sends COMMIT itself, and more is definitely not applied: an error before
+// COMMIT after which the engine rolled the transaction back (rolledBack)
+// or answered the ROLLBACK (abort), and a COMMIT the engine answered with
+// a rollback (commitError). A COMMIT without such an answer stays unknown.
 func notApplied(err error) error {
 	return fmt.Errorf("%w: %w", targets.ErrDefinitelyNotApplied, err)
 }

@@ -7,10 +7,12 @@
 //	                                          │
 //	          atomic: one upsert guarded by the token
 //	          check-then-set: SELECT token; compare in Go; [window]; unguarded upsert
-//	          your own: --sql-write with :resource, :token, :value
+//	          your own: --sql-write with :resource, :token, :value, alone in autocommit,
+//	            or a transaction: [guard; window] write; [window] write …; COMMIT (tx.go)
 //
 // How a write's result becomes an outcome (the same rule for the built-in
-// statements and the user's own) depends on the statement's shape, read
+// statements and the user's own, unless Statements.Accepted says
+// otherwise: accepted.go) depends on the statement's shape, read
 // before anything is sent (counting.go): a statement with a RETURNING
 // clause of its own is accepted when it returns a row and rejected when it
 // returns none; an INSERT, UPDATE, DELETE (and REPLACE, MERGE where the
@@ -244,8 +246,9 @@ func (t *Target) Table() string { return t.table }
 func (t *Target) Dialect() string { return t.d.name }
 
 // SetWindow sets what runs in check-then-set between the comparison and
-// the update; the harness uses it to hold a write there. The other modes
-// have no such window and never call it.
+// the update, and in the user's own transaction between its guard and
+// its first statement and between statements; the harness uses it to hold
+// a write there. A single statement has no such window and never calls it.
 func (t *Target) SetWindow(window func(ctx context.Context, resource string, token uint64)) {
 	t.window = window
 }
