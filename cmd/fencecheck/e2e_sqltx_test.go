@@ -46,14 +46,23 @@ func txRun(t *testing.T, e sqlEngine, setup []string, stmts ...string) (result, 
 		args = append(args, strings.ReplaceAll(s, "%[1]s", table))
 	}
 	r := fencecheck(t, dir, append(args, txTable(table, setup...)...)...)
-	t.Logf("fencecheck %s\nexit %d\n%s%s", strings.Join(args[1:], " "), r.code, firstLines(r.stdout, 8), r.stderr)
+	t.Logf("fencecheck %s\nexit %d\n%s%s", strings.Join(args[1:], " "), r.code, summaryLines(r.stdout), r.stderr)
 	return r, filepath.Join(dir, "s", "latest")
 }
 
-// firstLines is the summary's head, for the log.
-func firstLines(s string, n int) string {
-	lines := strings.SplitAfter(s, "\n")
-	return strings.Join(lines[:min(n, len(lines))], "")
+// summaryLines are the summary's lines that say what happened: the
+// operations, the first errors and the verdict, for the log.
+func summaryLines(s string) string {
+	var b strings.Builder
+	errs := false
+	for line := range strings.Lines(s) {
+		head, _, _ := strings.Cut(line, " ")
+		if head == "operations" || head == "verdict" || head == "errors" || errs && head == "" {
+			b.WriteString(line)
+		}
+		errs = head == "errors" || errs && head == ""
+	}
+	return b.String()
 }
 
 // readCompareUpdate is an application's own check-then-set: read and
