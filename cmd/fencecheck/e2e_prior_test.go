@@ -96,7 +96,7 @@ func dropTable(t *testing.T, spec, table string) {
 	ctx := context.Background()
 	o := sqltarget.DefaultOptions()
 	o.Mode, o.Statements = "", sqltarget.Statements{
-		Write: "UPDATE " + table + " SET token = :token, value = :value WHERE id = :resource", Read: "SELECT :resource",
+		Write: []string{"UPDATE " + table + " SET token = :token, value = :value WHERE id = :resource"}, Read: "SELECT :resource",
 		Teardown: []string{"DROP TABLE IF EXISTS " + table}}
 	db, err := sqltarget.Open(ctx, spec, o)
 	require.NoError(t, err)

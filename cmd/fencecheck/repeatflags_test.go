@@ -146,8 +146,8 @@ func TestRepeatedFlagExitsThree(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"run", "--target", "sqlite:///tmp/never-opened.db", "--sql-write", "UPDATE t SET v = :value", "--sql-write", "UPDATE u SET v = :value", "--sql-read", "SELECT v FROM t"},
-			"--sql-write given twice"},
+		{[]string{"run", "--target", "sqlite:///tmp/never-opened.db", "--sql-write", "UPDATE t SET v = :value", "--sql-read", "SELECT v FROM t", "--sql-read", "SELECT v FROM u"},
+			"--sql-read given twice"},
 		{[]string{"verify", "--target", "mysql://root:s3cretpw@127.0.0.1:1/test", "--target", "memory://fenced"}, "--target given twice"},
 		{[]string{"check", "x.jsonl", "--policy", "strict", "--policy=accept-equal"}, "--policy given twice"},
 	}

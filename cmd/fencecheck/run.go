@@ -85,7 +85,9 @@ SQL targets (sqlite:///path, postgres://…, mysql://…) run on the real clock
 against the database: --sql-mode picks a built-in statement in a scratch
 table (atomic, or check-then-set, broken on purpose), or --sql-setup,
 --sql-write and --sql-read supply your own with :resource, :token and
-:value (see docs/sql-receivers.md).
+:value; several --sql-write, a --sql-guard or --sql-isolation make the
+write one transaction, and --sql-accepted says how its result reads (see
+docs/sql-receivers.md).
 
 Faults (--nemesis, comma-separated): pause (hold a worker after it prepared
 its write until a newer owner wrote), delay (hold a write on its way to the

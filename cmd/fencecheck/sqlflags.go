@@ -11,18 +11,27 @@ import (
 
 // sqlFlags are run's options for SQL targets.
 type sqlFlags struct {
-	mode     string
-	setup    []string
-	write    string
-	read     string
-	teardown []string
-	timeout  time.Duration
+	mode      string
+	setup     []string
+	write     []string
+	guard     string
+	isolation string
+	accepted  string
+	read      string
+	teardown  []string
+	timeout   time.Duration
 }
 
 func (s *sqlFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&s.mode, "sql-mode", "", "SQL targets: built-in statements, atomic (one guarded upsert; the default) or check-then-set (read, compare, write: broken on purpose)")
 	fl.StringArrayVar(&s.setup, "sql-setup", nil, "SQL targets: a statement to run before the run (repeatable), e.g. to create and empty your table")
-	fl.StringVar(&s.write, "sql-write", "", "SQL targets: your write statement, with :resource, :token and :value; accepted when it affects (or RETURNING returns) a row, rejected when none")
+	fl.StringArrayVar(&s.write, "sql-write", nil, "SQL targets: your write statement, with :resource, :token and :value; accepted when it affects (or RETURNING returns) a row, rejected when none (see --sql-accepted). "+
+		"Given several times: the ordered statements of one transaction, the last one's result read")
+	fl.StringVar(&s.guard, "sql-guard", "", "SQL targets: a statement run first in the write's transaction, with the same placeholders; when it returns no row the write is rejected and rolled back, "+
+		"e.g. SELECT 1 FROM t WHERE id = :resource AND token < :token [FOR UPDATE]")
+	fl.StringVar(&s.isolation, "sql-isolation", "", fmt.Sprintf("SQL targets: run the write as a transaction at this isolation level, one of %v (default: the engine's)", sqltarget.Isolations))
+	fl.StringVar(&s.accepted, "sql-accepted", "", fmt.Sprintf("SQL targets: how the write's last statement says it was accepted, one of %v "+
+		"(default: it affects a row, or RETURNING returns one; or a boolean column named accepted in its result says)", sqltarget.AcceptedRules))
 	fl.StringVar(&s.read, "sql-read", "", "SQL targets: your read statement, with :resource; returns value [, token], or no row")
 	fl.StringArrayVar(&s.teardown, "sql-teardown", nil, "SQL targets: a statement to run after the run (repeatable)")
 	fl.DurationVar(&s.timeout, "sql-timeout", sqltarget.DefaultOptions().Timeout, "SQL targets: deadline of every statement")
@@ -30,15 +39,17 @@ func (s *sqlFlags) register(fl *pflag.FlagSet) {
 
 // given reports whether any SQL-only flag was set.
 func (s *sqlFlags) given() bool {
-	return s.mode != "" || len(s.setup) > 0 || s.write != "" || s.read != "" || len(s.teardown) > 0
+	return s.mode != "" || len(s.setup) > 0 || len(s.write) > 0 || s.guard != "" || s.isolation != "" || s.accepted != "" ||
+		s.read != "" || len(s.teardown) > 0
 }
 
 // own reports whether the run writes with the user's own statements.
-func (s *sqlFlags) own() bool { return s.write != "" || s.read != "" }
+func (s *sqlFlags) own() bool { return len(s.write) > 0 || s.read != "" }
 
 func (s *sqlFlags) options(workers int, acceptEqual bool) sqltarget.Options {
 	o := sqltarget.DefaultOptions()
-	o.Statements = sqltarget.Statements{Setup: s.setup, Write: s.write, Read: s.read, Teardown: s.teardown}
+	o.Statements = sqltarget.Statements{Setup: s.setup, Write: s.write, Guard: s.guard, Isolation: sqltarget.Isolation(s.isolation),
+		Accepted: sqltarget.Accepted(s.accepted), Read: s.read, Teardown: s.teardown}
 	// The default mode unless --sql-mode or a statement flag is given;
 	// the target says what is wrong with a mode beside statements.
 	if s.given() {

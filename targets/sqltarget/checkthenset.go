@@ -3,11 +3,9 @@ package sqltarget
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 
 	"github.com/fencecheck/fencecheck/histories"
-	"github.com/fencecheck/fencecheck/targets"
 )
 
 // checkThenSet is the article's hazard, as a service would write it: read the
@@ -39,15 +37,15 @@ func (t *Target) checkThenSet(ctx context.Context, a args) (histories.Outcome, e
 		return 0, notApplied(fmt.Errorf("begin: %w", err))
 	}
 	out, err := t.checkAndSet(ctx, tx, a)
-	if err != nil || out == histories.Rejected {
-		if rerr := tx.Rollback(); err != nil && rerr == nil && !errors.Is(err, targets.ErrDefinitelyNotApplied) {
-			// The engine confirmed the rollback: the update is gone.
-			err = notApplied(err)
-		}
-		return out, err
+	switch {
+	case err != nil:
+		return 0, abort(tx, err) // tx.go
+	case out == histories.Rejected:
+		_ = tx.Rollback() // it wrote nothing
+		return out, nil
 	}
 	if err := tx.Commit(); err != nil {
-		return 0, fmt.Errorf("commit: %w", err)
+		return 0, commitError(err)
 	}
 	return histories.Accepted, nil
 }

@@ -28,6 +28,12 @@ type counting struct {
 	// foundRows is what MySQL's CLIENT_FOUND_ROWS must be for the count
 	// to mean that; the other engines have no such flag.
 	foundRows foundRows
+	// rows: the statement returns rows (RETURNING, a query), and they,
+	// not a count, are the result (rowsOutcome in accepted.go). noRow
+	// reads them backwards: accepted when none came back. column: a
+	// column named accepted decides when the rows have one; needColumn:
+	// they must have one (a query, whose rows alone say nothing).
+	rows, noRow, column, needColumn bool
 }
 
 // foundRows is what a write's count needs of MySQL's CLIENT_FOUND_ROWS
@@ -74,7 +80,13 @@ type shape struct {
 	// INSERT … SELECT).
 	upsert bool
 	rows   int
+	// words is the statement's outline (placeholders.Query.Outline).
+	words []string
 }
+
+// query reports whether the statement is a query: its rows are what it
+// returns whatever it wrote.
+func (s shape) query() bool { return s.kind == "SELECT" || s.kind == "VALUES" || s.kind == "TABLE" }
 
 // dmlKeywords are the words that can start the statement that follows a
 // WITH clause.
@@ -95,10 +107,10 @@ func shapeOf(q placeholders.Query) (shape, error) {
 		return shape{}, errors.New("no statement, only blanks or comments")
 	case 1:
 	default:
-		return shape{}, fmt.Errorf("%d statements: a write's outcome is read from the count of one statement, so give one", len(stmts))
+		return shape{}, fmt.Errorf("%d statements: a write's outcome is read from the count of one statement, so give one (the statements of a transaction each as a write of their own)", len(stmts))
 	}
 	words := stmts[0]
-	s := shape{kind: words[0], returning: q.Returning}
+	s := shape{kind: words[0], returning: q.Returning, words: words}
 	if s.kind == "WITH" {
 		if i := slices.IndexFunc(words, func(w string) bool { return slices.Contains(dmlKeywords, w) }); i >= 0 {
 			s.kind = words[i]
@@ -149,7 +161,7 @@ func (s shape) plainCounting(engine string, kinds ...string) (counting, error) {
 	switch {
 	case slices.Contains(kinds, s.kind):
 		return counting{foundRows: foundRowsEither}, nil
-	case s.kind == "SELECT" || s.kind == "VALUES" || s.kind == "TABLE":
+	case s.query():
 		return counting{}, fmt.Errorf("a %s cannot be the write: it returns its rows whatever it wrote (a function's false is a row too), so they cannot say whether the write was accepted; "+
 			"put the guard in an INSERT or UPDATE (with RETURNING if you like)", s.kind)
 	}

@@ -143,7 +143,7 @@ func TestClientFoundRowsInTheSpec(t *testing.T) {
 	t.Parallel()
 	const base = "mysql://root@127.0.0.1:1/test"
 	own := func(write string) Options {
-		return ownOptions(Statements{Write: write, Read: "SELECT value, token FROM t WHERE id = :resource"})
+		return ownOptions(Statements{Write: []string{write}, Read: "SELECT value, token FROM t WHERE id = :resource"})
 	}
 	upsert := own("INSERT INTO t VALUES (:resource, :token, :value) ON DUPLICATE KEY UPDATE token = IF(VALUES(token) > token, VALUES(token), token)")
 	update := own("UPDATE t SET token = :token WHERE id = :resource AND token < :token")

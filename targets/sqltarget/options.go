@@ -25,15 +25,37 @@ var Modes = []Mode{ModeAtomic, ModeCheckThenSet}
 // Statements are the user's own statements, with the named placeholders
 // :resource, :token and :value. Write is required when any is set.
 type Statements struct {
-	Setup    []string // run in order before the run; take no placeholders
-	Write    string   // the write; see the package documentation for how its result is read
+	Setup []string // run in order before the run; take no placeholders
+	// Write is the write: one statement, run on its own (autocommit),
+	// or the ordered statements of one transaction. The last one's
+	// result is read as the outcome (Accepted; see the package
+	// documentation).
+	Write []string
+	// Guard, if set, runs first inside the write's transaction; when it
+	// returns no row the write is rejected and the transaction rolled
+	// back. It must return rows: a SELECT, or a statement with RETURNING.
+	Guard string
+	// Isolation is the transaction's isolation level; the engine's
+	// default when empty.
+	Isolation Isolation
+	// Accepted is how the last statement's result becomes the outcome;
+	// AcceptedAuto when empty.
+	Accepted Accepted
 	Read     string   // returns value and, optionally, token; or no row
 	Teardown []string // run in order after the run; take no placeholders
 }
 
 // empty reports whether no statement was given.
 func (s Statements) empty() bool {
-	return len(s.Setup) == 0 && s.Write == "" && s.Read == "" && len(s.Teardown) == 0
+	return len(s.Setup) == 0 && len(s.Write) == 0 && s.Guard == "" && s.Read == "" && len(s.Teardown) == 0 &&
+		s.Isolation == "" && s.Accepted == ""
+}
+
+// inTx reports whether the write runs as a transaction: several
+// statements, a guard, or an isolation level ask for one; a single
+// statement alone runs in autocommit, as a service would send it.
+func (s Statements) inTx() bool {
+	return len(s.Write) > 1 || s.Guard != "" || s.Isolation != ""
 }
 
 // Options configure a SQL target. DefaultOptions gives the defaults; a
@@ -75,10 +97,13 @@ func (o *Options) validate() error {
 		return fmt.Errorf("options: no Mode and no Statements: set one")
 	case !o.Statements.empty() && o.Mode != "":
 		return fmt.Errorf("sql-mode %s and your own statements exclude each other", o.Mode)
-	case !o.Statements.empty() && (o.Statements.Write == "" || o.Statements.Read == ""):
+	case !o.Statements.empty() && (len(o.Statements.Write) == 0 || o.Statements.Read == ""):
 		return fmt.Errorf("your own statements need both a write and a read statement")
 	case o.Statements.empty() && o.Mode != ModeAtomic && o.Mode != ModeCheckThenSet:
 		return fmt.Errorf("unknown sql-mode %q (want one of %v)", o.Mode, Modes)
 	}
-	return nil
+	if err := o.Statements.Isolation.validate(); err != nil {
+		return err
+	}
+	return o.Statements.Accepted.validate()
 }

@@ -41,7 +41,7 @@ func ownStatements(table, write string, rows bool, extraSetup, drops []string) S
 	for _, d := range drops {
 		teardown = append(teardown, fmt.Sprintf(d, table))
 	}
-	return Statements{Setup: setup, Write: fmt.Sprintf(write, table), Read: fmt.Sprintf(ownRead, table), Teardown: teardown}
+	return Statements{Setup: setup, Write: []string{fmt.Sprintf(write, table)}, Read: fmt.Sprintf(ownRead, table), Teardown: teardown}
 }
 
 // openOwn opens spec with the user's statements, runs their set-up, and

@@ -7,10 +7,12 @@
 //	                                          │
 //	          atomic: one upsert guarded by the token
 //	          check-then-set: SELECT token; compare in Go; [window]; unguarded upsert
-//	          your own: --sql-write with :resource, :token, :value
+//	          your own: --sql-write with :resource, :token, :value, alone in autocommit,
+//	            or a transaction: [guard; window] write; [window] write …; COMMIT (tx.go)
 //
 // How a write's result becomes an outcome (the same rule for the built-in
-// statements and the user's own) depends on the statement's shape, read
+// statements and the user's own, unless Statements.Accepted says
+// otherwise: accepted.go) depends on the statement's shape, read
 // before anything is sent (counting.go): a statement with a RETURNING
 // clause of its own is accepted when it returns a row and rejected when it
 // returns none; an INSERT, UPDATE, DELETE (and REPLACE, MERGE where the
@@ -55,15 +57,21 @@ type Target struct {
 	table   string
 
 	acceptEqual bool
-	write       placeholders.Query // the one-statement write (atomic or the user's)
+	write       placeholders.Query // the one-statement write (atomic or the user's), or a transaction's last
 	count       counting           // how write's count becomes an outcome
-	read        placeholders.Query
-	checkRead   placeholders.Query // check-then-set's read
-	set         placeholders.Query // check-then-set's update
-	plain       placeholders.Query // a write without a token (built-in modes)
-	setup       []string
-	teardown    []string
-	window      func(ctx context.Context, resource string, token uint64)
+	// The user's transaction (tx.go): guard (Text "" for none), the
+	// statements before write, and the isolation level.
+	tx        bool
+	guard     placeholders.Query
+	before    []placeholders.Query
+	iso       Isolation
+	read      placeholders.Query
+	checkRead placeholders.Query // check-then-set's read
+	set       placeholders.Query // check-then-set's update
+	plain     placeholders.Query // a write without a token (built-in modes)
+	setup     []string
+	teardown  []string
+	window    func(ctx context.Context, resource string, token uint64)
 }
 
 // Schemes lists the target spec schemes Open accepts.
@@ -120,7 +128,26 @@ func Open(ctx context.Context, spec string, o Options) (*Target, error) {
 // sent, so that a mistake in them is reported at once.
 func (t *Target) prepare(user Statements) error {
 	t.setup, t.teardown = user.Setup, user.Teardown
-	stmts := []namedStmt{{"--sql-write", user.Write, &t.write}, {"--sql-read", user.Read, &t.read}}
+	t.tx, t.iso = user.inTx(), user.Isolation
+	var stmts []namedStmt
+	if n := len(user.Write); n > 0 {
+		t.before = make([]placeholders.Query, n-1)
+		for i, w := range user.Write[:n-1] {
+			stmts = append(stmts, namedStmt{fmt.Sprintf("--sql-write %d of %d", i+1, n), w, &t.before[i]})
+		}
+		what := "--sql-write"
+		if n > 1 {
+			what = fmt.Sprintf("--sql-write %d of %d", n, n)
+		}
+		// The last is first in the list: decideCounting names it.
+		stmts = append([]namedStmt{{what, user.Write[n-1], &t.write}}, stmts...)
+	} else {
+		stmts = append(stmts, namedStmt{"--sql-write", "", &t.write})
+	}
+	if user.Guard != "" {
+		stmts = append(stmts, namedStmt{"--sql-guard", user.Guard, &t.guard})
+	}
+	stmts = append(stmts, namedStmt{"--sql-read", user.Read, &t.read})
 	if t.mode != "" {
 		t.table = newTableName()
 		b := t.d.statements(t.table, t.acceptEqual)
@@ -144,15 +171,15 @@ func (t *Target) prepare(user Statements) error {
 			return fmt.Errorf("%q: %w", stmt, err)
 		}
 	}
-	if err := t.decideCounting(); err != nil {
+	if err := t.decideCounting(user.Accepted); err != nil {
 		return fmt.Errorf("%s: %w", stmts[0].what, err)
 	}
-	return nil
+	return t.checkTx(user)
 }
 
 // decideCounting reads from the write's shape how its count becomes an
 // outcome, or refuses a shape whose count would not say.
-func (t *Target) decideCounting() error {
+func (t *Target) decideCounting(rule Accepted) error {
 	if t.mode == ModeCheckThenSet {
 		// Its outcome is decided in Go; the count of its unguarded
 		// update is never read.
@@ -161,7 +188,7 @@ func (t *Target) decideCounting() error {
 	}
 	s, err := shapeOf(t.write)
 	if err == nil {
-		t.count, err = t.d.counting(s)
+		t.count, err = countingFor(s, rule, t.d.counting)
 	}
 	return err
 }
@@ -219,8 +246,9 @@ func (t *Target) Table() string { return t.table }
 func (t *Target) Dialect() string { return t.d.name }
 
 // SetWindow sets what runs in check-then-set between the comparison and
-// the update; the harness uses it to hold a write there. The other modes
-// have no such window and never call it.
+// the update, and in the user's own transaction between its guard and
+// its first statement and between statements; the harness uses it to hold
+// a write there. A single statement has no such window and never calls it.
 func (t *Target) SetWindow(window func(ctx context.Context, resource string, token uint64)) {
 	t.window = window
 }

@@ -102,7 +102,7 @@ func TestTeardownSaysWhatIsLeft(t *testing.T) {
 			missing := "DROP TABLE " + newTableName()
 			st := Statements{
 				Setup:    []string{"CREATE TABLE " + table + " (resource VARCHAR(100) PRIMARY KEY, token BIGINT, value TEXT)"},
-				Write:    "INSERT INTO " + table + " (resource, token, value) VALUES (:resource, :token, :value)",
+				Write:    []string{"INSERT INTO " + table + " (resource, token, value) VALUES (:resource, :token, :value)"},
 				Read:     "SELECT value, token FROM " + table + " WHERE resource = :resource",
 				Teardown: []string{missing, "DROP TABLE " + table},
 			}

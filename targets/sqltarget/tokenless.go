@@ -39,8 +39,9 @@ func (t *Target) WriteWithoutToken(ctx context.Context, resource, value string) 
 		return 0, t.tokenlessError(resource, notApplied(err))
 	}
 	defer conn.Close()
-	if _, err := apply(sctx, conn, t.plain, args{resource: resource, value: value}); err != nil {
-		return 0, t.tokenlessError(resource, classify(err))
+	// The plain upsert has no RETURNING: its count is read, and ignored.
+	if _, err := (counting{}).run(sctx, conn, t.plain, args{resource: resource, value: value}); err != nil {
+		return 0, t.tokenlessError(resource, err)
 	}
 	return histories.Accepted, nil
 }

@@ -51,7 +51,7 @@ func TestOwnStatementsCannotWriteWithoutToken(t *testing.T) {
 	t.Parallel()
 	tgt := open(t, engine{name: "sqlite"}.spec(t), ownOptions(Statements{
 		Setup: []string{"CREATE TABLE own (resource TEXT PRIMARY KEY, token INTEGER, value TEXT)"},
-		Write: "INSERT INTO own VALUES (:resource, :token, :value) ON CONFLICT (resource) DO UPDATE SET token = excluded.token, value = excluded.value WHERE excluded.token > own.token",
+		Write: []string{"INSERT INTO own VALUES (:resource, :token, :value) ON CONFLICT (resource) DO UPDATE SET token = excluded.token, value = excluded.value WHERE excluded.token > own.token"},
 		Read:  "SELECT value, token FROM own WHERE resource = :resource",
 	}))
 	_, err := targets.Tokenless(tgt)

@@ -19,9 +19,12 @@ func (t *Target) Write(ctx context.Context, resource string, token uint64, value
 	a := args{resource: resource, token: int64(token), value: value}
 	var out histories.Outcome
 	var err error
-	if t.mode == ModeCheckThenSet {
+	switch {
+	case t.mode == ModeCheckThenSet:
 		out, err = t.checkThenSet(ctx, a)
-	} else {
+	case t.tx:
+		out, err = t.writeTx(ctx, a)
+	default:
 		out, err = t.writeOnce(ctx, a)
 	}
 	if err != nil {
@@ -41,12 +44,7 @@ func (t *Target) writeOnce(ctx context.Context, a args) (histories.Outcome, erro
 		return 0, notApplied(err)
 	}
 	defer conn.Close()
-	n, err := apply(sctx, conn, t.write, a)
-	if err != nil {
-		return 0, classify(err)
-	}
-	// A count that is no outcome is an unknown one: the statement ran.
-	return t.count.outcome(n)
+	return t.count.run(sctx, conn, t.write, a)
 }
 
 // runner is what a statement runs on: a connection or a transaction.
@@ -55,27 +53,26 @@ type runner interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 }
 
-// apply runs a write and returns the rows it returned, with RETURNING, or
-// else the rows it affected.
-func apply(ctx context.Context, r runner, q placeholders.Query, a args) (int64, error) {
-	if !q.Returning {
+// run runs a write's statement and reads its result as c says: the rows
+// it returned, or else the rows it affected. An error the statement
+// returned is classified (errors.go); a result that is no outcome is an
+// unknown one, since the statement ran.
+func (c counting) run(ctx context.Context, r runner, q placeholders.Query, a args) (histories.Outcome, error) {
+	if !c.rows {
 		res, err := r.ExecContext(ctx, q.Text, a.bind(q)...)
+		if err != nil {
+			return 0, classify(err)
+		}
+		n, err := res.RowsAffected()
 		if err != nil {
 			return 0, err
 		}
-		return res.RowsAffected()
+		return c.outcome(n)
 	}
 	rows, err := r.QueryContext(ctx, q.Text, a.bind(q)...)
 	if err != nil {
-		return 0, err
+		return 0, classify(err)
 	}
 	defer rows.Close()
-	var n int64
-	for rows.Next() {
-		n++
-	}
-	if err := rows.Err(); err != nil {
-		return 0, err
-	}
-	return n, rows.Close()
+	return c.rowsOutcome(rows)
 }
