@@ -110,12 +110,14 @@ func (t templates) any(f func(string) bool) bool {
 // side is "write" or "read".
 func (t templates) check(p *problems, side, method string, allowed placeholders) {
 	bad := func(field, format string, args ...any) { p.add(side+"."+field, format, args...) }
-	unknown := func(field, tmpl string, allowed []string) {
+	unknown := func(field, tmpl string, allowed []string) (found bool) {
 		for _, ph := range placeholder.FindAllString(tmpl, -1) {
 			if !slices.Contains(allowed, ph) {
 				bad(field, "unknown placeholder %s: want %s", ph, strings.Join(allowed, ", "))
+				found = true
 			}
 		}
+		return found
 	}
 	if method == "" || strings.IndexFunc(method, func(r rune) bool { return !isTokenChar(r) }) >= 0 {
 		bad("method", "%q is not an HTTP method", method)
@@ -136,8 +138,7 @@ func (t templates) check(p *problems, side, method string, allowed placeholders)
 		}
 		unknown(fmt.Sprintf("headers[%q]", name), t.headers[name], allowed.text)
 	}
-	if t.body != "" {
-		unknown("json_body", t.body, allowed.body)
+	if t.body != "" && !unknown("json_body", t.body, allowed.body) {
 		sample := op{resource: "r", token: 1, value: "v"}.jsonBody(t.body)
 		if !json.Valid([]byte(sample)) {
 			bad("json_body", "not JSON once filled in (%s); placeholders are JSON values, write {resource}, not \"{resource}\"", sample)
