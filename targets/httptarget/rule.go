@@ -55,9 +55,9 @@ type When struct {
 // Go's RE2 syntax and unanchored: write ^…$ to match the whole text.
 type Match struct {
 	From   string          `json:"from"`
-	Equals json.RawMessage `json:"equals"`
-	Prefix *string         `json:"prefix"`
-	Regex  *string         `json:"regex"`
+	Equals json.RawMessage `json:"equals,omitempty"`
+	Prefix *string         `json:"prefix,omitempty"`
+	Regex  *string         `json:"regex,omitempty"`
 }
 
 // matcher is a compiled When.
