@@ -5,6 +5,9 @@
 //	worker ──Write──> Target ──PUT {base}/resources/{id}──> receiver
 //	                     2xx: Accepted · 409/412: Rejected · anything else, timeout, lost connection: error (unknown)
 //
+// An adapter's outcome rules replace the status mapping; an answer that
+// no rule matches is unknown too, never a default verdict.
+//
 // The package lives in targets/http; it is named httptarget so that it
 // does not shadow net/http. The reference receiver is in targets/httptarget/receiver.
 package httptarget
