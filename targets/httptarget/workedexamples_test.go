@@ -55,8 +55,8 @@ func TestWorkedExamplesAreShortAndDocumented(t *testing.T) {
 func TestWorkedExamplesMapBothWays(t *testing.T) {
 	t.Parallel()
 	for name, handler := range exampleapi.Handlers {
-		for _, bug := range []exampleapi.Bug{exampleapi.Correct, exampleapi.NoComparison} {
-			t.Run(name, func(t *testing.T) {
+		for bug, what := range map[exampleapi.Bug]string{exampleapi.Correct: "correct", exampleapi.NoComparison: "no-comparison"} {
+			t.Run(name+"/"+what, func(t *testing.T) {
 				t.Parallel()
 				srv := httptest.NewServer(handler(bug))
 				t.Cleanup(srv.Close)
