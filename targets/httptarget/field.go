@@ -1,10 +1,8 @@
 package httptarget
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 )
@@ -14,11 +12,9 @@ import (
 type document struct{ root any }
 
 func parseDocument(body []byte) (document, error) {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return document{}, fmt.Errorf("response body is not JSON: %w", err)
+	v, err := decodeJSON(body)
+	if err != nil {
+		return document{}, fmt.Errorf("response body is %w", err)
 	}
 	return document{v}, nil
 }
@@ -37,28 +33,6 @@ func (d document) field(path string) (any, bool) {
 		}
 	}
 	return cur, true
-}
-
-// matches reports whether the field at path equals one of the JSON values
-// in list; a missing field equals null.
-func (d document) matches(path string, list []json.RawMessage) bool {
-	v, _ := d.field(path)
-	got, err := json.Marshal(v)
-	if err != nil {
-		return false
-	}
-	return slices.ContainsFunc(list, func(want json.RawMessage) bool {
-		return jsonEqual(got, want)
-	})
-}
-
-// jsonEqual compares two JSON texts by their canonical form.
-func jsonEqual(a, b []byte) bool {
-	var x, y bytes.Buffer
-	if json.Compact(&x, a) != nil || json.Compact(&y, b) != nil {
-		return false
-	}
-	return bytes.Equal(x.Bytes(), y.Bytes())
 }
 
 // fieldString returns a string field (or the text of a number).

@@ -5,6 +5,9 @@
 //	worker ──Write──> Target ──PUT {base}/resources/{id}──> receiver
 //	                     2xx: Accepted · 409/412: Rejected · anything else, timeout, lost connection: error (unknown)
 //
+// An adapter's outcome rules replace the status mapping; an answer that
+// no rule matches is unknown too, never a default verdict.
+//
 // The package lives in targets/http; it is named httptarget so that it
 // does not shadow net/http. The reference receiver is in targets/httptarget/receiver.
 package httptarget
@@ -62,7 +65,7 @@ type Target struct {
 	query   string   // the base URL's query, sent with every request
 	name    string   // the base URL as it may be printed
 	secrets []string // what the target's errors must not contain
-	adapter Adapter
+	adapter compiled
 	client  *http.Client
 	timeout time.Duration
 	desc    func(h http.Header, op, resource string, token uint64)
@@ -107,7 +110,8 @@ func New(base string, o Options) (*Target, error) {
 	if u.Fragment != "" {
 		return nil, fmt.Errorf("http target %q: no fragment in the base URL", name)
 	}
-	if err := o.Adapter.Validate(); err != nil {
+	adapter, err := o.Adapter.compile()
+	if err != nil {
 		return nil, fmt.Errorf("http target %q: adapter: %w", name, err)
 	}
 	if err := o.validate(); err != nil {
@@ -116,7 +120,7 @@ func New(base string, o Options) (*Target, error) {
 	query := u.RawQuery
 	u.Path, u.RawQuery, u.ForceQuery = strings.TrimSuffix(u.Path, "/"), "", false
 	return &Target{base: u, query: query, name: name, secrets: redact.Secrets(base, o.Header),
-		adapter: o.Adapter.withDefaults(), client: httpclient.New(o.Workers, o.Timeout),
+		adapter: adapter, client: httpclient.New(o.Workers, o.Timeout),
 		timeout: o.Timeout, desc: o.Describe, header: o.Header.Clone()}, nil
 }
 
@@ -165,7 +169,7 @@ func (t *Target) send(ctx context.Context, o op, what string) (histories.Outcome
 	if err != nil {
 		return 0, fmt.Errorf("%s: %w", what, err)
 	}
-	out, err := t.adapter.Write.outcome(resp)
+	out, err := t.adapter.outcome(resp)
 	if err != nil {
 		return 0, fmt.Errorf("%s: unknown outcome: %w", what, err)
 	}
@@ -177,7 +181,7 @@ func (t *Target) read(ctx context.Context, resource string) (targets.Reading, er
 	if err != nil {
 		return targets.Reading{}, fmt.Errorf("read %s: %w", resource, err)
 	}
-	r, err := t.adapter.Read.reading(resp)
+	r, err := t.adapter.reading(resp)
 	if err != nil {
 		return targets.Reading{}, fmt.Errorf("read %s: %w", resource, err)
 	}
@@ -265,6 +269,7 @@ func (t *Target) writeRequest(ctx context.Context, o op) (*http.Request, error) 
 	if w.ContentType != "" {
 		req.Header.Set("Content-Type", w.ContentType)
 	}
+	addTemplates(req, o, w.Query, w.Headers)
 	if o.tokenless {
 		return req, nil // nothing to describe: see WriteWithoutToken
 	}
@@ -281,6 +286,17 @@ func (t *Target) writeRequest(ctx context.Context, o op) (*http.Request, error) 
 	return req, nil
 }
 
+// addTemplates adds the adapter's query parameters and headers, filled
+// in, to a request.
+func addTemplates(req *http.Request, o op, query, headers map[string]string) {
+	if len(query) > 0 {
+		q := req.URL.Query()
+		o.fillText(query, q.Set)
+		req.URL.RawQuery = q.Encode()
+	}
+	o.fillText(headers, req.Header.Set)
+}
+
 func (t *Target) readRequest(ctx context.Context, o op) (*http.Request, error) {
 	r := t.adapter.Read
 	var body io.Reader
@@ -294,6 +310,7 @@ func (t *Target) readRequest(ctx context.Context, o op) (*http.Request, error) {
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
+	addTemplates(req, o, r.Query, r.Headers)
 	t.describe(req, "read", o)
 	return req, nil
 }
@@ -304,43 +321,32 @@ func (t *Target) describe(req *http.Request, f string, o op) {
 	}
 }
 
-// outcome maps a write's answer: accepted, stale, or an error for an
-// unknown outcome.
-func (w WriteSpec) outcome(r *response) (histories.Outcome, error) {
-	switch {
-	case slices.Contains(w.StaleStatus, r.status):
-		return histories.Rejected, nil
-	case !w.acceptedStatus(r.status):
-		return 0, fmt.Errorf("status %d%s", r.status, snippet(r.body))
-	case w.OutcomeFrom == "status":
-		return histories.Accepted, nil
+// outcome maps a write's answer by the first outcome rule that holds:
+// accepted, rejected, or an error for an unknown outcome, which is also
+// what an answer no rule holds for is.
+func (c compiled) outcome(r *response) (histories.Outcome, error) {
+	a := &answer{response: r}
+	for _, rule := range c.outcomes {
+		if !rule.holds(a) {
+			continue
+		}
+		switch rule.outcome {
+		case OutcomeAccepted:
+			return histories.Accepted, nil
+		case OutcomeRejected:
+			return histories.Rejected, nil
+		}
+		return 0, fmt.Errorf("status %d, unknown by %s%s", r.status, rule.name, snippet(r.body))
 	}
-	doc, err := parseDocument(r.body)
-	if err != nil {
-		return 0, fmt.Errorf("status %d: %w", r.status, err)
-	}
-	path := strings.TrimPrefix(w.OutcomeFrom, "field:")
-	switch {
-	case doc.matches(path, w.AcceptedValues):
-		return histories.Accepted, nil
-	case doc.matches(path, w.StaleValues):
-		return histories.Rejected, nil
-	}
-	v, _ := doc.field(path)
-	return 0, fmt.Errorf("status %d with field %q = %v, neither accepted nor stale", r.status, path, v)
-}
-
-func (w WriteSpec) acceptedStatus(status int) bool {
-	if len(w.AcceptedStatus) == 0 {
-		return status >= 200 && status < 300
-	}
-	return slices.Contains(w.AcceptedStatus, status)
+	return 0, fmt.Errorf("status %d, which no outcome rule matches%s", r.status, snippet(r.body))
 }
 
 // reading extracts a read's answer.
-func (s ReadSpec) reading(r *response) (targets.Reading, error) {
+func (c compiled) reading(r *response) (targets.Reading, error) {
+	s := c.Read
 	hasToken := s.TokenFrom != "none"
-	if slices.Contains(s.NotFoundStatus, r.status) {
+	a := &answer{response: r}
+	if slices.ContainsFunc(c.notFound, func(m matcher) bool { return m.holds(a) }) {
 		return targets.Reading{HasToken: hasToken}, nil
 	}
 	if r.status < 200 || r.status >= 300 {
@@ -349,12 +355,9 @@ func (s ReadSpec) reading(r *response) (targets.Reading, error) {
 	var doc document
 	if s.needsDocument() {
 		var err error
-		if doc, err = parseDocument(r.body); err != nil {
+		if doc, err = a.document(); err != nil {
 			return targets.Reading{}, err
 		}
-	}
-	if s.NotFoundFrom != "" && doc.matches(strings.TrimPrefix(s.NotFoundFrom, "field:"), s.NotFoundValues) {
-		return targets.Reading{HasToken: hasToken}, nil
 	}
 	got := targets.Reading{Found: true, HasToken: hasToken}
 	var err error
@@ -374,7 +377,7 @@ func (s ReadSpec) reading(r *response) (targets.Reading, error) {
 }
 
 func (s ReadSpec) needsDocument() bool {
-	return isField(s.ValueFrom) || isField(s.TokenFrom) || s.NotFoundFrom != ""
+	return isField(s.ValueFrom) || isField(s.TokenFrom)
 }
 
 // extract reads "body", "header:NAME" or "field:PATH" from an answer.

@@ -8,22 +8,24 @@ import (
 	"github.com/fencecheck/fencecheck/histories"
 )
 
-// errTokenInBody is why an adapter whose token travels in the JSON body
-// cannot write without one.
-var errTokenInBody = errors.New("the adapter writes the token into the JSON body (write.token_in body); " +
+// errTokenInBody is why an adapter whose token travels in the path or
+// the JSON body cannot write without one.
+var errTokenInBody = errors.New("the adapter writes the token into its path or JSON body template; " +
 	"fencecheck cannot leave it out of a template")
 
 // CheckTokenless implements targets.TokenlessWriter: a token carried in
-// a header or the query can be left out; one in a body template cannot.
+// a header or the query (token_in, or a query or header template) can be
+// left out; one in the path or body template cannot.
 func (t *Target) CheckTokenless() error {
-	if t.adapter.Write.TokenIn == "body" {
+	if w := t.adapter.Write; carriesToken(w.Path) || carriesToken(w.JSONBody) {
 		return fmt.Errorf("http target %s: %w", t.name, errTokenInBody)
 	}
 	return nil
 }
 
 // WriteWithoutToken implements targets.TokenlessWriter: the adapter's
-// write request without the token header (or query parameter), its
+// write request without the token header (or query parameter, or the
+// query and header templates that carry it), its
 // answer mapped as every write's is (2xx accepted, the stale statuses
 // rejected, anything else an unknown outcome).
 //
