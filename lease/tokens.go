@@ -34,26 +34,30 @@ const (
 // Dense is the default sequence: each grant one above the last.
 var Dense = Tokens{}
 
-// Sparse returns the sequence that counts up from 1 for SparseStretch
+// Sparse returns the sequence that counts up from 1 for SparseStretch/2
 // grants, then jumps to SparseStretch/2 tokens below each of
 // SparseBoundaries in turn (those inside the receiver's domain) and
-// counts across it, and after the last counts up from there.
+// counts across it, and after the last counts up from there: 1, 2, 3, 7,
+// 8, 9, 10, 11, 12, 97, …, 2^63+2, 2^63+3, ….
 func Sparse() Tokens { return Tokens{kind: sparse} }
 
 // From returns the sequence that starts at n (at least 1) and counts up.
 func From(n uint64) Tokens { return Tokens{kind: from, from: max(n, 1)} }
 
 // SparseBoundaries are where a receiver's representation of a token
-// breaks: signed and unsigned 32-bit integers wrap at 2^31 and 2^32,
-// float64 stops being exact above 2^53, a signed 64-bit integer wraps at
-// 2^63. Between them, a string comparison is wrong at every change in the
-// number of digits, which the dense start (1 … 16) already crosses.
-var SparseBoundaries = []uint64{1 << 31, 1 << 32, 1 << 53, 1 << 63}
+// breaks: a string comparison at each new digit ("10" < "9"), signed and
+// unsigned 32-bit integers wrap at 2^31 and 2^32, float64 stops being
+// exact above 2^53 (2^53+1 is 2^53), a signed 64-bit integer wraps at
+// 2^63.
+var SparseBoundaries = []uint64{10, 100, 1000, 1 << 31, 1 << 32, 1 << 53, 1 << 63}
 
 // SparseStretch is how many consecutive tokens a sparse sequence grants
-// at its start and around each boundary: half below it, half from it on,
-// enough for several owners to write on each side in any run.
-const SparseStretch = 16
+// around each boundary: half below it, half from it on. It is small, so
+// that a short run reaches the last boundary (after about 45 grants on a
+// resource); a defect of representation goes on showing above its
+// boundary, where the sequence then stays (a float64 receiver confuses
+// most consecutive tokens above 2^63).
+const SparseStretch = 6
 
 // ErrTokensExhausted is returned when a resource's sequence has no token
 // left inside the receiver's domain.
@@ -114,8 +118,8 @@ func (t Tokens) Next(last, maxToken uint64) (uint64, bool) {
 // sparseNext is next, or the start of the next stretch when next lies
 // between two stretches.
 func sparseNext(next, maxToken uint64) uint64 {
-	if next <= SparseStretch {
-		return next // the start: 1 … SparseStretch
+	if next <= SparseStretch/2 {
+		return next // the start: 1 … SparseStretch/2
 	}
 	for _, s := range sparseStretches(maxToken) {
 		switch {

@@ -37,9 +37,10 @@ func TestTokensSequences(t *testing.T) {
 		{"dense runs out", "dense", 2, 3, []uint64{1, 2}, nil},
 		{"from", "from:1000", math.MaxUint64, 3, []uint64{1000, 1001, 1002}, nil},
 		{"from the domain's end", "from:9223372036854775806", math.MaxInt64, 3, []uint64{math.MaxInt64 - 1, math.MaxInt64}, nil},
-		{"sparse in 2^64-1", "sparse", math.MaxUint64, 0, nil, []uint64{1 << 31, 1 << 32, 1 << 53, 1 << 63}},
-		{"sparse in a BIGINT", "sparse", math.MaxInt64, 0, nil, []uint64{1 << 31, 1 << 32, 1 << 53}},
-		{"sparse in an int32", "sparse", math.MaxInt32, 20, []uint64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20}, nil},
+		{"sparse in 2^64-1", "sparse", math.MaxUint64, 14, []uint64{1, 2, 3, 7, 8, 9, 10, 11, 12, 97, 98, 99, 100, 101}, []uint64{10, 100, 1000, 1 << 31, 1 << 32, 1 << 53, 1 << 63}},
+		{"sparse in a BIGINT", "sparse", math.MaxInt64, 0, nil, []uint64{10, 100, 1000, 1 << 31, 1 << 32, 1 << 53}},
+		{"sparse in an int32", "sparse", math.MaxInt32, 0, nil, []uint64{10, 100, 1000}},
+		{"sparse in 1000", "sparse", 1000, 0, nil, []uint64{10, 100}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			tok, err := ParseTokens(c.tokens)
@@ -63,7 +64,7 @@ func TestSparseCrossesEachBoundary(t *testing.T) {
 		for i := 1; i < len(seq); i++ {
 			require.Greater(t, seq[i], seq[i-1])
 		}
-		assert.Equal(t, uint64(SparseStretch), seq[SparseStretch-1])
+		assert.Equal(t, uint64(SparseStretch/2), seq[SparseStretch/2-1])
 		for _, b := range Sparse().Crossed(maxToken) {
 			assert.Contains(t, seq, b-SparseStretch/2)
 			assert.Contains(t, seq, b-1)
@@ -72,10 +73,11 @@ func TestSparseCrossesEachBoundary(t *testing.T) {
 		}
 		last := Sparse().Crossed(maxToken)
 		top := last[len(last)-1]
-		assert.Equal(t, top+uint64(200-SparseStretch*(len(last)+1))+SparseStretch/2-1, seq[199], "counts up after the last boundary")
+		grantsBefore := SparseStretch/2 + SparseStretch*len(last) // the start and every stretch
+		assert.Equal(t, top+SparseStretch/2-1+uint64(200-grantsBefore), seq[199], "counts up after the last boundary")
 	}
-	// Prior state: a resource already at 100 jumps to the next stretch.
-	next, ok := Sparse().Next(100, math.MaxUint64)
+	// Prior state: a resource already at 5000 jumps to the next stretch.
+	next, ok := Sparse().Next(5000, math.MaxUint64)
 	require.True(t, ok)
 	assert.Equal(t, uint64(1<<31-SparseStretch/2), next)
 }
