@@ -143,7 +143,7 @@ func runVerify(ctx context.Context, cmd *cobra.Command, f verifyFlags) error {
 		if rep.Leases != "" {
 			tokens = ", tokens from " + rep.Leases
 		}
-		fmt.Fprintf(stdout, "verify %s (%s policy%s; token domain %s)\n\n", t.name, rep.Policy, tokens, targets.DomainName(rep.MaxToken))
+		fmt.Fprintf(stdout, "verify %s (%s policy%s)\ntoken domain %s: no larger token is sent\n\n", t.name, rep.Policy, tokens, targets.DomainName(rep.MaxToken))
 		if err := verify.WriteTable(stdout, outcomes); err != nil {
 			return err
 		}
