@@ -9,7 +9,7 @@ import (
 )
 
 // maxTokenHelp is the --max-token flag's help, the same for every command.
-const maxTokenHelp = "the largest token the receiver stores, in decimal or as 2^N, 2^N-K, 2^N+K (a BIGINT column: 2^63-1); fencecheck never sends a larger one, and verify tests the boundaries below it (default: what the target declares, else 2^64-1; see docs/verify.md)"
+const maxTokenHelp = "the largest token the receiver stores, in decimal or as 2^N, 2^N-K, 2^N+K (a BIGINT column: 2^63-1); fencecheck never sends a larger one, and verify tests the boundaries below it (default: what the target declares, else 2^64-1; see docs/running.md)"
 
 // powerForm is 2^N with an optional +K or -K.
 var powerForm = regexp.MustCompile(`^2\^([0-9]{1,2})(?:([+-])([0-9]{1,20}))?$`)
