@@ -65,13 +65,19 @@ func TestRunFindsTokenRepresentationBugs(t *testing.T) {
 					MaxToken uint64 `json:"max_token"`
 				} `json:"config"`
 			}
-			b, err := os.ReadFile(filepath.Join(dir, "s", "latest", "result.json"))
-			require.NoError(t, err)
-			require.NoError(t, json.Unmarshal(b, &res))
+			latestResult(t, dir, &res)
 			assert.Equal(t, want, res.Config.Tokens)
 			assert.Equal(t, uint64(1<<64-1), res.Config.MaxToken)
 		})
 	}
+}
+
+// latestResult decodes the result.json of the store s's latest run in dir.
+func latestResult(t *testing.T, dir string, v any) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "s", "latest", "result.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, v))
 }
 
 // TestVerifyPassesBuiltinAtomicSQLInItsDomain: verify passes the built-in
@@ -94,9 +100,7 @@ func TestVerifyPassesBuiltinAtomicSQLInItsDomain(t *testing.T) {
 				MaxToken uint64 `json:"max_token"`
 				Passed   bool   `json:"passed"`
 			}
-			b, err := os.ReadFile(filepath.Join(dir, "s", "latest", "result.json"))
-			require.NoError(t, err)
-			require.NoError(t, json.Unmarshal(b, &rep))
+			latestResult(t, dir, &rep)
 			assert.Equal(t, uint64(1<<63-1), rep.MaxToken)
 			assert.True(t, rep.Passed)
 			history, err := os.ReadFile(filepath.Join(dir, "s", "latest", "history.jsonl"))
