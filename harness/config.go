@@ -75,6 +75,18 @@ type Config struct {
 	// LeaseTTL. A real issuer runs on the real clock: not with
 	// Deterministic.
 	Issuer lease.Issuer
+	// Tokens is the sequence of tokens the run's own lease service grants
+	// on each resource: lease.Dense (the zero value), lease.Sparse(),
+	// which jumps across 2^31, 2^32, 2^53 and 2^63 inside the receiver's
+	// domain, or lease.From(n). Only the run's own service renumbers its
+	// tokens: with Leases or Issuer it must be Dense.
+	Tokens lease.Tokens
+	// MaxToken is the largest token the receiver stores, as the caller
+	// declares it (a BIGINT column: 2^63-1); 0, what the target declares
+	// (targets.TokenDomain), else 2^64-1. The run's domain is the smaller
+	// of the two: its lease service grants no token above it, and a write
+	// with one is never sent (not applied, never a violation).
+	MaxToken uint64
 
 	// Strategy is what the workers rely on against an older owner's
 	// write: workload.Fencing (the token on every write) or one of the
@@ -292,6 +304,7 @@ func (c *Config) Validate() error {
 		bad("StoreDir", "required")
 	}
 	c.validateStrategy(bad)
+	c.validateTokens(bad)
 	if c.Schedule == nil && len(c.Faults) > 0 {
 		bad("Schedule", "required with faults")
 	}

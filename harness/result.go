@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 	"fmt"
+	"math"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -12,9 +13,11 @@ import (
 	"github.com/fencecheck/fencecheck/explain"
 	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/internal/termsafe"
+	"github.com/fencecheck/fencecheck/lease"
 	"github.com/fencecheck/fencecheck/nemesis"
 	"github.com/fencecheck/fencecheck/report"
 	"github.com/fencecheck/fencecheck/runstore"
+	"github.com/fencecheck/fencecheck/targets"
 	"github.com/fencecheck/fencecheck/workload"
 )
 
@@ -85,6 +88,11 @@ type RunConfig struct {
 	LeaseMultiplier float64 `json:"lease_multiplier,omitempty"`
 	IssuedTTL       string  `json:"issued_lease_ttl,omitempty"`
 	RenewEvery      string  `json:"renew_every,omitempty"`
+	// Tokens is the lease tokens' sequence (Config.Tokens: dense, sparse,
+	// from:N); MaxToken the largest token the run could send, the
+	// receiver's token domain (Config.MaxToken and the target's).
+	Tokens   string `json:"tokens"`
+	MaxToken uint64 `json:"max_token"`
 	// Command repeats the run (Config.Command).
 	Command string `json:"command,omitempty"`
 	// RunID names the run's resources or, with fixed resource names, its
@@ -97,6 +105,7 @@ type RunConfig struct {
 	// job's.
 	Shard string `json:"shard,omitempty"`
 
+	crossed       []uint64 // the boundaries the tokens' sequence crosses
 	staleFaults   []string // the faults that exist to make stale writes
 	issuerFaults  []string // the faults that take the issuer's servers down
 	issuerServers bool     // the issuer had servers to take down
@@ -120,8 +129,8 @@ func (c *Config) summary(runID string, resources []string) RunConfig {
 		Deterministic: c.Deterministic, Policy: c.Policy.String(), RequireExclusive: c.RequireExclusive,
 		MinStale: c.MinStale, NoReport: c.NoReport, Version: c.Version,
 		Command: c.Command, RunID: runID, ResourceNames: resources, FixedNames: len(c.ResourceNames) > 0, staleFaults: stale,
-		ClientStrategy: c.Strategy.String(),
-		issuerFaults:   issuerFaults(c.Faults),
+		ClientStrategy: c.Strategy.String(), Tokens: c.Tokens.String(), MaxToken: c.domain(), crossed: c.Tokens.Crossed(c.domain()),
+		issuerFaults: issuerFaults(c.Faults),
 	}
 	switch c.Strategy {
 	case workload.LongerLease:
@@ -229,6 +238,17 @@ func (res *Result) Summary() string {
 	fmt.Fprintf(&b, "target      %s (%s, seed %d)\n", cfg.Target, mode, cfg.Seed)
 	fmt.Fprintf(&b, "workload    %d workers, %s, %s, lease TTL %s, nemesis %s\n", cfg.Workers, cfg.resourcesSummary(),
 		workloadLength(cfg), cfg.LeaseTTL, faultList(cfg.Faults))
+	if cfg.Tokens != lease.Dense.String() || cfg.MaxToken != math.MaxUint64 {
+		across := ""
+		if len(cfg.crossed) > 0 {
+			names := make([]string, len(cfg.crossed))
+			for i, t := range cfg.crossed {
+				names[i] = targets.TokenName(t)
+			}
+			across = " across " + strings.Join(names, ", ")
+		}
+		fmt.Fprintf(&b, "tokens      %s%s, none above %s, the largest the receiver stores\n", cfg.Tokens, across, targets.TokenName(cfg.MaxToken))
+	}
 	fmt.Fprintf(&b, "operations  %d: %d writes (%d accepted, %d rejected, %d unknown, %d failed), %d reads (%d unknown)\n",
 		c.Operations, c.Writes, c.Accepted, c.Rejected, c.UnknownWrites, c.FailedWrites, c.Reads, c.UnknownReads)
 	fmt.Fprintf(&b, "exercised   %d stale writes (%d rejected, %d accepted, %d unknown); %d equal-token repeats (%d accepted);\n",

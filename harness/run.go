@@ -130,6 +130,7 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 	}
 	if r.leases == nil {
 		r.leases = lease.NewLocal(life, rt, rec, cfg.IssuedTTL())
+		r.useTokens()
 	}
 	r.clock = rt
 	if cfg.Issuer != nil {
@@ -226,7 +227,7 @@ func (r *run) wireFaults() {
 func (r *run) workload(valuePrefix string) workload.Config {
 	w := workload.Config{Workers: r.cfg.Workers, Resources: r.resources, ValuePrefix: valuePrefix, Duration: r.cfg.Duration,
 		Ops: r.cfg.Ops, Rate: r.cfg.Rate, ReadShare: r.cfg.ReadShare, RepeatShare: r.cfg.RepeatShare, Think: r.cfg.Think,
-		OpTimeout: r.cfg.OpTimeout, Strategy: r.cfg.Strategy, RenewEvery: r.cfg.RenewEvery}
+		OpTimeout: r.cfg.OpTimeout, Strategy: r.cfg.Strategy, RenewEvery: r.cfg.RenewEvery, MaxToken: r.cfg.domain()}
 	if r.cfg.Deterministic {
 		w.Latency = r.cfg.Latency // the simulated target answers at once
 	}

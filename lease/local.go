@@ -3,6 +3,7 @@ package lease
 import (
 	"context"
 	"fmt"
+	"math"
 	"sync"
 	"time"
 
@@ -19,6 +20,10 @@ type Local struct {
 	rec  *histories.Recorder
 	ttl  time.Duration
 	life context.Context // expiry timers stop with it
+	// tokens is each resource's sequence, inside the domain that ends
+	// at maxToken (UseTokens).
+	tokens   Tokens
+	maxToken uint64
 
 	mu  sync.Mutex
 	res map[string]*leaseState
@@ -39,13 +44,23 @@ type leaseWaiter struct {
 	worker  int
 	gate    sched.Gate
 	granted *Lease
+	err     error // why no lease could be granted
 }
 
 // NewLocal returns a lease service on rt whose leases last ttl and whose
 // grants, expiries and releases go to rec; its expiry timers stop when
 // life ends.
 func NewLocal(life context.Context, rt sched.Runtime, rec *histories.Recorder, ttl time.Duration) *Local {
-	return &Local{rt: rt, rec: rec, ttl: ttl, life: life, res: make(map[string]*leaseState)}
+	return &Local{rt: rt, rec: rec, ttl: ttl, life: life, res: make(map[string]*leaseState), maxToken: math.MaxUint64}
+}
+
+// UseTokens makes l grant tokens in the sequence t, none above maxToken,
+// the largest token the receiver stores; call it before the first grant.
+// Without it l grants Dense tokens up to 2^64-1.
+func (l *Local) UseTokens(t Tokens, maxToken uint64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.tokens, l.maxToken = t, maxToken
 }
 
 func (l *Local) state(resource string) *leaseState {
@@ -71,9 +86,9 @@ func (l *Local) Acquire(ctx context.Context, resource string, worker int) (Lease
 	l.mu.Lock()
 	st := l.state(resource)
 	if st.holder == nil && len(st.waiters) == 0 {
-		lease := l.grantLocked(st, resource, worker, "free")
+		lease, err := l.grantLocked(st, resource, worker, "free")
 		l.mu.Unlock()
-		return lease, nil
+		return lease, err
 	}
 	w := &leaseWaiter{worker: worker, gate: l.rt.NewGate()}
 	st.waiters = append(st.waiters, w)
@@ -85,6 +100,9 @@ func (l *Local) Acquire(ctx context.Context, resource string, worker int) (Lease
 	defer l.mu.Unlock()
 	if w.granted != nil {
 		return *w.granted, nil
+	}
+	if w.err != nil {
+		return Lease{}, w.err
 	}
 	for i, other := range st.waiters {
 		if other == w {
@@ -159,18 +177,34 @@ func (l *Local) grantNextLocked(st *leaseState, resource, how string) {
 	}
 	w := st.waiters[0]
 	st.waiters = st.waiters[1:]
-	lease := l.grantLocked(st, resource, w.worker, how)
+	lease, err := l.grantLocked(st, resource, w.worker, how)
+	if err != nil {
+		// The sequence is at its end: no waiter will ever be granted.
+		for _, w := range append(st.waiters, w) {
+			w.err = err
+			w.gate.Open()
+		}
+		st.waiters = nil
+		return
+	}
 	w.granted = &lease
 	w.gate.Open()
 }
 
-func (l *Local) grantLocked(st *leaseState, resource string, worker int, how string) Lease {
-	st.next++
+// grantLocked grants the next token of resource's sequence to worker; it
+// fails when the sequence left the receiver's domain (UseTokens), for a
+// token the receiver cannot store must never be sent.
+func (l *Local) grantLocked(st *leaseState, resource string, worker int, how string) (Lease, error) {
+	next, ok := l.tokens.Next(st.next, l.maxToken)
+	if !ok {
+		return Lease{}, fmt.Errorf("acquire lease on %s after token %d: %w (%d)", resource, st.next, ErrTokensExhausted, l.maxToken)
+	}
+	st.next = next
 	lease := Lease{Resource: resource, Token: st.next, Worker: worker}
 	st.holder = &lease
 	l.record(histories.FAcquire, lease, fmt.Sprintf("worker %d receives token %d (%s)", worker, lease.Token, how))
 	l.startTTLLocked(st, lease)
-	return lease
+	return lease, nil
 }
 
 // startTTLLocked starts the holder's TTL from now.

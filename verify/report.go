@@ -16,8 +16,11 @@ type Report struct {
 	Target  string `json:"target"`
 	// Leases names the token issuer of the scenarios' tokens; empty, the
 	// scripted tokens.
-	Leases    string `json:"leases,omitempty"`
-	Policy    string `json:"policy,omitempty"`
+	Leases string `json:"leases,omitempty"`
+	Policy string `json:"policy,omitempty"`
+	// MaxToken is the largest token the battery sent or would send: the
+	// receiver's token domain (Options.MaxToken).
+	MaxToken  uint64 `json:"max_token"`
 	Exclusive bool   `json:"require_exclusive"`
 	Passed    bool   `json:"passed"`
 	Dir       string `json:"dir"`

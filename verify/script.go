@@ -89,7 +89,17 @@ func short(err error) string {
 	return termsafe.String(msg) // the target's words: a body or a driver's error
 }
 
+// write sends one write and records it. A token above the receiver's
+// domain is never sent: the scenario is aborted with an error (an issuer
+// granted it; the scripted tokens stay inside), never judged.
 func (s *script) write(ctx context.Context, resource string, token uint64, value string) answer {
+	if token > s.o.MaxToken {
+		err := targets.OutsideDomain(token, s.o.MaxToken)
+		if s.err == nil {
+			s.abort(fmt.Errorf("write %d to %s: %w", token, resource, err))
+		}
+		return answer{err: err}
+	}
 	inv := histories.Event{Process: int(s.procs.Add(1)), Type: histories.TypeInvoke, F: histories.FWrite,
 		Resource: resource, Token: token, HasToken: true, Value: value, HasValue: true}
 	s.record(inv)

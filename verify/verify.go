@@ -63,7 +63,17 @@ type Options struct {
 	// digit-boundaries always writes scripted tokens: no issuer issues
 	// 2^64-1.
 	Leases lease.Service
+	// MaxToken is the largest token the receiver stores, as its user
+	// declares it; 0: what the target declares (targets.TokenDomain),
+	// else 2^64-1. The battery's domain is the smaller of the two (see
+	// Domain): digit-boundaries tests the boundaries inside it and skips
+	// the others, and no scenario sends a token above it.
+	MaxToken uint64
 }
+
+// MinMaxToken is the smallest domain the battery plays in: its scripted
+// tokens go up to 1000.
+const MinMaxToken = 1000
 
 // DefaultOptions are the battery's defaults: the strict policy, five
 // rounds of each race.
@@ -131,6 +141,10 @@ func Names() []string {
 func Run(ctx context.Context, t targets.Target, o Options) ([]Row, error) {
 	if o.Rounds < 1 {
 		return nil, fmt.Errorf("verify: Rounds: %d, want at least 1", o.Rounds)
+	}
+	o.MaxToken = targets.Domain(t, o.MaxToken)
+	if o.MaxToken < MinMaxToken {
+		return nil, fmt.Errorf("verify: the receiver's largest token is %d, and the battery's scripted tokens go up to %d", o.MaxToken, MinMaxToken)
 	}
 	if o.RunID == "" {
 		o.RunID = strconv.FormatInt(time.Now().UnixMilli(), 36)

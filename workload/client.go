@@ -93,6 +93,11 @@ func (p *Pool) write(ctx context.Context, w *worker, resource string, token uint
 // deliver sends a write through the nemesis's deliverers to the target.
 func (p *Pool) deliver(ctx context.Context, w nemesis.Write) (histories.Outcome, error) {
 	send := func(ctx context.Context) (histories.Outcome, error) {
+		if p.tokenless == nil && p.cfg.MaxToken != 0 && w.Token > p.cfg.MaxToken {
+			// A token the receiver cannot store: sending it would test
+			// the receiver outside what it was built for.
+			return 0, targets.OutsideDomain(w.Token, p.cfg.MaxToken)
+		}
 		p.latency(ctx)
 		var out histories.Outcome
 		var err error

@@ -66,6 +66,10 @@ type Config struct {
 	// renews a lease.
 	Strategy   Strategy
 	RenewEvery time.Duration
+	// MaxToken is the largest token the target stores; a write with a
+	// token above it is never sent and is recorded as not applied
+	// (targets.OutsideDomain). Zero is no limit.
+	MaxToken uint64
 }
 
 // Run is what the workers work with.

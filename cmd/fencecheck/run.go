@@ -18,6 +18,7 @@ import (
 
 	"github.com/fencecheck/fencecheck/harness"
 	"github.com/fencecheck/fencecheck/internal/redact"
+	"github.com/fencecheck/fencecheck/lease"
 	leasespec "github.com/fencecheck/fencecheck/lease/spec"
 	"github.com/fencecheck/fencecheck/model"
 	"github.com/fencecheck/fencecheck/nemesis"
@@ -28,6 +29,7 @@ import (
 type runFlags struct {
 	target        targetFlags
 	leases        string
+	tokens        string
 	workers       int
 	resources     int
 	resourceNames []string
@@ -139,6 +141,7 @@ func (f *runFlags) register(fl *pflag.FlagSet, single bool) {
 	d := harness.DefaultConfig()
 	f.target.register(fl)
 	fl.StringVar(&f.leases, "leases", leasespec.Local, "where leases and tokens come from: local (in memory, deterministic with memory targets), etcd (an embedded 3-member cluster in the run directory), etcd://HOST:PORT,… (your cluster), redis[?SETTINGS] or postgres[?SETTINGS] (a private server in the run directory), redis://… or postgres://… (your server); see docs/leases.md")
+	fl.StringVar(&f.tokens, "tokens", d.Tokens.String(), "the lease tokens' sequence on each resource: dense (1, 2, 3, …), sparse (jumps across 10, 100, 1000, 2^31, 2^32, 2^53 and 2^63, those up to --max-token, to find receivers that compare tokens as strings, 32-bit integers, float64 or signed 64-bit integers) or from:N (start at N); sparse and from:N need the run's own leases (see docs/running.md)")
 	fl.IntVar(&f.workers, "workers", d.Workers, "concurrent workers")
 	fl.IntVar(&f.resources, "resources", d.Resources, "protected resources")
 	fl.StringSliceVar(&f.resourceNames, "resource-names", nil, "fixed resource names, e.g. r0,r1,r2,r3 (default: names unique to the run; your own --sql-* statements: r0 … r<resources-1>); a run starts from what fixed resources hold")
@@ -178,6 +181,10 @@ func (f *runFlags) config(t *openedTarget, faults []nemesis.Fault) (harness.Conf
 	}
 	cfg := harness.DefaultConfig()
 	cfg.Target, cfg.TargetName, cfg.Terms = t.target, t.name, runTerms{}
+	cfg.MaxToken = t.maxToken
+	if cfg.Tokens, err = lease.ParseTokens(f.tokens); err != nil {
+		return cfg, &usageError{fmt.Errorf("--tokens: %w", err)}
+	}
 	cfg.Workers, cfg.Resources = f.workers, f.resources
 	if cfg.ResourceNames, err = f.names(); err != nil {
 		return cfg, err
@@ -341,7 +348,7 @@ func effectiveRunFlags(cfg harness.Config, f runFlags) map[string]string {
 	e := map[string]string{
 		"workers": fmt.Sprint(cfg.Workers), "resources": fmt.Sprint(cfg.Resources), "lease-ttl": cfg.LeaseTTL.String(),
 		"nemesis": f.nemesis, "seed": fmt.Sprint(cfg.Seed), "policy": f.policy, "min-stale": fmt.Sprint(cfg.MinStale),
-		"duration": "", "ops": "", "leases": "", "client-strategy": "", "lease-multiplier": "", "renew-every": "",
+		"tokens": cfg.Tokens.String(), "duration": "", "ops": "", "leases": "", "client-strategy": "", "lease-multiplier": "", "renew-every": "",
 	}
 	switch cfg.Strategy {
 	case workload.Fencing:

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/fencecheck/fencecheck/nemesis"
+	"github.com/fencecheck/fencecheck/targets"
 	"github.com/fencecheck/fencecheck/targets/process"
 )
 
@@ -19,13 +20,15 @@ const targetHelp = "the receiver under test: memory://fenced, memory://unfenced,
 // option another has: a receiver that needs --sql-write to be reached by
 // run needs it as much to be verified.
 type targetFlags struct {
-	spec string
-	http httpFlags // HTTP targets, --exec and the receiver process
-	sql  sqlFlags  // SQL targets
+	spec     string
+	maxToken string    // --max-token as given
+	http     httpFlags // HTTP targets, --exec and the receiver process
+	sql      sqlFlags  // SQL targets
 }
 
 func (t *targetFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&t.spec, "target", "", targetHelp)
+	fl.StringVar(&t.maxToken, "max-token", "", maxTokenHelp)
 	t.http.register(fl)
 	t.sql.register(fl)
 }
@@ -55,8 +58,18 @@ type openWith struct {
 	child       *process.Child
 }
 
-// open opens the target the flags describe.
+// open opens the target the flags describe, with its token domain: the
+// smaller of --max-token and what the target declares.
 func (t *targetFlags) open(ctx context.Context, w openWith) (*openedTarget, error) {
-	return openTarget(ctx, t.spec, targetOptions{http: t.http, workers: w.workers, faults: w.faults, child: w.child,
+	declared, err := parseMaxToken(t.maxToken)
+	if err != nil {
+		return nil, err
+	}
+	o, err := openTarget(ctx, t.spec, targetOptions{http: t.http, workers: w.workers, faults: w.faults, child: w.child,
 		sql: t.sql.options(w.workers, w.acceptEqual), sqlSet: t.sql.given()})
+	if err != nil {
+		return nil, err
+	}
+	o.maxToken = targets.Domain(o.target, declared)
+	return o, nil
 }

@@ -23,7 +23,10 @@ type openedTarget struct {
 	// deterministic: the target never blocks outside the harness, so the
 	// run can use the seeded simulation.
 	deterministic bool
-	close         func() error
+	// maxToken is the largest token the receiver stores: --max-token or
+	// what the target declares, the smaller (targetFlags.open).
+	maxToken uint64
+	close    func() error
 }
 
 // closeWarning closes the target and reports on w, as a warning, what

@@ -47,7 +47,7 @@ var fieldFlags = map[string]string{
 	"Duration": "duration", "Ops": "ops", "Rate": "rate", "LeaseTTL": "lease-ttl", "ReadShare": "read-share",
 	"OpTimeout": "op-timeout", "MinStale": "min-stale", "StoreDir": "store", "CheckTimeout": "check-timeout",
 	"Schedule": "nemesis-script", "RunName": "name", "Shard": "shard", "Strategy": "client-strategy", "LeaseMultiplier": "lease-multiplier",
-	"RenewEvery": "renew-every", "Leases": "leases", "Faults": "nemesis",
+	"RenewEvery": "renew-every", "Leases": "leases", "Faults": "nemesis", "Tokens": "tokens", "MaxToken": "max-token",
 }
 
 // configError words harness.Config.Validate's errors as run's flags:

@@ -49,7 +49,10 @@ resources, and prints a table (scenario | expected | observed | result):
                         failure only under --require exclusive
   check-then-set-race   8 writers race in rounds; the highest must be stored
   two-first-writers     two writers create a missing resource at once
-  digit-boundaries      9→10, 99→100, 999→1000, 2^53, 2^63, 2^64-1
+  digit-boundaries      9→10, 99→100, 999→1000, 2^31, 2^32, 2^53, 2^63,
+                        2^64-1: those up to the receiver's largest token
+                        (--max-token, or what the target declares: 2^63-1
+                        for the SQL targets), the rest not sent
   scope                 a token on one resource does not affect another
   restart-durability    with --exec: 7 survives SIGKILL and restart, 6 is rejected
 
@@ -103,6 +106,7 @@ func runVerify(ctx context.Context, cmd *cobra.Command, f verifyFlags) error {
 		return err
 	}
 	defer t.closeWarning(cmd.ErrOrStderr())
+	opts.MaxToken = t.maxToken
 	dir, err := runstore.Create(f.store, "verify-"+runstore.Name(t.name), time.Now())
 	if err != nil {
 		return err
@@ -139,7 +143,7 @@ func runVerify(ctx context.Context, cmd *cobra.Command, f verifyFlags) error {
 		if rep.Leases != "" {
 			tokens = ", tokens from " + rep.Leases
 		}
-		fmt.Fprintf(stdout, "verify %s (%s policy%s)\n\n", t.name, rep.Policy, tokens)
+		fmt.Fprintf(stdout, "verify %s (%s policy%s)\ntoken domain %s: no larger token is sent\n\n", t.name, rep.Policy, tokens, targets.DomainName(rep.MaxToken))
 		if err := verify.WriteTable(stdout, outcomes); err != nil {
 			return err
 		}
@@ -230,7 +234,7 @@ func runBattery(ctx context.Context, b battery, stderr io.Writer) (verify.Report
 	if b.child != nil && b.child.Err() != nil {
 		return verify.Report{}, fmt.Errorf("verify %s: %w\n(the scenarios' history is in %s)", t.name, b.child.Err(), b.dir)
 	}
-	return verify.Report{Target: t.name, Leases: leases, Policy: opts.Policy.String(), Exclusive: opts.RequireExclusive,
+	return verify.Report{Target: t.name, Leases: leases, Policy: opts.Policy.String(), MaxToken: opts.MaxToken, Exclusive: opts.RequireExclusive,
 		Passed: verify.Passed(outcomes), Dir: b.dir, Outcomes: outcomes}, nil
 }
 

@@ -3,6 +3,7 @@ package receiver
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -29,10 +30,18 @@ const (
 	// still stored): after a restart it accepts any token until a newer
 	// one arrives, so a stale write that crosses the restart wins.
 	ForgetOnRestart
+	// FloatTokens compares tokens as float64, as a JavaScript receiver
+	// does: above 2^53 consecutive tokens compare equal (2^53+1 is 2^53),
+	// so a newer write is rejected. It is correct below 2^53, where every
+	// dense run stays: run --tokens sparse finds it.
+	FloatTokens
+	// StringTokens compares tokens as decimal strings: "10" < "9", so
+	// the owner of 10 is rejected after 9.
+	StringTokens
 )
 
 // BugNames lists the modes by their --bug names.
-var BugNames = []string{"unfenced", "check-then-set", "accept-equal", "forget-on-restart"}
+var BugNames = []string{"unfenced", "check-then-set", "accept-equal", "forget-on-restart", "float-tokens", "string-tokens"}
 
 // ParseBug parses a --bug name; "" and "none" are the correct receiver.
 func ParseBug(s string) (Bug, error) {
@@ -47,6 +56,10 @@ func ParseBug(s string) (Bug, error) {
 		return AcceptEqual, nil
 	case "forget-on-restart":
 		return ForgetOnRestart, nil
+	case "float-tokens":
+		return FloatTokens, nil
+	case "string-tokens":
+		return StringTokens, nil
 	}
 	return NoBug, fmt.Errorf("unknown bug %q (want one of %s)", s, strings.Join(BugNames, ", "))
 }
@@ -76,6 +89,12 @@ func (b Bug) writer(s Store, window time.Duration) writer {
 		return checkThenSet(s, window)
 	case ForgetOnRestart:
 		return forgetful(s)
+	case FloatTokens:
+		return comparedAs(s, func(stored, token uint64) bool { return float64(token) > float64(stored) })
+	case StringTokens:
+		return comparedAs(s, func(stored, token uint64) bool {
+			return strconv.FormatUint(token, 10) > strconv.FormatUint(stored, 10)
+		})
 	}
 	return func(ctx context.Context, res string, c Cell) (bool, uint64, error) {
 		return s.CompareAndPut(ctx, res, c, Greater)
@@ -90,6 +109,28 @@ func checkThenSet(s Store, window time.Duration) writer {
 		}
 		time.Sleep(window) // another write can pass the same check now
 		return true, c.Token, s.Put(ctx, res, c)
+	}
+}
+
+// comparedAs compares and writes in one step, under a lock, as a correct
+// receiver does, but with greater instead of the integers' order: the
+// only defect is the comparison.
+func comparedAs(s Store, greater func(stored, token uint64) bool) writer {
+	var mu sync.Mutex
+	return func(ctx context.Context, res string, c Cell) (bool, uint64, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		cur, found, err := s.Get(ctx, res)
+		if err != nil {
+			return false, 0, err
+		}
+		if found && !greater(cur.Token, c.Token) {
+			return false, cur.Token, nil
+		}
+		if err := s.Put(ctx, res, c); err != nil {
+			return false, 0, err
+		}
+		return true, c.Token, nil
 	}
 }
 

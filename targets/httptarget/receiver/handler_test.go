@@ -132,6 +132,8 @@ func TestBugModes(t *testing.T) {
 		{AcceptEqual, 409, 204},
 		{CheckThenSet, 409, 409}, // without a race it behaves
 		{ForgetOnRestart, 409, 409},
+		{FloatTokens, 409, 409},
+		{StringTokens, 409, 409},
 	}
 	for _, tc := range cases {
 		t.Run(tc.bug.String(), func(t *testing.T) {
@@ -151,6 +153,34 @@ func TestBugModes(t *testing.T) {
 	}
 	_, err := ParseBug("sloppy")
 	assert.ErrorContains(t, err, "check-then-set")
+}
+
+// TestTokenComparisonBugs: float-tokens and string-tokens order tokens
+// as their defect says, and as integers where the defect does not show.
+func TestTokenComparisonBugs(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		bug         Bug
+		first, next string
+		code        int
+	}{
+		{NoBug, "9", "10", 204},
+		{NoBug, "9007199254740992", "9007199254740993", 204},
+		{FloatTokens, "9", "10", 204},
+		{FloatTokens, "9007199254740991", "9007199254740992", 204},
+		{FloatTokens, "9007199254740992", "9007199254740993", 409}, // 2^53+1 is 2^53
+		{StringTokens, "1", "2", 204},
+		{StringTokens, "9", "10", 409}, // "10" < "9"
+		{StringTokens, "9007199254740992", "9007199254740993", 204},
+	}
+	for _, tc := range cases {
+		t.Run(tc.bug.String()+" "+tc.first+"→"+tc.next, func(t *testing.T) {
+			t.Parallel()
+			h := newHandler(t, NewMemory(), Options{Bug: tc.bug, MaxBody: DefaultOptions().MaxBody})
+			require.Equal(t, 204, put(h, "r", tc.first, "a").Code)
+			assert.Equal(t, tc.code, put(h, "r", tc.next, "b").Code)
+		})
+	}
 }
 
 // TestSQLiteSurvivesRestart: a new handler over the same file keeps the
