@@ -316,7 +316,7 @@ func TestClosedClientIsNotApplied(t *testing.T) {
 }
 
 // TestTokenless: the built-in modes write without a token and keep the
-// stored token; the user's script cannot.
+// stored token, or store 0 in a new hash; the user's script cannot.
 func TestTokenless(t *testing.T) {
 	t.Parallel()
 	tgt := open(t, modeOptions(ModeAtomic))
@@ -331,6 +331,11 @@ func TestTokenless(t *testing.T) {
 	r, err := tgt.Read(ctx, "r0")
 	require.NoError(t, err)
 	assert.Equal(t, targets.Reading{Found: true, Value: "plain", Token: 5, HasToken: true}, r)
+	_, err = w.WriteWithoutToken(ctx, "r1", "new")
+	require.NoError(t, err)
+	r, err = tgt.Read(ctx, "r1")
+	require.NoError(t, err)
+	assert.Equal(t, targets.Reading{Found: true, Value: "new", Token: 0, HasToken: true}, r, "a new hash gets token 0")
 
 	own := open(t, scriptOptions(t, "fenced.lua"))
 	_, err = targets.Tokenless(own)
