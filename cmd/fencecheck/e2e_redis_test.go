@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/redis/go-redis/v9"
@@ -178,4 +179,27 @@ func TestRunRedisErrors(t *testing.T) {
 			assert.NotContains(t, r.stdout+r.stderr, "s3cretpw")
 		})
 	}
+}
+
+// TestRedisNeverPrintsThePassword runs run and verify against Redis with
+// a password in the spec (the default user without a password takes any)
+// and looks for it everywhere they write.
+func TestRedisNeverPrintsThePassword(t *testing.T) {
+	t.Parallel()
+	spec := redisSpec(t)
+	withPassword := strings.Replace(spec, "redis://", "redis://default:s3cretpw@", 1)
+	if strings.Contains(spec, "@") {
+		t.Skipf("%s %q has user information already", testdb.Redis.Env, spec)
+	}
+	dir := t.TempDir()
+	run := fencecheck(t, dir, "run", "--target", withPassword, "--ops", "200", "--op-timeout", "2s", "--lease-ttl", "30ms",
+		"--nemesis", "pause,delay", "--seed", "1", "--store", "s", "--json")
+	require.Equal(t, 0, run.code, run.stderr)
+	assert.Contains(t, run.stdout, "default:xxxxx@")
+	ver := fencecheck(t, dir, "verify", "--target", withPassword, "--store", "s")
+	require.Equal(t, 0, ver.code, ver.stderr)
+	for _, out := range []string{run.stdout, run.stderr, ver.stdout, ver.stderr} {
+		assert.NotContains(t, out, "s3cretpw")
+	}
+	assertNowhereInStore(t, filepath.Join(dir, "s"), "s3cretpw")
 }
