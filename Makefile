@@ -80,6 +80,8 @@ fuzz:
 	$(GO) test ./internal/httpserver -run '^$$' -fuzz '^FuzzParseHost$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./targets/httptarget/receiver -run '^$$' -fuzz '^FuzzStoreDSN$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/redact -run '^$$' -fuzz '^FuzzSpec$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./targets/redistarget -run '^$$' -fuzz '^FuzzAtomicOrder$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./targets/redistarget -run '^$$' -fuzz '^FuzzReading$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./lease/spec -run '^$$' -fuzz '^FuzzParseNet$$' -fuzztime $(FUZZTIME)
 
 ## bench-checker: the fast checker and porcupine side by side on the same

@@ -173,3 +173,19 @@ func basic(userPassword string) string {
 
 // redactedNote is what a reproduce line with a secret left out says.
 const redactedNote = "# xxxxx marks a secret left out"
+
+// assertNowhereInStore checks that secret is in no file and no name of
+// the run store at root.
+func assertNowhereInStore(t *testing.T, root, secret string) {
+	t.Helper()
+	require.NoError(t, filepath.Walk(root, func(path string, info os.FileInfo, err error) error {
+		require.NoError(t, err)
+		assert.NotContains(t, path, secret)
+		if info.Mode().IsRegular() {
+			b, err := os.ReadFile(path)
+			require.NoError(t, err)
+			assert.NotContains(t, string(b), secret, path)
+		}
+		return nil
+	}))
+}

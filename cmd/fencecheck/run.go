@@ -91,6 +91,14 @@ table (atomic, or check-then-set, broken on purpose), or --sql-setup,
 write one transaction, and --sql-accepted says how its result reads (see
 docs/sql-receivers.md).
 
+Redis targets (redis://[user:pass@]host:port/db, rediss:// over TLS) run on
+the real clock against the server, under a key prefix of their own that is
+removed at the end: --redis-mode picks a built-in write (atomic, one Lua
+script; watch, WATCH/MULTI/EXEC; or check-then-set, broken on purpose), or
+--redis-script FILE runs your own Lua script, with KEYS[1] the resource's
+key, ARGV[1] the token and ARGV[2] the value, returning 1 (accepted) or 0
+(rejected) (see docs/redis-receivers.md).
+
 Faults (--nemesis, comma-separated): pause (hold a worker after it prepared
 its write until a newer owner wrote), delay (hold a write on its way to the
 resource), expire (end leases early), duplicate (deliver a write twice).

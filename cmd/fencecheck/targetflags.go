@@ -9,10 +9,11 @@ import (
 	"github.com/fencecheck/fencecheck/nemesis"
 	"github.com/fencecheck/fencecheck/targets"
 	"github.com/fencecheck/fencecheck/targets/process"
+	"github.com/fencecheck/fencecheck/targets/redistarget"
 )
 
 // targetHelp is the --target flag's help, the same for every command.
-const targetHelp = "the receiver under test: memory://fenced, memory://unfenced, memory://check-then-set, memory://accept-equal, sqlite:///path/to.db, sqlite://:memory:, postgres://user@127.0.0.1:5432/db, mysql://user:pass@127.0.0.1:3306/db, http://HOST:PORT"
+const targetHelp = "the receiver under test: memory://fenced, memory://unfenced, memory://check-then-set, memory://accept-equal, sqlite:///path/to.db, sqlite://:memory:, postgres://user@127.0.0.1:5432/db, mysql://user:pass@127.0.0.1:3306/db, redis://[user:pass@]127.0.0.1:6379/0 (or rediss:// for TLS), http://HOST:PORT"
 
 // targetFlags are the flags of every command that takes a target (run,
 // verify, compare-fixes): the spec and the options of every kind of
@@ -21,9 +22,10 @@ const targetHelp = "the receiver under test: memory://fenced, memory://unfenced,
 // run needs it as much to be verified.
 type targetFlags struct {
 	spec     string
-	maxToken string    // --max-token as given
-	http     httpFlags // HTTP targets, --exec and the receiver process
-	sql      sqlFlags  // SQL targets
+	maxToken string     // --max-token as given
+	http     httpFlags  // HTTP targets, --exec and the receiver process
+	sql      sqlFlags   // SQL targets
+	redis    redisFlags // Redis targets
 }
 
 func (t *targetFlags) register(fl *pflag.FlagSet) {
@@ -31,6 +33,7 @@ func (t *targetFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&t.maxToken, "max-token", "", maxTokenHelp)
 	t.http.register(fl)
 	t.sql.register(fl)
+	t.redis.register(fl)
 }
 
 // scrub removes the target's credentials from err, about to be printed.
@@ -65,8 +68,14 @@ func (t *targetFlags) open(ctx context.Context, w openWith) (*openedTarget, erro
 	if err != nil {
 		return nil, err
 	}
-	o, err := openTarget(ctx, t.spec, targetOptions{http: t.http, workers: w.workers, faults: w.faults, child: w.child,
-		sql: t.sql.options(w.workers, w.acceptEqual), sqlSet: t.sql.given()})
+	opts := targetOptions{http: t.http, workers: w.workers, faults: w.faults, child: w.child,
+		sql: t.sql.options(w.workers, w.acceptEqual), sqlSet: t.sql.given(), redisSet: t.redis.given()}
+	if redistarget.IsSpec(t.spec) {
+		if opts.redis, err = t.redis.options(w.workers, w.acceptEqual); err != nil {
+			return nil, err
+		}
+	}
+	o, err := openTarget(ctx, t.spec, opts)
 	if err != nil {
 		return nil, err
 	}

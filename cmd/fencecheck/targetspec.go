@@ -12,6 +12,7 @@ import (
 
 	"github.com/fencecheck/fencecheck/targets"
 	"github.com/fencecheck/fencecheck/targets/memory"
+	"github.com/fencecheck/fencecheck/targets/redistarget"
 	sqltarget "github.com/fencecheck/fencecheck/targets/sqltarget"
 )
 
@@ -47,12 +48,14 @@ func warn(w io.Writer, warnings []string) {
 
 // targetOptions is what opening a target may need besides its spec.
 type targetOptions struct {
-	http    httpFlags
-	workers int
-	faults  []nemesis.Fault // the proxy's toxics among them go in front of an HTTP receiver
-	child   *process.Child  // the receiver process of --exec
-	sql     sqltarget.Options
-	sqlSet  bool // a --sql-* flag was given
+	http     httpFlags
+	workers  int
+	faults   []nemesis.Fault // the proxy's toxics among them go in front of an HTTP receiver
+	child    *process.Child  // the receiver process of --exec
+	sql      sqltarget.Options
+	sqlSet   bool // a --sql-* flag was given
+	redis    redistarget.Options
+	redisSet bool // a --redis-* flag was given
 }
 
 // openTarget opens a target spec. Every scheme names its own package; there
@@ -67,6 +70,9 @@ func openTarget(ctx context.Context, spec string, o targetOptions) (*openedTarge
 	}
 	if o.sqlSet && !sqltarget.IsSpec(spec) {
 		return nil, &usageError{fmt.Errorf("--sql-* flags need a SQL target (%v), not %q", sqltarget.Schemes, scheme)}
+	}
+	if o.redisSet && !redistarget.IsSpec(spec) {
+		return nil, &usageError{fmt.Errorf("--redis-* flags need a Redis target (%v), not %q", redistarget.Schemes, scheme)}
 	}
 	switch scheme {
 	case "memory":
@@ -87,6 +93,16 @@ func openTarget(ctx context.Context, spec string, o targetOptions) (*openedTarge
 			return nil, err
 		}
 		return &openedTarget{target: t, name: sqlTargetName(t), close: t.Close}, nil
+	case "redis", "rediss":
+		// A real server on the real clock: never deterministic.
+		if o.redis.Timeout <= 0 {
+			return nil, &usageError{fmt.Errorf("--redis-timeout: must be positive")}
+		}
+		t, err := redistarget.Open(ctx, spec, o.redis)
+		if err != nil {
+			return nil, err
+		}
+		return &openedTarget{target: t, name: redisTargetName(t), close: t.Close}, nil
 	}
-	return nil, &usageError{fmt.Errorf("--target: unsupported scheme %q in %q (want memory://, sqlite://, postgres://, mysql://, http://)", scheme, redact.Spec(spec))}
+	return nil, &usageError{fmt.Errorf("--target: unsupported scheme %q in %q (want memory://, sqlite://, postgres://, mysql://, redis://, http://)", scheme, redact.Spec(spec))}
 }

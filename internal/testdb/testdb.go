@@ -33,8 +33,7 @@ type where struct {
 	port    string // the port when a DSN names none
 }
 
-// The servers the tests know. Redis has no target yet; its DSN is here so
-// that its tests find the server the same way when it gets one.
+// The servers the tests know.
 var (
 	Postgres = &Server{where: where{Name: "PostgreSQL", Env: "FENCECHECK_POSTGRES_DSN",
 		Default: "postgres://postgres@127.0.0.1:5432/test?sslmode=disable", port: "5432"}}
