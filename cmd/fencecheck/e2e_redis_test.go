@@ -130,7 +130,7 @@ func TestVerifyRedis(t *testing.T) {
 		code int
 		want string
 	}{
-		{"atomic", nil, 0, "| digit-boundaries | 9→10, 99→100, 999→1000, 2^53→2^53+1, 2^63-1→2^63, 2^64-2→2^64-1: higher accepted, lower again rejected | all 6 pairs ordered as integers | pass |"},
+		{"atomic", nil, 0, "| digit-boundaries | 9→10, 99→100, 999→1000, 2^31-1→2^31, 2^32-1→2^32, 2^53→2^53+1, 2^63-1→2^63, 2^64-2→2^64-1: higher accepted, lower again rejected | all 8 pairs ordered as integers | pass |"},
 		{"watch", []string{"--redis-mode", "watch"}, 0, "| check-then-set-race | in each of 5 rounds token 9 accepted and stored, whatever the order | 5 rounds: token 9 stored every time | pass |"},
 		{"check-then-set", []string{"--redis-mode", "check-then-set"}, 1, "| check-then-set-race |"},
 		{"tonumber.lua", []string{"--redis-script", redisScript(t, "tonumber.lua")}, 1, "9007199254740992→9007199254740993: accepted, rejected"},
@@ -141,6 +141,9 @@ func TestVerifyRedis(t *testing.T) {
 			r := fencecheck(t, t.TempDir(), append([]string{"verify", "--target", spec, "--store", "s"}, tc.args...)...)
 			assert.Equal(t, tc.code, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
 			assert.Contains(t, r.stdout, tc.want)
+			// The atomic script compares decimal strings exactly: its
+			// domain is every uint64, and verify says so.
+			assert.Contains(t, r.stdout, "token domain 1 … 2^64-1 (18446744073709551615): no larger token is sent")
 		})
 	}
 }
