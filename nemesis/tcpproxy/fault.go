@@ -1,0 +1,134 @@
+package tcpproxy
+
+import (
+	"bytes"
+	"context"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/nemesis"
+	"github.com/fencecheck/fencecheck/sched"
+)
+
+// Selector chooses the chunks a toxic acts on, for scripting a fault on
+// an event: the chunk that carries a given write.
+type Selector func(c *Chunk) bool
+
+// Carrying selects the client's chunks that contain b (a statement's
+// unique value, a key): the request a test wants the fault on.
+func Carrying(b []byte) Selector {
+	b = bytes.Clone(b)
+	return func(c *Chunk) bool { return c.Dir == Up && bytes.Contains(c.Data, b) }
+}
+
+// fault is what every toxic shares: the on/off switch the schedule
+// drives, the run's Env (for randomness and recording), and the choice of
+// chunks.
+type fault struct {
+	name   string
+	active atomic.Bool
+	mu     sync.Mutex
+	env    nemesis.Env
+	// Select, if set, chooses the chunks to act on while active;
+	// otherwise each chunk the toxic may act on is chosen with
+	// Probability, drawn from the run's seeded generator.
+	Select      Selector
+	Probability float64
+}
+
+func (f *fault) Name() string      { return f.name }
+func (f *fault) SetActive(on bool) { f.active.Store(on) }
+func (f *fault) Active() bool      { return f.active.Load() }
+
+// Attach implements nemesis.Attacher: the harness hands over its Env
+// before the run starts.
+func (f *fault) Attach(env nemesis.Env) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.env = env
+}
+
+func (f *fault) getEnv() nemesis.Env {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.env
+}
+
+// chosen reports whether the toxic acts on ch.
+func (f *fault) chosen(ch *Chunk) bool {
+	if !f.Active() {
+		return false
+	}
+	if f.Select != nil {
+		return f.Select(ch)
+	}
+	if f.Probability >= 1 {
+		return true
+	}
+	env := f.getEnv()
+	return env != nil && env.Float64() < f.Probability
+}
+
+// record writes a nemesis event (histories.FBegin or FEnd) when attached
+// to a run.
+func (f *fault) record(ev, detail string) {
+	if env := f.getEnv(); env != nil {
+		env.Record(&histories.Event{Process: -1, Actor: histories.ActorNemesis, F: ev, Fault: f.name, Detail: detail})
+	}
+}
+
+// runtime is the run's clock, or the machine's without a run.
+func (f *fault) runtime() sched.Runtime {
+	if env := f.getEnv(); env != nil {
+		return env.Runtime()
+	}
+	return realTime
+}
+
+var realTime = sched.NewReal()
+
+// sleep waits d on the run's clock, or until ctx ends.
+func (f *fault) sleep(ctx context.Context, d time.Duration) {
+	_ = f.runtime().Sleep(ctx, d)
+}
+
+// The proxy's faults by their --nemesis names. The net- prefix tells them
+// from the HTTP proxy's (hold, latency): these act on bytes, below the
+// protocol, for any TCP receiver.
+const (
+	NameLatency   = "net-latency"
+	NameHold      = "net-hold"
+	NameBlackhole = "net-blackhole"
+	NameReset     = "net-reset"
+)
+
+// Names lists the proxy's faults by their --nemesis names.
+var Names = []string{NameLatency, NameHold, NameBlackhole, NameReset}
+
+// New returns a proxy fault by name, and false for names it does not know.
+func New(name string) (nemesis.Fault, bool) {
+	switch name {
+	case NameLatency:
+		return NewLatency(), true
+	case NameHold:
+		return NewHold(), true
+	case NameBlackhole:
+		return NewBlackhole(), true
+	case NameReset:
+		return NewReset(), true
+	}
+	return nil, false
+}
+
+// Toxics returns the faults that are TCP proxy toxics, in order.
+func Toxics(faults []nemesis.Fault) []Toxic {
+	var out []Toxic
+	for _, f := range faults {
+		if t, ok := f.(Toxic); ok {
+			out = append(out, t)
+		}
+	}
+	return out
+}
