@@ -110,7 +110,8 @@ func throughTCPProxy(spec string, faults []nemesis.Fault) (string, *tcpproxy.Pro
 // openThroughTCPProxy opens the target behind the TCP fault proxy when
 // the run has TCP faults: the target's client connects to the proxy,
 // which relays to the receiver. The target keeps the spec's name, and its
-// close closes the proxy too.
+// close closes the proxy too. What the target's errors quote still names
+// the proxy's address.
 func openThroughTCPProxy(spec string, faults []nemesis.Fault, open func(spec string) (*openedTarget, error)) (*openedTarget, error) {
 	proxied, p, err := throughTCPProxy(spec, faults)
 	if err != nil {
@@ -125,7 +126,9 @@ func openThroughTCPProxy(spec string, faults []nemesis.Fault, open func(spec str
 		return nil, fmt.Errorf("through the TCP fault proxy: %w", err)
 	}
 	u, _ := url.Parse(spec)
-	t.name = strings.Replace(t.name, p.Addr(), u.Host, 1) + " through the TCP fault proxy"
+	// The receiver is the same with or without the faults: so is its
+	// name, which also names its folder in the run store.
+	t.name = strings.Replace(t.name, p.Addr(), u.Host, 1)
 	closeTarget := t.close
 	t.close = func() error { return errors.Join(closeTarget(), p.Close()) }
 	return t, nil
