@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/nemesis/internal/toxic"
 )
 
 // Blackhole swallows a chosen chunk and, from then on, every byte of its
@@ -18,7 +19,7 @@ type Blackhole struct{ fault }
 
 // NewBlackhole returns the blackhole toxic with its defaults.
 func NewBlackhole() *Blackhole {
-	return &Blackhole{fault: fault{name: NameBlackhole, Probability: 0.1}}
+	return &Blackhole{fault: fault{Switch: toxic.Switch{FaultName: NameBlackhole}, Probability: 0.1}}
 }
 
 // Pipe implements Toxic.
@@ -26,9 +27,9 @@ func (b *Blackhole) Pipe(_ context.Context, c *Conn, ch *Chunk) Verdict {
 	if !b.chosen(ch) {
 		return Forward
 	}
-	b.record(histories.FBegin, fmt.Sprintf("swallowing %s and every later byte of the connection: no answer", ch))
+	b.Record(histories.FBegin, fmt.Sprintf("swallowing %s and every later byte of the connection: no answer", ch))
 	c.OnClose(func() {
-		b.record(histories.FEnd, fmt.Sprintf("connection %d closed by a peer that gave up waiting", c.ID))
+		b.Record(histories.FEnd, fmt.Sprintf("connection %d closed by a peer that gave up waiting", c.ID))
 	})
 	return Swallow
 }

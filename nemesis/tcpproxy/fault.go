@@ -2,14 +2,9 @@ package tcpproxy
 
 import (
 	"bytes"
-	"context"
-	"sync"
-	"sync/atomic"
-	"time"
 
-	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/nemesis"
-	"github.com/fencecheck/fencecheck/sched"
+	"github.com/fencecheck/fencecheck/nemesis/internal/toxic"
 )
 
 // Selector chooses the chunks a toxic acts on, for scripting a fault on
@@ -24,36 +19,14 @@ func Carrying(b []byte) Selector {
 }
 
 // fault is what every toxic shares: the on/off switch the schedule
-// drives, the run's Env (for randomness and recording), and the choice of
-// chunks.
+// drives and the run's Env (toxic.Switch), and the choice of chunks.
 type fault struct {
-	name   string
-	active atomic.Bool
-	mu     sync.Mutex
-	env    nemesis.Env
+	toxic.Switch
 	// Select, if set, chooses the chunks to act on while active;
 	// otherwise each chunk the toxic may act on is chosen with
 	// Probability, drawn from the run's seeded generator.
 	Select      Selector
 	Probability float64
-}
-
-func (f *fault) Name() string      { return f.name }
-func (f *fault) SetActive(on bool) { f.active.Store(on) }
-func (f *fault) Active() bool      { return f.active.Load() }
-
-// Attach implements nemesis.Attacher: the harness hands over its Env
-// before the run starts.
-func (f *fault) Attach(env nemesis.Env) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.env = env
-}
-
-func (f *fault) getEnv() nemesis.Env {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.env
 }
 
 // chosen reports whether the toxic acts on ch.
@@ -67,31 +40,8 @@ func (f *fault) chosen(ch *Chunk) bool {
 	if f.Probability >= 1 {
 		return true
 	}
-	env := f.getEnv()
+	env := f.Env()
 	return env != nil && env.Float64() < f.Probability
-}
-
-// record writes a nemesis event (histories.FBegin or FEnd) when attached
-// to a run.
-func (f *fault) record(ev, detail string) {
-	if env := f.getEnv(); env != nil {
-		env.Record(&histories.Event{Process: -1, Actor: histories.ActorNemesis, F: ev, Fault: f.name, Detail: detail})
-	}
-}
-
-// runtime is the run's clock, or the machine's without a run.
-func (f *fault) runtime() sched.Runtime {
-	if env := f.getEnv(); env != nil {
-		return env.Runtime()
-	}
-	return realTime
-}
-
-var realTime = sched.NewReal()
-
-// sleep waits d on the run's clock, or until ctx ends.
-func (f *fault) sleep(ctx context.Context, d time.Duration) {
-	_ = f.runtime().Sleep(ctx, d)
 }
 
 // The proxy's faults by their --nemesis names. The net- prefix tells them

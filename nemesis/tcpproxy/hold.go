@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/nemesis/internal/toxic"
 )
 
 // Hold keeps a chosen chunk from the client (a request) in the proxy
@@ -28,7 +29,7 @@ type Hold struct {
 
 // NewHold returns the hold toxic with its defaults.
 func NewHold() *Hold {
-	return &Hold{fault: fault{name: NameHold, Probability: 0.2}, For: 100 * time.Millisecond}
+	return &Hold{fault: fault{Switch: toxic.Switch{FaultName: NameHold}, Probability: 0.2}, For: 100 * time.Millisecond}
 }
 
 // Pipe implements Toxic.
@@ -37,15 +38,15 @@ func (h *Hold) Pipe(ctx context.Context, c *Conn, ch *Chunk) Verdict {
 		return Forward
 	}
 	bound := h.For
-	if env := h.getEnv(); env != nil {
+	if env := h.Env(); env != nil {
 		bound = 8 * env.LeaseTTL()
 		done := env.Holding(-1) // the run goes on while the bytes are held
 		defer done()
 	}
 	answered, stop := c.AnsweredElsewhere()
 	defer stop()
-	h.record(histories.FBegin, fmt.Sprintf("holding %s until another connection's answer overtakes it", ch))
-	released, held := h.runtime().NewGate(), make(chan struct{})
+	h.Record(histories.FBegin, fmt.Sprintf("holding %s until another connection's answer overtakes it", ch))
+	released, held := h.Runtime().NewGate(), make(chan struct{})
 	defer close(held)
 	go func() {
 		select {
@@ -58,6 +59,6 @@ func (h *Hold) Pipe(ctx context.Context, c *Conn, ch *Chunk) Verdict {
 	if !released.Wait(ctx, bound) {
 		why = fmt.Sprintf("no other answer within %v", bound)
 	}
-	h.record(histories.FEnd, fmt.Sprintf("delivering %s late: %s", ch, why))
+	h.Record(histories.FEnd, fmt.Sprintf("delivering %s late: %s", ch, why))
 	return Forward
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/nemesis/internal/toxic"
 )
 
 // Latency delays every chunk in Dir while active by Latency ± Jitter, on
@@ -22,7 +23,7 @@ type Latency struct {
 
 // NewLatency returns the latency toxic with its defaults.
 func NewLatency() *Latency {
-	return &Latency{fault: fault{name: NameLatency, Probability: 1},
+	return &Latency{fault: fault{Switch: toxic.Switch{FaultName: NameLatency}, Probability: 1},
 		Latency: 5 * time.Millisecond, Jitter: 5 * time.Millisecond, Dir: Both}
 }
 
@@ -32,12 +33,12 @@ func (l *Latency) Pipe(ctx context.Context, _ *Conn, ch *Chunk) Verdict {
 		return Forward
 	}
 	d := l.Latency
-	if env := l.getEnv(); env != nil && l.Jitter > 0 {
+	if env := l.Env(); env != nil && l.Jitter > 0 {
 		d += time.Duration((2*env.Float64() - 1) * float64(l.Jitter))
 	}
 	d = max(d, 0)
-	l.record(histories.FBegin, fmt.Sprintf("delaying %s by %v", ch, d.Round(time.Microsecond)))
-	l.sleep(ctx, d)
-	l.record(histories.FEnd, fmt.Sprintf("forwarding %s", ch))
+	l.Record(histories.FBegin, fmt.Sprintf("delaying %s by %v", ch, d.Round(time.Microsecond)))
+	l.Sleep(ctx, d)
+	l.Record(histories.FEnd, fmt.Sprintf("forwarding %s", ch))
 	return Forward
 }

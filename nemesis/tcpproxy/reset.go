@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/nemesis/internal/toxic"
 )
 
 // Reset forwards a chosen request to the receiver, lets the receiver
@@ -30,7 +31,7 @@ type Reset struct {
 
 // NewReset returns the reset toxic with its defaults.
 func NewReset() *Reset {
-	return &Reset{fault: fault{name: NameReset, Probability: 0.1}, armed: map[int64]*Chunk{}}
+	return &Reset{fault: fault{Switch: toxic.Switch{FaultName: NameReset}, Probability: 0.1}, armed: map[int64]*Chunk{}}
 }
 
 // Pipe implements Toxic.
@@ -43,7 +44,7 @@ func (r *Reset) Pipe(_ context.Context, c *Conn, ch *Chunk) Verdict {
 		if !ok {
 			return Forward
 		}
-		r.record(histories.FEnd, fmt.Sprintf("the receiver answered %s (%d bytes); dropped the answer and reset connection %d on both sides",
+		r.Record(histories.FEnd, fmt.Sprintf("the receiver answered %s (%d bytes); dropped the answer and reset connection %d on both sides",
 			req, len(ch.Data), c.ID))
 		return ResetBoth
 	}
@@ -59,14 +60,14 @@ func (r *Reset) Pipe(_ context.Context, c *Conn, ch *Chunk) Verdict {
 	if already {
 		return Forward
 	}
-	r.record(histories.FBegin, fmt.Sprintf("forwarding %s to the receiver; resetting the connection before its answer reaches the client", ch))
+	r.Record(histories.FBegin, fmt.Sprintf("forwarding %s to the receiver; resetting the connection before its answer reaches the client", ch))
 	c.OnClose(func() {
 		r.armedMu.Lock()
 		_, unanswered := r.armed[c.ID]
 		delete(r.armed, c.ID)
 		r.armedMu.Unlock()
 		if unanswered {
-			r.record(histories.FEnd, fmt.Sprintf("connection %d closed before the receiver answered %s", c.ID, ch))
+			r.Record(histories.FEnd, fmt.Sprintf("connection %d closed before the receiver answered %s", c.ID, ch))
 		}
 	})
 	return Forward
