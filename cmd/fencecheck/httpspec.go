@@ -11,6 +11,7 @@ import (
 	"github.com/fencecheck/fencecheck/internal/redact"
 	"github.com/fencecheck/fencecheck/nemesis"
 	"github.com/fencecheck/fencecheck/nemesis/proxy"
+	"github.com/fencecheck/fencecheck/nemesis/tcpproxy"
 	"github.com/fencecheck/fencecheck/targets"
 	httptarget "github.com/fencecheck/fencecheck/targets/httptarget"
 	"github.com/fencecheck/fencecheck/targets/process"
@@ -68,11 +69,13 @@ func isHTTP(spec string) bool {
 	return strings.HasPrefix(spec, "http://") || strings.HasPrefix(spec, "https://")
 }
 
-// parseFaults builds the --nemesis list: the generic faults, the proxy's
-// toxics (HTTP targets) and the receiver process's faults (with --exec).
+// parseFaults builds the --nemesis list: the generic faults, the HTTP
+// proxy's toxics (HTTP targets), the TCP proxy's (any target reached over
+// TCP) and the receiver process's faults (with --exec).
 func parseFaults(list, spec string, child *process.Child) ([]nemesis.Fault, error) {
 	extras := []nemesis.Extra{
 		{Names: proxy.Names, New: proxy.New},
+		{Names: tcpproxy.Names, New: tcpproxy.New},
 		nemesis.IssuerExtra(),
 		{Names: []string{"kill", "pause-receiver"}, New: func(name string) (nemesis.Fault, bool) {
 			var proc nemesis.Process = child
@@ -88,6 +91,9 @@ func parseFaults(list, spec string, child *process.Child) ([]nemesis.Fault, erro
 	faults, err := nemesis.ParseWith(list, extras...)
 	if err != nil {
 		return nil, &usageError{fmt.Errorf("--nemesis: %w", err)}
+	}
+	if err := checkTCPFaults(faults, spec); err != nil {
+		return nil, err
 	}
 	for _, f := range faults {
 		switch {

@@ -107,7 +107,12 @@ between the workers and the receiver: hold (deliver a write late, after a
 newer token was accepted), duplicate-request, drop-response (the receiver
 applies the write, the worker gets no answer), latency; with --exec the
 receiver process's: kill (SIGKILL, then start again), pause-receiver
-(SIGSTOP, then SIGCONT); and with --leases etcd, redis or postgres the
+(SIGSTOP, then SIGCONT); with any target reached over TCP (postgres://,
+mysql://, redis://, http://) the TCP proxy's, which act on the connection's
+bytes below the protocol: net-latency, net-hold (a request waits until
+another connection's is answered), net-blackhole (a connection's bytes
+vanish, no answer), net-reset (the receiver gets the request and answers,
+the client gets a reset: the ambiguous commit; see docs/running.md); and with --leases etcd, redis or postgres the
 issuer's, on the members of the embedded cluster or the private server:
 issuer-kill (SIGKILL a member, the leader first, or the server, then start
 it again), issuer-pause (SIGSTOP, then SIGCONT). A run with an issuer fault
@@ -160,7 +165,7 @@ func (f *runFlags) register(fl *pflag.FlagSet, single bool) {
 	fl.Float64Var(&f.rate, "rate", d.Rate, "client operations per second, all workers together (0: unlimited)")
 	fl.DurationVar(&f.leaseTTL, "lease-ttl", d.LeaseTTL, "lease duration")
 	fl.Float64Var(&f.readShare, "read-share", d.ReadShare, "probability of an extra read after each job")
-	fl.StringVar(&f.nemesis, "nemesis", faultNames(d.Faults), "faults to inject: pause,delay,expire,duplicate; http: hold,duplicate-request,drop-response,latency; --exec: kill,pause-receiver; --leases etcd, redis or postgres: issuer-kill,issuer-pause; or none")
+	fl.StringVar(&f.nemesis, "nemesis", faultNames(d.Faults), "faults to inject: pause,delay,expire,duplicate; http: hold,duplicate-request,drop-response,latency; postgres, mysql, redis, http: net-latency,net-hold,net-blackhole,net-reset; --exec: kill,pause-receiver; --leases etcd, redis or postgres: issuer-kill,issuer-pause; or none")
 	fl.StringVar(&f.script, "nemesis-script", "", `scripted fault windows instead of random ones, e.g. "500ms:+pause,2s:-pause"`)
 	fl.Uint64Var(&f.seed, "seed", 0, "seed for every random choice (default: a random seed, printed)")
 	fl.StringVar(&f.policy, "policy", d.Policy.String(), "fencing policy: strict or accept-equal")

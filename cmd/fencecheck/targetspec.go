@@ -58,9 +58,16 @@ type targetOptions struct {
 	redisSet bool // a --redis-* flag was given
 }
 
-// openTarget opens a target spec. Every scheme names its own package; there
-// is no registry.
+// openTarget opens a target spec, behind the TCP fault proxy when the
+// run has TCP faults (any scheme reached over TCP gets them, see
+// tcpfaults.go).
 func openTarget(ctx context.Context, spec string, o targetOptions) (*openedTarget, error) {
+	return openThroughTCPProxy(spec, o.faults, func(spec string) (*openedTarget, error) { return openSpec(ctx, spec, o) })
+}
+
+// openSpec opens a target spec. Every scheme names its own package; there
+// is no registry.
+func openSpec(ctx context.Context, spec string, o targetOptions) (*openedTarget, error) {
 	scheme, rest, ok := strings.Cut(spec, "://")
 	if !ok {
 		return nil, &usageError{fmt.Errorf("--target: %q is not a target spec (want memory://NAME)", redact.Spec(spec))}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/nemesis/internal/toxic"
 )
 
 // DropResponse lets the receiver apply a chosen write and then drops its
@@ -15,7 +16,7 @@ type DropResponse struct{ fault }
 
 // NewDropResponse returns the drop-response toxic with its defaults.
 func NewDropResponse() *DropResponse {
-	return &DropResponse{fault: fault{name: "drop-response", Probability: 0.2}}
+	return &DropResponse{fault: fault{Switch: toxic.Switch{FaultName: "drop-response"}, Probability: 0.2}}
 }
 
 // Pipe implements Toxic.
@@ -27,7 +28,7 @@ func (d *DropResponse) Pipe(ctx context.Context, r *Request, next Forward) (*Res
 	if err != nil {
 		return nil, err
 	}
-	d.record(histories.FBegin, fmt.Sprintf("the receiver answered %d to %s; dropping the answer", resp.Status, r))
-	d.record(histories.FEnd, fmt.Sprintf("the worker's connection for %s closes without an answer", r))
+	d.Record(histories.FBegin, fmt.Sprintf("the receiver answered %d to %s; dropping the answer", resp.Status, r))
+	d.Record(histories.FEnd, fmt.Sprintf("the worker's connection for %s closes without an answer", r))
 	return nil, errDropped
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/nemesis/internal/toxic"
 )
 
 // Duplicate delivers a chosen request twice, as a retrying load balancer
@@ -15,7 +16,7 @@ type Duplicate struct{ fault }
 
 // NewDuplicate returns the duplicate-request toxic with its defaults.
 func NewDuplicate() *Duplicate {
-	return &Duplicate{fault: fault{name: "duplicate-request", Probability: 0.3}}
+	return &Duplicate{fault: fault{Switch: toxic.Switch{FaultName: "duplicate-request"}, Probability: 0.3}}
 }
 
 // Pipe implements Toxic.
@@ -24,9 +25,9 @@ func (d *Duplicate) Pipe(ctx context.Context, r *Request, next Forward) (*Respon
 		return next(ctx, r)
 	}
 	resp, err := next(ctx, r)
-	d.record(histories.FBegin, fmt.Sprintf("delivering %s a second time", r))
+	d.Record(histories.FBegin, fmt.Sprintf("delivering %s a second time", r))
 	copyResp, copyErr := next(ctx, r)
-	d.record(histories.FEnd, fmt.Sprintf("the copy of %s was answered %s", r, describe(copyResp, copyErr)))
+	d.Record(histories.FEnd, fmt.Sprintf("the copy of %s was answered %s", r, describe(copyResp, copyErr)))
 	return resp, err
 }
 

@@ -1,13 +1,8 @@
 package proxy
 
 import (
-	"context"
-	"sync"
-	"sync/atomic"
-	"time"
-
-	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/nemesis"
+	"github.com/fencecheck/fencecheck/nemesis/internal/toxic"
 )
 
 // Selector chooses the requests a toxic acts on, for scripting a fault per
@@ -23,36 +18,14 @@ func WriteOf(resource string, token uint64) Selector {
 }
 
 // fault is what every toxic shares: the on/off switch the schedule
-// drives, the run's Env (for randomness, gates and recording), and the
-// choice of requests.
+// drives and the run's Env (toxic.Switch), and the choice of requests.
 type fault struct {
-	name   string
-	active atomic.Bool
-	mu     sync.Mutex
-	env    nemesis.Env
+	toxic.Switch
 	// Select, if set, chooses the requests to act on while active;
 	// otherwise each described write is chosen with Probability, drawn
 	// from the run's seeded generator.
 	Select      Selector
 	Probability float64
-}
-
-func (f *fault) Name() string      { return f.name }
-func (f *fault) SetActive(on bool) { f.active.Store(on) }
-func (f *fault) Active() bool      { return f.active.Load() }
-
-// Attach implements nemesis.Attacher: the harness hands over its Env
-// before the run starts.
-func (f *fault) Attach(env nemesis.Env) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.env = env
-}
-
-func (f *fault) getEnv() nemesis.Env {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.env
 }
 
 // chosen reports whether the toxic acts on r.
@@ -63,31 +36,8 @@ func (f *fault) chosen(r *Request) bool {
 	if f.Select != nil {
 		return f.Select(r)
 	}
-	env := f.getEnv()
+	env := f.Env()
 	return env != nil && r.IsWrite() && env.Float64() < f.Probability
-}
-
-// record writes a nemesis event (histories.FBegin or FEnd) when attached
-// to a run.
-func (f *fault) record(ev, detail string) {
-	if env := f.getEnv(); env != nil {
-		env.Record(&histories.Event{Process: -1, Actor: histories.ActorNemesis, F: ev, Fault: f.name, Detail: detail})
-	}
-}
-
-// sleep waits d on the run's clock (which ends at the end of the fault
-// phase), or on the machine's without a run.
-func (f *fault) sleep(ctx context.Context, d time.Duration) {
-	if env := f.getEnv(); env != nil {
-		_ = env.Runtime().Sleep(ctx, d)
-		return
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-	case <-ctx.Done():
-	}
 }
 
 // Names lists the proxy's faults by their --nemesis names.

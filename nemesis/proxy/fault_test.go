@@ -8,6 +8,7 @@ import (
 
 	"github.com/fencecheck/fencecheck/nemesis"
 	"github.com/fencecheck/fencecheck/nemesis/internal/fakeenv"
+	"github.com/fencecheck/fencecheck/nemesis/internal/toxic"
 )
 
 func TestNew(t *testing.T) {
@@ -62,7 +63,7 @@ func TestChosen(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			f := &fault{name: "x", Probability: 0.3, Select: tc.selector}
+			f := &fault{Switch: toxic.Switch{FaultName: "x"}, Probability: 0.3, Select: tc.selector}
 			f.SetActive(tc.active)
 			if tc.attached {
 				env := fakeenv.New()

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/nemesis/internal/toxic"
 )
 
 // Hold keeps a chosen write in the proxy and delivers it late. The write
@@ -25,7 +26,7 @@ type Hold struct {
 
 // NewHold returns the hold toxic with its defaults.
 func NewHold() *Hold {
-	return &Hold{fault: fault{name: "hold", Probability: 0.3}, For: 100 * time.Millisecond}
+	return &Hold{fault: fault{Switch: toxic.Switch{FaultName: "hold"}, Probability: 0.3}, For: 100 * time.Millisecond}
 }
 
 // Pipe implements Toxic.
@@ -33,22 +34,22 @@ func (h *Hold) Pipe(ctx context.Context, r *Request, next Forward) (*Response, e
 	if !h.chosen(r) {
 		return next(ctx, r)
 	}
-	if env := h.getEnv(); env != nil && r.IsWrite() {
+	if env := h.Env(); env != nil && r.IsWrite() {
 		env.OutliveLease(r.Resource, r.Token) // the held write outlasts its lease
 		done := env.Holding(-1)
 		if env.IntN(2) == 0 {
-			h.record(histories.FBegin, fmt.Sprintf("holding %s in the proxy until a newer token is accepted", r))
+			h.Record(histories.FBegin, fmt.Sprintf("holding %s in the proxy until a newer token is accepted", r))
 			env.NewerAccepted(r.Resource, r.Token).Wait(ctx, 8*env.LeaseTTL())
 		} else {
-			h.record(histories.FBegin, fmt.Sprintf("holding %s in the proxy until a newer token is sent, to race it", r))
+			h.Record(histories.FBegin, fmt.Sprintf("holding %s in the proxy until a newer token is sent, to race it", r))
 			env.NewerSent(r.Resource, r.Token).Wait(ctx, 8*env.LeaseTTL())
 		}
 		done()
 	} else {
-		h.record(histories.FBegin, fmt.Sprintf("holding %s in the proxy for %v", r, h.For))
-		h.sleep(ctx, h.For)
+		h.Record(histories.FBegin, fmt.Sprintf("holding %s in the proxy for %v", r, h.For))
+		h.Sleep(ctx, h.For)
 	}
-	h.record(histories.FEnd, fmt.Sprintf("delivering %s late", r))
+	h.Record(histories.FEnd, fmt.Sprintf("delivering %s late", r))
 	return next(ctx, r)
 }
 

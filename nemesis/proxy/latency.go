@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/nemesis/internal/toxic"
 )
 
 // Latency delays every request while active by Latency ± Jitter before it
@@ -18,21 +19,21 @@ type Latency struct {
 
 // NewLatency returns the latency toxic with its defaults.
 func NewLatency() *Latency {
-	return &Latency{fault: fault{name: "latency", Probability: 1}, Latency: 5 * time.Millisecond, Jitter: 5 * time.Millisecond}
+	return &Latency{fault: fault{Switch: toxic.Switch{FaultName: "latency"}, Probability: 1}, Latency: 5 * time.Millisecond, Jitter: 5 * time.Millisecond}
 }
 
 // Pipe implements Toxic.
 func (l *Latency) Pipe(ctx context.Context, r *Request, next Forward) (*Response, error) {
-	if !l.active.Load() || (l.Select != nil && !l.Select(r)) {
+	if !l.Active() || (l.Select != nil && !l.Select(r)) {
 		return next(ctx, r)
 	}
 	d := l.Latency
-	if env := l.getEnv(); env != nil && l.Jitter > 0 {
+	if env := l.Env(); env != nil && l.Jitter > 0 {
 		d += time.Duration((2*env.Float64() - 1) * float64(l.Jitter))
 	}
 	d = max(d, 0)
-	l.record(histories.FBegin, fmt.Sprintf("delaying %s by %v", r, d.Round(time.Microsecond)))
-	l.sleep(ctx, d)
-	l.record(histories.FEnd, fmt.Sprintf("forwarding %s", r))
+	l.Record(histories.FBegin, fmt.Sprintf("delaying %s by %v", r, d.Round(time.Microsecond)))
+	l.Sleep(ctx, d)
+	l.Record(histories.FEnd, fmt.Sprintf("forwarding %s", r))
 	return next(ctx, r)
 }

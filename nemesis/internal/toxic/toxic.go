@@ -1,0 +1,69 @@
+// Package toxic is what the fault proxies' toxics (nemesis/proxy on HTTP
+// requests, nemesis/tcpproxy on TCP bytes) share: the on/off switch the
+// run's schedule drives, the run's Env the harness attaches before the
+// run, the recording of each action, and the clock to wait on.
+package toxic
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+
+	"time"
+
+	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/nemesis"
+	"github.com/fencecheck/fencecheck/sched"
+)
+
+// Switch implements nemesis.Fault and nemesis.Attacher for a toxic that
+// embeds it. FaultName is its --nemesis name.
+type Switch struct {
+	FaultName string
+	active    atomic.Bool
+	mu        sync.Mutex
+	env       nemesis.Env
+}
+
+func (s *Switch) Name() string      { return s.FaultName }
+func (s *Switch) SetActive(on bool) { s.active.Store(on) }
+func (s *Switch) Active() bool      { return s.active.Load() }
+
+// Attach implements nemesis.Attacher: the harness hands over its Env
+// before the run starts.
+func (s *Switch) Attach(env nemesis.Env) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.env = env
+}
+
+// Env is the run's Env, nil outside a run.
+func (s *Switch) Env() nemesis.Env {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.env
+}
+
+// Record writes a nemesis event (histories.FBegin or FEnd) when attached
+// to a run.
+func (s *Switch) Record(f, detail string) {
+	if env := s.Env(); env != nil {
+		env.Record(&histories.Event{Process: -1, Actor: histories.ActorNemesis, F: f, Fault: s.FaultName, Detail: detail})
+	}
+}
+
+// Runtime is the run's clock (which ends at the end of the fault phase),
+// or the machine's without a run.
+func (s *Switch) Runtime() sched.Runtime {
+	if env := s.Env(); env != nil {
+		return env.Runtime()
+	}
+	return realTime
+}
+
+var realTime = sched.NewReal()
+
+// Sleep waits d on Runtime, or until ctx ends.
+func (s *Switch) Sleep(ctx context.Context, d time.Duration) {
+	_ = s.Runtime().Sleep(ctx, d)
+}
