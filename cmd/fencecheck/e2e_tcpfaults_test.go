@@ -25,10 +25,12 @@ func TestTCPFaultsE2E(t *testing.T) {
 	cases := []struct {
 		name   string
 		engine *sqlEngine
+		redis  bool
 		faults []string
 	}{
 		{name: "postgres", engine: &postgresEngine, faults: []string{"net-reset"}},
 		{name: "mysql", engine: &sqlEngines[2], faults: []string{"net-reset", "net-latency"}},
+		{name: "redis", redis: true, faults: []string{"net-reset", "net-latency"}},
 		{name: "http", faults: []string{"net-reset", "net-latency", "net-hold", "net-blackhole"}},
 	}
 	for _, tc := range cases {
@@ -36,9 +38,12 @@ func TestTCPFaultsE2E(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
 			var target []string
-			if tc.engine != nil {
+			switch {
+			case tc.engine != nil:
 				target = []string{"--target", tc.engine.spec(t, dir), "--sql-mode", "atomic"}
-			} else {
+			case tc.redis:
+				target = []string{"--target", redisSpec(t), "--redis-mode", "atomic"}
+			default:
 				target = []string{"--target", startReceiver(t), "--request-timeout", "1s"}
 			}
 			script := []string{"0s:+pause", "0s:+delay"}
