@@ -244,3 +244,33 @@ func TestIssuerRestart(t *testing.T) {
 		})
 	}
 }
+
+// TestRealTimeOrder: contended grants are judged by real-time order, not
+// by the order their calls returned. A holder whose call returned after
+// its lease had run out and been granted again (a loaded machine, a
+// short TTL) is no evidence against the issuer; a grant asked for after
+// a higher one had returned is.
+func TestRealTimeOrder(t *testing.T) {
+	t.Parallel()
+	at := func(ms int) time.Time { return time.Unix(0, 0).Add(time.Duration(ms) * time.Millisecond) }
+	cases := []struct {
+		name   string
+		grants []timedGrant
+		want   string
+	}{
+		{"in order", []timedGrant{{1, at(0), at(1)}, {2, at(2), at(3)}, {3, at(4), at(5)}}, ""},
+		{"returned late, after its lease ran out", []timedGrant{
+			{88, at(10), at(11)}, // asked while 81's call had not returned
+			{81, at(0), at(30)},  // granted first, returned last
+		}, ""},
+		{"asked after a higher grant returned", []timedGrant{{88, at(0), at(1)}, {81, at(2), at(3)}},
+			"grant 2 carries token 81, below 88 granted before it was asked for (grant 1)"},
+		{"granted twice", []timedGrant{{5, at(0), at(1)}, {5, at(0), at(2)}}, "token 5 granted twice (grants 1 and 2)"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			assert.Equal(t, tc.want, realTimeOrder(tc.grants))
+		})
+	}
+}
