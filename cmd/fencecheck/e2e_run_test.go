@@ -15,6 +15,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/fencecheck/fencecheck/histories"
 )
 
 func TestRunExitCodes(t *testing.T) {
@@ -108,9 +110,12 @@ func startLongRun(t *testing.T, dir string) *exec.Cmd {
 		if len(runs) != 1 {
 			return false
 		}
-		st, err := os.Stat(runs[0])
-		return err == nil && st.Size() > 10000
-	}, 30*time.Second, 20*time.Millisecond, "no history reached the disk")
+		// Until what reached the disk is enough for a verdict on every
+		// resource (an acknowledged write, then a read): how many bytes
+		// that takes depends on how the workers were scheduled.
+		h, err := histories.ReadFile(runs[0])
+		return err == nil && len(h.Operations) > 0 && h.Evidence().Enough()
+	}, 60*time.Second, 20*time.Millisecond, "no history with evidence on every resource reached the disk")
 	return cmd
 }
 
