@@ -186,8 +186,8 @@ func (res *Result) decide() (check.Verdict, Gate, string) {
 		return verdict, GateCheck, reason
 	case len(res.Exclusive) > 0:
 		return check.Violated, GateExclusive, fmt.Sprintf("%d writes were accepted after their lease had ended (exclusive requirement)", len(res.Exclusive))
-	case res.ReceiverLog.found():
-		return check.Violated, GateReceiverLog, res.ReceiverLog.reason()
+	case res.ReceiverLog.Hit():
+		return check.Violated, GateReceiverLog, res.ReceiverLog.Reason()
 	case res.Interrupted:
 		return check.Interrupted, GateInterrupted, fmt.Sprintf("the run was stopped early; no violation in what it recorded, but it exercised only %d stale writes", cov.StaleWrites)
 	case verdict == check.Inconclusive && res.Check.Verdict == check.Inconclusive:
@@ -198,8 +198,8 @@ func (res *Result) decide() (check.Verdict, Gate, string) {
 		return check.Inconclusive, GateMinStale, fmt.Sprintf("%d stale writes were submitted, and the run asks for at least %d: %s", cov.StaleWrites, cfg.MinStale, res.staleCause())
 	case res.failoverUntested() != "":
 		return check.Inconclusive, GateFailover, res.failoverUntested()
-	case res.ReceiverLog.unread() && verdict == check.Held:
-		return check.Inconclusive, GateReceiverLog, res.ReceiverLog.unreadReason()
+	case res.ReceiverLog.Unread() && verdict == check.Held:
+		return check.Inconclusive, GateReceiverLog, res.ReceiverLog.UnreadReason()
 	}
 	return verdict, GateCheck, reason
 }
@@ -260,7 +260,7 @@ func (res *Result) Summary() string {
 		fmt.Fprintf(&b, "not covered %s\n", gap)
 	}
 	if res.ReceiverLog != nil {
-		fmt.Fprintf(&b, "receiver    %s\n", res.ReceiverLog.line())
+		fmt.Fprintf(&b, "receiver    %s\n", res.ReceiverLog.Line())
 	}
 	fmt.Fprintf(&b, "checker     %s, %s model, %s policy, %s\n", res.Check.Checker, res.Check.Model, res.Check.Policy, res.Check.Elapsed.Round(time.Microsecond))
 	for _, n := range res.Notes {
@@ -280,7 +280,7 @@ func (res *Result) Summary() string {
 		fmt.Fprintf(&b, "reproduce   %s\n", cfg.Command)
 	}
 	_ = explain.WriteViolations(&b, &res.Check, res.Minimal)
-	res.ReceiverLog.writeSummary(&b)
+	writeReceiverLog(&b, res.ReceiverLog)
 	for i, x := range res.Exclusive {
 		if i == 0 {
 			fmt.Fprintf(&b, "\nwrites accepted after their lease had ended (%s):\n", res.terms().Setting(requireExclusive))

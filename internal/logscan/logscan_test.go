@@ -30,7 +30,7 @@ Previous write at 0x00c000012345 by goroutine 7:
 served 10 requests
 `
 
-func lines(rep Report, excerpt int) []string {
+func quoted(rep Report, excerpt int) []string {
 	var out []string
 	for _, l := range rep.Excerpts[excerpt].Lines {
 		out = append(out, fmt.Sprintf("%d %s", l.N, l.Text))
@@ -77,7 +77,7 @@ func TestScan(t *testing.T) {
 			check: func(t *testing.T, rep Report) {
 				assert.Len(t, rep.Excerpts, 5)
 				assert.Equal(t, 15, rep.Unquoted)
-				assert.Equal(t, []string{"4 filler", "5 panic: again", "6 filler", "7 filler"}, lines(rep, 1), "line 3 was quoted already")
+				assert.Equal(t, []string{"4 filler", "5 panic: again", "6 filler", "7 filler"}, quoted(rep, 1), "line 3 was quoted already")
 			}},
 		{name: "a long excerpt is cut", log: "panic: 1\n" + strings.Repeat("panic: more\n", 60),
 			opts: func(o *Options) { o.MaxExcerptLines = 10 }, hits: 61,
@@ -109,7 +109,7 @@ func TestScan(t *testing.T) {
 			}
 			if tc.first != nil {
 				require.NotEmpty(t, rep.Excerpts)
-				assert.Equal(t, tc.first, lines(rep, 0))
+				assert.Equal(t, tc.first, quoted(rep, 0))
 			}
 			if tc.check != nil {
 				tc.check(t, rep)
@@ -244,4 +244,26 @@ func matches(line string, o Options) bool {
 		}
 	}
 	return false
+}
+
+func TestOutcome(t *testing.T) {
+	var none *Outcome
+	assert.False(t, none.Hit(), "no log, no hit")
+	assert.False(t, none.Unread())
+
+	rep, err := Scan(strings.NewReader("panic: one\npanic: two\n"), DefaultOptions())
+	require.NoError(t, err)
+	rep.File = "/run/receiver.log"
+	o := NewOutcome(rep, nil)
+	assert.True(t, o.Hit())
+	assert.Equal(t, "the receiver's log shows 2 lines with signs of a bug: panic 2 (first at line 1) (receiver.log)", o.Reason())
+	var b strings.Builder
+	o.WriteExcerpts(&b, "> ")
+	assert.Equal(t, "> panic at line 1:\n>        1 | panic: one\n>        2 | panic: two\n", b.String())
+	assert.Equal(t, []string{"The receiver's log (receiver.log) shows panic at line 1: panic: one"}, o.Findings())
+
+	o = NewOutcome(Report{File: "/run/receiver.log"}, errors.New("read: \x1b[2J gone"))
+	assert.True(t, o.Unread())
+	assert.False(t, o.Hit())
+	assert.Equal(t, `receiver.log not read to its end (read: \x1b[2J gone)`, o.Line(), "terminal-safe")
 }
