@@ -42,7 +42,7 @@ func (res *Result) JUnit() report.Suite {
 		s.Cases = append(s.Cases, c)
 	}
 	if res.ReceiverLog != nil {
-		s.Cases = append(s.Cases, ReceiverLogCase(res.ReceiverLog))
+		s.Cases = append(s.Cases, report.LogCase(res.ReceiverLog))
 	}
 	if cfg.MinStale > 0 {
 		c := report.Case{Name: fmt.Sprintf("at least %d stale writes exercised", cfg.MinStale), Classname: "coverage"}

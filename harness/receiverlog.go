@@ -1,11 +1,7 @@
 package harness
 
 import (
-	"fmt"
-	"strings"
-
 	"github.com/fencecheck/fencecheck/internal/logscan"
-	"github.com/fencecheck/fencecheck/report"
 )
 
 // logScanner is implemented by targets whose receiver writes a log
@@ -30,29 +26,4 @@ func scanReceiverLog(target any) *ReceiverLog {
 		return nil
 	}
 	return logscan.NewOutcome(s.ScanLog())
-}
-
-// writeReceiverLog adds the quoted hits of the receiver's log to the
-// summary.
-func writeReceiverLog(b *strings.Builder, l *ReceiverLog) {
-	if !l.Hit() {
-		return
-	}
-	fmt.Fprintf(b, "\nthe receiver's log (%s):\n", l.File)
-	l.WriteExcerpts(b, "  ")
-}
-
-// ReceiverLogCase is the JUnit test case of a receiver's log: failed with
-// the quoted hits, an error when the log could not be read.
-func ReceiverLogCase(l *ReceiverLog) report.Case {
-	c := report.Case{Name: "the receiver's log shows no panic, fatal error, data race or pattern asked for", Classname: "receiver-log"}
-	switch {
-	case l.Hit():
-		var b strings.Builder
-		l.WriteExcerpts(&b, "")
-		c.Failure = &report.Failure{Type: "violation", Message: l.Reason(), Text: b.String()}
-	case l.Unread():
-		c.Error = &report.Failure{Type: "inconclusive", Message: l.UnreadReason()}
-	}
-	return c
 }

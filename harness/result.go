@@ -280,7 +280,7 @@ func (res *Result) Summary() string {
 		fmt.Fprintf(&b, "reproduce   %s\n", cfg.Command)
 	}
 	_ = explain.WriteViolations(&b, &res.Check, res.Minimal)
-	writeReceiverLog(&b, res.ReceiverLog)
+	res.ReceiverLog.WriteQuoted(&b)
 	for i, x := range res.Exclusive {
 		if i == 0 {
 			fmt.Fprintf(&b, "\nwrites accepted after their lease had ended (%s):\n", res.terms().Setting(requireExclusive))

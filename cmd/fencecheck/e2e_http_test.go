@@ -123,7 +123,7 @@ func TestForgetOnRestartThroughExecAndKill(t *testing.T) {
 			v := fencecheck(t, dir, "verify", "--target", "http://"+addr, "--exec", receiver(addr), "--store", "s")
 			assert.Equal(t, want, v.code, v.stdout+v.stderr)
 			if bug == "none" {
-				assert.Contains(t, v.stdout, "7 passed, 0 failed, 1 info, 0 skipped")
+				assert.Contains(t, v.stdout, "8 passed, 0 failed, 1 info, 0 skipped")
 			} else {
 				assert.Regexp(t, `\| restart-durability \|.*\| FAIL \|`, v.stdout)
 			}

@@ -76,6 +76,16 @@ func (o *Outcome) WriteExcerpts(b *strings.Builder, indent string) {
 	}
 }
 
+// WriteQuoted writes, when the log shows a sign of a bug, a heading
+// naming the log and the quoted hits; nothing otherwise.
+func (o *Outcome) WriteQuoted(b *strings.Builder) {
+	if !o.Hit() {
+		return
+	}
+	fmt.Fprintf(b, "\nthe receiver's log (%s):\n", o.File)
+	o.WriteExcerpts(b, "  ")
+}
+
 // Findings are one sentence per quoted hit, with the line that matched,
 // and one for the hits not quoted or a log not read.
 func (o *Outcome) Findings() []string {
