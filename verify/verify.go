@@ -113,6 +113,7 @@ var scenarios = []scenario{
 	twoFirstWriters,
 	digitBoundaries,
 	scope,
+	acknowledgedWrites,
 	restartDurability,
 }
 

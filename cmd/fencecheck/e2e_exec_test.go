@@ -263,7 +263,7 @@ func TestExecReady(t *testing.T) {
 			r := fencecheck(t, t.TempDir(), "verify", "--target", "http://"+addr, "--store", "s", "--ready", ready,
 				"--exec", fmt.Sprintf("%s receiver --listen %s --store sqlite:recv.db > recv.out", fencecheckBinary, addr))
 			assert.Equal(t, 0, r.code, r.stdout+r.stderr)
-			assert.Contains(t, r.stdout, "8 passed, 0 failed")
+			assert.Contains(t, r.stdout, "9 passed, 0 failed")
 		})
 	}
 	addr := freeAddr(t)

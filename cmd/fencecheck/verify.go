@@ -53,6 +53,9 @@ resources, and prints a table (scenario | expected | observed | result):
   two-first-writers     two writers create a missing resource at once
   digit-boundaries      9→10, 99→100, 999→1000, 2^53, 2^63, 2^64-1
   scope                 a token on one resource does not affect another
+  acknowledged-writes   400 writes (8 resources at once, 50 each), each read back:
+                        a receiver losing 1 acknowledged write in 50 passes
+                        with probability (49/50)^400 ≈ 3e-4
   restart-durability    with --exec: 7 survives SIGKILL and restart, 6 is rejected
   receiver-log          with --exec: the receiver's output shows no panic:,
                         fatal error:, DATA RACE or --log-fail line (quoted if so)

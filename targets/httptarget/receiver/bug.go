@@ -29,10 +29,13 @@ const (
 	// still stored): after a restart it accepts any token until a newer
 	// one arrives, so a stale write that crosses the restart wins.
 	ForgetOnRestart
+	// LoseAcknowledged fences correctly but answers every 50th write it
+	// accepts as applied without storing it (lose.go).
+	LoseAcknowledged
 )
 
 // BugNames lists the modes by their --bug names.
-var BugNames = []string{"unfenced", "check-then-set", "accept-equal", "forget-on-restart"}
+var BugNames = []string{"unfenced", "check-then-set", "accept-equal", "forget-on-restart", "lose-acknowledged"}
 
 // ParseBug parses a --bug name; "" and "none" are the correct receiver.
 func ParseBug(s string) (Bug, error) {
@@ -47,6 +50,8 @@ func ParseBug(s string) (Bug, error) {
 		return AcceptEqual, nil
 	case "forget-on-restart":
 		return ForgetOnRestart, nil
+	case "lose-acknowledged":
+		return LoseAcknowledged, nil
 	}
 	return NoBug, fmt.Errorf("unknown bug %q (want one of %s)", s, strings.Join(BugNames, ", "))
 }
@@ -76,6 +81,8 @@ func (b Bug) writer(s Store, window time.Duration) writer {
 		return checkThenSet(s, window)
 	case ForgetOnRestart:
 		return forgetful(s)
+	case LoseAcknowledged:
+		return loseAcknowledged(s)
 	}
 	return func(ctx context.Context, res string, c Cell) (bool, uint64, error) {
 		return s.CompareAndPut(ctx, res, c, Greater)
