@@ -147,7 +147,7 @@ func TestEveryKindOfRunHasAMeaningfulRow(t *testing.T) {
 	}{
 		{"held", "memory://fenced", "held", "held", []string{"report", "timeline", "summary", "result.json", "history"}, "", ""},
 		{"no-report", "memory://unfenced", "violated", "violated", []string{"summary", "result.json", "history"}, "", ""},
-		{"verify-memory-fenced", "memory://fenced", "held", "passed", []string{"table", "result.json", "history"}, "", "6 passed, 0 failed, 1 info, 1 skipped"},
+		{"verify-memory-fenced", "memory://fenced", "held", "passed", []string{"table", "result.json", "history"}, "", "7 passed, 0 failed, 1 info, 1 skipped"},
 		{"verify-memory-unfenced", "memory://unfenced", "violated", "failed", []string{"table", "result.json", "history"}, "", " failed"},
 		{"interrupted", "memory://fenced", "interrupted", "interrupted", []string{"report", "timeline", "summary", "result.json", "history"}, "", ""},
 		{"killed", "", "incomplete", "no result", []string{"history"}, "fencecheck check " + filepath.Join(store, "killed"), "killed, or is still running"},

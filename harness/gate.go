@@ -17,6 +17,11 @@ const (
 	// GateExclusive: writes were accepted after their lease had been
 	// reassigned, under Config.RequireExclusive.
 	GateExclusive Gate = "exclusive"
+	// GateReceiverLog: the receiver's log shows a sign of a bug (a panic,
+	// a fatal error, a data race, a pattern asked for), a violation
+	// whatever the history shows; or it could not be read, and a run
+	// that would have held is inconclusive.
+	GateReceiverLog Gate = "receiver-log"
 	// GateInterrupted: the run was stopped early.
 	GateInterrupted Gate = "interrupted"
 	// GateEvidence: too little evidence for a verdict (an acknowledged

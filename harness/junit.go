@@ -9,7 +9,8 @@ import (
 
 // JUnit describes the run as a JUnit suite with one case per checked
 // invariant: linearizability of each resource, the exclusive requirement
-// when it was asked for, the coverage gate when MinStale is set, and the
+// when it was asked for, the receiver's log when fencecheck started the
+// receiver, the coverage gate when MinStale is set, and the
 // failover gate when the run has an issuer fault.
 func (res *Result) JUnit() report.Suite {
 	cfg := res.Config
@@ -39,6 +40,9 @@ func (res *Result) JUnit() report.Suite {
 			c.Failure = &report.Failure{Type: "violation", Message: fmt.Sprintf("%d writes were accepted after their lease had ended", len(res.Exclusive)), Text: b.String()}
 		}
 		s.Cases = append(s.Cases, c)
+	}
+	if res.ReceiverLog != nil {
+		s.Cases = append(s.Cases, report.LogCase(res.ReceiverLog))
 	}
 	if cfg.MinStale > 0 {
 		c := report.Case{Name: fmt.Sprintf("at least %d stale writes exercised", cfg.MinStale), Classname: "coverage"}

@@ -68,6 +68,12 @@ func (res *Result) ReportInput() report.Input {
 		}
 		in.Findings = append(in.Findings, fmt.Sprintf("%s: %s; the write was accepted.", res.terms().Setting(requireExclusive), x))
 	}
+	if l := res.ReceiverLog; l != nil {
+		in.Findings = append(in.Findings, l.Findings()...)
+		if l.File != "" {
+			in.Files = append(in.Files, l.Name())
+		}
+	}
 	if res.Minimal != nil {
 		in.Files = append(in.Files, runstore.Minimal, runstore.MinimalHistory)
 	}

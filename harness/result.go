@@ -33,6 +33,9 @@ type Result struct {
 	Coverage  Coverage             `json:"coverage"`
 	Evidence  histories.Evidence   `json:"evidence"`
 	Exclusive []ExclusiveViolation `json:"exclusive_violations,omitempty"`
+	// ReceiverLog is what the log of a receiver fencecheck started
+	// showed (a process.Target's receiver.log); nil without one.
+	ReceiverLog *ReceiverLog `json:"receiver_log,omitempty"`
 	// Jobs is what the workers' strategy cost them: job latency and the
 	// leases taken from live workers (workload.Metrics).
 	Jobs        workload.Metrics `json:"job_metrics"`
@@ -172,14 +175,16 @@ func (r *run) judge(path string, interrupted bool) (Result, error) {
 	if r.cfg.RequireExclusive {
 		res.Exclusive = excl
 	}
+	res.ReceiverLog = r.receiverLog
 	res.Verdict, res.Gate, res.Reason = res.decide()
 	return res, nil
 }
 
-// decide combines the check, its evidence, the exclusive requirement, an
-// interruption and the coverage gate into one verdict. A violation found
-// is a violation even in an interrupted run; nothing else is a pass
-// unless the run ran to its end and tested what it was asked to.
+// decide combines the check, its evidence, the exclusive requirement, the
+// receiver's log, an interruption and the coverage gate into one verdict.
+// A violation found is a violation even in an interrupted run; nothing
+// else is a pass unless the run ran to its end and tested what it was
+// asked to, and the receiver's log, when there is one, was read.
 func (res *Result) decide() (check.Verdict, Gate, string) {
 	verdict, reason := explain.Decide(res.Check, res.Evidence)
 	cfg, cov := res.Config, res.Coverage
@@ -190,6 +195,8 @@ func (res *Result) decide() (check.Verdict, Gate, string) {
 		return verdict, GateCheck, reason
 	case len(res.Exclusive) > 0:
 		return check.Violated, GateExclusive, fmt.Sprintf("%d writes were accepted after their lease had ended (exclusive requirement)", len(res.Exclusive))
+	case res.ReceiverLog.Hit():
+		return check.Violated, GateReceiverLog, res.ReceiverLog.Reason()
 	case res.Interrupted:
 		return check.Interrupted, GateInterrupted, fmt.Sprintf("the run was stopped early; no violation in what it recorded, but it exercised only %d stale writes", cov.StaleWrites)
 	case verdict == check.Inconclusive && res.Check.Verdict == check.Inconclusive:
@@ -200,6 +207,8 @@ func (res *Result) decide() (check.Verdict, Gate, string) {
 		return check.Inconclusive, GateMinStale, fmt.Sprintf("%d stale writes were submitted, and the run asks for at least %d: %s", cov.StaleWrites, cfg.MinStale, res.staleCause())
 	case res.failoverUntested() != "":
 		return check.Inconclusive, GateFailover, res.failoverUntested()
+	case res.ReceiverLog.Unread() && verdict == check.Held:
+		return check.Inconclusive, GateReceiverLog, res.ReceiverLog.UnreadReason()
 	}
 	return verdict, GateCheck, reason
 }
@@ -270,6 +279,9 @@ func (res *Result) Summary() string {
 	for _, gap := range res.notCovered() {
 		fmt.Fprintf(&b, "not covered %s\n", gap)
 	}
+	if res.ReceiverLog != nil {
+		fmt.Fprintf(&b, "receiver    %s\n", res.ReceiverLog.Line())
+	}
 	fmt.Fprintf(&b, "checker     %s, %s model, %s policy, %s\n", res.Check.Checker, res.Check.Model, res.Check.Policy, res.Check.Elapsed.Round(time.Microsecond))
 	for _, n := range res.Notes {
 		fmt.Fprintf(&b, "note        %s\n", n)
@@ -288,6 +300,7 @@ func (res *Result) Summary() string {
 		fmt.Fprintf(&b, "reproduce   %s\n", cfg.Command)
 	}
 	_ = explain.WriteViolations(&b, &res.Check, res.Minimal)
+	res.ReceiverLog.WriteQuoted(&b)
 	for i, x := range res.Exclusive {
 		if i == 0 {
 			fmt.Fprintf(&b, "\nwrites accepted after their lease had ended (%s):\n", res.terms().Setting(requireExclusive))

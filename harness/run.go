@@ -44,6 +44,9 @@ type run struct {
 	issuerServers bool
 
 	failure failure
+	// receiverLog is what the receiver's log showed, read after the
+	// tear-down stopped the receiver; nil for a target without one.
+	receiverLog *ReceiverLog
 	// ended are the leases the nemesis ended, for the strategy's
 	// measures (strategy.go).
 	ended nemesisEnds
@@ -155,6 +158,7 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 	simErr := rt.Run(func() { r.main(r.watchFailure(ctx), endLife) })
 	stopProgress()
 	warnings := td.run() // the target's work is done: the final reads were its last
+	r.receiverLog = scanReceiverLog(cfg.Target)
 	if err := rec.Close(); err != nil {
 		return Result{}, fmt.Errorf("record history %s: %w", historyPath, err)
 	}

@@ -19,6 +19,12 @@ func JUnit(rep Report) report.Suite {
 		Properties: []report.Fact{{Name: "target", Value: rep.Target}, {Name: "policy", Value: rep.Policy}, {Name: "dir", Value: rep.Dir}},
 	}
 	for _, o := range rep.Outcomes {
+		if o.Scenario == ReceiverLog && rep.ReceiverLog != nil {
+			c := report.LogCase(rep.ReceiverLog) // with the quoted lines
+			c.Name, c.Classname = o.Scenario, "verify"
+			suite.Cases = append(suite.Cases, c)
+			continue
+		}
 		c := report.Case{Name: o.Scenario, Classname: "verify"}
 		switch o.Result {
 		case Fail:

@@ -6,6 +6,8 @@ import (
 	"io"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/fencecheck/fencecheck/internal/logscan"
 )
 
 // Report is what result.json holds.
@@ -25,6 +27,9 @@ type Report struct {
 	Passed    bool   `json:"passed"`
 	Dir       string `json:"dir"`
 	Outcomes  []Row  `json:"scenarios"`
+	// ReceiverLog is what the log of a receiver the battery started
+	// showed; its row is in Outcomes (ReceiverLogRow). Nil without one.
+	ReceiverLog *logscan.Outcome `json:"receiver_log,omitempty"`
 	// Command repeats the battery, as its caller would type it.
 	Command string `json:"command,omitempty"`
 }

@@ -123,6 +123,7 @@ var scenarios = []scenario{
 	twoFirstWriters,
 	digitBoundaries,
 	scope,
+	acknowledgedWrites,
 	restartDurability,
 }
 

@@ -24,24 +24,41 @@ import (
 // The end-to-end tests of --exec: the receiver under test is the one
 // fencecheck started, and it does not outlive fencecheck.
 
-var flaky struct {
+// built are the test receivers of testdata, each built once.
+var built sync.Map // name → *testBinary
+
+type testBinary struct {
 	once sync.Once
 	path string
 	err  error
 }
 
+// buildTestdata builds ./testdata/PKG once, with the race detector if
+// race, and returns its path.
+func buildTestdata(t *testing.T, pkg string, race bool) string {
+	t.Helper()
+	name := pkg
+	args := []string{"build"}
+	if race {
+		name, args = pkg+"-race", append(args, "-race")
+	}
+	v, _ := built.LoadOrStore(name, &testBinary{})
+	b := v.(*testBinary)
+	b.once.Do(func() {
+		b.path = filepath.Join(filepath.Dir(fencecheckBinary), name)
+		out, err := exec.Command("go", append(args, "-o", b.path, "./testdata/"+pkg)...).CombinedOutput()
+		if err != nil {
+			b.err = fmt.Errorf("build %s: %v\n%s", name, err, out)
+		}
+	})
+	require.NoError(t, b.err)
+	return b.path
+}
+
 // flakyReceiver builds testdata/flakyreceiver once and returns its path.
 func flakyReceiver(t *testing.T) string {
 	t.Helper()
-	flaky.once.Do(func() {
-		flaky.path = filepath.Join(filepath.Dir(fencecheckBinary), "flakyreceiver")
-		out, err := exec.Command("go", "build", "-o", flaky.path, "./testdata/flakyreceiver").CombinedOutput()
-		if err != nil {
-			flaky.err = fmt.Errorf("build flakyreceiver: %v\n%s", err, out)
-		}
-	})
-	require.NoError(t, flaky.err)
-	return flaky.path
+	return buildTestdata(t, "flakyreceiver", false)
 }
 
 // eventually polls cond until it holds; the bound only ends a broken test.
@@ -246,7 +263,7 @@ func TestExecReady(t *testing.T) {
 			r := fencecheck(t, t.TempDir(), "verify", "--target", "http://"+addr, "--store", "s", "--ready", ready,
 				"--exec", fmt.Sprintf("%s receiver --listen %s --store sqlite:recv.db > recv.out", fencecheckBinary, addr))
 			assert.Equal(t, 0, r.code, r.stdout+r.stderr)
-			assert.Contains(t, r.stdout, "7 passed, 0 failed")
+			assert.Contains(t, r.stdout, "9 passed, 0 failed")
 		})
 	}
 	addr := freeAddr(t)

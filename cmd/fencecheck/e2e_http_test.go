@@ -92,7 +92,7 @@ func TestReferenceReceiverE2E(t *testing.T) {
 				assert.FileExists(t, filepath.Join(dir, "s", "latest", f))
 			}
 			if tc.code == 0 {
-				assert.Contains(t, r.stdout, "6 passed, 0 failed, 1 info, 1 skipped")
+				assert.Contains(t, r.stdout, "7 passed, 0 failed, 1 info, 1 skipped")
 				run := fencecheck(t, dir, "run", "--target", base, "--ops", "800", "--lease-ttl", "30ms", "--op-timeout", "2s", "--seed", "1", "--store", "s",
 					"--nemesis", "pause,delay,duplicate,hold,drop-response,latency")
 				assert.Equal(t, 0, run.code, run.stdout+run.stderr)
@@ -123,7 +123,7 @@ func TestForgetOnRestartThroughExecAndKill(t *testing.T) {
 			v := fencecheck(t, dir, "verify", "--target", "http://"+addr, "--exec", receiver(addr), "--store", "s")
 			assert.Equal(t, want, v.code, v.stdout+v.stderr)
 			if bug == "none" {
-				assert.Contains(t, v.stdout, "7 passed, 0 failed, 1 info, 0 skipped")
+				assert.Contains(t, v.stdout, "9 passed, 0 failed, 1 info, 0 skipped")
 			} else {
 				assert.Regexp(t, `\| restart-durability \|.*\| FAIL \|`, v.stdout)
 			}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/fencecheck/fencecheck/internal/logscan"
 	"github.com/fencecheck/fencecheck/internal/redact"
 	"github.com/fencecheck/fencecheck/nemesis"
 	"github.com/fencecheck/fencecheck/nemesis/proxy"
@@ -25,6 +26,7 @@ type httpFlags struct {
 	ready          string
 	headers        []string // --header Name: value, repeated
 	basicAuthFile  string
+	logFail        []string       // --log-fail REGEX, repeated
 	flags          *pflag.FlagSet // to tell a given --ready from its default
 }
 
@@ -35,6 +37,7 @@ func (h *httpFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&h.exec, "exec", "", `start the receiver as a child process (sh -c CMD), wait until it is ready (--ready), stop it at the end; output goes to the run directory. Refused while something already answers on the target's address`)
 	fl.StringArrayVar(&h.headers, "header", nil, `HTTP targets: a header sent with every request, "Name: value" (repeatable), e.g. "Authorization: Bearer …"; values are never printed or stored`)
 	fl.StringVar(&h.basicAuthFile, "basic-auth-file", "", "HTTP targets: a file holding user:password, sent as Basic authentication with every request; never printed or stored")
+	fl.StringArrayVar(&h.logFail, "log-fail", nil, `with --exec: a regular expression (Go syntax) that marks a bug in a line of the receiver's output (repeatable); a matching line fails the run or the battery (exit 1), as panic:, fatal error: and DATA RACE always do`)
 	fl.StringVar(&h.ready, "ready", defaultReady, `with --exec: when the receiver is ready: tcp (it accepts a TCP connection on the target's host:port), http-get:PATH (GET PATH gets any HTTP answer), cmd:COMMAND (sh -c COMMAND exits 0); counted only while the started process is alive`)
 }
 
@@ -44,7 +47,14 @@ func (h *httpFlags) child(spec string) (*process.Child, error) {
 		if h.flags.Changed("ready") {
 			return nil, &usageError{fmt.Errorf("--ready: needs --exec (it says when the receiver fencecheck starts is ready)")}
 		}
+		if len(h.logFail) > 0 {
+			return nil, &usageError{fmt.Errorf("--log-fail: needs --exec (fencecheck reads the output of a receiver it started)")}
+		}
 		return nil, nil
+	}
+	patterns, err := h.logPatterns()
+	if err != nil {
+		return nil, err
 	}
 	if !isHTTP(spec) {
 		return nil, &usageError{fmt.Errorf("--exec: needs an http:// target, got %q", redact.Spec(spec))}
@@ -57,7 +67,22 @@ func (h *httpFlags) child(spec string) (*process.Child, error) {
 	if err != nil {
 		return nil, &usageError{fmt.Errorf("--ready: %w", err)}
 	}
-	return process.NewChild(h.exec, addr, ready), nil
+	c := process.NewChild(h.exec, addr, ready)
+	c.LogPatterns, c.LogSecrets = patterns, h.secrets(spec)
+	return c, nil
+}
+
+// logPatterns compiles --log-fail.
+func (h *httpFlags) logPatterns() ([]logscan.Pattern, error) {
+	var out []logscan.Pattern
+	for _, expr := range h.logFail {
+		p, err := logscan.Compile(expr)
+		if err != nil {
+			return nil, &usageError{fmt.Errorf("--log-fail: %w", err)}
+		}
+		out = append(out, p)
+	}
+	return out, nil
 }
 
 // credentialsGiven reports whether --header or --basic-auth-file was set.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -12,6 +13,7 @@ import (
 	"github.com/fencecheck/fencecheck/harness"
 	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/internal/files"
+	"github.com/fencecheck/fencecheck/internal/logscan"
 	"github.com/fencecheck/fencecheck/internal/redact"
 	"github.com/fencecheck/fencecheck/lease"
 	leasespec "github.com/fencecheck/fencecheck/lease/spec"
@@ -54,7 +56,12 @@ resources, and prints a table (scenario | expected | observed | result):
                         (--max-token, or what the target declares: 2^63-1
                         for the SQL targets), the rest not sent
   scope                 a token on one resource does not affect another
+  acknowledged-writes   400 writes (8 resources at once, 50 each), each read back:
+                        a receiver losing 1 acknowledged write in 50 passes
+                        with probability (49/50)^400 ≈ 3e-4
   restart-durability    with --exec: 7 survives SIGKILL and restart, 6 is rejected
+  receiver-log          with --exec: the receiver's output shows no panic:,
+                        fatal error:, DATA RACE or --log-fail line (quoted if so)
 
 With --leases the scenarios' tokens come from a token issuer (etcd,
 redis://…, postgres://…) instead of the scripted ones; digit-boundaries
@@ -62,7 +69,8 @@ keeps its scripted tokens.
 
 The table, a result.json and the history of every operation go to
 store/verify-<target>/<time>/. Exit 0 when every required scenario passed,
-1 when one failed, 3 on errors (unreachable target, bad flags).`,
+1 when one failed, 2 when they passed but the receiver's log could not be
+read, 3 on errors (unreachable target, bad flags).`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return f.target.scrub(runVerify(cmd.Context(), cmd, f))
@@ -147,10 +155,19 @@ func runVerify(ctx context.Context, cmd *cobra.Command, f verifyFlags) error {
 		if err := verify.WriteTable(stdout, outcomes); err != nil {
 			return err
 		}
+		var quoted strings.Builder
+		rep.ReceiverLog.WriteQuoted(&quoted)
+		fmt.Fprint(stdout, quoted.String())
 		fmt.Fprintf(stdout, "\n%s; wrote %s\nreproduce with: %s\n", verify.Summary(outcomes), dir, rep.Command)
 	}
 	if !rep.Passed {
 		return &verdictExit{exitViolated}
+	}
+	if rep.ReceiverLog.Unread() {
+		// Every scenario passed, but a panic or race the log shows may
+		// have been missed: not a pass.
+		warn(cmd.ErrOrStderr(), []string{rep.ReceiverLog.UnreadReason()})
+		return &verdictExit{exitInconclusive}
 	}
 	return nil
 }
@@ -234,8 +251,16 @@ func runBattery(ctx context.Context, b battery, stderr io.Writer) (verify.Report
 	if b.child != nil && b.child.Err() != nil {
 		return verify.Report{}, fmt.Errorf("verify %s: %w\n(the scenarios' history is in %s)", t.name, b.child.Err(), b.dir)
 	}
-	return verify.Report{Target: t.name, Leases: leases, Policy: opts.Policy.String(), MaxToken: opts.MaxToken, Exclusive: opts.RequireExclusive,
-		Passed: verify.Passed(outcomes), Dir: b.dir, Outcomes: outcomes}, nil
+	rep := verify.Report{Target: t.name, Leases: leases, Policy: opts.Policy.String(), MaxToken: opts.MaxToken, Exclusive: opts.RequireExclusive,
+		Dir: b.dir, Outcomes: outcomes}
+	if b.child != nil {
+		// Read once the receiver has stopped: its signs of a bug are a
+		// row of the battery.
+		rep.ReceiverLog = logscan.NewOutcome(b.child.ScanLog())
+		rep.Outcomes = append(rep.Outcomes, verify.ReceiverLogRow(rep.ReceiverLog))
+	}
+	rep.Passed = verify.Passed(rep.Outcomes)
+	return rep, nil
 }
 
 func writeVerifyFiles(dir string, rep verify.Report) error {

@@ -24,6 +24,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/fencecheck/fencecheck/internal/logscan"
 	"github.com/fencecheck/fencecheck/internal/procfs"
 	"github.com/fencecheck/fencecheck/internal/spawn"
 )
@@ -63,6 +64,11 @@ type Child struct {
 	// from the child, wherever it put them (see tree.go), not only its
 	// process group.
 	Tree bool
+	// LogPatterns are what ScanLog looks for in the child's log besides
+	// the built-in signs of a bug; LogSecrets are masked in what it
+	// quotes.
+	LogPatterns []logscan.Pattern
+	LogSecrets  []string
 
 	mu      sync.Mutex
 	logPath string
@@ -208,7 +214,7 @@ func (c *Child) startLocked() (*proc, error) {
 	}
 	if c.log != nil {
 		c.starts++
-		fmt.Fprintf(c.log, "--- fencecheck: start %d of %q at %s\n", c.starts, c.cmdline, time.Now().UTC().Format(time.RFC3339Nano))
+		fmt.Fprintf(c.log, logMarker+"start %d of %q at %s\n", c.starts, c.cmdline, time.Now().UTC().Format(time.RFC3339Nano))
 		cmd.Stdout, cmd.Stderr = c.log, c.log
 	}
 	p := &proc{cmd: cmd, exited: make(chan struct{})}
@@ -243,7 +249,7 @@ func (c *Child) noteExit(p *proc) {
 		}
 		p.err = fmt.Errorf("%s (pid %d) exited on its own %s (%s)%s", c.name(), state.Pid(), when, state, tail)
 		if c.log != nil {
-			fmt.Fprintf(c.log, "--- fencecheck: pid %d exited on its own (%s)\n", state.Pid(), state)
+			fmt.Fprintf(c.log, logMarker+"pid %d exited on its own (%s)\n", state.Pid(), state)
 		}
 		if c.err == nil {
 			c.err, first = p.err, true

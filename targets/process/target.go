@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/fencecheck/fencecheck/internal/logscan"
 	"github.com/fencecheck/fencecheck/targets"
 )
 
@@ -44,6 +45,10 @@ func (t *Target) Teardown(ctx context.Context) error {
 	}
 	return errors.Join(errs...)
 }
+
+// ScanLog reads the receiver's log for the signs of a bug
+// (Child.ScanLog).
+func (t *Target) ScanLog() (logscan.Report, error) { return t.Child.ScanLog() }
 
 // Restart crashes the receiver (SIGKILL) and starts it again.
 func (t *Target) Restart(ctx context.Context) error { return t.Child.Restart(ctx) }

@@ -38,10 +38,13 @@ const (
 	// StringTokens compares tokens as decimal strings: "10" < "9", so
 	// the owner of 10 is rejected after 9.
 	StringTokens
+	// LoseAcknowledged fences correctly but answers every 50th write it
+	// accepts as applied without storing it (lose.go).
+	LoseAcknowledged
 )
 
 // BugNames lists the modes by their --bug names.
-var BugNames = []string{"unfenced", "check-then-set", "accept-equal", "forget-on-restart", "float-tokens", "string-tokens"}
+var BugNames = []string{"unfenced", "check-then-set", "accept-equal", "forget-on-restart", "float-tokens", "string-tokens", "lose-acknowledged"}
 
 // ParseBug parses a --bug name; "" and "none" are the correct receiver.
 func ParseBug(s string) (Bug, error) {
@@ -60,6 +63,8 @@ func ParseBug(s string) (Bug, error) {
 		return FloatTokens, nil
 	case "string-tokens":
 		return StringTokens, nil
+	case "lose-acknowledged":
+		return LoseAcknowledged, nil
 	}
 	return NoBug, fmt.Errorf("unknown bug %q (want one of %s)", s, strings.Join(BugNames, ", "))
 }
@@ -95,6 +100,8 @@ func (b Bug) writer(s Store, window time.Duration) writer {
 		return comparedAs(s, func(stored, token uint64) bool {
 			return strconv.FormatUint(token, 10) > strconv.FormatUint(stored, 10)
 		})
+	case LoseAcknowledged:
+		return loseAcknowledged(s)
 	}
 	return func(ctx context.Context, res string, c Cell) (bool, uint64, error) {
 		return s.CompareAndPut(ctx, res, c, Greater)

@@ -2,7 +2,12 @@
 // the end-to-end tests of --exec need: on a GET / (as some receivers do on
 // an unknown request), or on the first request after a file appears (a
 // receiver that exits on its own in the middle of a run, when the test
-// says so).
+// says so). With --racy it has a deliberate data race instead: every
+// request has two goroutines count it in a package-level variable without
+// a lock. Built with go build -race, the race detector reports the race
+// on the first request, whatever the scheduling (the two writes are never
+// ordered by a happens-before edge), while every answer stays right: only
+// its log shows the bug.
 package main
 
 import (
@@ -12,16 +17,22 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"sync"
 	"sync/atomic"
 
 	"github.com/fencecheck/fencecheck/targets/httptarget/receiver"
 )
+
+// requests is written by two goroutines per request under --racy,
+// without a lock.
+var requests int
 
 func main() {
 	listen := flag.String("listen", "127.0.0.1:0", "address to listen on")
 	exitOnRoot := flag.Bool("exit-on-root", false, "exit 5 on GET /")
 	dieFile := flag.String("die-when", "", "exit 7 on the first request after this file exists")
 	storeSpec := flag.String("store", "memory", "memory, or sqlite:PATH")
+	racy := flag.Bool("racy", false, "count requests from two goroutines without a lock: a data race")
 	flag.Parse()
 	store, err := receiver.ParseStore(*storeSpec)
 	if err != nil {
@@ -46,6 +57,9 @@ func main() {
 			}
 		}
 		served.Add(1)
+		if *racy {
+			race()
+		}
 		h.ServeHTTP(w, r)
 	})
 	so := receiver.DefaultServerOptions()
@@ -54,4 +68,17 @@ func main() {
 	err = receiver.Serve(context.Background(), flaky, so)
 	fmt.Fprintln(os.Stderr, "flakyreceiver:", err)
 	os.Exit(1)
+}
+
+// race counts a request from two goroutines at once, without a lock.
+func race() {
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			requests++ // the race
+		}()
+	}
+	wg.Wait()
 }

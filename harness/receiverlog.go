@@ -1,0 +1,29 @@
+package harness
+
+import (
+	"github.com/fencecheck/fencecheck/internal/logscan"
+)
+
+// logScanner is implemented by targets whose receiver writes a log
+// fencecheck can read (a receiver process's receiver.log, process.Target):
+// its signs of a bug are evidence the history cannot hold, as in Jepsen's
+// log-file-pattern checker.
+type logScanner interface {
+	ScanLog() (logscan.Report, error)
+}
+
+// ReceiverLog is what the receiver's log showed: every line that matched
+// a sign of a bug, counted, the first of them quoted, and why the log
+// could not be read to its end, when it could not; a run cannot hold
+// then, as a clean log was not seen.
+type ReceiverLog = logscan.Outcome
+
+// scanReceiverLog reads the target's receiver log, once the receiver has
+// stopped; nil when the target has none.
+func scanReceiverLog(target any) *ReceiverLog {
+	s, ok := target.(logScanner)
+	if !ok {
+		return nil
+	}
+	return logscan.NewOutcome(s.ScanLog())
+}
