@@ -39,7 +39,7 @@ const (
 	// the owner of 10 is rejected after 9.
 	StringTokens
 	// LoseAcknowledged fences correctly but answers every 50th write it
-	// accepts as applied without storing it (lose.go).
+	// accepts on a resource as applied without storing it (lose.go).
 	LoseAcknowledged
 )
 
