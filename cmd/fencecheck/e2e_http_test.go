@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +13,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/fencecheck/fencecheck/internal/spawn"
 )
 
 // startReceiver runs `fencecheck receiver` on a free loopback port and
@@ -49,14 +50,14 @@ type devNull struct{}
 
 func (devNull) Write(p []byte) (int, error) { return len(p), nil }
 
-// freeAddr returns a loopback address nothing listens on right now.
+// freeAddr returns a loopback address nothing listens on right now, for
+// a receiver the test has fencecheck start (spawn.FreePort says why not
+// port 0).
 func freeAddr(t *testing.T) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	port, err := spawn.FreePort()
 	require.NoError(t, err)
-	addr := ln.Addr().String()
-	require.NoError(t, ln.Close())
-	return addr
+	return fmt.Sprintf("127.0.0.1:%d", port)
 }
 
 // TestReferenceReceiverE2E: the built binary's receiver, in each mode,

@@ -17,10 +17,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"sync"
 	"time"
 
+	"github.com/fencecheck/fencecheck/internal/spawn"
 	"github.com/fencecheck/fencecheck/lease"
 	"github.com/fencecheck/fencecheck/targets/process"
 )
@@ -149,31 +149,6 @@ func (s *Service) Close() error {
 	return errors.Join(err, s.child.Err(), s.removeData())
 }
 
-// handedOut are the ports FreePort returned in this process: the kernel
-// may offer a port again once its listener is closed, and two private
-// servers started at once must not be given the same one.
-var handedOut = struct {
-	sync.Mutex
-	ports map[int]bool
-}{ports: map[int]bool{}}
-
-// FreePort returns a loopback TCP port that nothing listens on now and
-// that it never returned before in this process. A server started on it
-// is refused if another process took it meanwhile (process.Child checks).
-func FreePort() (int, error) {
-	handedOut.Lock()
-	defer handedOut.Unlock()
-	for range 100 {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return 0, fmt.Errorf("find a free loopback port: %w", err)
-		}
-		port := ln.Addr().(*net.TCPAddr).Port
-		_ = ln.Close()
-		if !handedOut.ports[port] {
-			handedOut.ports[port] = true
-			return port, nil
-		}
-	}
-	return 0, errors.New("find a free loopback port: the kernel offered only ports handed out before")
-}
+// FreePort returns a loopback TCP port for a private server: see
+// spawn.FreePort, the one place ports are chosen.
+func FreePort() (int, error) { return spawn.FreePort() }

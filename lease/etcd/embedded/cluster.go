@@ -9,7 +9,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -19,6 +18,8 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/server/v3/embed"
+
+	"github.com/fencecheck/fencecheck/internal/spawn"
 )
 
 // Options say how to start a cluster.
@@ -230,27 +231,12 @@ func loopback(port int) url.URL {
 	return url.URL{Scheme: "http", Host: fmt.Sprintf("127.0.0.1:%d", port)}
 }
 
-// freePorts returns n distinct loopback ports that were free: all are held
-// open together, so none repeats.
+// freePorts returns n distinct loopback ports for the members: see
+// spawn.FreePort, the one place ports are chosen.
 func freePorts(n int) ([]int, error) {
-	var ls []net.Listener
-	defer func() {
-		for _, l := range ls {
-			_ = l.Close()
-		}
-	}()
-	var ports []int
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, fmt.Errorf("embedded etcd: find a free port: %w", err)
-		}
-		ls = append(ls, l)
-		addr, ok := l.Addr().(*net.TCPAddr)
-		if !ok {
-			return nil, fmt.Errorf("embedded etcd: listener address %v is not TCP", l.Addr())
-		}
-		ports = append(ports, addr.Port)
+	ports, err := spawn.FreePorts(n)
+	if err != nil {
+		return nil, fmt.Errorf("embedded etcd: %w", err)
 	}
 	return ports, nil
 }
