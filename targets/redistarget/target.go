@@ -11,9 +11,9 @@
 //
 // Every key of a run starts with a prefix of its own,
 // fencecheck:target:<12 hex>:, and Teardown removes them all (SCAN MATCH
-// and UNLINK). Nothing else on the server is touched: the server may be
-// shared, so there is no FLUSHDB, FLUSHALL or SCRIPT FLUSH anywhere; the
-// scripts go to the server's script cache by EVALSHA, falling back to
+// and UNLINK). Nothing else on the server is touched, as it may be
+// shared: no database, key or script cache of anyone else's is emptied;
+// the scripts go to the server's script cache by EVALSHA, falling back to
 // EVAL, as any client's do.
 //
 // The client never retries a command on its own (go-redis would, by
