@@ -21,7 +21,7 @@ func NewDropResponse() *DropResponse {
 
 // Pipe implements Toxic.
 func (d *DropResponse) Pipe(ctx context.Context, r *Request, next Forward) (*Response, error) {
-	if !d.chosen(r) {
+	if !d.Chosen(r, r.IsWrite()) {
 		return next(ctx, r)
 	}
 	resp, err := next(ctx, r)

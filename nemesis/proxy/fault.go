@@ -18,27 +18,8 @@ func WriteOf(resource string, token uint64) Selector {
 }
 
 // fault is what every toxic shares: the on/off switch the schedule
-// drives and the run's Env (toxic.Switch), and the choice of requests.
-type fault struct {
-	toxic.Switch
-	// Select, if set, chooses the requests to act on while active;
-	// otherwise each described write is chosen with Probability, drawn
-	// from the run's seeded generator.
-	Select      Selector
-	Probability float64
-}
-
-// chosen reports whether the toxic acts on r.
-func (f *fault) chosen(r *Request) bool {
-	if !f.Active() {
-		return false
-	}
-	if f.Select != nil {
-		return f.Select(r)
-	}
-	env := f.Env()
-	return env != nil && r.IsWrite() && env.Float64() < f.Probability
-}
+// drives, the run's Env and the choice of what to act on (toxic.Choice).
+type fault = toxic.Choice[*Request]
 
 // Names lists the proxy's faults by their --nemesis names.
 var Names = []string{"hold", "duplicate-request", "drop-response", "latency"}

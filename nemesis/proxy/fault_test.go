@@ -70,7 +70,7 @@ func TestChosen(t *testing.T) {
 				env.Floats = []float64{tc.draw}
 				f.Attach(env)
 			}
-			assert.Equal(t, tc.chosen, f.chosen(tc.r))
+			assert.Equal(t, tc.chosen, f.Chosen(tc.r, tc.r.IsWrite()))
 		})
 	}
 }

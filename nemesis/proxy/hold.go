@@ -31,7 +31,7 @@ func NewHold() *Hold {
 
 // Pipe implements Toxic.
 func (h *Hold) Pipe(ctx context.Context, r *Request, next Forward) (*Response, error) {
-	if !h.chosen(r) {
+	if !h.Chosen(r, r.IsWrite()) {
 		return next(ctx, r)
 	}
 	if env := h.Env(); env != nil && r.IsWrite() {

@@ -24,7 +24,7 @@ func NewBlackhole() *Blackhole {
 
 // Pipe implements Toxic.
 func (b *Blackhole) Pipe(_ context.Context, c *Conn, ch *Chunk) Verdict {
-	if !b.chosen(ch) {
+	if !b.Chosen(ch, true) {
 		return Forward
 	}
 	b.Record(histories.FBegin, fmt.Sprintf("swallowing %s and every later byte of the connection: no answer", ch))

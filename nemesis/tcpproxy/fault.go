@@ -19,30 +19,8 @@ func Carrying(b []byte) Selector {
 }
 
 // fault is what every toxic shares: the on/off switch the schedule
-// drives and the run's Env (toxic.Switch), and the choice of chunks.
-type fault struct {
-	toxic.Switch
-	// Select, if set, chooses the chunks to act on while active;
-	// otherwise each chunk the toxic may act on is chosen with
-	// Probability, drawn from the run's seeded generator.
-	Select      Selector
-	Probability float64
-}
-
-// chosen reports whether the toxic acts on ch.
-func (f *fault) chosen(ch *Chunk) bool {
-	if !f.Active() {
-		return false
-	}
-	if f.Select != nil {
-		return f.Select(ch)
-	}
-	if f.Probability >= 1 {
-		return true
-	}
-	env := f.Env()
-	return env != nil && env.Float64() < f.Probability
-}
+// drives, the run's Env and the choice of what to act on (toxic.Choice).
+type fault = toxic.Choice[*Chunk]
 
 // The proxy's faults by their --nemesis names. The net- prefix tells them
 // from the HTTP proxy's (hold, latency): these act on bytes, below the

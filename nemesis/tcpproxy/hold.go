@@ -34,7 +34,7 @@ func NewHold() *Hold {
 
 // Pipe implements Toxic.
 func (h *Hold) Pipe(ctx context.Context, c *Conn, ch *Chunk) Verdict {
-	if ch.Dir != Up || !h.chosen(ch) {
+	if ch.Dir != Up || !h.Chosen(ch, true) {
 		return Forward
 	}
 	bound := h.For

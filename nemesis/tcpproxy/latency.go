@@ -29,7 +29,7 @@ func NewLatency() *Latency {
 
 // Pipe implements Toxic.
 func (l *Latency) Pipe(ctx context.Context, _ *Conn, ch *Chunk) Verdict {
-	if ch.Dir&l.Dir == 0 || !l.chosen(ch) {
+	if ch.Dir&l.Dir == 0 || !l.Chosen(ch, true) {
 		return Forward
 	}
 	d := l.Latency

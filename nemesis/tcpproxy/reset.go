@@ -48,7 +48,7 @@ func (r *Reset) Pipe(_ context.Context, c *Conn, ch *Chunk) Verdict {
 			req, len(ch.Data), c.ID))
 		return ResetBoth
 	}
-	if !r.chosen(ch) {
+	if !r.Chosen(ch, true) {
 		return Forward
 	}
 	r.armedMu.Lock()

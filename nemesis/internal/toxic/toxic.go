@@ -67,3 +67,32 @@ var realTime = sched.NewReal()
 func (s *Switch) Sleep(ctx context.Context, d time.Duration) {
 	_ = s.Runtime().Sleep(ctx, d)
 }
+
+// Choice is a Switch with the choice of what the toxic acts on while it
+// is active: the units of its proxy (an HTTP request, a chunk of TCP
+// bytes). Select, if set, chooses them; otherwise each unit the toxic may
+// act on is chosen with Probability, drawn from the run's seeded
+// generator (1: every one).
+type Choice[T any] struct {
+	Switch
+	Select      func(T) bool
+	Probability float64
+}
+
+// Chosen reports whether the toxic acts on u; eligible says whether the
+// toxic may act on u at all when chance decides (the HTTP proxy's
+// toxics act on described writes only).
+func (c *Choice[T]) Chosen(u T, eligible bool) bool {
+	switch {
+	case !c.Active():
+		return false
+	case c.Select != nil:
+		return c.Select(u)
+	case !eligible:
+		return false
+	case c.Probability >= 1:
+		return true
+	}
+	env := c.Env()
+	return env != nil && env.Float64() < c.Probability
+}
