@@ -44,6 +44,7 @@ const (
 	seenFault
 	seenDetail
 	seenError
+	seenTrace
 )
 
 // decoder parses one history line at a time. It is hand-written rather than
@@ -211,6 +212,13 @@ func (d *decoder) field(key []byte, e *Event) error {
 				e.Error = string(b)
 			}
 		}
+	case "trace":
+		if err = d.mark(seenTrace, "trace"); err == nil {
+			var b []byte
+			if b, err = d.rawString("trace"); err == nil {
+				e.Trace, err = traceID(b)
+			}
+		}
 	default:
 		// Unknown fields are skipped so that newer writers and other
 		// tools can add information without breaking older readers.
@@ -249,6 +257,8 @@ func (d *decoder) finish(e *Event) error {
 		return fieldErr("outcome", "only an ok completion of a write has an outcome")
 	case e.Error != "" && e.Type != TypeFail && e.Type != TypeInfo:
 		return fieldErr("error", "only a fail or info completion carries an error")
+	case e.Trace != "" && e.Type != TypeInvoke:
+		return fieldErr("trace", "only an invocation carries a trace id")
 	}
 	if e.F == FWrite {
 		switch {
@@ -266,6 +276,8 @@ func (d *decoder) finish(e *Event) error {
 // finishOther checks an event of an actor other than a client.
 func finishOther(e *Event) error {
 	switch {
+	case e.Trace != "":
+		return fieldErr("trace", "only a client's invocation carries a trace id")
 	case e.Actor != ActorHarness || e.F != FInitial:
 		return nil
 	case e.Resource == "":
@@ -276,6 +288,28 @@ func finishOther(e *Event) error {
 		return fieldErr("value", "missing on the initial state of a resource (a resource never written has no initial event)")
 	}
 	return nil
+}
+
+// traceID checks a W3C trace id: 32 lowercase hex digits, not all zero
+// (the trace-context recommendation calls all zeros invalid).
+func traceID(b []byte) (string, error) {
+	if len(b) != 32 {
+		return "", fieldErr("trace", "not a W3C trace id: %d characters, want 32 lowercase hex digits", len(b))
+	}
+	zero := true
+	for _, c := range b {
+		switch {
+		case c == '0':
+		case c >= '1' && c <= '9', c >= 'a' && c <= 'f':
+			zero = false
+		default:
+			return "", fieldErr("trace", "not a W3C trace id: %q is not a lowercase hex digit", c)
+		}
+	}
+	if zero {
+		return "", fieldErr("trace", "not a W3C trace id: all zeros")
+	}
+	return string(b), nil
 }
 
 func (d *decoder) skipSpace() {

@@ -35,6 +35,11 @@ func TestDecodeRejectsMalformedLinesNamingTheField(t *testing.T) {
 		{"unterminated string", `{"index":0,"time":0,"process":0,"type":"invoke","f":"read","resource":"r`, `field "resource": unterminated string`},
 		{"trailing garbage", `{"index":0,"time":0,"process":0,"type":"invoke","f":"read","resource":"r"} x`, "unexpected text after the JSON object"},
 		{"missing colon", `{"index" 0}`, `field "index": expected ':'`},
+		{"short trace id", `{"index":0,"time":0,"process":0,"type":"invoke","f":"read","resource":"r","trace":"4bf9"}`, `field "trace": not a W3C trace id: 4 characters`},
+		{"upper-case trace id", `{"index":0,"time":0,"process":0,"type":"invoke","f":"read","resource":"r","trace":"4BF92F3577B34DA6A3CE929D0E0E4736"}`, `field "trace": not a W3C trace id: 'B'`},
+		{"zero trace id", `{"index":0,"time":0,"process":0,"type":"invoke","f":"read","resource":"r","trace":"00000000000000000000000000000000"}`, `field "trace": not a W3C trace id: all zeros`},
+		{"trace on a completion", `{"index":0,"time":0,"process":0,"type":"ok","f":"read","resource":"r","trace":"4bf92f3577b34da6a3ce929d0e0e4736"}`, `field "trace": only an invocation`},
+		{"trace on a nemesis event", `{"index":0,"time":0,"actor":"nemesis","f":"start","trace":"4bf92f3577b34da6a3ce929d0e0e4736"}`, `field "trace": only a client's invocation`},
 		{"bad escape", `{"index":0,"time":0,"process":0,"type":"invoke","f":"write","resource":"r","token":1,"value":"\q"}`, `field "value": bad escape`},
 	}
 	for _, tc := range cases {

@@ -64,6 +64,10 @@ func AppendJSON(buf []byte, e *Event) []byte {
 		buf = append(buf, `,"error":`...)
 		buf = appendString(buf, e.Error)
 	}
+	if e.Trace != "" {
+		buf = append(buf, `,"trace":`...)
+		buf = appendString(buf, e.Trace)
+	}
 	return append(buf, "}\n"...)
 }
 

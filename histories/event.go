@@ -121,6 +121,11 @@ type Event struct {
 	// and info completions: the evidence a person needs when a run
 	// exercised nothing (every write failed).
 	Error string
+	// Trace is the W3C trace id (32 lowercase hex digits) the harness
+	// sent with a client's request, on its invoke event, so that a person
+	// can find the request in the receiver's own logs and traces. Empty
+	// when the target does not carry trace context (memory targets).
+	Trace string
 }
 
 // IsClient reports whether the event belongs to a client process.

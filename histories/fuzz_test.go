@@ -102,6 +102,7 @@ func encoderEvents() []Event {
 		w,
 		with(w, func(e *Event) { e.Type, e.Outcome = TypeOK, Accepted }),
 		with(w, func(e *Event) { e.Type, e.Outcome = TypeOK, Rejected }),
+		with(w, func(e *Event) { e.Trace = "4bf92f3577b34da6a3ce929d0e0e4736" }),
 		with(w, func(e *Event) { e.Type, e.Error = TypeFail, "write token 42 to report: status 409" }),
 		with(w, func(e *Event) { e.Type, e.Error = TypeInfo, "write token 42 to report: context deadline exceeded" }),
 		with(w, func(e *Event) { e.Token, e.Value = 1<<64-1, "quote \" back\\slash \t\x01 é 😀 \xff" }),
@@ -148,6 +149,7 @@ func matchesJSON(line []byte) error {
 var knownFields = map[string]bool{
 	"index": true, "time": true, "process": true, "actor": true, "type": true, "f": true, "resource": true,
 	"token": true, "value": true, "outcome": true, "holder": true, "fault": true, "detail": true, "error": true,
+	"trace": true,
 }
 
 // decodeJSON reads line with encoding/json, numbers as written, and keeps
@@ -205,5 +207,6 @@ func asJSON(e *Event) map[string]any {
 	put("fault", e.Fault)
 	put("detail", e.Detail)
 	put("error", e.Error)
+	put("trace", e.Trace)
 	return m
 }

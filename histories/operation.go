@@ -61,6 +61,9 @@ type Operation struct {
 	// It is not an operation any client performed, so counts and
 	// coverage leave it out; checkers judge it like any accepted write.
 	Initial bool
+	// Trace is the W3C trace id the request carried (Event.Trace of the
+	// invocation), empty when the target carries no trace context.
+	Trace string
 }
 
 // InitialTime is the call and return time of an Initial operation: before

@@ -109,6 +109,7 @@ func (p *Pairer) invoke(e *Event, line int) error {
 		Return:        Infinity,
 		InvokeIndex:   e.Index,
 		CompleteIndex: -1,
+		Trace:         e.Trace,
 	}
 	if e.F == FWrite {
 		op.Token, op.HasToken = e.Token, true
