@@ -47,7 +47,7 @@ func Invocation(op *Operation) Event {
 		return Event{Index: op.InvokeIndex, Time: 0, Process: -1, Actor: ActorHarness, F: FInitial, Resource: op.Resource,
 			Token: op.Token, HasToken: true, Value: op.Value, HasValue: true}
 	}
-	e := Event{Index: op.InvokeIndex, Time: op.Call, Process: op.Process, Type: TypeInvoke, F: op.F, Resource: op.Resource}
+	e := Event{Index: op.InvokeIndex, Time: op.Call, Process: op.Process, Type: TypeInvoke, F: op.F, Resource: op.Resource, Trace: op.Trace}
 	if op.IsWrite() {
 		e.Token, e.HasToken, e.Value, e.HasValue = op.Token, true, op.Value, true
 	}
