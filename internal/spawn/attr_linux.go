@@ -19,3 +19,6 @@ import "syscall"
 func Attr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 }
+
+// keepCredential keeps the user a caller asked the child to run as.
+func keepCredential(attr, asked *syscall.SysProcAttr) { attr.Credential = asked.Credential }

@@ -26,7 +26,7 @@ import (
 func Start(cmd *exec.Cmd, exited func()) error {
 	attr := Attr()
 	if cmd.SysProcAttr != nil {
-		attr.Credential = cmd.SysProcAttr.Credential
+		keepCredential(attr, cmd.SysProcAttr)
 	}
 	cmd.SysProcAttr = attr
 	started := make(chan error, 1)

@@ -1,4 +1,4 @@
-//go:build !linux
+//go:build !linux && !windows
 
 package spawn
 
@@ -10,3 +10,6 @@ import "syscall"
 func Attr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setpgid: true}
 }
+
+// keepCredential keeps the user a caller asked the child to run as.
+func keepCredential(attr, asked *syscall.SysProcAttr) { attr.Credential = asked.Credential }
