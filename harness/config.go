@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/fencecheck/fencecheck/explain"
+	"github.com/fencecheck/fencecheck/internal/buildinfo"
 	"github.com/fencecheck/fencecheck/lease"
 	"github.com/fencecheck/fencecheck/model"
 	"github.com/fencecheck/fencecheck/nemesis"
@@ -171,7 +172,7 @@ func DefaultConfig() Config {
 		Workers: 8, Resources: 4, Duration: 5 * time.Second, Strategy: workload.Fencing, LeaseMultiplier: 3,
 		ReadShare: 0.2, RepeatShare: 0.2, Latency: 500 * time.Microsecond,
 		Faults:   []nemesis.Fault{nemesis.NewPause(), nemesis.NewDelay()},
-		StoreDir: "store", CheckTimeout: 60 * time.Second, ShrinkTimeout: explain.DefaultShrinkOptions().Timeout, Version: "dev",
+		StoreDir: "store", CheckTimeout: 60 * time.Second, ShrinkTimeout: explain.DefaultShrinkOptions().Timeout, Version: buildinfo.Read("").Version,
 	}
 	c.SetLeaseTTL(100 * time.Millisecond)
 	c.MinStale = DefaultMinStale(c.Faults)

@@ -8,9 +8,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// version is set at build time with -ldflags "-X main.version=…".
-var version = "dev"
-
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root := newRootCommand(stdout, stderr)
 	root.SetArgs(args)
@@ -28,15 +25,16 @@ them against the fenced-register model.
 
 Exit codes: 0 the invariant held, 1 a violation was found, 2 inconclusive,
 3 error (bad flag, unreadable input, unreachable target).`,
-		Version:       version,
+		Version:       build().String(),
 		SilenceErrors: true,
 		SilenceUsage:  true,
 	}
+	root.SetVersionTemplate("fencecheck {{.Version}}\n")
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{flagError(err)} })
 	root.AddCommand(newCheckCommand(), newReplayCommand(), newRunCommand(), newReceiverCommand(), newVerifyCommand(), newVerifyIssuerCommand())
-	root.AddCommand(newServeCommand(), newLeasesCommand(), newCompareFixesCommand())
+	root.AddCommand(newServeCommand(), newLeasesCommand(), newCompareFixesCommand(), newVersionCommand())
 	refuseRepeats(root)
 	return root
 }

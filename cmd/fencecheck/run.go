@@ -343,7 +343,7 @@ func runOnce(ctx context.Context, cmd *cobra.Command, f runFlags, progress bool,
 	if err != nil {
 		return harness.Result{}, err
 	}
-	cfg.Version = version
+	cfg.Version = build().Version
 	cfg.Command = command(cfg)
 	stopProgress := func() {}
 	if progress {

@@ -1,0 +1,66 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/fencecheck/fencecheck/internal/buildinfo"
+)
+
+// version is a release build's version, set with
+// -ldflags "-X main.version=…" (make dist does). Empty, the version is the
+// one the Go toolchain recorded (see buildinfo.Read).
+var version string
+
+// build is what this binary knows of its own build.
+func build() buildinfo.Info { return buildinfo.Read(version) }
+
+func newVersionCommand() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "version",
+		Short: "Print fencecheck's version, VCS revision and Go toolchain",
+		Long: `version prints the version of this binary: the one a release build was
+stamped with, else the module version go install recorded (a tag, or a
+pseudo-version naming the commit), else "devel-" and the Git revision the
+binary was built from. Every result.json records the same version.`,
+		Args: exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			info := build()
+			out := cmd.OutOrStdout()
+			if asJSON {
+				enc := json.NewEncoder(out)
+				enc.SetIndent("", "  ")
+				return enc.Encode(versionJSON{Version: info.Version, Revision: info.Revision, Time: info.Time,
+					Modified: info.Modified, Go: info.Go, Platform: info.Platform})
+			}
+			fmt.Fprintf(out, "fencecheck %s\n", info.Version)
+			if info.Revision != "" {
+				fmt.Fprintf(out, "revision   %s", info.Revision)
+				if info.Time != "" {
+					fmt.Fprintf(out, " (%s)", info.Time)
+				}
+				if info.Modified {
+					fmt.Fprint(out, ", with uncommitted changes")
+				}
+				fmt.Fprintln(out)
+			}
+			fmt.Fprintf(out, "go         %s %s\n", info.Go, info.Platform)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the build information as a JSON object")
+	return cmd
+}
+
+// versionJSON is version --json's output, for scripts.
+type versionJSON struct {
+	Version  string `json:"version"`
+	Revision string `json:"revision,omitempty"`
+	Time     string `json:"time,omitempty"`
+	Modified bool   `json:"modified"`
+	Go       string `json:"go"`
+	Platform string `json:"platform"`
+}
