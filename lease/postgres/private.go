@@ -9,12 +9,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"syscall"
 	"time"
 
 	"al.essio.dev/pkg/shellescape"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/fencecheck/fencecheck/internal/spawn"
 	"github.com/fencecheck/fencecheck/lease"
 	"github.com/fencecheck/fencecheck/lease/private"
 	"github.com/fencecheck/fencecheck/targets/process"
@@ -119,7 +119,7 @@ func (i *PrivateIssuer) Open(ctx context.Context, env lease.Env) (lease.Service,
 // trust authentication: the server listens on loopback only, for one
 // run. --no-sync skips flushing the new cluster to disk, which only a
 // machine crash, never a crash of the server, could need.
-func (i *PrivateIssuer) initdb(ctx context.Context, initdb, data, dir string, port int, cred *syscall.Credential) error {
+func (i *PrivateIssuer) initdb(ctx context.Context, initdb, data, dir string, port int, cred *spawn.Credential) error {
 	log, err := os.OpenFile(filepath.Join(dir, "postgres.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return err
@@ -129,7 +129,7 @@ func (i *PrivateIssuer) initdb(ctx context.Context, initdb, data, dir string, po
 	cmd := exec.CommandContext(ctx, initdb, "-D", data, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--locale=C", "--no-sync", "--no-instructions")
 	cmd.Stdout, cmd.Stderr, cmd.Dir = log, log, filepath.Dir(data)
 	if cred != nil {
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+		cmd.SysProcAttr = spawn.AsUser(cred)
 	}
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("initdb: %w (its output is in %s)", err, log.Name())

@@ -1,3 +1,5 @@
+//go:build !windows
+
 package pglease
 
 import (
@@ -9,13 +11,15 @@ import (
 	"slices"
 	"strconv"
 	"syscall"
+
+	"github.com/fencecheck/fencecheck/internal/spawn"
 )
 
 // serverUser is the user a private cluster runs as: fencecheck's own
 // (nil), unless fencecheck runs as root, which initdb and postgres
 // refuse; then the postgres system user, which the PostgreSQL packages
 // create. The error says what to do when there is none.
-func serverUser() (*syscall.Credential, error) {
+func serverUser() (*spawn.Credential, error) {
 	if os.Geteuid() != 0 {
 		return nil, nil
 	}
@@ -29,7 +33,7 @@ func serverUser() (*syscall.Credential, error) {
 	if err := errors.Join(err1, err2); err != nil {
 		return nil, fmt.Errorf("the postgres user's ids: %w", err)
 	}
-	cred := &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}
+	cred := &spawn.Credential{Uid: uint32(uid), Gid: uint32(gid)}
 	if gids, err := u.GroupIds(); err == nil {
 		for _, g := range gids {
 			if n, err := strconv.ParseUint(g, 10, 32); err == nil {
@@ -44,7 +48,7 @@ func serverUser() (*syscall.Credential, error) {
 // from the root down to dir must be searchable by it (as its owner, its
 // group, or anyone). A run directory under a home folder only root may
 // enter (mode 0700) is not.
-func reachable(dir string, cred *syscall.Credential) bool {
+func reachable(dir string, cred *spawn.Credential) bool {
 	dir, err := filepath.Abs(dir)
 	if err != nil {
 		return false
@@ -73,7 +77,7 @@ func reachable(dir string, cred *syscall.Credential) bool {
 // with the folder to delete at the end. The data goes in dir/data, unless
 // that user cannot reach dir: then in a fresh folder under the system's
 // temporary folder, which says so in the error of none.
-func dataDir(dir string, cred *syscall.Credential) (data, remove string, err error) {
+func dataDir(dir string, cred *spawn.Credential) (data, remove string, err error) {
 	switch {
 	case cred == nil || reachable(dir, cred):
 		data = filepath.Join(dir, "data")

@@ -59,7 +59,7 @@ type Child struct {
 	Role string
 	// Credential, when set, runs the child as another user: PostgreSQL
 	// refuses to run as root.
-	Credential *syscall.Credential
+	Credential *spawn.Credential
 	// Tree makes Freeze, Thaw and Kill reach every process descended
 	// from the child, wherever it put them (see tree.go), not only its
 	// process group.
@@ -210,7 +210,7 @@ func (c *Child) startLocked() (*proc, error) {
 	}
 	cmd := exec.Command("/bin/sh", "-c", shellCommand(c.cmdline))
 	if c.Credential != nil {
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: c.Credential}
+		cmd.SysProcAttr = spawn.AsUser(c.Credential)
 	}
 	if c.log != nil {
 		c.starts++
@@ -355,7 +355,7 @@ func (c *Child) signal(sig syscall.Signal) error {
 // signalTree sends sig to p's process tree: SIGSTOP from the top down,
 // each process stopped before its children are looked for.
 func (c *Child) signalTree(p *proc, sig syscall.Signal) error {
-	if sig == syscall.SIGSTOP {
+	if sig == spawn.SIGSTOP {
 		stopTree(p.pgid)
 		return nil
 	}
@@ -366,7 +366,7 @@ func (c *Child) signalTree(p *proc, sig syscall.Signal) error {
 }
 
 func signalGroup(pgid int, sig syscall.Signal) error {
-	if err := syscall.Kill(-pgid, sig); err != nil && !errors.Is(err, syscall.ESRCH) {
+	if err := spawn.Kill(-pgid, sig); err != nil && !errors.Is(err, syscall.ESRCH) {
 		return fmt.Errorf("signal %v to process group %d: %w", sig, pgid, err)
 	}
 	return nil
@@ -374,10 +374,10 @@ func signalGroup(pgid int, sig syscall.Signal) error {
 
 // Freeze stops the receiver with SIGSTOP: it keeps its connections and
 // state but answers nothing.
-func (c *Child) Freeze() error { return c.signal(syscall.SIGSTOP) }
+func (c *Child) Freeze() error { return c.signal(spawn.SIGSTOP) }
 
 // Thaw resumes a frozen receiver with SIGCONT.
-func (c *Child) Thaw() error { return c.signal(syscall.SIGCONT) }
+func (c *Child) Thaw() error { return c.signal(spawn.SIGCONT) }
 
 // Kill crashes the receiver with SIGKILL and waits until it is gone. A
 // receiver that had already exited on its own is not signalled: Kill
@@ -415,9 +415,9 @@ func (c *Child) end(p *proc, how ending, grace time.Duration) error {
 	c.mu.Unlock()
 	if how == stopped {
 		if c.Tree {
-			_ = signalAll(treeOf(p.pgid), syscall.SIGCONT)
+			_ = signalAll(treeOf(p.pgid), spawn.SIGCONT)
 		}
-		_ = signalGroup(p.pgid, syscall.SIGCONT)
+		_ = signalGroup(p.pgid, spawn.SIGCONT)
 		if err := signalGroup(p.pgid, syscall.SIGTERM); err != nil {
 			return err
 		}
@@ -470,7 +470,7 @@ func groupGone(p *proc, d time.Duration) bool {
 // groupAlive reports whether a process of group pgid is alive. kill(-pgid,
 // 0) also counts zombies, so where /proc can tell, it decides.
 func groupAlive(pgid int) bool {
-	if syscall.Kill(-pgid, 0) != nil {
+	if spawn.Kill(-pgid, 0) != nil {
 		return false
 	}
 	alive, err := procfs.GroupAlive(pgid)

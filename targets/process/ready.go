@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"syscall"
 	"time"
+
+	"github.com/fencecheck/fencecheck/internal/spawn"
 )
 
 // Ready tells whether a started receiver is ready for requests: it
@@ -59,8 +61,8 @@ func CommandReady(cmdline string) Ready {
 		cmd := exec.CommandContext(ctx, "/bin/sh", "-c", cmdline)
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-		cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+		cmd.SysProcAttr = spawn.OwnGroup()
+		cmd.Cancel = func() error { return spawn.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 		// A grandchild that keeps the output pipe open must not hold
 		// the probe past its process's exit.
 		cmd.WaitDelay = time.Second

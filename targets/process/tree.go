@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/fencecheck/fencecheck/internal/procfs"
+	"github.com/fencecheck/fencecheck/internal/spawn"
 )
 
 // A child with Tree set is signalled through its process tree as well as
@@ -23,7 +24,7 @@ func stopTree(pid int) []int {
 	var stopped []int
 	for queue := []int{pid}; len(queue) > 0; queue = queue[1:] {
 		p := queue[0]
-		if syscall.Kill(p, syscall.SIGSTOP) != nil {
+		if spawn.Kill(p, spawn.SIGSTOP) != nil {
 			continue // gone
 		}
 		waitStopped(p)
@@ -64,7 +65,7 @@ func waitStopped(pid int) {
 func signalAll(pids []int, sig syscall.Signal) error {
 	var errs []error
 	for _, p := range pids {
-		if err := syscall.Kill(p, sig); err != nil && !errors.Is(err, syscall.ESRCH) {
+		if err := spawn.Kill(p, sig); err != nil && !errors.Is(err, syscall.ESRCH) {
 			errs = append(errs, err)
 		}
 	}

@@ -3,11 +3,12 @@ package embedded
 import (
 	"context"
 	"fmt"
-	"syscall"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
+
+	"github.com/fencecheck/fencecheck/internal/spawn"
 )
 
 // statusTimeout bounds one member's answer to Leader's status request:
@@ -70,7 +71,7 @@ func (c *Cluster) Freeze(i int) error {
 	if err != nil {
 		return err
 	}
-	return p.signal(syscall.SIGSTOP, true)
+	return p.signal(spawn.SIGSTOP, true)
 }
 
 // Thaw resumes a frozen member with SIGCONT.
@@ -79,7 +80,7 @@ func (c *Cluster) Thaw(i int) error {
 	if err != nil {
 		return err
 	}
-	return p.signal(syscall.SIGCONT, false)
+	return p.signal(spawn.SIGCONT, false)
 }
 
 // Leader returns the index of the member that leads the cluster now, or
