@@ -14,7 +14,7 @@ import (
 // ServerOptions configure Start. DefaultServerOptions gives the defaults;
 // a zero field means zero.
 type ServerOptions struct {
-	// Listen is the address, e.g. 127.0.0.1:9187 (port 0 picks one).
+	// Listen is the address, e.g. 127.0.0.1:9787 (port 0 picks one).
 	Listen string
 	// AllowRemote permits an address that is not loopback and answers
 	// requests for any Host, as a Prometheus on another machine sends
