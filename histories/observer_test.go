@@ -16,7 +16,7 @@ type indexLog struct {
 	times   []int64
 }
 
-func (l *indexLog) Observe(e *Event) {
+func (l *indexLog) Observe(e Event) {
 	l.indices = append(l.indices, e.Index)
 	l.times = append(l.times, e.Time)
 }

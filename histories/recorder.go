@@ -124,7 +124,7 @@ func (r *Recorder) Record(e *Event) {
 		r.events = append(r.events, *e)
 	}
 	if r.obs != nil {
-		r.obs.Observe(e)
+		r.obs.Observe(*e)
 	}
 	if len(r.buf) >= r.limit {
 		r.handOff() // releases mu

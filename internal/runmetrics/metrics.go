@@ -126,7 +126,8 @@ func (m *Metrics) Handler() http.Handler {
 }
 
 // Observe implements histories.Observer.
-func (m *Metrics) Observe(e *histories.Event) {
+func (m *Metrics) Observe(ev histories.Event) {
+	e := &ev
 	switch {
 	case e.Actor == histories.ActorNemesis:
 		m.fault(e)

@@ -66,7 +66,7 @@ func TestObserveCountsAHistory(t *testing.T) {
 	}
 	m := New([]string{"pause", "delay"})
 	for i := range events {
-		m.Observe(&events[i])
+		m.Observe(events[i])
 	}
 	fams := scrapeMetrics(t, m)
 	ops := func(outcome string) float64 { return fams.Sum("fencecheck_run_operations_total", "outcome", outcome) }
@@ -86,7 +86,7 @@ func TestObserveCountsAHistory(t *testing.T) {
 	assert.Zero(t, fault("fencecheck_run_fault_active", "delay"), "a fault that never acted is served at 0")
 
 	stop := nemesis(histories.FStop, "pause")
-	m.Observe(&stop)
+	m.Observe(stop)
 	assert.Zero(t, testutil.ToFloat64(m.active.WithLabelValues("pause")))
 }
 
@@ -115,7 +115,7 @@ func BenchmarkObserve(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		inv.Token = uint64(i)
-		m.Observe(&inv)
-		m.Observe(&ok)
+		m.Observe(inv)
+		m.Observe(ok)
 	}
 }

@@ -43,7 +43,7 @@ type probe struct {
 	err     error
 }
 
-func (p *probe) Observe(e *histories.Event) {
+func (p *probe) Observe(e histories.Event) {
 	p.m.Observe(e)
 	switch {
 	case e.Actor == histories.ActorNemesis && e.Fault == "pause":
