@@ -118,3 +118,16 @@ func TestRunMetricsRefusesARemoteAddress(t *testing.T) {
 	assert.Equal(t, 3, r.code)
 	assert.True(t, strings.Contains(r.stderr, "--metrics-allow-remote"), r.stderr)
 }
+
+// TestRunMetricsLeftOutOfTheReproduceLine: --metrics says where the
+// counters go, not what the run does; a pasted reproduce line must not
+// try to take the same port.
+func TestRunMetricsLeftOutOfTheReproduceLine(t *testing.T) {
+	t.Parallel()
+	r := fencecheck(t, t.TempDir(), "run", "--target", "memory://fenced", "--ops", "200", "--nemesis", "none",
+		"--metrics", "127.0.0.1:0", "--no-report")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "live metrics at http://127.0.0.1:")
+	line := reproduceOf(t, r.stdout)
+	assert.NotContains(t, line, "--metrics")
+}
