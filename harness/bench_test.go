@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fencecheck/fencecheck/internal/runmetrics"
 	"github.com/fencecheck/fencecheck/targets"
 	"github.com/fencecheck/fencecheck/targets/memory"
 )
@@ -26,14 +27,20 @@ func benchConfig(b *testing.B, deterministic bool) Config {
 }
 
 // BenchmarkHarness measures client operations per second through the whole
-// run loop with recording to disk, against the in-memory fenced receiver.
+// run loop with recording to disk, against the in-memory fenced receiver;
+// the -metrics modes with the Prometheus counters of run --metrics
+// observing every event on the recording path.
 func BenchmarkHarness(b *testing.B) {
 	for _, mode := range []struct {
 		name          string
 		deterministic bool
-	}{{"realtime", false}, {"deterministic", true}} {
+		metrics       bool
+	}{{"realtime", false, false}, {"deterministic", true, false}, {"realtime-metrics", false, true}, {"deterministic-metrics", true, true}} {
 		b.Run(mode.name, func(b *testing.B) {
 			cfg := benchConfig(b, mode.deterministic)
+			if mode.metrics {
+				cfg.Observer = runmetrics.New(nil)
+			}
 			b.ReportAllocs()
 			b.ResetTimer()
 			if _, err := Run(context.Background(), cfg); err != nil {

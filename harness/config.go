@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/fencecheck/fencecheck/explain"
+	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/internal/buildinfo"
 	"github.com/fencecheck/fencecheck/lease"
 	"github.com/fencecheck/fencecheck/model"
@@ -156,6 +157,12 @@ type Config struct {
 	// Progress, if set, is called about four times a second while workers
 	// run, from a goroutine of its own.
 	Progress func(Progress)
+	// Observer, if set, sees every event of the history as it is
+	// recorded, in the history's order (histories.Observer): a live view
+	// of a long run, such as the Prometheus counters of `fencecheck run
+	// --metrics`, that the harness itself knows nothing of. It runs on
+	// the recording path of every worker, so it must be quick.
+	Observer histories.Observer
 
 	// skipJudge stops after recording, so that benchmarks measure the run
 	// loop alone.

@@ -109,7 +109,7 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 		rt = sched.NewReal()
 	}
 	historyPath := filepath.Join(dir, runstore.History)
-	rec, err := histories.CreateRecorder(historyPath, histories.RecorderOptions{Clock: rt})
+	rec, err := histories.CreateRecorder(historyPath, histories.RecorderOptions{Clock: rt, Observer: cfg.Observer})
 	if err != nil {
 		return Result{}, err
 	}

@@ -20,6 +20,9 @@ type RecorderOptions struct {
 	// Retain keeps a copy of every event in memory for Events, so that a
 	// run can be checked without reading its file back.
 	Retain bool
+	// Observer, if set, sees every event as it is recorded (see
+	// Observer).
+	Observer Observer
 }
 
 // Recorder appends events to a history as they happen. It is safe for
@@ -46,6 +49,7 @@ type Recorder struct {
 	limit  int
 	retain bool
 	events []Event
+	obs    Observer
 	err    error
 	closed bool
 
@@ -71,6 +75,7 @@ func NewRecorder(w io.Writer, opts RecorderOptions) *Recorder {
 		buf:    make([]byte, 0, opts.BufferBytes+1024),
 		limit:  opts.BufferBytes,
 		retain: opts.Retain,
+		obs:    opts.Observer,
 		stop:   make(chan struct{}),
 		done:   make(chan struct{}),
 		spare:  make(chan []byte, 2),
@@ -117,6 +122,9 @@ func (r *Recorder) Record(e *Event) {
 	r.buf = AppendJSON(r.buf, e)
 	if r.retain {
 		r.events = append(r.events, *e)
+	}
+	if r.obs != nil {
+		r.obs.Observe(*e)
 	}
 	if len(r.buf) >= r.limit {
 		r.handOff() // releases mu

@@ -22,6 +22,8 @@ type receiverFlags struct {
 	window      time.Duration
 	allowRemote bool
 	hosts       []string
+	// metricsResources is how many resources /metrics labels by name.
+	metricsResources int
 }
 
 func newReceiverCommand() *cobra.Command {
@@ -45,7 +47,12 @@ It listens on loopback only, and answers only requests for loopback names
 (localhost, 127.0.0.1, [::1]), the --listen host and each --host, so a web
 page cannot write to it by DNS rebinding; --allow-remote permits any
 --listen address and answers every host. SIGTERM or Ctrl-C shut it down
-gracefully.`,
+gracefully.
+
+GET /metrics serves Prometheus counters of what it answered: writes
+accepted, rejected (stale, equal, newer), malformed requests, store errors,
+and the highest accepted token of the first --metrics-resources resources
+(see docs/metrics.md).`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runReceiver(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), f)
@@ -59,6 +66,7 @@ gracefully.`,
 	fl.DurationVar(&f.window, "window", receiver.DefaultOptions().Window, "with --bug check-then-set: the wait between the check and the write (0: none)")
 	fl.BoolVar(&f.allowRemote, "allow-remote", false, "allow a --listen address that is not loopback, and answer requests for any host")
 	fl.StringArrayVar(&f.hosts, "host", nil, "also answer requests for this host name or IP address (repeatable)")
+	fl.IntVar(&f.metricsResources, "metrics-resources", receiver.DefaultOptions().MetricsResources, "label the highest-token gauge at /metrics with at most this many resources' names (the first to have a write accepted); the others are only counted")
 	return cmd
 }
 
@@ -73,6 +81,9 @@ func runReceiver(ctx context.Context, stdout, stderr io.Writer, f receiverFlags)
 	if f.window < 0 {
 		return &usageError{fmt.Errorf("--window: must not be negative")}
 	}
+	if f.metricsResources < 0 {
+		return &usageError{fmt.Errorf("--metrics-resources: must not be negative")}
+	}
 	if err := receiver.CheckListen(f.listen, f.allowRemote); err != nil {
 		return &usageError{fmt.Errorf("--listen: %w; pass --allow-remote to serve beyond this machine", err)}
 	}
@@ -85,7 +96,7 @@ func runReceiver(ctx context.Context, stdout, stderr io.Writer, f receiverFlags)
 	}
 	defer store.Close()
 	h, err := receiver.NewHandler(store, receiver.Options{Bug: bug, MaxBody: f.maxBody, Window: f.window,
-		Log: log.New(stderr, "receiver: ", log.LstdFlags)})
+		Log: log.New(stderr, "receiver: ", log.LstdFlags), MetricsResources: f.metricsResources})
 	if err != nil {
 		return err
 	}

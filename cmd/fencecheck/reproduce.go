@@ -13,7 +13,7 @@ import (
 
 // outputOnly are the flags that say where results go or how they are
 // shown, not what the run does: a reproduce line leaves them out.
-var outputOnly = []string{"help", "json", "junit", "no-progress", "no-report", "store", "name"}
+var outputOnly = []string{"help", "json", "junit", "no-progress", "no-report", "store", "name", "metrics", "metrics-allow-remote"}
 
 // reproduceLine returns the command line that repeats what cmd ran: every
 // flag the user gave that shapes the run, and the given flags with their

@@ -65,6 +65,8 @@ type runFlags struct {
 	leaseMultiplier float64
 	renewEvery      time.Duration
 	renewEverySet   bool
+
+	metrics metricsFlags
 }
 
 func newRunCommand() *cobra.Command {
@@ -124,7 +126,12 @@ reviews: none, longer-lease (leases --lease-multiplier times longer),
 renew (every --renew-every), check-before-write (ask the issuer, then
 write). Their workers send no token, so no receiver can reject an older
 owner's write; compare-fixes runs every strategy on the same seeded
-workload (see docs/fixes.md).`,
+workload (see docs/fixes.md).
+
+--metrics ADDR serves live Prometheus counters of the run at
+http://ADDR/metrics while it lasts (loopback only, unless
+--metrics-allow-remote): operations by outcome, stale writes, active faults
+(see docs/metrics.md).`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			f.noteChanged(cmd)
@@ -180,6 +187,7 @@ func (f *runFlags) register(fl *pflag.FlagSet, single bool) {
 	fl.DurationVar(&f.opTimeout, "op-timeout", d.OpTimeout, fmt.Sprintf("how long a worker waits for an answer before recording an unknown outcome (with another --lease-ttl: %d×lease-ttl)", d.OpTimeout/d.LeaseTTL))
 	if single {
 		fl.StringVar(&f.junit, "junit", "", "also write the verdict as JUnit XML to this file (one test case per checked invariant)")
+		f.metrics.register(fl)
 		fl.StringVar(&f.clientStrategy, "client-strategy", d.Strategy.String(), "what the workers rely on against an older owner: fencing (send the token), or a tempting fix that sends none: none, longer-lease, renew, check-before-write (see docs/fixes.md)")
 	}
 	fl.Float64Var(&f.leaseMultiplier, "lease-multiplier", d.LeaseMultiplier, "with --client-strategy longer-lease: leases last --lease-ttl times this; pauses, think time and fault windows still follow --lease-ttl")
@@ -325,6 +333,9 @@ func runOnce(ctx context.Context, cmd *cobra.Command, f runFlags, progress bool,
 	if err := f.target.required(); err != nil {
 		return harness.Result{}, err
 	}
+	if err := f.metrics.check(); err != nil {
+		return harness.Result{}, err
+	}
 	child, err := f.target.child()
 	if err != nil {
 		return harness.Result{}, err
@@ -345,6 +356,11 @@ func runOnce(ctx context.Context, cmd *cobra.Command, f runFlags, progress bool,
 	}
 	cfg.Version = build().Version
 	cfg.Command = command(cfg)
+	stopMetrics, err := f.metrics.start(&cfg, stderr)
+	if err != nil {
+		return harness.Result{}, err
+	}
+	defer stopMetrics()
 	stopProgress := func() {}
 	if progress {
 		cfg.Progress, stopProgress = progressLine(stderr)

@@ -4,6 +4,7 @@
 //
 //	PUT /resources/{id}  Fencing-Token: N  body ──> Store.CompareAndPut ──> 204 | 409 (stale) | 400 | 413
 //	GET /resources/{id}                         ──> Store.Get          ──> 200 value + Fencing-Token | 404
+//	GET /metrics                                ──> what it answered, for Prometheus (metrics.go)
 package receiver
 
 import (
@@ -31,6 +32,10 @@ type Options struct {
 	Window time.Duration
 	// Log receives store errors; nil discards them.
 	Log *log.Logger
+	// MetricsResources is how many resources the highest-token gauge at
+	// /metrics labels by name, the first to have a write accepted; the
+	// others are only counted (metrics.go says why).
+	MetricsResources int
 }
 
 // Handler serves the protocol over a store.
@@ -40,13 +45,14 @@ type Handler struct {
 	maxBody int64
 	log     *log.Logger
 	mux     *http.ServeMux
+	metrics *metrics
 }
 
-// DefaultOptions are the correct receiver with bodies up to 1 MiB and, for
-// the check-then-set bug, a 5ms window: wide enough for a race in a short
-// run.
+// DefaultOptions are the correct receiver with bodies up to 1 MiB, for
+// the check-then-set bug a 5ms window (wide enough for a race in a short
+// run), and 100 resources labelled at /metrics (a run's default is 4).
 func DefaultOptions() Options {
-	return Options{MaxBody: 1 << 20, Window: 5 * time.Millisecond}
+	return Options{MaxBody: 1 << 20, Window: 5 * time.Millisecond, MetricsResources: 100}
 }
 
 // NewHandler returns the receiver's handler over store.
@@ -56,13 +62,17 @@ func NewHandler(store Store, o Options) (*Handler, error) {
 		return nil, fmt.Errorf("receiver options: MaxBody must be positive, not %d", o.MaxBody)
 	case o.Window < 0:
 		return nil, fmt.Errorf("receiver options: Window %v is negative", o.Window)
+	case o.MetricsResources < 0:
+		return nil, fmt.Errorf("receiver options: MetricsResources %d is negative", o.MetricsResources)
 	}
 	if o.Log == nil {
 		o.Log = log.New(io.Discard, "", 0)
 	}
-	h := &Handler{store: store, write: o.Bug.writer(store, o.Window), maxBody: o.MaxBody, log: o.Log, mux: http.NewServeMux()}
+	h := &Handler{store: store, write: o.Bug.writer(store, o.Window), maxBody: o.MaxBody, log: o.Log, mux: http.NewServeMux(),
+		metrics: newMetrics(o.MetricsResources)}
 	h.mux.HandleFunc("PUT /resources/{id}", h.put)
 	h.mux.HandleFunc("GET /resources/{id}", h.get)
+	h.mux.Handle("GET /metrics", h.metrics.handler())
 	return h, nil
 }
 
@@ -72,34 +82,36 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.Serv
 func (h *Handler) put(w http.ResponseWriter, r *http.Request) {
 	resource := r.PathValue("id")
 	if err := checkResource(resource); err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
+		h.metrics.refuse(w, err.Error(), http.StatusBadRequest)
 		return
 	}
 	token, err := parseToken(r.Header.Values(TokenHeader))
 	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
+		h.metrics.refuse(w, err.Error(), http.StatusBadRequest)
 		return
 	}
 	if r.ContentLength > h.maxBody {
-		http.Error(w, fmt.Sprintf("body of %d bytes is above the limit of %d", r.ContentLength, h.maxBody), http.StatusRequestEntityTooLarge)
+		h.metrics.refuse(w, fmt.Sprintf("body of %d bytes is above the limit of %d", r.ContentLength, h.maxBody), http.StatusRequestEntityTooLarge)
 		return
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.maxBody))
 	var tooLarge *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooLarge):
-		http.Error(w, fmt.Sprintf("body above the limit of %d bytes", h.maxBody), http.StatusRequestEntityTooLarge)
+		h.metrics.refuse(w, fmt.Sprintf("body above the limit of %d bytes", h.maxBody), http.StatusRequestEntityTooLarge)
 		return
 	case err != nil:
-		http.Error(w, "reading the body: "+err.Error(), http.StatusBadRequest)
+		h.metrics.refuse(w, "reading the body: "+err.Error(), http.StatusBadRequest)
 		return
 	}
 	applied, current, err := h.write(r.Context(), resource, Cell{Value: string(body), Token: token})
 	if err != nil {
 		h.log.Printf("PUT %s token %d: %v", resource, token, err)
+		h.metrics.failed.Inc()
 		http.Error(w, "store error", http.StatusInternalServerError)
 		return
 	}
+	h.metrics.answered(resource, token, current, applied)
 	w.Header().Set(TokenHeader, strconv.FormatUint(current, 10))
 	if !applied {
 		http.Error(w, fmt.Sprintf("stale token %d: %d already accepted", token, current), http.StatusConflict)
@@ -111,12 +123,13 @@ func (h *Handler) put(w http.ResponseWriter, r *http.Request) {
 func (h *Handler) get(w http.ResponseWriter, r *http.Request) {
 	resource := r.PathValue("id")
 	if err := checkResource(resource); err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
+		h.metrics.refuse(w, err.Error(), http.StatusBadRequest)
 		return
 	}
 	c, found, err := h.store.Get(r.Context(), resource)
 	if err != nil {
 		h.log.Printf("GET %s: %v", resource, err)
+		h.metrics.failed.Inc()
 		http.Error(w, "store error", http.StatusInternalServerError)
 		return
 	}

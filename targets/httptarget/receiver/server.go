@@ -63,17 +63,7 @@ const maxHeaderBytes = 16 << 10
 // CheckListen refuses an address that is not loopback unless allowRemote:
 // a test receiver accepts any write from anyone who can reach it.
 func CheckListen(addr string, allowRemote bool) error {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return fmt.Errorf("listen address %q: %w", addr, err)
-	}
-	if allowRemote || host == "localhost" {
-		return nil
-	}
-	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
-		return nil
-	}
-	return fmt.Errorf("listen address %q is not loopback, and remote clients are not allowed", addr)
+	return httpserver.CheckLoopback(addr, allowRemote)
 }
 
 // newServer is the http.Server of Serve, not yet listening.
