@@ -9,8 +9,20 @@
 //		fencetest.Run(t, cfg)
 //	}
 //
-// It is the only package of fencecheck that imports testing; harness.Run
-// never does.
+// A receiver that is an http.Handler is tested in the process, through
+// the HTTP target's own requests and outcome rules, and with Synctest on
+// the virtual clock of a testing/synctest bubble, where ten seconds of run
+// take a fraction of one:
+//
+//	func TestHandlerRejectsStaleTokens(t *testing.T) {
+//		o := fencetest.DefaultOptions()
+//		o.Synctest = true
+//		fencetest.Handler(t, myHandler, o)
+//	}
+//
+// A failing test prints the go test line that runs it again with the same
+// seed (-fencetest.seed, see SeedFlag). It is the only package of
+// fencecheck that imports testing; harness.Run never does.
 package fencetest
 
 import (
@@ -18,9 +30,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
-	"strings"
-	"testing"
 
 	"al.essio.dev/pkg/shellescape"
 
@@ -31,6 +40,19 @@ import (
 	leasespec "github.com/fencecheck/fencecheck/lease/spec"
 	"github.com/fencecheck/fencecheck/targets"
 )
+
+// T is what fencetest needs of a test: the part of testing.TB it calls,
+// so that a *testing.T, a *testing.B or any testing.TB will do, and so
+// will a stand-in, such as an example's (see example_test.go).
+type T interface {
+	Helper()
+	Name() string
+	Logf(format string, args ...any)
+	Errorf(format string, args ...any)
+	Fatalf(format string, args ...any)
+	// Context ends when the test does; the run is interrupted then.
+	Context() context.Context
+}
 
 // LeasesEnv names the environment variable that gives every Run without
 // a lease service of its own a real token issuer, as a lease spec
@@ -44,9 +66,9 @@ const LeasesEnv = "FENCETEST_LEASES"
 // after the test, with seed 1 so that a failure reproduces, in the run
 // store $FENCETEST_STORE, else fencecheck-runs in the system's temporary
 // directory. Runs are kept after the test, passed or failed.
-func Config(t testing.TB, target targets.Target) harness.Config {
+func Config(t T, target targets.Target) harness.Config {
 	cfg := harness.DefaultConfig()
-	cfg.Target, cfg.TargetName, cfg.Seed = target, "fencetest://"+t.Name(), 1
+	cfg.Target, cfg.TargetName, cfg.Seed = target, "fencetest://"+t.Name(), DefaultOptions().Seed
 	cfg.StoreDir = os.Getenv("FENCETEST_STORE")
 	if cfg.StoreDir == "" {
 		cfg.StoreDir = filepath.Join(os.TempDir(), "fencecheck-runs")
@@ -58,12 +80,33 @@ func Config(t testing.TB, target targets.Target) harness.Config {
 // held and every gate was met. It logs the run directory, where
 // report.html, timeline.html and the history are kept, and returns the
 // result for further assertions. The run's Command is the go test line
-// that runs the test again.
+// that runs the test again; -fencetest.seed replaces cfg.Seed.
 //
 // When $FENCETEST_LEASES names a lease spec and cfg has neither Leases nor
 // Issuer, the run takes its leases from that issuer, on the real clock
 // (a deterministic run becomes a real-time one, and says so in the log).
-func Run(t testing.TB, cfg harness.Config) harness.Result {
+func Run(t T, cfg harness.Config) harness.Result {
+	t.Helper()
+	return run(t, cfg, false)
+}
+
+// RunSynctest is Run inside a testing/synctest bubble, for a target that
+// waits on nothing outside the process (the memory targets, an
+// in-process handler; not a database, a server or a process): the
+// workers, the faults, the lease service and the target's own goroutines
+// run on the bubble's virtual clock, so a run of cfg.Duration takes only
+// the time its work takes, and the same seed gives the same history byte
+// for byte unless the target's own goroutines race (see
+// harness.Config.VirtualClock). t must be a *testing.T, or wrap one (see
+// Options.Synctest). $FENCETEST_LEASES, whose issuers talk to servers,
+// makes it a real-time Run, and says so in the log.
+func RunSynctest(t T, cfg harness.Config) harness.Result {
+	t.Helper()
+	return run(t, cfg, true)
+}
+
+// run is Run, inside a bubble when bubbled.
+func run(t T, cfg harness.Config, bubbled bool) harness.Result {
 	t.Helper()
 	env := ""
 	if spec := os.Getenv(LeasesEnv); spec != "" && spec != leasespec.Local && cfg.Leases == nil && cfg.Issuer == nil {
@@ -71,23 +114,30 @@ func Run(t testing.TB, cfg harness.Config) harness.Result {
 		if cfg.Issuer == nil {
 			return harness.Result{}
 		}
-		if cfg.Deterministic {
-			t.Logf("fencetest: %s=%s: the run is on the real clock, not the deterministic simulation", LeasesEnv, cfg.Issuer.Name())
-			cfg.Deterministic = false
+		if cfg.Deterministic || bubbled {
+			t.Logf("fencetest: %s=%s: the run is on the real clock, not the deterministic simulation or a synctest bubble", LeasesEnv, cfg.Issuer.Name())
+			cfg.Deterministic, bubbled = false, false
 		}
 		env = LeasesEnv + "=" + shellescape.Quote(redact.Spec(spec)) + " "
 	}
+	if seed, ok := seedOverride(); ok {
+		cfg.Seed = seed
+	}
 	cfg.Command = env + reproduceLine(t.Name(), cfg.Seed)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	res, err := harness.Run(ctx, cfg)
+	var res harness.Result
+	var err error
+	if bubbled {
+		res, err = runInBubble(t, cfg)
+	} else {
+		res, err = harness.Run(t.Context(), cfg)
+	}
 	if err != nil {
 		t.Fatalf("fencetest: run against %s: %v", cfg.TargetName, err)
 		return res
 	}
 	where := fmt.Sprintf("run directory %s (report: %s)", res.Dir, filepath.Join(res.Dir, "report.html"))
 	if res.Verdict == check.Held {
-		t.Logf("fencetest: %s held: %s; %d stale writes exercised; %s", cfg.TargetName, res.Reason, res.Coverage.StaleWrites, where)
+		t.Logf("fencetest: %s held: %s; %d stale writes exercised; seed %d; %s", cfg.TargetName, res.Reason, res.Coverage.StaleWrites, cfg.Seed, where)
 		return res
 	}
 	t.Errorf("fencetest: %s %s: %s\n%s\n%s", cfg.TargetName, res.Verdict, res.Reason, where, res.Summary())
@@ -101,7 +151,7 @@ func Run(t testing.TB, cfg harness.Config) harness.Result {
 // run's own lease service. The spec "etcd" starts its members inside the
 // test binary: they cannot be crashed or paused (issuer faults need the
 // fencecheck command).
-func Leases(t testing.TB, spec string) lease.Issuer {
+func Leases(t T, spec string) lease.Issuer {
 	t.Helper()
 	iss, err := leasespec.Parse(spec, leasespec.DefaultOptions())
 	if err != nil {
@@ -109,37 +159,4 @@ func Leases(t testing.TB, spec string) lease.Issuer {
 		return nil
 	}
 	return iss
-}
-
-// reproduceLine is the go test command that runs the named test again:
-// the same test, so the same Options and, unless the test varies it, the
-// same seed (a deterministic run then repeats its history byte for byte).
-func reproduceLine(test string, seed uint64) string {
-	parts := strings.Split(test, "/")
-	for i, p := range parts {
-		parts[i] = "^" + regexp.QuoteMeta(p) + "$"
-	}
-	return fmt.Sprintf("go test -run '%s' %s  # fencetest seed %d", strings.Join(parts, "/"), packageDir(), seed)
-}
-
-// packageDir is the test's package as go test names it, relative to its
-// module (go test runs a package's tests in its directory); "." when the
-// module cannot be found.
-func packageDir() string {
-	wd, err := os.Getwd()
-	if err != nil {
-		return "."
-	}
-	for dir := wd; ; dir = filepath.Dir(dir) {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			rel, err := filepath.Rel(dir, wd)
-			if err != nil || rel == "." {
-				return "."
-			}
-			return "./" + filepath.ToSlash(rel)
-		}
-		if filepath.Dir(dir) == dir {
-			return "."
-		}
-	}
 }

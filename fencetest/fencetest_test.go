@@ -32,6 +32,9 @@ func (r *recorder) Errorf(f string, a ...any) { r.errors = append(r.errors, fmt.
 func (r *recorder) Fatalf(f string, a ...any) { r.fatal = true; r.Errorf(f, a...) }
 func (r *recorder) Logf(f string, a ...any)   { r.logs = append(r.logs, fmt.Sprintf(f, a...)) }
 
+// TestingT gives Synctest the test's own t.
+func (r *recorder) TestingT() *testing.T { return r.TB.(*testing.T) }
+
 func TestRun(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
@@ -43,13 +46,13 @@ func TestRun(t *testing.T) {
 		{name: "a correct receiver passes", target: "fenced"},
 		{name: "an unfenced receiver fails with the minimal counterexample", target: "unfenced",
 			fails: []string{"violated", "minimal counterexample:", "what the resource should have done", "report.html",
-				"reproduce   go test -run '^TestRun$/^an_unfenced_receiver_fails_with_the_minimal_counterexample$' ./fencetest  # fencetest seed 1"}},
+				"reproduce   go test -run '^TestRun$/^an_unfenced_receiver_fails_with_the_minimal_counterexample$' ./fencetest -fencetest.seed=1"}},
 		{name: "a run that exercised no stale write fails the gate", target: "fenced", change: func(c *harness.Config) { c.Faults = nil },
 			fails: []string{"inconclusive", "NO STALE WRITE WAS SUBMITTED",
 				"no old token reached the resource before a newer one (add nemesis.Delay to Config.Faults)",
 				"(add a process.Target as Config.Target and nemesis.Kill to Config.Faults)"}},
 		{name: "another seed is in the reproduce line", target: "unfenced", change: func(c *harness.Config) { c.Seed = 9 },
-			fails: []string{"violated", "# fencetest seed 9"}},
+			fails: []string{"violated", " ./fencetest -fencetest.seed=9\n"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -150,6 +153,17 @@ func TestLeasesFromTheEnvironment(t *testing.T) {
 			}
 		}
 		assert.Positive(t, grants)
+	})
+	t.Run("a synctest run goes on the real clock", func(t *testing.T) {
+		t.Setenv(LeasesEnv, dsn)
+		rec := &recorder{TB: t}
+		cfg := Config(rec, memory.NewFenced())
+		cfg.StoreDir, cfg.Duration, cfg.Ops, cfg.OpTimeout = t.TempDir(), 0, 300, 2*time.Second
+		res := RunSynctest(rec, cfg)
+		require.Empty(t, rec.errors)
+		assert.Equal(t, check.Held, res.Verdict, res.Reason)
+		assert.False(t, res.Config.VirtualClock, "a real issuer's servers are outside any bubble")
+		assert.Contains(t, strings.Join(rec.logs, "\n"), "the run is on the real clock, not the deterministic simulation or a synctest bubble")
 	})
 	t.Run("a bad spec fails the test", func(t *testing.T) {
 		t.Setenv(LeasesEnv, "redis://u:s3cr3t@127.0.0.1:6379/notadb")

@@ -112,16 +112,35 @@ type Config struct {
 	// faults.
 	Schedule nemesis.Schedule
 
-	// Seed drives every random choice; with Deterministic it fixes the
-	// whole history.
+	// Seed drives every random choice; with Deterministic or
+	// VirtualClock it fixes the whole history.
 	Seed uint64
 	// Deterministic runs under a seeded scheduler with a virtual clock:
 	// no real sleeps, a reproducible interleaving. Only for targets that
 	// never block outside the harness (the memory targets).
 	Deterministic bool
+	// VirtualClock says that Run is called inside a testing/synctest
+	// bubble, whose clock moves only when every goroutine of the bubble
+	// waits (fencetest's Synctest option calls it so). The run is then on
+	// the real-time runtime with distinct wake-ups
+	// (sched.NewRealDistinct), so that one of its tasks acts at a time;
+	// its run id is drawn from Seed; and Latency is simulated around each
+	// call, as in a deterministic run, since an in-process receiver
+	// answers at once. The same seed then gives the same history byte for
+	// byte, unless the receiver's own goroutines race. Nothing in the run
+	// may wait on anything outside the bubble: no Issuer, no target that
+	// talks to a network or a process. CheckTimeout and ShrinkTimeout
+	// count the bubble's time, which stands still while the checker
+	// computes: they bound nothing there. Not with Deterministic.
+	VirtualClock bool
 	// Latency is the mean one-way delay simulated around each call in
-	// deterministic mode.
+	// deterministic mode and with VirtualClock.
 	Latency time.Duration
+	// Started is when the run began by the wall clock, which names its
+	// directory and is Result.Started; zero, now. Inside a synctest
+	// bubble, whose clock starts at 2000-01-01, the caller gives it from
+	// outside (fencetest does).
+	Started time.Time
 
 	Policy           model.Policy
 	RequireExclusive bool // also fail accepted writes sent after their lease had ended on the issuer or been reassigned
@@ -213,6 +232,11 @@ func (c *Config) IssuedTTL() time.Duration {
 	return c.LeaseTTL
 }
 
+// simulatesLatency says whether the run adds Latency around each call:
+// when its target answers at once, in the deterministic simulation and
+// on a synctest bubble's virtual clock.
+func (c *Config) simulatesLatency() bool { return c.Deterministic || c.VirtualClock }
+
 // issuerName names the run's token issuer, "" for its own lease service.
 func (c *Config) issuerName() string {
 	if c.Issuer == nil {
@@ -252,6 +276,12 @@ func (c *Config) Validate() error {
 	}
 	if c.Issuer != nil && c.Deterministic {
 		bad("Issuer", "%s runs on the real clock, not in the deterministic simulation", c.Issuer.Name())
+	}
+	if c.Issuer != nil && c.VirtualClock {
+		bad("Issuer", "%s talks to servers outside the process, which a virtual clock cannot wait for", c.Issuer.Name())
+	}
+	if c.VirtualClock && c.Deterministic {
+		bad("VirtualClock", "a deterministic run has a virtual clock of its own (give one of them)")
 	}
 	if names := issuerFaults(c.Faults); len(names) > 0 && !c.hasIssuerServers() {
 		errs = append(errs, &FieldError{Field: "Faults", Err: needsServers(names, c.terms())})

@@ -40,13 +40,9 @@ func (res *Result) ReportInput() report.Input {
 		{Name: "lease grants, expiries", Value: fmt.Sprintf("%d, %d", cov.LeaseGrants, cov.LeaseExpiries)},
 		{Name: "fault actions", Value: actionList(cov.FaultActions)},
 	}
-	mode := "real time"
-	if cfg.Deterministic {
-		mode = "deterministic (seeded scheduler, virtual clock)"
-	}
 	in.Config = []report.Fact{
 		{Name: "target", Value: cfg.Target},
-		{Name: "mode", Value: mode},
+		{Name: "mode", Value: cfg.mode(true)},
 		{Name: "seed", Value: fmt.Sprint(cfg.Seed)},
 		{Name: "workers, resources", Value: workersAndResources(cfg)},
 		{Name: "length", Value: workloadLength(cfg)},

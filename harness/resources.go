@@ -21,15 +21,17 @@ import (
 // that two runs of one receiver do not meet by chance.
 const runIDLength = 6
 
-// newRunID returns the run's id: drawn from the seed in deterministic
-// mode, so that the same seed gives the same history byte for byte, and at
-// random on the real clock, so that reproducing a real run with its seed
-// still uses fresh resources.
-func newRunID(seed uint64, deterministic bool) string {
+// newRunID returns the run's id: drawn from the seed on a virtual clock
+// (Deterministic, VirtualClock), so that the same seed gives the same
+// history byte for byte, and at random on the real clock, so that
+// reproducing a real run with its seed still uses fresh resources. Two
+// seeded runs with one seed therefore name the same resources: each
+// needs a fresh receiver.
+func newRunID(seed uint64, fromSeed bool) string {
 	const alphabet = "0123456789abcdefghijklmnopqrstuvwxyz"
 	seeded := mrand.New(mrand.NewPCG(seed, 0x7e5f1d))
 	pick := func() int { return seeded.IntN(len(alphabet)) }
-	if !deterministic {
+	if !fromSeed {
 		pick = func() int {
 			v, err := rand.Int(rand.Reader, big.NewInt(int64(len(alphabet))))
 			if err != nil {

@@ -69,21 +69,24 @@ type RunConfig struct {
 	Target string `json:"target"`
 	// Leases names the token issuer (Config.Issuer); empty for the run's
 	// own lease service.
-	Leases           string   `json:"leases,omitempty"`
-	Workers          int      `json:"workers"`
-	Resources        int      `json:"resources"`
-	Duration         string   `json:"duration"`
-	Ops              int      `json:"ops"`
-	Rate             float64  `json:"rate"`
-	LeaseTTL         string   `json:"lease_ttl"`
-	Faults           []string `json:"nemesis"`
-	Seed             uint64   `json:"seed"`
-	Deterministic    bool     `json:"deterministic"`
-	Policy           string   `json:"policy"`
-	RequireExclusive bool     `json:"require_exclusive"`
-	MinStale         int      `json:"min_stale"`
-	NoReport         bool     `json:"no_report,omitempty"`
-	Version          string   `json:"version"`
+	Leases        string   `json:"leases,omitempty"`
+	Workers       int      `json:"workers"`
+	Resources     int      `json:"resources"`
+	Duration      string   `json:"duration"`
+	Ops           int      `json:"ops"`
+	Rate          float64  `json:"rate"`
+	LeaseTTL      string   `json:"lease_ttl"`
+	Faults        []string `json:"nemesis"`
+	Seed          uint64   `json:"seed"`
+	Deterministic bool     `json:"deterministic"`
+	// VirtualClock: the run was on a synctest bubble's clock
+	// (Config.VirtualClock).
+	VirtualClock     bool   `json:"virtual_clock,omitempty"`
+	Policy           string `json:"policy"`
+	RequireExclusive bool   `json:"require_exclusive"`
+	MinStale         int    `json:"min_stale"`
+	NoReport         bool   `json:"no_report,omitempty"`
+	Version          string `json:"version"`
 	// ClientStrategy is the workers' strategy (Config.Strategy);
 	// LeaseMultiplier and RenewEvery are given only for the strategies
 	// that use them, and IssuedTTL for a strategy that changes it.
@@ -114,6 +117,21 @@ type RunConfig struct {
 	issuerServers bool     // the issuer had servers to take down
 }
 
+// mode says what clock the run was on, at length for the report.
+func (c *RunConfig) mode(long bool) string {
+	switch {
+	case c.Deterministic && long:
+		return "deterministic (seeded scheduler, virtual clock)"
+	case c.Deterministic:
+		return "deterministic"
+	case c.VirtualClock && long:
+		return "virtual time (a synctest bubble's clock, one task at a time)"
+	case c.VirtualClock:
+		return "virtual time"
+	}
+	return "real time"
+}
+
 func (c *Config) summary(runID string, resources []string) RunConfig {
 	var faults, stale []string
 	for _, f := range c.Faults {
@@ -129,7 +147,7 @@ func (c *Config) summary(runID string, resources []string) RunConfig {
 	rc := RunConfig{
 		Shard: shard, Target: c.TargetName, Leases: c.issuerName(), Workers: c.Workers, Resources: c.Resources, Duration: c.Duration.String(),
 		Ops: c.Ops, Rate: c.Rate, LeaseTTL: c.LeaseTTL.String(), Faults: faults, Seed: c.Seed,
-		Deterministic: c.Deterministic, Policy: c.Policy.String(), RequireExclusive: c.RequireExclusive,
+		Deterministic: c.Deterministic, VirtualClock: c.VirtualClock, Policy: c.Policy.String(), RequireExclusive: c.RequireExclusive,
 		MinStale: c.MinStale, NoReport: c.NoReport, Version: c.Version,
 		Command: c.Command, RunID: runID, ResourceNames: resources, FixedNames: len(c.ResourceNames) > 0, staleFaults: stale,
 		ClientStrategy: c.Strategy.String(), Tokens: c.Tokens.String(), MaxToken: c.domain(), crossed: c.Tokens.Crossed(c.domain()),
@@ -236,10 +254,7 @@ func (res *Result) staleCause() string {
 func (res *Result) Summary() string {
 	var b strings.Builder
 	c, cov, cfg := res.Counts, res.Coverage, res.Config
-	mode := "real time"
-	if cfg.Deterministic {
-		mode = "deterministic"
-	}
+	mode := cfg.mode(false)
 	fmt.Fprintf(&b, "run         %s\n", res.Dir)
 	if cfg.Leases != "" {
 		mode += ", tokens from " + cfg.Leases

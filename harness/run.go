@@ -80,7 +80,12 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 	if err := cfg.Validate(); err != nil {
 		return Result{}, fmt.Errorf("invalid configuration: %w", err)
 	}
-	started := time.Now().UTC()
+	begun := time.Now() // the run's own clock: virtual inside a bubble
+	started := cfg.Started
+	if started.IsZero() {
+		started = begun
+	}
+	started = started.UTC()
 	dir, err := runstore.Create(cfg.StoreDir, cfg.runName(), started)
 	if err != nil {
 		return Result{}, err
@@ -103,9 +108,12 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 		sched.Runtime
 		Run(func()) error
 	}
-	if cfg.Deterministic {
+	switch {
+	case cfg.Deterministic:
 		rt = sched.NewSim(cfg.Seed)
-	} else {
+	case cfg.VirtualClock:
+		rt = sched.NewRealDistinct()
+	default:
 		rt = sched.NewReal()
 	}
 	historyPath := filepath.Join(dir, runstore.History)
@@ -143,7 +151,7 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 		_ = rec.Close()
 		return Result{Dir: dir}, fmt.Errorf("lease issuer: %w", err)
 	}
-	r.runID = newRunID(cfg.Seed, cfg.Deterministic)
+	r.runID = newRunID(cfg.Seed, cfg.Deterministic || cfg.VirtualClock)
 	var valuePrefix string
 	r.resources, valuePrefix = resourceNames(&cfg, r.runID)
 	r.wireFaults()
@@ -178,7 +186,7 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 	if err != nil {
 		return Result{}, err
 	}
-	res.Dir, res.Started, res.Elapsed = dir, started, time.Since(started)
+	res.Dir, res.Started, res.Elapsed = dir, started, time.Since(begun)
 	res.Warnings = warnings
 	if err := writeResult(dir, &res); err != nil {
 		return res, err
@@ -213,7 +221,7 @@ func (r *run) wireFaults() {
 	}
 	if w, ok := r.cfg.Target.(windowed); ok {
 		w.SetWindow(func(ctx context.Context, resource string, token uint64) {
-			if r.cfg.Deterministic {
+			if r.cfg.simulatesLatency() {
 				// Processing time between the check and the write,
 				// comparable to a network leg.
 				_ = r.rt.Sleep(ctx, time.Duration(2*r.rand.Float64()*float64(r.cfg.Latency)))
@@ -232,8 +240,8 @@ func (r *run) workload(valuePrefix string) workload.Config {
 	w := workload.Config{Workers: r.cfg.Workers, Resources: r.resources, ValuePrefix: valuePrefix, Duration: r.cfg.Duration,
 		Ops: r.cfg.Ops, Rate: r.cfg.Rate, ReadShare: r.cfg.ReadShare, RepeatShare: r.cfg.RepeatShare, Think: r.cfg.Think,
 		OpTimeout: r.cfg.OpTimeout, Strategy: r.cfg.Strategy, RenewEvery: r.cfg.RenewEvery, MaxToken: r.cfg.domain()}
-	if r.cfg.Deterministic {
-		w.Latency = r.cfg.Latency // the simulated target answers at once
+	if r.cfg.simulatesLatency() {
+		w.Latency = r.cfg.Latency // the target answers at once
 	}
 	return w
 }

@@ -227,6 +227,10 @@ func TestConfigValidation(t *testing.T) {
 		{"run name latest", valid(func(c *Config) { c.RunName = "latest" }), []string{`RunName: "latest": not a run name`}},
 		{"run name outside the store", valid(func(c *Config) { c.RunName = "../esc" }), []string{`RunName: "../esc": not a run name`}},
 		{"faults without a schedule", valid(func(c *Config) { c.Schedule = nil }), []string{"Schedule: required with faults"}},
+		{"a virtual clock in the simulation", valid(func(c *Config) { c.VirtualClock, c.Deterministic = true, true }),
+			[]string{"VirtualClock: a deterministic run has a virtual clock of its own"}},
+		{"a real issuer on a virtual clock", valid(func(c *Config) { c.VirtualClock, c.Issuer = true, serversIssuer{} }),
+			[]string{"Issuer: servers-issuer talks to servers outside the process"}},
 		{"script names a missing fault", valid(func(c *Config) {
 			c.Faults, c.Schedule = pause, nemesis.Script{Steps: []nemesis.Step{{Fault: "delay", On: true}}}
 		}), []string{`Schedule: nemesis script names fault "delay", which is not among the run's faults`}},

@@ -7,6 +7,12 @@
 // and ties are broken by a seeded random choice. The interleaving is
 // therefore a function of the seed, the history is the same bytes on every
 // run, and a five-second run takes a fraction of a second.
+//
+// Real made by NewRealDistinct is for a third case, a receiver in the
+// process whose own goroutines and timers must run too: inside a
+// testing/synctest bubble the time package's clock is virtual, and
+// distinct wake-ups make the run's tasks act one at a time, so the
+// history is again a function of the seed (see NewRealDistinct).
 package sched
 
 import (

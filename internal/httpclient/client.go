@@ -27,8 +27,16 @@ func New(workers int, timeout time.Duration) *http.Client {
 			IdleConnTimeout:     30 * time.Second,
 			DisableCompression:  true,
 		},
-		// A redirect is not part of the protocol: its status is the
-		// answer (an unknown outcome), not something to follow.
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+		CheckRedirect: noRedirect,
 	}
 }
+
+// WithTransport returns a client that sends its requests through rt (an
+// in-process handler's), answering redirects as New's does.
+func WithTransport(rt http.RoundTripper) *http.Client {
+	return &http.Client{Transport: rt, CheckRedirect: noRedirect}
+}
+
+// noRedirect: a redirect is not part of the protocol: its status is the
+// answer (an unknown outcome), not something to follow.
+func noRedirect(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }

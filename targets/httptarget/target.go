@@ -52,6 +52,10 @@ type Options struct {
 	// fault proxy needs this (proxy.Describe), since the receiver's own
 	// API may hide it anywhere; the target does not know about the proxy.
 	Describe func(h http.Header, op, resource string, token uint64)
+	// Transport, when set, carries the requests instead of connections
+	// to the base URL's host: HandlerTransport serves them with an
+	// http.Handler in the process. Workers then sizes nothing.
+	Transport http.RoundTripper
 	// Header is sent with every request, set before the adapter's
 	// headers (its token header, Content-Type) and Describe's, which win
 	// on a clash: credentials such as Authorization or X-Api-Key. Its credential-like values are
@@ -120,8 +124,17 @@ func New(base string, o Options) (*Target, error) {
 	query := u.RawQuery
 	u.Path, u.RawQuery, u.ForceQuery = strings.TrimSuffix(u.Path, "/"), "", false
 	return &Target{base: u, query: query, name: name, secrets: redact.Secrets(base, o.Header),
-		adapter: adapter, client: httpclient.New(o.Workers, o.Timeout),
+		adapter: adapter, client: newClient(o),
 		timeout: o.Timeout, desc: o.Describe, header: o.Header.Clone()}, nil
+}
+
+// newClient is the client of a target with o: over the network, unless o
+// gives a transport.
+func newClient(o Options) *http.Client {
+	if o.Transport != nil {
+		return httpclient.WithTransport(o.Transport)
+	}
+	return httpclient.New(o.Workers, o.Timeout)
 }
 
 // Base returns the receiver's base URL, with its credentials masked.

@@ -3,6 +3,7 @@ package httptarget
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -40,7 +41,8 @@ func example(h func(exampleapi.Bug) http.Handler) func(*fencedMap) http.Handler 
 	return func(*fencedMap) http.Handler { return h(exampleapi.Correct) }
 }
 
-func start(t *testing.T, s server) (*Target, *fencedMap) {
+// start serves s over loopback, or in the process when inProcess.
+func start(t *testing.T, s server, inProcess bool) (*Target, *fencedMap) {
 	t.Helper()
 	m := &fencedMap{cells: make(map[string]cellJSON)}
 	rh, err := receiver.NewHandler(receiver.NewMemory(), receiver.DefaultOptions())
@@ -49,8 +51,6 @@ func start(t *testing.T, s server) (*Target, *fencedMap) {
 	if s.handler != nil {
 		h = s.handler(m)
 	}
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
 	var a Adapter
 	if s.adapter != "" {
 		var err error
@@ -59,47 +59,62 @@ func start(t *testing.T, s server) (*Target, *fencedMap) {
 	}
 	o := DefaultOptions()
 	o.Adapter, o.Timeout = a, 5*time.Second
-	tgt, err := New(srv.URL, o)
+	base := "http://in-process"
+	if inProcess {
+		o.Transport = HandlerTransport(h)
+	} else {
+		srv := httptest.NewServer(h)
+		t.Cleanup(srv.Close)
+		base = srv.URL
+	}
+	tgt, err := New(base, o)
 	require.NoError(t, err)
 	require.NoError(t, tgt.Setup(context.Background()))
 	return tgt, m
 }
 
 // TestSeedStepsOverEveryAPI plays the article's steps against the default
-// protocol and both worked examples of docs/http-protocol.md.
+// protocol and both worked examples of docs/http-protocol.md, over
+// loopback and in the process (HandlerTransport), with the same outcomes.
 func TestSeedStepsOverEveryAPI(t *testing.T) {
 	t.Parallel()
 	for _, s := range servers {
-		t.Run(s.name, func(t *testing.T) {
-			t.Parallel()
-			ctx := context.Background()
-			tgt, _ := start(t, s)
-			r, err := tgt.Read(ctx, "report")
-			require.NoError(t, err)
-			assert.Equal(t, targets.Reading{HasToken: true}, r, "never written")
-			steps := []struct {
-				token uint64
-				value string
-				want  histories.Outcome
-			}{
-				{42, "new-result", histories.Accepted},
-				{41, "old-result", histories.Rejected},
-				{42, "new-result", histories.Rejected},
-				{1<<64 - 1, `quotes " and / slashes`, histories.Accepted},
-			}
-			for _, st := range steps {
-				out, err := tgt.Write(ctx, "report", st.token, st.value)
-				require.NoError(t, err)
-				assert.Equal(t, st.want, out, "token %d", st.token)
-			}
-			r, err = tgt.Read(ctx, "report")
-			require.NoError(t, err)
-			assert.Equal(t, targets.Reading{Found: true, Value: `quotes " and / slashes`, Token: 1<<64 - 1, HasToken: true}, r)
-			other, err := tgt.Read(ctx, "a resource/with spaces")
-			require.NoError(t, err)
-			assert.False(t, other.Found)
-		})
+		for _, inProcess := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s in process %v", s.name, inProcess), func(t *testing.T) {
+				t.Parallel()
+				seedSteps(t, s, inProcess)
+			})
+		}
 	}
+}
+
+func seedSteps(t *testing.T, s server, inProcess bool) {
+	ctx := context.Background()
+	tgt, _ := start(t, s, inProcess)
+	r, err := tgt.Read(ctx, "report")
+	require.NoError(t, err)
+	assert.Equal(t, targets.Reading{HasToken: true}, r, "never written")
+	steps := []struct {
+		token uint64
+		value string
+		want  histories.Outcome
+	}{
+		{42, "new-result", histories.Accepted},
+		{41, "old-result", histories.Rejected},
+		{42, "new-result", histories.Rejected},
+		{1<<64 - 1, `quotes " and / slashes`, histories.Accepted},
+	}
+	for _, st := range steps {
+		out, err := tgt.Write(ctx, "report", st.token, st.value)
+		require.NoError(t, err)
+		assert.Equal(t, st.want, out, "token %d", st.token)
+	}
+	r, err = tgt.Read(ctx, "report")
+	require.NoError(t, err)
+	assert.Equal(t, targets.Reading{Found: true, Value: `quotes " and / slashes`, Token: 1<<64 - 1, HasToken: true}, r)
+	other, err := tgt.Read(ctx, "a resource/with spaces")
+	require.NoError(t, err)
+	assert.False(t, other.Found)
 }
 
 // TestUnexpectedAnswersAreUnknown: an answer that is neither accepted nor
@@ -109,7 +124,7 @@ func TestUnexpectedAnswersAreUnknown(t *testing.T) {
 	for _, s := range servers[1:3] {
 		t.Run(s.name, func(t *testing.T) {
 			t.Parallel()
-			tgt, m := start(t, s)
+			tgt, m := start(t, s, false)
 			m.fail = true
 			_, err := tgt.Write(context.Background(), "r", 5, "v")
 			require.Error(t, err)
