@@ -2,10 +2,13 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log"
 	"net"
+	"net/http"
+	"os"
 	"strings"
 	"time"
 
@@ -22,6 +25,7 @@ type receiverFlags struct {
 	window      time.Duration
 	allowRemote bool
 	hosts       []string
+	requestLog  string
 }
 
 func newReceiverCommand() *cobra.Command {
@@ -45,7 +49,13 @@ It listens on loopback only, and answers only requests for loopback names
 (localhost, 127.0.0.1, [::1]), the --listen host and each --host, so a web
 page cannot write to it by DNS rebinding; --allow-remote permits any
 --listen address and answers every host. SIGTERM or Ctrl-C shut it down
-gracefully.`,
+gracefully.
+
+Every request is logged as one line (logfmt) to --request-log, stderr by
+default: time, method, resource, Fencing-Token, status and the trace id of
+the request's traceparent header, which fencecheck run sends with each
+operation and prints with the operations of a counterexample. Under
+fencecheck run --exec the lines land in the run's receiver.log.`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runReceiver(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), f)
@@ -59,6 +69,7 @@ gracefully.`,
 	fl.DurationVar(&f.window, "window", receiver.DefaultOptions().Window, "with --bug check-then-set: the wait between the check and the write (0: none)")
 	fl.BoolVar(&f.allowRemote, "allow-remote", false, "allow a --listen address that is not loopback, and answer requests for any host")
 	fl.StringArrayVar(&f.hosts, "host", nil, "also answer requests for this host name or IP address (repeatable)")
+	fl.StringVar(&f.requestLog, "request-log", "stderr", "where to log one line per request: stderr, off, or a file to append to")
 	return cmd
 }
 
@@ -89,10 +100,33 @@ func runReceiver(ctx context.Context, stdout, stderr io.Writer, f receiverFlags)
 	if err != nil {
 		return err
 	}
+	handler, closeLog, err := withRequestLog(h, f.requestLog, stderr)
+	if err != nil {
+		return err
+	}
+	defer closeLog()
 	so := receiver.DefaultServerOptions()
 	so.Listen, so.AllowRemote, so.Hosts, so.HostHint = f.listen, f.allowRemote, f.hosts, hostHint
 	so.Ready = func(addr net.Addr) {
 		fmt.Fprintf(stdout, "fencecheck receiver: listening on http://%s (store %s, bug %s)\n", addr, f.store, bug)
 	}
-	return receiver.Serve(ctx, h, so)
+	return receiver.Serve(ctx, handler, so)
+}
+
+// withRequestLog wraps h in the request log --request-log names:
+// stderr, off, or a file opened for appending; closeLog closes the file.
+func withRequestLog(h http.Handler, to string, stderr io.Writer) (_ http.Handler, closeLog func(), err error) {
+	switch to {
+	case "off":
+		return h, func() {}, nil
+	case "stderr":
+		return receiver.LogRequests(h, stderr), func() {}, nil
+	case "":
+		return nil, nil, &usageError{errors.New("--request-log: want stderr, off or a file")}
+	}
+	f, err := os.OpenFile(to, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--request-log: %w", err)
+	}
+	return receiver.LogRequests(h, f), func() { _ = f.Close() }, nil
 }
