@@ -338,6 +338,7 @@ func (f *finding) violation(resource string) Violation {
 		v.Steps = append(v.Steps, Step{
 			OpID: op.ID, Process: op.Process, Call: op.Call, Return: op.Return,
 			Event: model.DescribeHistoryOp(op), Expected: w.expected(op), Culprit: op == f.culprit, Initial: op.Initial,
+			Trace: op.Trace,
 		})
 	}
 	return v

@@ -3,6 +3,7 @@ package explain
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"text/tabwriter"
 	"time"
@@ -29,7 +30,32 @@ func WriteViolation(w io.Writer, v Violation) error {
 		}
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", i+1, at, who, s.Event, s.Expected)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return writeTraces(w, v.Steps)
+}
+
+// writeTraces lists the trace id of each step that has one, in full,
+// under the table: the id to search the receiver's logs and traces for
+// (its request log, a PostgreSQL log's statement comments). Nothing when
+// no step has one (a target that carries no trace context).
+func writeTraces(w io.Writer, steps []Step) error {
+	if !slices.ContainsFunc(steps, func(s Step) bool { return s.Trace != "" }) {
+		return nil
+	}
+	if _, err := io.WriteString(w, "trace ids, to find each operation's requests in the receiver's logs:\n"); err != nil {
+		return err
+	}
+	for i, s := range steps {
+		if s.Trace == "" {
+			continue
+		}
+		if _, err := fmt.Fprintf(w, "  step %d  op %d  process %d  trace %s\n", i+1, s.OpID, s.Process, s.Trace); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // WriteViolations writes every violation of res once, each after a blank

@@ -71,4 +71,8 @@ type Step struct {
 	// Initial marks the state the resource held before the run, which no
 	// process wrote.
 	Initial bool `json:"initial,omitempty"`
+	// Trace is the W3C trace id the operation's requests carried
+	// (histories.Operation.Trace), by which a person finds them in the
+	// receiver's logs; empty when the target carries none.
+	Trace string `json:"trace,omitempty"`
 }

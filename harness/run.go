@@ -239,11 +239,23 @@ func (r *run) wireFaults() {
 func (r *run) workload(valuePrefix string) workload.Config {
 	w := workload.Config{Workers: r.cfg.Workers, Resources: r.resources, ValuePrefix: valuePrefix, Duration: r.cfg.Duration,
 		Ops: r.cfg.Ops, Rate: r.cfg.Rate, ReadShare: r.cfg.ReadShare, RepeatShare: r.cfg.RepeatShare, Think: r.cfg.Think,
-		OpTimeout: r.cfg.OpTimeout, Strategy: r.cfg.Strategy, RenewEvery: r.cfg.RenewEvery, MaxToken: r.cfg.domain()}
+		OpTimeout: r.cfg.OpTimeout, Strategy: r.cfg.Strategy, RenewEvery: r.cfg.RenewEvery, MaxToken: r.cfg.domain(),
+		TraceSeed: r.traceSeed()}
 	if r.cfg.simulatesLatency() {
 		w.Latency = r.cfg.Latency // the target answers at once
 	}
 	return w
+}
+
+// traceSeed is what the run's trace ids are drawn from (workload.Config):
+// its id, drawn from the seed in a deterministic run and at random in a
+// real-time one, and its shard, since the shards of a deterministic job
+// may share a seed and so a run id, and write to one receiver.
+func (r *run) traceSeed() string {
+	if r.cfg.Shard != nil {
+		return r.runID + " shard " + r.cfg.Shard.String()
+	}
+	return r.runID
 }
 
 // main is the run's first task: the state before the run, faults and

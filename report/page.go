@@ -63,6 +63,9 @@ type timelineRow struct {
 	Consequence string
 	Violating   bool // the resource did something it must not
 	Context     bool // a lease or nemesis event, not an operation
+	// Trace is the operation's trace id, to find its requests in the
+	// receiver's logs; empty when the target carries none.
+	Trace string
 }
 
 type gap struct {
@@ -153,7 +156,7 @@ func stepRows(v explain.Violation) []timelineRow {
 			who, at = "before the run", "before the run"
 		}
 		rows = append(rows, timelineRow{Step: i + 1, Time: at, Actor: who,
-			Event: s.Event, Consequence: s.Expected, Violating: s.Culprit})
+			Event: s.Event, Consequence: s.Expected, Violating: s.Culprit, Trace: s.Trace})
 	}
 	return rows
 }
@@ -181,7 +184,7 @@ func storyRows(s *explain.Shrunk) []timelineRow {
 			at = "before the run"
 		}
 		r := timelineRow{Time: at, Actor: actor(op),
-			Event: model.DescribeHistoryOp(op), Consequence: consequence(op)}
+			Event: model.DescribeHistoryOp(op), Consequence: consequence(op), Trace: op.Trace}
 		if want, ok := culprit[op.ID]; ok {
 			r.Consequence, r.Violating = r.Consequence+". It must: "+want, true
 		}

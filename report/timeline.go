@@ -70,10 +70,14 @@ func stepMarks(vs []explain.Violation, groups []model.Group) []porcupine.Annotat
 			if end == histories.Infinity {
 				end = st.Call
 			}
+			details := fmt.Sprintf("%s; the resource should: %s", st.Event, st.Expected)
+			if st.Trace != "" {
+				details += "; trace " + st.Trace
+			}
 			out = append(out, porcupine.Annotation{
 				Tag: "violation " + v.Resource, Start: st.Call, End: end,
 				Description: fmt.Sprintf("step %d", i+1),
-				Details:     fmt.Sprintf("%s; the resource should: %s", st.Event, st.Expected),
+				Details:     details,
 				TextColor:   "#ffffff", BackgroundColor: "#d32f2f",
 			})
 		}

@@ -16,7 +16,7 @@ import (
 // answer is recorded the same way everywhere.
 func WriteCompletion(inv histories.Event, out histories.Outcome, err error) histories.Event {
 	done := inv
-	done.Outcome = histories.OutcomeNone
+	done.Outcome, done.Trace = histories.OutcomeNone, "" // the trace id stays on the invocation
 	switch {
 	case errors.Is(err, ErrDefinitelyNotApplied):
 		done.Type, done.Error = histories.TypeFail, ErrorText(err)
@@ -36,6 +36,7 @@ func WriteCompletion(inv histories.Event, out histories.Outcome, err error) hist
 // failed changed nothing, so fail and info mean the same to a checker).
 func ReadCompletion(inv histories.Event, r Reading, err error) histories.Event {
 	done := inv
+	done.Trace = "" // on the invocation alone
 	if err != nil {
 		done.Type, done.Error = histories.TypeInfo, ErrorText(err)
 		return done

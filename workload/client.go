@@ -63,13 +63,14 @@ func (p *Pool) write(ctx context.Context, w *worker, resource string, token uint
 	}
 	inv := histories.Event{Process: w.proc, Type: histories.TypeInvoke, F: histories.FWrite, Resource: resource,
 		Token: token, HasToken: true, Value: value, HasValue: true}
+	trace := p.traceOf(&inv)
 	p.Recorder.Record(&inv)
 	p.sent.observe(resource, token)
 	var sentOut histories.Outcome
 	var sentErr error
 	msg := nemesis.Write{Worker: w.id, Process: w.proc, Resource: resource, Token: token, Value: value}
 	answered := p.call(ctx, func(ctx context.Context) {
-		sentOut, sentErr = p.deliver(ctx, msg)
+		sentOut, sentErr = p.deliver(trace.into(ctx), msg)
 	})
 	// Unanswered, the request may still arrive; its answer is not ours
 	// to read.
@@ -143,12 +144,13 @@ func (p *Pool) Observe(ctx context.Context, proc *int, resource string) historie
 
 func (p *Pool) readOnce(ctx context.Context, proc *int, resource string, keepToken bool) histories.Event {
 	inv := histories.Event{Process: *proc, Type: histories.TypeInvoke, F: histories.FRead, Resource: resource}
+	trace := p.traceOf(&inv)
 	p.Recorder.Record(&inv)
 	var sentGot targets.Reading
 	var sentErr error
 	answered := p.call(ctx, func(ctx context.Context) {
 		p.latency(ctx)
-		sentGot, sentErr = p.Target.Read(ctx, resource)
+		sentGot, sentErr = p.Target.Read(trace.into(ctx), resource)
 		p.latency(ctx)
 	})
 	var got targets.Reading

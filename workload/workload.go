@@ -70,6 +70,11 @@ type Config struct {
 	// token above it is never sent and is recorded as not applied
 	// (targets.OutsideDomain). Zero is no limit.
 	MaxToken uint64
+	// TraceSeed is what the trace ids of the run's operations are drawn
+	// from, for a target that carries them (targets.TraceCarrier): the
+	// run's id, so that a deterministic run reuses its ids and a
+	// real-time one does not (see traces).
+	TraceSeed string
 }
 
 // Run is what the workers work with.
@@ -94,6 +99,7 @@ type Pool struct {
 	cfg Config
 	Run
 	tokenless targets.TokenlessWriter // the target, for strategies that do not fence
+	traces    *traces                 // nil: the target carries no trace context
 	jobs      jobLog
 	accepted  *tokenWatch // tokens clients saw accepted
 	sent      *tokenWatch // tokens workers sent
@@ -118,6 +124,9 @@ func New(cfg Config, run Run) (*Pool, error) {
 		inflight: sched.NewGroup(run.Runtime)}
 	if !cfg.Strategy.Fences() {
 		p.tokenless, _ = targets.Tokenless(run.Target) // CheckStrategy made sure
+	}
+	if targets.CarriesTrace(run.Target) {
+		p.traces = newTraces(cfg.TraceSeed)
 	}
 	return p, nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/fencecheck/fencecheck/lease"
 	"github.com/fencecheck/fencecheck/nemesis"
 	"github.com/fencecheck/fencecheck/sched"
+	"github.com/fencecheck/fencecheck/targets"
 	"github.com/fencecheck/fencecheck/targets/memory"
 	"github.com/fencecheck/fencecheck/workload"
 )
@@ -34,13 +35,19 @@ func (s *pauseSpy) Pause(_ context.Context, _ nemesis.Env, p nemesis.PausePoint)
 // correct in-memory receiver and returns the events it recorded.
 func runPool(t *testing.T, cfg workload.Config, seed uint64, pausers ...nemesis.Pauser) []histories.Event {
 	t.Helper()
+	return runPoolOn(t, cfg, seed, memory.NewFenced(), pausers...)
+}
+
+// runPoolOn is runPool against tgt.
+func runPoolOn(t *testing.T, cfg workload.Config, seed uint64, tgt targets.Target, pausers ...nemesis.Pauser) []histories.Event {
+	t.Helper()
 	sim := sched.NewSim(seed)
 	rec := histories.NewRecorder(io.Discard, histories.RecorderOptions{Clock: sim, Retain: true})
 	life, end := context.WithCancel(context.Background())
 	defer end()
 	leases := lease.NewLocal(life, sim, rec, 100*time.Millisecond)
 	pool, err := workload.New(cfg, workload.Run{Runtime: sim, Recorder: rec, Rand: sched.NewRand(seed), Leases: leases,
-		Target: memory.NewFenced(), Pausers: pausers, Life: life})
+		Target: tgt, Pausers: pausers, Life: life})
 	require.NoError(t, err)
 	require.NoError(t, sim.Run(func() {
 		pool.Start(context.Background()).Wait(context.Background(), 0)

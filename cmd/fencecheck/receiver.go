@@ -2,10 +2,13 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log"
 	"net"
+	"net/http"
+	"os"
 	"strings"
 	"time"
 
@@ -24,6 +27,7 @@ type receiverFlags struct {
 	hosts       []string
 	// metricsResources is how many resources /metrics labels by name.
 	metricsResources int
+	requestLog       string
 }
 
 func newReceiverCommand() *cobra.Command {
@@ -52,7 +56,13 @@ gracefully.
 GET /metrics serves Prometheus counters of what it answered: writes
 accepted, rejected (stale, equal, newer), malformed requests, store errors,
 and the highest accepted token of the first --metrics-resources resources
-(see docs/metrics.md).`,
+(see docs/metrics.md).
+
+Every request is logged as one line (logfmt) to --request-log, stderr by
+default: time, method, resource, Fencing-Token, status and the trace id of
+the request's traceparent header, which fencecheck run sends with each
+operation and prints with the operations of a counterexample. Under
+fencecheck run --exec the lines land in the run's receiver.log.`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runReceiver(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), f)
@@ -67,6 +77,7 @@ and the highest accepted token of the first --metrics-resources resources
 	fl.BoolVar(&f.allowRemote, "allow-remote", false, "allow a --listen address that is not loopback, and answer requests for any host")
 	fl.StringArrayVar(&f.hosts, "host", nil, "also answer requests for this host name or IP address (repeatable)")
 	fl.IntVar(&f.metricsResources, "metrics-resources", receiver.DefaultOptions().MetricsResources, "label the highest-token gauge at /metrics with at most this many resources' names (the first to have a write accepted); the others are only counted")
+	fl.StringVar(&f.requestLog, "request-log", "stderr", "where to log one line per request: stderr, off, or a file to append to")
 	return cmd
 }
 
@@ -100,10 +111,33 @@ func runReceiver(ctx context.Context, stdout, stderr io.Writer, f receiverFlags)
 	if err != nil {
 		return err
 	}
+	handler, closeLog, err := withRequestLog(h, f.requestLog, stderr)
+	if err != nil {
+		return err
+	}
+	defer closeLog()
 	so := receiver.DefaultServerOptions()
 	so.Listen, so.AllowRemote, so.Hosts, so.HostHint = f.listen, f.allowRemote, f.hosts, hostHint
 	so.Ready = func(addr net.Addr) {
 		fmt.Fprintf(stdout, "fencecheck receiver: listening on http://%s (store %s, bug %s)\n", addr, f.store, bug)
 	}
-	return receiver.Serve(ctx, h, so)
+	return receiver.Serve(ctx, handler, so)
+}
+
+// withRequestLog wraps h in the request log --request-log names:
+// stderr, off, or a file opened for appending; closeLog closes the file.
+func withRequestLog(h http.Handler, to string, stderr io.Writer) (_ http.Handler, closeLog func(), err error) {
+	switch to {
+	case "off":
+		return h, func() {}, nil
+	case "stderr":
+		return receiver.LogRequests(h, stderr), func() {}, nil
+	case "":
+		return nil, nil, &usageError{errors.New("--request-log: want stderr, off or a file")}
+	}
+	f, err := os.OpenFile(to, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--request-log: %w", err)
+	}
+	return receiver.LogRequests(h, f), func() { _ = f.Close() }, nil
 }

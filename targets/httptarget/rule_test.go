@@ -141,7 +141,7 @@ func TestAdapterFileErrorsNameFileAndField(t *testing.T) {
 		{"typo in a placeholder", `{"write": {"path": "/r/{resorce}", "query": {"k": "{resource}"}}}`,
 			[]string{"write.path: unknown placeholder {resorce}: want {resource}, {token}, {value}"}},
 		{"token in a read", `{"read": {"headers": {"X-Key": "{resource}", "X-T": "{token}"}}}`,
-			[]string{`read.headers["X-T"]: unknown placeholder {token}: want {resource}`}},
+			[]string{`read.headers["X-T"]: unknown placeholder {token}: want {resource}, {trace_id}`}},
 		{"template token nowhere", `{"write": {"token_in": "template"}}`,
 			[]string{`write.token_in: "template" needs {token} or {token_string} in a template (path, query, headers, json_body)`}},
 		{"wrong type", "{\"write\": {\n  \"outcomes\": [{\"status\": \"200\"}]}}",

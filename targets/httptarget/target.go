@@ -60,6 +60,11 @@ type Options struct {
 	// headers (its token header, Content-Type) and Describe's, which win
 	// on a clash: credentials such as Authorization or X-Api-Key. Its credential-like values are
 	// scrubbed from the target's errors (internal/redact).
+	//
+	// A Traceparent here (or in the adapter's headers) is sent as it
+	// is, in place of the one the target sends for each operation (see
+	// CarriesTrace): the user's header wins, and the history then records
+	// no trace ids, since none would name one request.
 	Header http.Header
 }
 
@@ -74,6 +79,7 @@ type Target struct {
 	timeout time.Duration
 	desc    func(h http.Header, op, resource string, token uint64)
 	header  http.Header
+	trace   bool // send each operation's traceparent (CarriesTrace)
 }
 
 // DefaultOptions size the pool for the harness's 8 workers and give each
@@ -125,7 +131,8 @@ func New(base string, o Options) (*Target, error) {
 	u.Path, u.RawQuery, u.ForceQuery = strings.TrimSuffix(u.Path, "/"), "", false
 	return &Target{base: u, query: query, name: name, secrets: redact.Secrets(base, o.Header),
 		adapter: adapter, client: newClient(o),
-		timeout: o.Timeout, desc: o.Describe, header: o.Header.Clone()}, nil
+		timeout: o.Timeout, desc: o.Describe, header: o.Header.Clone(),
+		trace: !setsTraceparent(o.Header, adapter)}, nil
 }
 
 // newClient is the client of a target with o: over the network, unless o
@@ -266,11 +273,15 @@ func (t *Target) newRequest(ctx context.Context, method, path string, body io.Re
 	for name, values := range t.header {
 		req.Header[http.CanonicalHeaderKey(name)] = slices.Clone(values)
 	}
+	if tc, ok := targets.TraceFrom(ctx); ok && t.trace {
+		req.Header.Set(targets.TraceparentHeader, tc.Traceparent())
+	}
 	return req, nil
 }
 
 func (t *Target) writeRequest(ctx context.Context, o op) (*http.Request, error) {
 	w := t.adapter.Write
+	o.trace = traceID(ctx)
 	body := o.value
 	if w.JSONBody != "" {
 		body = o.jsonBody(w.JSONBody)
@@ -312,6 +323,7 @@ func addTemplates(req *http.Request, o op, query, headers map[string]string) {
 
 func (t *Target) readRequest(ctx context.Context, o op) (*http.Request, error) {
 	r := t.adapter.Read
+	o.trace = traceID(ctx)
 	var body io.Reader
 	if r.JSONBody != "" {
 		body = strings.NewReader(o.jsonBody(r.JSONBody))

@@ -18,6 +18,9 @@ type op struct {
 	value    string
 	// tokenless writes send no token (WriteWithoutToken).
 	tokenless bool
+	// trace is the operation's trace id ({trace_id}), empty for a
+	// request outside an operation or to a target that carries none.
+	trace string
 }
 
 // path fills a path template: the resource and the value are escaped as
@@ -38,6 +41,7 @@ func (o op) text(tmpl string) string {
 		"{resource}", o.resource,
 		"{value}", o.value,
 		"{token}", strconv.FormatUint(o.token, 10),
+		"{trace_id}", o.trace,
 	).Replace(tmpl)
 }
 
@@ -84,12 +88,12 @@ type placeholders struct{ path, text, body []string }
 var (
 	writePlaceholders = placeholders{
 		path: []string{"{resource}", "{token}", "{value}"},
-		text: []string{"{resource}", "{token}", "{value}"},
+		text: []string{"{resource}", "{token}", "{trace_id}", "{value}"},
 		body: []string{"{resource}", "{token}", "{token_string}", "{value}"},
 	}
 	readPlaceholders = placeholders{
 		path: []string{"{resource}"},
-		text: []string{"{resource}"},
+		text: []string{"{resource}", "{trace_id}"},
 		body: []string{"{resource}"},
 	}
 )

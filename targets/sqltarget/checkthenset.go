@@ -73,7 +73,7 @@ func (t *Target) checkAndSet(ctx context.Context, r runner, a args) (histories.O
 	}
 	sctx, cancel := context.WithTimeout(ctx, t.timeout)
 	defer cancel()
-	if _, err := r.ExecContext(sctx, t.set.Text, a.bind(t.set)...); err != nil {
+	if _, err := r.ExecContext(sctx, t.traced(ctx, t.set).Text, a.bind(t.set)...); err != nil {
 		return 0, fmt.Errorf("set: %w", classify(err))
 	}
 	return histories.Accepted, nil
@@ -84,7 +84,7 @@ func (t *Target) checkAndSet(ctx context.Context, r runner, a args) (histories.O
 func (t *Target) storedToken(ctx context.Context, r runner, a args) (int64, error) {
 	sctx, cancel := context.WithTimeout(ctx, t.timeout)
 	defer cancel()
-	rows, err := r.QueryContext(sctx, t.checkRead.Text, a.bind(t.checkRead)...)
+	rows, err := r.QueryContext(sctx, t.traced(ctx, t.checkRead).Text, a.bind(t.checkRead)...)
 	if err != nil {
 		return 0, err
 	}

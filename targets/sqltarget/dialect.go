@@ -34,6 +34,10 @@ type dialect struct {
 	// counting says how the count of a write of this shape is read, or
 	// why it cannot be (counting.go).
 	counting func(shape) (counting, error)
+	// traces: each statement of an operation starts with a comment that
+	// holds its traceparent (trace.go), which the engine keeps where it
+	// shows statements (its logs, its list of running statements).
+	traces bool
 }
 
 // drop removes the scratch table.

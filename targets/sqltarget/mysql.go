@@ -64,6 +64,7 @@ var mysqlDialect = dialect{
 		"ON DUPLICATE KEY UPDATE value = VALUES(value)",
 	checkInTx: true,
 	counting:  mysqlCounting,
+	traces:    true,
 }
 
 // mysqlCounting reads a write's shape the way MySQL counts it.

@@ -40,6 +40,7 @@ var postgres = dialect{
 	plain: "INSERT INTO %[1]s (resource, token, value) VALUES (:resource, 0, :value) " +
 		"ON CONFLICT (resource) DO UPDATE SET value = EXCLUDED.value",
 	checkInTx: true,
+	traces:    true,
 	counting: func(s shape) (counting, error) {
 		if s.kind == "CALL" {
 			return counting{}, errors.New("a CALL reports no count of rows on PostgreSQL, so it cannot say whether the write was accepted; " +

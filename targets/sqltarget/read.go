@@ -24,7 +24,7 @@ func (t *Target) Read(ctx context.Context, resource string) (targets.Reading, er
 func (t *Target) readOnce(ctx context.Context, resource string) (targets.Reading, error) {
 	sctx, cancel := context.WithTimeout(ctx, t.timeout)
 	defer cancel()
-	rows, err := t.db.QueryContext(sctx, t.read.Text, args{resource: resource}.bind(t.read)...)
+	rows, err := t.db.QueryContext(sctx, t.traced(ctx, t.read).Text, args{resource: resource}.bind(t.read)...)
 	if err != nil {
 		return targets.Reading{}, err
 	}

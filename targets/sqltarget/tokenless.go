@@ -40,7 +40,7 @@ func (t *Target) WriteWithoutToken(ctx context.Context, resource, value string) 
 	}
 	defer conn.Close()
 	// The plain upsert has no RETURNING: its count is read, and ignored.
-	if _, err := (counting{}).run(sctx, conn, t.plain, args{resource: resource, value: value}); err != nil {
+	if _, err := (counting{}).run(sctx, conn, t.traced(ctx, t.plain), args{resource: resource, value: value}); err != nil {
 		return 0, t.tokenlessError(resource, err)
 	}
 	return histories.Accepted, nil

@@ -110,7 +110,7 @@ func (t *Target) runTx(ctx context.Context, tx *sql.Tx, a args) (out histories.O
 		}
 		held = true
 		sctx, cancel := context.WithTimeout(ctx, t.timeout)
-		_, err := tx.ExecContext(sctx, q.Text, a.bind(q)...)
+		_, err := tx.ExecContext(sctx, t.traced(ctx, q).Text, a.bind(q)...)
 		cancel()
 		if err != nil {
 			return 0, false, fmt.Errorf("statement %d: %w", i+1, classify(err))
@@ -121,7 +121,7 @@ func (t *Target) runTx(ctx context.Context, tx *sql.Tx, a args) (out histories.O
 	}
 	sctx, cancel := context.WithTimeout(ctx, t.timeout)
 	defer cancel()
-	out, err = t.count.run(sctx, tx, t.write, a)
+	out, err = t.count.run(sctx, tx, t.traced(ctx, t.write), a)
 	if err != nil {
 		return 0, false, fmt.Errorf("statement %d: %w", len(t.before)+1, err)
 	}
@@ -132,7 +132,7 @@ func (t *Target) runTx(ctx context.Context, tx *sql.Tx, a args) (out histories.O
 func (t *Target) guardPasses(ctx context.Context, tx *sql.Tx, a args) (bool, error) {
 	sctx, cancel := context.WithTimeout(ctx, t.timeout)
 	defer cancel()
-	rows, err := tx.QueryContext(sctx, t.guard.Text, a.bind(t.guard)...)
+	rows, err := tx.QueryContext(sctx, t.traced(ctx, t.guard).Text, a.bind(t.guard)...)
 	if err != nil {
 		return false, fmt.Errorf("guard: %w", classify(err))
 	}

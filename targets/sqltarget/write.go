@@ -44,7 +44,7 @@ func (t *Target) writeOnce(ctx context.Context, a args) (histories.Outcome, erro
 		return 0, notApplied(err)
 	}
 	defer conn.Close()
-	return t.count.run(sctx, conn, t.write, a)
+	return t.count.run(sctx, conn, t.traced(ctx, t.write), a)
 }
 
 // runner is what a statement runs on: a connection or a transaction.

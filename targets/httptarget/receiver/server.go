@@ -32,7 +32,9 @@ type ServerOptions struct {
 	// client cannot hold one forever; every one must be positive.
 	Timeouts httpserver.Timeouts
 	// Ready, if set, is called with the bound address once the server
-	// accepts connections.
+	// accepts connections, and before it serves any: what it prints
+	// comes before the request log's lines (LogRequests) in a log that
+	// holds both.
 	Ready func(addr net.Addr)
 	// ShutdownGrace bounds the graceful shutdown: how long requests in
 	// progress may take to finish; 0 does not wait for them.
@@ -93,11 +95,13 @@ func Serve(ctx context.Context, h http.Handler, o ServerOptions) error {
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", o.Listen, err)
 	}
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
 	if o.Ready != nil {
+		// The socket already accepts: a client that connects now
+		// waits in the backlog until Serve takes it.
 		o.Ready(ln.Addr())
 	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
 	select {
 	case err := <-served:
 		return fmt.Errorf("serve %s: %w", o.Listen, err)

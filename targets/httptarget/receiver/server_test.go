@@ -1,7 +1,10 @@
 package receiver
 
 import (
+	"bufio"
 	"context"
+	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -86,4 +89,52 @@ func TestServerAnswersOnlyAllowedHosts(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestReadyComesBeforeAnyRequest: what Ready prints precedes every line
+// of the request log, even for a request that arrived while Ready ran, so
+// a receiver.log always starts with the receiver's "listening on" line
+// (--log-fail patterns name its line number). Ready here sends a request
+// itself and gives the server a while to answer it, which it must not
+// do before Ready returns; then it writes its line.
+func TestReadyComesBeforeAnyRequest(t *testing.T) {
+	t.Parallel()
+	var log lockedBuffer
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	answered := make(chan error, 1)
+	o := DefaultServerOptions()
+	o.Listen = "127.0.0.1:0"
+	o.Ready = func(addr net.Addr) {
+		c, err := net.Dial("tcp", addr.String())
+		if err == nil {
+			_, err = io.WriteString(c, "GET /resources/r0 HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+		}
+		if err != nil {
+			answered <- err
+			return
+		}
+		early := make(chan struct{})
+		go func() {
+			defer c.Close()
+			_, err := http.ReadResponse(bufio.NewReader(c), nil)
+			close(early)
+			answered <- err
+		}()
+		select {
+		case <-early:
+			t.Error("the request was answered before Ready returned")
+		case <-time.After(200 * time.Millisecond):
+		}
+		_, _ = io.WriteString(&log, "listening\n")
+	}
+	served := make(chan error, 1)
+	go func() { served <- Serve(ctx, LogRequests(newHandler(t, NewMemory(), DefaultOptions()), &log), o) }()
+	require.NoError(t, <-answered)
+	stop()
+	require.NoError(t, <-served)
+	lines := log.lines()
+	require.Len(t, lines, 2)
+	assert.Equal(t, "listening", lines[0])
+	assert.Contains(t, lines[1], "msg=request method=GET resource=r0 status=404")
 }
