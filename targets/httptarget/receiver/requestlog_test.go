@@ -54,7 +54,7 @@ func TestTheRequestLogNamesEachRequestAndItsTrace(t *testing.T) {
 	send(http.MethodPut, "/resources/r0", "41", "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00")
 	send(http.MethodGet, "/resources/r1", "", "")
 	send(http.MethodGet, "/resources/r0", "", "00-00000000000000000000000000000000-b7ad6b7169203331-01")
-	send(http.MethodGet, "/metrics", "", "not a traceparent")
+	send(http.MethodGet, "/no-such-page", "", "not a traceparent")
 	send(http.MethodPut, "/resources/a%0Atime=forged", "43", traceparent)
 
 	lines := log.lines()
@@ -64,7 +64,7 @@ func TestTheRequestLogNamesEachRequestAndItsTrace(t *testing.T) {
 		"msg=request method=PUT resource=r0 token=41 status=409 trace_id=0af7651916cd43dd8448eb211c80319c",
 		"msg=request method=GET resource=r1 status=404",
 		"msg=request method=GET resource=r0 status=200",
-		"msg=request method=GET path=/metrics status=404",
+		"msg=request method=GET path=/no-such-page status=404",
 		`msg=request method=PUT resource="a\ntime=forged" token=43 status=400 trace_id=4bf92f3577b34da6a3ce929d0e0e4736`,
 	}
 	for i, line := range lines {
