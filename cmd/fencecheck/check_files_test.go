@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fencecheck/fencecheck/docs/schema"
 	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/internal/histgen"
 )
@@ -50,7 +51,7 @@ func shardFile(t *testing.T, dir, name, resource string, stale histories.Outcome
 		{Process: 0, Type: histories.TypeOK, F: histories.FRead, Resource: resource, Value: last, HasValue: true},
 	}
 	for i := range events {
-		events[i].Index, events[i].Time = int64(i), int64(100*(i+1))
+		events[i].Index, events[i].Time = histories.FirstIndex+int64(i), int64(100*(i+1))
 	}
 	path := filepath.Join(dir, name)
 	require.NoError(t, histories.WriteFile(path, events))
@@ -79,7 +80,7 @@ func TestCheckSeveralHistories(t *testing.T) {
 		{"two files hold", []string{a, b}, exitHeld, []string{
 			"histories      2 files, checked as one",
 			"               " + a + "\n",
-			"               " + b + " (index +7, time +701ns, process +2)\n",
+			"               " + b + " (index +8, time +701ns, process +2)\n",
 			"operations     6: 4 writes (2 accepted, 2 rejected",
 			"resources      2, processes 4\n", // each file's processes 0 and 1, apart
 			"verdict        HELD",
@@ -117,6 +118,7 @@ func TestCheckSeveralHistories(t *testing.T) {
 		assert.True(t, strings.HasPrefix(r.stdout, "history        "+a+"\noperations     3: "), r.stdout)
 		assert.NotContains(t, r.stdout, "histories")
 		j := checkIn(t, "--json", a)
+		assert.NoError(t, schema.ValidateResult(strings.NewReader(j.stdout), "check --json"))
 		var got map[string]any
 		require.NoError(t, json.Unmarshal([]byte(j.stdout), &got))
 		assert.Equal(t, a, got["history"])
@@ -127,12 +129,13 @@ func TestCheckSeveralHistories(t *testing.T) {
 		t.Parallel()
 		r := checkIn(t, "--json", a, b)
 		require.Equal(t, exitHeld, r.code, r.stderr)
+		assert.NoError(t, schema.ValidateResult(strings.NewReader(r.stdout), "check --json"))
 		var got map[string]any
 		require.NoError(t, json.Unmarshal([]byte(r.stdout), &got))
 		assert.NotContains(t, got, "history", "several files are histories")
 		assert.Equal(t, []any{
 			map[string]any{"name": a, "index_offset": 0.0, "time_offset_ns": 0.0, "process_offset": 0.0, "processes": 2.0},
-			map[string]any{"name": b, "index_offset": 7.0, "time_offset_ns": 701.0, "process_offset": 2.0, "processes": 2.0},
+			map[string]any{"name": b, "index_offset": 8.0, "time_offset_ns": 701.0, "process_offset": 2.0, "processes": 2.0},
 		}, got["histories"])
 	})
 }

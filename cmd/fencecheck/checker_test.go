@@ -38,7 +38,7 @@ func writeHistory(t *testing.T, writes ...histories.Event) string {
 		events = append(events, read, got)
 	}
 	for i := range events {
-		events[i].Index, events[i].Time = int64(i), int64(1000*i)
+		events[i].Index, events[i].Time = histories.FirstIndex+int64(i), int64(1000*i)
 	}
 	path := filepath.Join(t.TempDir(), "history.jsonl")
 	if err := histories.WriteFile(path, events); err != nil {
