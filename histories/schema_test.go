@@ -2,7 +2,6 @@ package histories
 
 import (
 	"bytes"
-	"os"
 	"strings"
 	"testing"
 
@@ -11,15 +10,6 @@ import (
 
 	"github.com/fencecheck/fencecheck/docs/schema"
 )
-
-func TestMain(m *testing.M) { os.Exit(schema.RunTests(m)) }
-
-// TestTempDirsAreValidated: the files this package's tests write are
-// validated against docs/schema (schema.TempDir), or say why not.
-func TestTempDirsAreValidated(t *testing.T) {
-	t.Parallel()
-	schema.CheckTempDirCalls(t)
-}
 
 // TestSchemaAcceptsEveryEventTheEncoderWrites: each kind of event
 // fencecheck writes, the header among them, is a valid line by

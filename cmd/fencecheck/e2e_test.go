@@ -17,6 +17,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/fencecheck/fencecheck/docs/schema"
 )
 
 // fencecheckBinary is the fencecheck binary built once for the end-to-end
@@ -88,12 +90,29 @@ func fencecheck(t *testing.T, dir string, args ...string) result {
 	} else {
 		require.NoError(t, err)
 	}
-	return result{out.String(), errb.String(), code}
+	r := result{out.String(), errb.String(), code}
+	validateJSON(t, args, r)
+	return r
+}
+
+// resultCommands print a result (docs/schema/result.schema.json) with
+// --json.
+var resultCommands = map[string]bool{"run": true, "check": true, "verify": true, "verify-issuer": true}
+
+// validateJSON validates what a command that prints a result printed
+// with --json, as the files its runs write are (schema.TempDir): a user
+// saves it as result.json (docs/gating.md).
+func validateJSON(t *testing.T, args []string, r result) {
+	t.Helper()
+	if len(args) == 0 || !resultCommands[args[0]] || !slices.Contains(args, "--json") || r.code == exitError {
+		return
+	}
+	assert.NoError(t, schema.ValidateResult(strings.NewReader(r.stdout), strings.Join(args[:1], " ")+" --json"))
 }
 
 func TestReplayPrintsTheSeedsFourLines(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := schema.TempDir(t)
 	r := fencecheck(t, dir, "replay")
 	require.Equal(t, 0, r.code, r.stderr)
 	lines := strings.Split(r.stdout, "\n")
@@ -112,7 +131,7 @@ func TestReplayPrintsTheSeedsFourLines(t *testing.T) {
 
 func TestReplayIsByteIdenticalAcrossRuns(t *testing.T) {
 	t.Parallel()
-	a, b := t.TempDir(), t.TempDir()
+	a, b := schema.TempDir(t), schema.TempDir(t)
 	ra, rb := fencecheck(t, a, "replay", "--out", "o"), fencecheck(t, b, "replay", "--out", "o")
 	require.Equal(t, 0, ra.code)
 	require.Equal(t, ra.stdout, rb.stdout)
@@ -127,7 +146,7 @@ func TestReplayIsByteIdenticalAcrossRuns(t *testing.T) {
 
 func TestCheckJudgesTheReplayTraces(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := schema.TempDir(t)
 	require.Equal(t, 0, fencecheck(t, dir, "replay").code)
 	cases := []struct {
 		trace, policy string
@@ -151,7 +170,7 @@ func TestCheckJudgesTheReplayTraces(t *testing.T) {
 
 func TestCheckExitCodes(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := t.TempDir() // not validated: malformed histories on purpose
 	write := func(name string, lines ...string) string {
 		p := filepath.Join(dir, name)
 		require.NoError(t, os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o644))
@@ -232,7 +251,7 @@ func TestCheckExitCodes(t *testing.T) {
 
 func TestCheckJSON(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := schema.TempDir(t)
 	require.Equal(t, 0, fencecheck(t, dir, "replay").code)
 	r := fencecheck(t, dir, "check", "--json", "replay-out/unfenced.jsonl")
 	require.Equal(t, 1, r.code)
