@@ -14,10 +14,9 @@ import (
 
 	"github.com/fencecheck/fencecheck/docs/schema"
 	"github.com/fencecheck/fencecheck/harness"
+	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/verify"
 )
-
-func TestMain(m *testing.M) { os.Exit(schema.RunTests(m)) }
 
 // writeLine is a write invocation with the token given as JSON text.
 func writeLine(token string) string {
@@ -136,52 +135,37 @@ func TestResultSchemaDocumentsTheGoTypes(t *testing.T) {
 }
 
 // TestCheckGoTypeFindsDrift: the comparison fails on each way a schema
-// and a Go type can part.
+// and a Go type can part, here on a resource without evidence.
 func TestCheckGoTypeFindsDrift(t *testing.T) {
 	t.Parallel()
-	type placed struct {
-		Name      string `json:"name"`
-		Index     int64  `json:"index_offset"`
-		Time      int64  `json:"time_offset_ns"`
-		Process   int    `json:"process_offset"`
-		Processes int    `json:"processes"`
-		Truncated bool   `json:"truncated,omitempty"`
-	}
-	require.NoError(t, schema.CheckGoType(schema.ResultFile, "/$defs/placed", reflect.TypeFor[placed]()))
+	const thin = "/$defs/evidence/properties/thin/items"
+	require.NoError(t, schema.CheckGoType(schema.ResultFile, thin, reflect.TypeFor[histories.ThinResource]()))
 	for _, tc := range []struct {
 		name string
 		typ  reflect.Type
 		want string
 	}{
 		{"a field added", reflect.TypeFor[struct {
-			placed
+			histories.ThinResource
 			New int `json:"new"`
 		}](), ".new: Go writes the field"},
 		{"a field gone", reflect.TypeFor[struct {
-			Name      string `json:"name"`
-			Index     int64  `json:"index_offset"`
-			Time      int64  `json:"time_offset_ns"`
-			Process   int    `json:"process_offset"`
-			Processes int    `json:"processes"`
-		}](), ".truncated: documented, but"},
-		{"omitempty dropped", reflect.TypeFor[struct {
-			Name      string `json:"name"`
-			Index     int64  `json:"index_offset"`
-			Time      int64  `json:"time_offset_ns"`
-			Process   int    `json:"process_offset"`
-			Processes int    `json:"processes"`
-			Truncated bool   `json:"truncated"`
-		}](), ".truncated: Go always writes the field"},
+			Resource string `json:"resource"`
+		}](), ".why: documented, but"},
+		{"omitempty added", reflect.TypeFor[struct {
+			Resource string `json:"resource"`
+			Why      string `json:"why,omitempty"`
+		}](), ".why: the schema requires the field"},
 		{"another type", reflect.TypeFor[struct {
-			Name      []string `json:"name"`
-			Index     int64    `json:"index_offset"`
-			Time      int64    `json:"time_offset_ns"`
-			Process   int      `json:"process_offset"`
-			Processes int      `json:"processes"`
-			Truncated bool     `json:"truncated,omitempty"`
-		}](), ".name: Go may write null"},
+			Resource []string `json:"resource"`
+			Why      string   `json:"why"`
+		}](), ".resource: Go may write null"},
+		{"a number for a string", reflect.TypeFor[struct {
+			Resource string `json:"resource"`
+			Why      int    `json:"why"`
+		}](), ".why: Go writes JSON type integer"},
 	} {
-		err := schema.CheckGoType(schema.ResultFile, "/$defs/placed", tc.typ)
+		err := schema.CheckGoType(schema.ResultFile, thin, tc.typ)
 		require.Error(t, err, tc.name)
 		assert.Contains(t, err.Error(), tc.want, tc.name)
 	}
@@ -209,4 +193,51 @@ func lineOf(t *testing.T, text string) int {
 	}
 	t.Fatalf("no line holds %q", text)
 	return 0
+}
+
+// writesRuns matches test code that writes histories or results into a
+// directory: a run, a recorder on a file, a history or report written, a
+// store given to the binary, or a directory already validated.
+var writesRuns = regexp.MustCompile(`harness\.Run\(|fencetest\.Run\(|StoreDir|CreateRecorder\(|histories\.WriteFile\(|report\.Write\(|\.WriteFiles\(|runstore\.Create\(|"--store"|schema\.TempDir\(`)
+
+// TestEveryTempDirOfARunIsValidated: in every package whose tests write
+// histories or results, each temporary directory goes through
+// schema.TempDir, which validates what the tests wrote into it, or says
+// why not (schema.Exempt). A package that starts writing runs, and a test
+// that writes them into a plain t.TempDir(), fail here until they do.
+func TestEveryTempDirOfARunIsValidated(t *testing.T) {
+	t.Parallel()
+	writers := map[string]bool{}
+	require.NoError(t, filepath.WalkDir("../..", func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") && path != "../.." {
+			return filepath.SkipDir
+		}
+		// This package's own tests make a plain t.TempDir() for the
+		// guard to find (TestTempDirCallsFindsPlainTempDirs).
+		if d.IsDir() || !strings.HasSuffix(path, "_test.go") || filepath.Dir(path) == filepath.Join("../..", "docs/schema") {
+			return nil
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if writesRuns.Match(src) {
+			writers[filepath.Dir(path)] = true
+		}
+		return nil
+	}))
+	for _, pkg := range []string{"harness", "fencetest", "cmd/fencecheck", "replay", "report", "runstore", "histories", "browse"} {
+		assert.True(t, writers[filepath.Join("../..", pkg)], "%s: the walk finds its tests", pkg)
+	}
+	for dir := range writers {
+		calls, err := schema.TempDirCalls(dir)
+		require.NoError(t, err)
+		for _, c := range calls {
+			t.Errorf("%s/%s: a t.TempDir() whose files are not validated: use schema.TempDir(t), or say why not in a %q comment on its line or the line above",
+				strings.TrimPrefix(dir, "../../"), c, schema.Exempt)
+		}
+	}
 }

@@ -29,9 +29,10 @@ type T interface {
 // registered after t.TempDir's own, so it runs first.
 //
 // Every test package whose tests write histories or results uses it for
-// every temporary directory (TempDirCalls finds the ones that do not),
-// so that the schemas are checked against everything fencecheck writes
-// in its tests, not against a sample.
+// every temporary directory (TempDirCalls finds the ones that do not, and
+// this package's tests fail on them), so that the schemas are checked
+// against everything fencecheck writes in its tests, not against a
+// sample.
 func TempDir(t T) string {
 	t.Helper()
 	dir := t.TempDir()
@@ -55,9 +56,10 @@ const Exempt = "not validated:"
 
 // TempDirCalls returns, as file:line, each call X.TempDir() in the test
 // files of the package in dir that neither goes through TempDir nor
-// carries the Exempt comment. A package's test asks for none, so that a
-// new test that writes a run into a plain t.TempDir() fails until it
-// validates what it wrote or says why not.
+// carries the Exempt comment. This package's tests ask for none in every
+// package whose tests write histories or results, so that a new test
+// that writes a run into a plain t.TempDir() fails until it validates
+// what it wrote or says why not.
 func TempDirCalls(dir string) ([]string, error) {
 	fset := token.NewFileSet()
 	names, err := filepath.Glob(filepath.Join(dir, "*_test.go"))
@@ -103,31 +105,4 @@ func TempDirCalls(dir string) ([]string, error) {
 	}
 	sort.Strings(out)
 	return out, nil
-}
-
-// CheckTempDirCalls fails t for each call TempDirCalls finds in the test
-// files of the package under test (the working directory of a test): the
-// guard each package whose tests write fencecheck's files runs.
-func CheckTempDirCalls(t T) {
-	t.Helper()
-	calls, err := TempDirCalls(".")
-	if err != nil {
-		t.Errorf("find the t.TempDir() calls: %v", err)
-		return
-	}
-	for _, c := range calls {
-		t.Errorf("%s: a t.TempDir() whose files are not validated: use schema.TempDir(t), or say why not in a %q comment on its line or the line above", c, Exempt)
-	}
-}
-
-// Runner is testing.M, for RunTests.
-type Runner interface{ Run() int }
-
-// RunTests runs a package's tests (TestMain's m.Run) and prints how many
-// histories and results they validated, which go test shows with -v.
-func RunTests(m Runner) int {
-	code := m.Run()
-	h, r := Validated()
-	fmt.Printf("docs/schema: validated %d histories and %d results\n", h, r)
-	return code
 }
