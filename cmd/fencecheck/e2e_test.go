@@ -204,6 +204,7 @@ func TestCheckExitCodes(t *testing.T) {
 	require.NoError(t, os.WriteFile(badTail, []byte(strings.Join(append(slices.Clone(newer),
 		`{"index":2,"time":4000,"process":0,"type":"invoke","f":"write","resource":"report","token":41,"value":"old-result"}`,
 		`{"index":3,"time":4100,"process":0,"type":"ok","f":"write","resource":"report","token":41,"value":"old-result","outcome":"acepted"}`), "\n")), 0o644))
+	future := write("future.jsonl", `{"index":0,"time":0,"actor":"harness","f":"header","format":2}`)
 	malformed := write("history.jsonl", newer[0],
 		`{"index":1,"time":3100,"process":1,"type":"ok","f":"write","resource":"report","token":"x","outcome":"accepted"}`)
 
@@ -226,6 +227,8 @@ func TestCheckExitCodes(t *testing.T) {
 		{name: "stale write accepted is a violation", args: []string{"check", stale}, code: 1, stdout: "stale write accepted"},
 		{name: "checker gives up: inconclusive", args: []string{"check", stale, "--checker", "porcupine", "--timeout", "1ns"}, code: 2, stdout: "INCONCLUSIVE"},
 		{name: "malformed input names file, line and field", args: []string{"check", malformed}, code: 3, stderr: `history.jsonl:2: field "token": not an unsigned integer`},
+		{name: "a format newer than fencecheck reads", args: []string{"check", future}, code: 3,
+			stderr: `future.jsonl:1: field "format": 2 is newer than this fencecheck reads (up to 1): read the file with a newer fencecheck`},
 		{name: "missing file", args: []string{"check", filepath.Join(dir, "nope.jsonl")}, code: 3, stderr: "open history"},
 		{name: "bad flag names the flag", args: []string{"check", good, "--polcy", "strict"}, code: 3, stderr: "--polcy"},
 		{name: "bad policy names the flag", args: []string{"check", good, "--policy", "lenient"}, code: 3, stderr: "--policy"},

@@ -1,6 +1,7 @@
 package schema_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"github.com/fencecheck/fencecheck/docs/schema"
 	"github.com/fencecheck/fencecheck/harness"
 	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/runstore"
 	"github.com/fencecheck/fencecheck/verify"
 )
 
@@ -132,6 +134,23 @@ func TestResultSchemaDocumentsTheGoTypes(t *testing.T) {
 	t.Parallel()
 	assert.NoError(t, schema.CheckGoType(schema.ResultFile, "/$defs/run", reflect.TypeFor[harness.Result]()))
 	assert.NoError(t, schema.CheckGoType(schema.ResultFile, "/$defs/battery", reflect.TypeFor[verify.Report]()))
+}
+
+// TestSchemasNameTheFormatsTheWritersWrite: the format versions the
+// schemas describe are the ones fencecheck writes.
+func TestSchemasNameTheFormatsTheWritersWrite(t *testing.T) {
+	t.Parallel()
+	field := func(file string) map[string]any {
+		doc, err := schema.Document(file)
+		require.NoError(t, err)
+		return doc.(map[string]any)["properties"].(map[string]any)["format"].(map[string]any)
+	}
+	assert.Equal(t, json.Number(fmt.Sprint(runstore.ResultFormat)), field(schema.ResultFile)["const"])
+	line := field(schema.HistoryLineFile)
+	assert.Equal(t, json.Number(fmt.Sprint(histories.FormatVersion)), line["maximum"], "the newest history format")
+	assert.Equal(t, json.Number("1"), line["minimum"], "headers begin at format 1")
+	header := histories.Header()
+	assert.NoError(t, schema.ValidateHistory(strings.NewReader(string(histories.AppendJSON(nil, &header))), "header"))
 }
 
 // TestCheckGoTypeFindsDrift: the comparison fails on each way a schema
