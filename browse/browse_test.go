@@ -11,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/fencecheck/fencecheck/docs/schema"
 )
 
 const secret = "TOP-SECRET-OUTSIDE-THE-STORE"
@@ -19,9 +21,10 @@ const secret = "TOP-SECRET-OUTSIDE-THE-STORE"
 // links that lead outside the store.
 func store(t *testing.T) string {
 	t.Helper()
-	outside := t.TempDir()
+	outside := schema.TempDir(t)
 	require.NoError(t, os.WriteFile(filepath.Join(outside, "report.html"), []byte(secret), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(outside, "secret.txt"), []byte(secret), 0o644))
+	// not validated: hand-made results that hold only what the table reads
 	dir := t.TempDir()
 	write := func(rel, content string) {
 		p := filepath.Join(dir, rel)
@@ -166,7 +169,7 @@ func TestReadOnly(t *testing.T) {
 
 func TestEmptyStore(t *testing.T) {
 	t.Parallel()
-	s, err := New(t.TempDir())
+	s, err := New(schema.TempDir(t))
 	require.NoError(t, err)
 	defer s.Close()
 	rec := httptest.NewRecorder()
@@ -175,6 +178,6 @@ func TestEmptyStore(t *testing.T) {
 	rec = httptest.NewRecorder()
 	s.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/latest/", nil))
 	assert.Equal(t, http.StatusNotFound, rec.Code)
-	_, err = New(filepath.Join(t.TempDir(), "missing"))
+	_, err = New(filepath.Join(schema.TempDir(t), "missing"))
 	assert.Error(t, err)
 }

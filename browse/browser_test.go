@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fencecheck/fencecheck/docs/schema"
 	"github.com/fencecheck/fencecheck/harness"
 	"github.com/fencecheck/fencecheck/nemesis"
 	"github.com/fencecheck/fencecheck/targets/memory"
@@ -38,7 +39,7 @@ func chromium() string {
 // and a correct one.
 func realStore(t *testing.T) string {
 	t.Helper()
-	dir := t.TempDir()
+	dir := schema.TempDir(t)
 	for _, name := range []string{"fenced", "unfenced"} {
 		tgt, err := memory.Open(name)
 		require.NoError(t, err)
@@ -67,7 +68,7 @@ func newBrowser(t *testing.T, exe string) *browser {
 		chromedp.ExecPath(exe), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
 		chromedp.NoDefaultBrowserCheck, chromedp.Flag("disable-quic", true), chromedp.Flag("disable-background-networking", true),
 		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true), chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 900),
+		chromedp.UserDataDir(schema.TempDir(t)), chromedp.WindowSize(1280, 900),
 	}
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelTab := chromedp.NewContext(actx)
@@ -146,7 +147,7 @@ func TestInARealBrowser(t *testing.T) {
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
 	b := newBrowser(t, exe)
-	shots := t.TempDir()
+	shots := schema.TempDir(t)
 
 	b.open(t, ts.URL+"/")
 	assert.Equal(t, 2, b.number(t, `document.querySelectorAll("#runs tbody tr").length`), "one row per run")

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fencecheck/fencecheck/docs/schema"
 	"github.com/fencecheck/fencecheck/runstore"
 	"github.com/fencecheck/fencecheck/targets/memory"
 )
@@ -46,7 +47,7 @@ func serveOrGiveUp(t *testing.T, s *Server, path string) *httptest.ResponseRecor
 // table still lists the other runs, and the FIFOs answer 404 at once.
 func TestOnlyRegularFilesAreServed(t *testing.T) {
 	t.Parallel()
-	store := t.TempDir()
+	store := schema.TempDir(t)
 	_, err := run(t, context.Background(), store, "good", memory.NewFenced(), nil)
 	require.NoError(t, err)
 	dir := filepath.Join(store, "fifo", "20260102T030405.000Z")

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fencecheck/fencecheck/docs/schema"
 	"github.com/fencecheck/fencecheck/harness"
 	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/internal/files"
@@ -79,7 +80,7 @@ func (t tokenless) Read(ctx context.Context, resource string) (targets.Reading, 
 // writers, the interrupted run last, so that it is latest.
 func kindsStore(t *testing.T) string {
 	t.Helper()
-	store := t.TempDir()
+	store := schema.TempDir(t)
 	// Killed: what a run has recorded when SIGKILL stops it, its history.
 	killed, err := run(t, context.Background(), store, "killed", memory.NewFenced(), nil)
 	require.NoError(t, err)
@@ -225,10 +226,10 @@ func TestEveryKindOfRunHasAMeaningfulRow(t *testing.T) {
 // /latest/ says so and where the history is, rather than a bare 404.
 func TestLatestWithoutAResult(t *testing.T) {
 	t.Parallel()
-	store := t.TempDir()
+	store := schema.TempDir(t)
 	dir := filepath.Join(store, "killed", "20260102T030405.000Z")
 	require.NoError(t, os.MkdirAll(dir, 0o755))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, runstore.History), []byte("{}\n"), 0o644))
+	require.NoError(t, histories.WriteFile(filepath.Join(dir, runstore.History), nil)) // a history that recorded nothing
 	require.NoError(t, os.Symlink("killed/20260102T030405.000Z", filepath.Join(store, runstore.Latest)))
 	s, err := New(store)
 	require.NoError(t, err)

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fencecheck/fencecheck/check"
+	"github.com/fencecheck/fencecheck/docs/schema"
 	"github.com/fencecheck/fencecheck/harness"
 	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/internal/redact"
@@ -61,7 +62,7 @@ func TestRun(t *testing.T) {
 			require.NoError(t, err)
 			rec := &recorder{TB: t}
 			cfg := Config(rec, tgt)
-			cfg.Deterministic, cfg.StoreDir, cfg.Duration = true, t.TempDir(), 2*time.Second
+			cfg.Deterministic, cfg.StoreDir, cfg.Duration = true, schema.TempDir(t), 2*time.Second
 			if tc.change != nil {
 				tc.change(&cfg)
 			}
@@ -101,14 +102,14 @@ func TestRunRejectsABadConfig(t *testing.T) {
 	t.Parallel()
 	rec := &recorder{TB: t}
 	cfg := Config(rec, memory.NewFenced())
-	cfg.StoreDir, cfg.Workers = t.TempDir(), -3
+	cfg.StoreDir, cfg.Workers = schema.TempDir(t), -3
 	Run(rec, cfg)
 	assert.True(t, rec.fatal)
 	assert.Contains(t, strings.Join(rec.errors, ""), "Workers: -3")
 }
 
 func TestDefaultStoreIsKept(t *testing.T) {
-	dir := t.TempDir()
+	dir := schema.TempDir(t)
 	t.Setenv("FENCETEST_STORE", dir)
 	rec := &recorder{TB: t}
 	cfg := Config(rec, memory.NewFenced())
@@ -134,7 +135,7 @@ func TestLeasesFromTheEnvironment(t *testing.T) {
 		rec := &recorder{TB: t}
 		cfg := Config(rec, memory.NewFenced())
 		// Bounded by its work, not by time: the same run on a loaded machine.
-		cfg.Deterministic, cfg.StoreDir, cfg.Duration, cfg.Ops = true, t.TempDir(), 0, 300
+		cfg.Deterministic, cfg.StoreDir, cfg.Duration, cfg.Ops = true, schema.TempDir(t), 0, 300
 		cfg.OpTimeout = 2 * time.Second
 		res := Run(rec, cfg)
 		require.Empty(t, rec.errors)
@@ -169,7 +170,7 @@ func TestLeasesFromTheEnvironment(t *testing.T) {
 		t.Setenv(LeasesEnv, "redis://u:s3cr3t@127.0.0.1:6379/notadb")
 		rec := &recorder{TB: t}
 		cfg := Config(rec, memory.NewFenced())
-		cfg.StoreDir = t.TempDir()
+		cfg.StoreDir = schema.TempDir(t)
 		Run(rec, cfg)
 		assert.True(t, rec.fatal)
 		msg := strings.Join(rec.errors, "")
@@ -180,7 +181,7 @@ func TestLeasesFromTheEnvironment(t *testing.T) {
 		t.Setenv(LeasesEnv, "local")
 		rec := &recorder{TB: t}
 		cfg := Config(rec, memory.NewFenced())
-		cfg.Deterministic, cfg.StoreDir, cfg.Duration, cfg.Ops = true, t.TempDir(), 0, 200
+		cfg.Deterministic, cfg.StoreDir, cfg.Duration, cfg.Ops = true, schema.TempDir(t), 0, 200
 		res := Run(rec, cfg)
 		assert.Empty(t, rec.errors)
 		assert.True(t, res.Config.Deterministic)

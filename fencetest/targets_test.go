@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fencecheck/fencecheck/check"
+	"github.com/fencecheck/fencecheck/docs/schema"
 	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/internal/testdb"
 	"github.com/fencecheck/fencecheck/lease"
@@ -47,7 +48,7 @@ func TestRealTargetsWithTheirOptions(t *testing.T) {
 		{"sqlite atomic", func(t *testing.T) targets.Target {
 			o := sqltarget.DefaultOptions()
 			o.Mode = sqltarget.ModeAtomic
-			tgt, err := sqltarget.Open(context.Background(), "sqlite://"+filepath.Join(t.TempDir(), "r.db"), o)
+			tgt, err := sqltarget.Open(context.Background(), "sqlite://"+filepath.Join(schema.TempDir(t), "r.db"), o)
 			require.NoError(t, err)
 			t.Cleanup(func() { assert.NoError(t, tgt.Close()) })
 			return tgt
@@ -61,7 +62,7 @@ func TestRealTargetsWithTheirOptions(t *testing.T) {
 			cfg := Config(rec, tgt)
 			// Bounded by its work, not by time: the same run on a loaded
 			// machine.
-			cfg.StoreDir, cfg.Duration, cfg.Ops, cfg.OpTimeout = t.TempDir(), 0, 400, 2*time.Second
+			cfg.StoreDir, cfg.Duration, cfg.Ops, cfg.OpTimeout = schema.TempDir(t), 0, 400, 2*time.Second
 			cfg.Tokens = lease.Sparse()
 			res := Run(rec, cfg)
 			require.Empty(t, rec.errors)

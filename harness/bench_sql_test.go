@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/fencecheck/fencecheck/docs/schema"
 	"github.com/fencecheck/fencecheck/internal/testdb"
 	sqltarget "github.com/fencecheck/fencecheck/targets/sqltarget"
 )
@@ -22,7 +23,7 @@ var sqlBenchEngines = []struct {
 // openSQLBench opens a fresh atomic-mode target for one benchmark run.
 func openSQLBench(b *testing.B, server *testdb.Server) *sqltarget.Target {
 	b.Helper()
-	spec := "sqlite://" + filepath.Join(b.TempDir(), "bench.db")
+	spec := "sqlite://" + filepath.Join(schema.TempDir(b), "bench.db")
 	if server != nil {
 		var skip string
 		if spec, skip = server.DSN(); skip != "" {

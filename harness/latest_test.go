@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fencecheck/fencecheck/docs/schema"
 	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/runstore"
 	"github.com/fencecheck/fencecheck/targets"
@@ -55,7 +56,7 @@ func TestOnlyARunWithAResultBecomesLatest(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			store := t.TempDir()
+			store := schema.TempDir(t)
 			first, err := Run(context.Background(), testConfig(t, memory.NewFenced(), "memory://fenced", func(c *Config) {
 				c.StoreDir, c.Seed, c.Duration, c.Ops, c.NoReport = store, 1, 0, 50, true
 			}))

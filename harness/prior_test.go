@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fencecheck/fencecheck/check"
+	"github.com/fencecheck/fencecheck/docs/schema"
 	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/nemesis"
 	"github.com/fencecheck/fencecheck/runstore"
@@ -132,7 +133,7 @@ func TestPriorStateWithoutTokensStopsTheRun(t *testing.T) {
 	_, err := inner.Write(context.Background(), "r0", 17, "left-over")
 	require.NoError(t, err)
 	faults, _ := nemesis.Parse("pause")
-	store := t.TempDir()
+	store := schema.TempDir(t)
 	res, err := Run(context.Background(), testConfig(t, tokenless{inner}, "tokenless", func(c *Config) {
 		c.Faults, c.Seed, c.Resources, c.ResourceNames, c.StoreDir = faults, 1, 2, []string{"r0", "r1"}, store
 	}))

@@ -23,6 +23,9 @@ import (
 
 // Result is what a run concluded. It is written to result.json.
 type Result struct {
+	// Format is the version of result.json's format,
+	// runstore.ResultFormat.
+	Format  int           `json:"format"`
 	Verdict check.Verdict `json:"verdict"`
 	// Gate is what decided the verdict; Reason says it in words. Gate is
 	// not in result.json, whose reason says the same.
@@ -179,7 +182,7 @@ func (r *run) judge(path string, interrupted bool) (Result, error) {
 	}
 	explained := explain.Explain(h.Operations, checked, opts)
 	cov, excl := measureCoverage(h)
-	res := Result{Check: explained, Counts: histories.Count(h.Operations), Coverage: cov, Evidence: h.Evidence(),
+	res := Result{Format: runstore.ResultFormat, Check: explained, Counts: histories.Count(h.Operations), Coverage: cov, Evidence: h.Evidence(),
 		Config: r.cfg.summary(r.runID, r.resources), Truncated: h.Truncated, Interrupted: interrupted, history: h, words: r.cfg.Terms,
 		Jobs: r.measureStrategy(h)}
 	res.Config.issuerServers = r.issuerServers

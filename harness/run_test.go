@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fencecheck/fencecheck/check"
+	"github.com/fencecheck/fencecheck/docs/schema"
 	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/model"
 	"github.com/fencecheck/fencecheck/nemesis"
@@ -43,7 +44,7 @@ func defaultRun(t testing.TB, name string, seed uint64) Result {
 // set: each test adds the faults and the gates it is about.
 func testConfig(t testing.TB, tgt targets.Target, name string, set func(*Config)) Config {
 	cfg := DefaultConfig()
-	cfg.Target, cfg.TargetName, cfg.Deterministic, cfg.StoreDir = tgt, name, true, t.TempDir()
+	cfg.Target, cfg.TargetName, cfg.Deterministic, cfg.StoreDir = tgt, name, true, schema.TempDir(t)
 	cfg.Faults, cfg.MinStale = nil, 0
 	if set != nil {
 		set(&cfg)
@@ -120,7 +121,7 @@ func TestSameSeedSameHistory(t *testing.T) {
 
 func TestRunStore(t *testing.T) {
 	t.Parallel()
-	store := t.TempDir()
+	store := schema.TempDir(t)
 	tgt := memory.NewFenced()
 	res, err := Run(context.Background(), testConfig(t, tgt, "memory://fenced", func(c *Config) {
 		c.Seed, c.StoreDir, c.Duration, c.Ops = 1, store, 0, 200
@@ -249,7 +250,7 @@ func TestConfigValidation(t *testing.T) {
 			}
 			var fe *FieldError
 			require.ErrorAs(t, err, &fe, "each problem names its field")
-			_, err = Run(context.Background(), func() Config { c := tc.cfg; c.StoreDir = t.TempDir(); return c }())
+			_, err = Run(context.Background(), func() Config { c := tc.cfg; c.StoreDir = schema.TempDir(t); return c }())
 			require.Error(t, err, "Run refuses what Validate refuses")
 		})
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fencecheck/fencecheck/check"
+	"github.com/fencecheck/fencecheck/docs/schema"
 	"github.com/fencecheck/fencecheck/runstore"
 	sqltarget "github.com/fencecheck/fencecheck/targets/sqltarget"
 )
@@ -40,7 +41,7 @@ func (l *lockedAtTeardown) Teardown(ctx context.Context) error {
 // table was left behind and how to remove it.
 func TestTeardownFailureIsAWarning(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join(t.TempDir(), "x.db")
+	path := filepath.Join(schema.TempDir(t), "x.db")
 	o := sqltarget.DefaultOptions()
 	o.Timeout = 300 * time.Millisecond // how long the DROP waits for the lock
 	tgt, err := sqltarget.Open(context.Background(), "sqlite://"+path, o)

@@ -45,6 +45,7 @@ const (
 	seenDetail
 	seenError
 	seenTrace
+	seenFormat
 )
 
 // decoder parses one history line at a time. It is hand-written rather than
@@ -58,9 +59,10 @@ const (
 // reads as U+FFFD. A lenient reader would make different bytes one value,
 // and two distinct writes that read as the same value can change a verdict.
 type decoder struct {
-	buf  []byte
-	pos  int
-	seen int
+	buf    []byte
+	pos    int
+	seen   int
+	format int64 // the format field, checked by finish
 	// interned keeps one copy of the short strings that repeat on every
 	// line (resources, functions, actors), so reading a large history does
 	// not allocate them again and again.
@@ -219,6 +221,10 @@ func (d *decoder) field(key []byte, e *Event) error {
 				e.Trace, err = traceID(b)
 			}
 		}
+	case "format":
+		if err = d.mark(seenFormat, "format"); err == nil {
+			d.format, err = d.nonNegative("format")
+		}
 	default:
 		// Unknown fields are skipped so that newer writers and other
 		// tools can add information without breaking older readers.
@@ -239,6 +245,10 @@ func (d *decoder) finish(e *Event) error {
 		return fieldErr("process", "missing (client events need a process, other events an actor)")
 	case d.seen&seenProcess != 0 && d.seen&seenActor != 0:
 		return fieldErr("actor", "an event has either a process or an actor, not both")
+	case e.IsHeader():
+		return d.finishHeader(e)
+	case d.seen&seenFormat != 0:
+		return fieldErr("format", "only the header (actor harness, f header) names a format")
 	}
 	if !e.IsClient() {
 		return finishOther(e)
@@ -271,6 +281,18 @@ func (d *decoder) finish(e *Event) error {
 		}
 	}
 	return nil
+}
+
+// finishHeader checks a header: it names a format this package reads.
+func (d *decoder) finishHeader(e *Event) error {
+	if d.seen&seenFormat == 0 {
+		return fieldErr("format", "missing on the header")
+	}
+	if err := checkFormat(d.format); err != nil {
+		return err
+	}
+	e.Format = uint8(d.format)
+	return finishOther(e)
 }
 
 // finishOther checks an event of an actor other than a client.

@@ -29,6 +29,10 @@ func AppendJSON(buf []byte, e *Event) []byte {
 		buf = append(buf, `,"f":`...)
 		buf = appendString(buf, e.F)
 	}
+	if e.Format != 0 {
+		buf = append(buf, `,"format":`...)
+		buf = strconv.AppendUint(buf, uint64(e.Format), 10)
+	}
 	if e.Resource != "" {
 		buf = append(buf, `,"resource":`...)
 		buf = appendString(buf, e.Resource)

@@ -101,11 +101,14 @@ const (
 // operations, and reports show them. The lease service's grants are
 // judged on their own, for the issuer's invariant (check.CheckIssuer).
 type Event struct {
-	Index     int64  // position in the history, 0-based, strictly increasing
-	Time      int64  // nanoseconds since the run started; non-decreasing
-	Process   int    // client process; -1 for other actors
-	Actor     string // "" for clients, else "lease" or "nemesis"
-	Type      Type
+	Index   int64  // position in the history, 0-based, strictly increasing
+	Time    int64  // nanoseconds since the run started; non-decreasing
+	Process int    // client process; -1 for other actors
+	Actor   string // "" for clients, else "lease", "nemesis" or "harness"
+	Type    Type
+	// Format is the header's format version (FHeader, FormatVersion);
+	// 0 on every other event. Small, as it fills what would be padding.
+	Format    uint8
 	F         string
 	Resource  string
 	Token     uint64

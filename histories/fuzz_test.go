@@ -19,6 +19,8 @@ func FuzzDecode(f *testing.F) {
 		`{"index":6,"time":3200,"process":2,"type":"ok","f":"read","resource":"report","value":null}`,
 		`{"index":7,"time":3300,"process":2,"type":"info","f":"read","resource":"report"}`,
 		`{"index":0,"time":0,"actor":"lease","f":"acquire","resource":"report","token":41,"holder":0,"detail":"A"}`,
+		`{"index":0,"time":0,"actor":"harness","f":"header","format":1,"detail":"fencecheck history"}`,
+		`{"index":0,"time":0,"actor":"harness","f":"header","format":2}`,
 		`{"index":0,"time":0,"process":0,"type":"invoke","f":"write","resource":"r","token":1,"value":"\ud83d\ude00\u0000","x":[{"y":[]}]}`,
 		`{"index":0,"time":0,"process":0,"type":"invoke","f":"write","resource":"r","token":-1,"value":"v"}`,
 		`{`, `"`, `{"a":[[[[[[[[`, ``,
@@ -50,6 +52,9 @@ func FuzzDecode(f *testing.F) {
 func FuzzRead(f *testing.F) {
 	f.Add([]byte("{\"index\":0,\"time\":0,\"process\":0,\"type\":\"invoke\",\"f\":\"read\",\"resource\":\"r\"}\n" +
 		"{\"index\":1,\"time\":1,\"process\":0,\"type\":\"ok\",\"f\":\"read\",\"resource\":\"r\",\"value\":\"x\"}\n"))
+	f.Add([]byte("{\"index\":0,\"time\":0,\"actor\":\"harness\",\"f\":\"header\",\"format\":1}\n" +
+		"{\"index\":1,\"time\":0,\"process\":0,\"type\":\"invoke\",\"f\":\"read\",\"resource\":\"r\"}\n" +
+		"{\"index\":2,\"time\":0,\"actor\":\"harness\",\"f\":\"header\",\"format\":1}\n"))
 	f.Add([]byte("{\"index\":0,\"time\":5,\"process\":0,\"type\":\"ok\",\"f\":\"read\",\"resource\":\"r\"}\n\n{\"index\":0"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		h, err := Read(bytes.NewReader(data), "fuzz.jsonl")
@@ -77,6 +82,8 @@ func FuzzDecodeMatchesJSON(f *testing.F) {
 	for _, line := range []string{
 		`{"index":0,"time":0,"process":0,"type":"invoke","f":"write","resource":"r","token":042,"value":"v"}`,
 		`{"index":01,"time":0,"process":0,"type":"invoke","f":"read","resource":"r"}`,
+		`{"index":0,"time":0,"actor":"harness","f":"header","format":01}`,
+		`{"index":0,"time":0,"actor":"harness","f":"header","format":1.0}`,
 		"{\"index\":0,\"time\":0,\"process\":0,\"type\":\"invoke\",\"f\":\"read\",\"resource\":\"r\xff\"}",
 		"{\"index\":0,\"time\":0,\"process\":0,\"type\":\"invoke\",\"f\":\"write\",\"resource\":\"r\",\"token\":1,\"value\":\"\xd3\"}",
 		`{"index":0,"time":0,"actor":"","type":"invoke","f":"read","resource":"r"}`,
@@ -93,12 +100,14 @@ func FuzzDecodeMatchesJSON(f *testing.F) {
 	})
 }
 
-// encoderEvents returns an event of every kind that fencecheck writes.
+// encoderEvents returns an event of every kind that fencecheck writes,
+// the header first.
 func encoderEvents() []Event {
 	w := Event{Index: 3, Time: 3000, Process: 1, Type: TypeInvoke, F: FWrite, Resource: "report", Token: 42, HasToken: true, Value: "new-result", HasValue: true}
 	r := Event{Index: 7, Time: 5000, Process: 2, Type: TypeInvoke, F: FRead, Resource: "report"}
 	with := func(e Event, change func(*Event)) Event { change(&e); return e }
 	return []Event{
+		Header(),
 		w,
 		with(w, func(e *Event) { e.Type, e.Outcome = TypeOK, Accepted }),
 		with(w, func(e *Event) { e.Type, e.Outcome = TypeOK, Rejected }),
@@ -149,7 +158,7 @@ func matchesJSON(line []byte) error {
 var knownFields = map[string]bool{
 	"index": true, "time": true, "process": true, "actor": true, "type": true, "f": true, "resource": true,
 	"token": true, "value": true, "outcome": true, "holder": true, "fault": true, "detail": true, "error": true,
-	"trace": true,
+	"trace": true, "format": true,
 }
 
 // decodeJSON reads line with encoding/json, numbers as written, and keeps
@@ -208,5 +217,8 @@ func asJSON(e *Event) map[string]any {
 	put("detail", e.Detail)
 	put("error", e.Error)
 	put("trace", e.Trace)
+	if e.Format != 0 {
+		m["format"] = json.Number(strconv.Itoa(int(e.Format)))
+	}
 	return m
 }

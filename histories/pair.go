@@ -26,6 +26,7 @@ type Pairer struct {
 	invoked  procTable // process → line of its open operation's invocation, when known
 	retired  procTable // process → index of its info completion
 	events   int
+	format   int // the header's, 0 without one
 	last     Event
 	anyEvent bool
 }
@@ -42,6 +43,9 @@ func (p *Pairer) Add(e *Event) error { return p.add(e, 0) }
 // add is Add for an event read from line of a file (0 when unknown), so
 // that an error about a completion can name the line of its invocation.
 func (p *Pairer) add(e *Event, line int) error {
+	if e.IsHeader() {
+		return p.header(e)
+	}
 	if p.anyEvent {
 		if e.Index <= p.last.Index {
 			return fieldErr("index", "%d does not increase (previous event has %d)", e.Index, p.last.Index)
@@ -228,7 +232,7 @@ func (p *Pairer) reserve(n int) {
 // Finish ends the stream. Operations still in flight keep an unknown
 // outcome, as if they had completed with info.
 func (p *Pairer) Finish() *History {
-	return &History{Operations: p.ops, Others: p.others, Events: p.events, Errors: p.errors}
+	return &History{Operations: p.ops, Others: p.others, Events: p.events, Errors: p.errors, Format: p.format}
 }
 
 // History is a paired history: the client operations in order of
@@ -236,7 +240,10 @@ func (p *Pairer) Finish() *History {
 type History struct {
 	Operations []Operation
 	Others     []Event // lease and nemesis events, in history order
-	Events     int     // number of events read, of every actor
+	Events     int     // number of events read, of every actor, the header not counted
+	// Format is the version of the format the history's header names
+	// (FormatVersion), 0 for a history without a header.
+	Format int
 	// Truncated is set when the file ended in a partial line (a killed
 	// writer) that was dropped.
 	Truncated bool

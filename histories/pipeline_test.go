@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+
+	"github.com/fencecheck/fencecheck/docs/schema"
 )
 
 // sampleHistory writes a history of n operations by a few processes, with
@@ -20,7 +22,7 @@ func sampleHistory(n int, seed uint64) []byte {
 	r := rand.New(rand.NewPCG(seed, 7))
 	var events []Event
 	add := func(e Event) {
-		e.Index, e.Time = int64(len(events)), int64(10*len(events))
+		e.Index, e.Time = FirstIndex+int64(len(events)), int64(10*len(events))
 		events = append(events, e)
 	}
 	next := 4
@@ -240,7 +242,7 @@ func TestReadFileMatchesReader(t *testing.T) {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
 			t.Parallel()
 			history := sampleHistory(n, 6)
-			path := filepath.Join(t.TempDir(), "h.jsonl")
+			path := filepath.Join(schema.TempDir(t), "h.jsonl")
 			if err := os.WriteFile(path, history, 0o644); err != nil {
 				t.Fatal(err)
 			}

@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/fencecheck/fencecheck/docs/schema"
 )
 
 // goodLines returns n valid lines: alternating write invocations and
@@ -27,6 +29,7 @@ func goodLines(n int) []string {
 
 func writeHistory(t *testing.T, content string) string {
 	t.Helper()
+	// not validated: histories made by hand, many malformed on purpose
 	path := filepath.Join(t.TempDir(), "history.jsonl")
 	require.NoError(t, os.WriteFile(path, []byte(content), 0o644))
 	return path
@@ -56,7 +59,7 @@ func TestReadFileCountsBlankLinesInLineNumbers(t *testing.T) {
 
 func TestReadFileMissing(t *testing.T) {
 	t.Parallel()
-	_, err := ReadFile(filepath.Join(t.TempDir(), "nope.jsonl"))
+	_, err := ReadFile(filepath.Join(schema.TempDir(t), "nope.jsonl"))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "open history")
 }

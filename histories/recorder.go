@@ -29,6 +29,9 @@ type RecorderOptions struct {
 // concurrent use: Record assigns the index and the time under one lock, so
 // the file is in index order and time strictly increases along it.
 //
+// The first line is the header (Header), at index 0; Record numbers
+// events from FirstIndex.
+//
 // Events are encoded into a bounded buffer that is written out when it
 // fills, at least every FlushInterval, and on Close. A run that is killed
 // therefore leaves a history that is complete up to its last flush.
@@ -83,6 +86,9 @@ func NewRecorder(w io.Writer, opts RecorderOptions) *Recorder {
 	if c, ok := w.(io.Closer); ok {
 		r.closer = c
 	}
+	header := Header()
+	r.buf = AppendJSON(r.buf, &header)
+	r.next = FirstIndex
 	go r.flushLoop(opts.FlushInterval)
 	return r
 }
@@ -108,12 +114,13 @@ func (r *Recorder) Record(e *Event) {
 		return
 	}
 	now := r.clock.Now()
-	if r.next > 0 && now <= r.last {
+	if r.next > FirstIndex && now <= r.last {
 		// Strictly increasing: the file's order is the order things
 		// happened, and a checker treats equal times as concurrent, so a
 		// completion and the invocation after it must not share one (the
 		// virtual clock stamps many events at one instant). A clock that
-		// goes backwards cannot break the format either.
+		// goes backwards cannot break the format either. The header's
+		// time 0 does not count: the first event keeps its clock's time.
 		now = r.last + 1
 	}
 	r.last = now
@@ -163,15 +170,17 @@ func (r *Recorder) handOff() {
 // (such as deadlines computed by the harness).
 func (r *Recorder) Now() int64 { return r.clock.Now() }
 
-// Len returns the number of events recorded so far.
+// Len returns the number of events recorded so far, the header not
+// counted.
 func (r *Recorder) Len() int64 {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.next
+	return r.next - FirstIndex
 }
 
 // Events returns a copy of the events recorded so far, if the recorder was
-// created with Retain.
+// created with Retain. The header is not one of them: Write adds it
+// again when the events are written to a file.
 func (r *Recorder) Events() []Event {
 	r.mu.Lock()
 	defer r.mu.Unlock()

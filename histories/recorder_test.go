@@ -11,11 +11,13 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/fencecheck/fencecheck/docs/schema"
 )
 
 func TestRecorderConcurrentWritersProduceAValidHistory(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join(t.TempDir(), "history.jsonl")
+	path := filepath.Join(schema.TempDir(t), "history.jsonl")
 	rec, err := CreateRecorder(path, RecorderOptions{BufferBytes: 4096, Retain: true})
 	require.NoError(t, err)
 	const writers, opsEach = 8, 500
@@ -46,7 +48,7 @@ func TestRecorderConcurrentWritersProduceAValidHistory(t *testing.T) {
 
 func TestRecorderFlushesWithoutClose(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join(t.TempDir(), "history.jsonl")
+	path := filepath.Join(schema.TempDir(t), "history.jsonl")
 	rec, err := CreateRecorder(path, RecorderOptions{FlushInterval: 10 * time.Millisecond})
 	require.NoError(t, err)
 	defer rec.Close()
@@ -104,7 +106,7 @@ func BenchmarkRecord(b *testing.B) {
 		b.Run("8writers/"+sink, func(b *testing.B) {
 			var rec *Recorder
 			if sink == "file" {
-				f, err := os.Create(filepath.Join(b.TempDir(), "h.jsonl"))
+				f, err := os.Create(filepath.Join(schema.TempDir(b), "h.jsonl"))
 				require.NoError(b, err)
 				rec = NewRecorder(f, RecorderOptions{})
 			} else {

@@ -7,9 +7,10 @@ import (
 
 // Subset rebuilds the events of a sub-history: the invocation and
 // completion of each operation in ops and the events in others, in their
-// original order, renumbered from 0. The result is a history file in its
-// own right, which fencecheck check reads and judges again; that is how a
-// minimal counterexample becomes a regression fixture.
+// original order, renumbered from FirstIndex. Written with Write, which
+// puts the header before them, they are a history file in its own right,
+// which fencecheck check reads and judges again; that is how a minimal
+// counterexample becomes a regression fixture.
 //
 // An operation whose outcome is unknown is written without a completion,
 // which the format reads the same way as an info completion: the time of
@@ -30,7 +31,7 @@ func Subset(ops []Operation, others []Event) []Event {
 	events = append(events, others...)
 	slices.SortStableFunc(events, func(a, b Event) int { return cmp.Compare(a.Index, b.Index) })
 	for i := range events {
-		events[i].Index = int64(i)
+		events[i].Index = FirstIndex + int64(i)
 		if i > 0 && events[i].Time < events[i-1].Time {
 			// An Initial operation keeps no time of its event: it
 			// takes the time of the event before it.

@@ -10,21 +10,22 @@ import (
 // TestSubsetRebuildsTheHistory: the events Subset rebuilds from paired
 // operations pair to the same operations, and are the original events
 // where the original had no info completion (Subset writes an unknown
-// outcome without a completion, which reads the same).
+// outcome without a completion, which reads the same). They are numbered
+// from FirstIndex, after the header Write puts before them.
 func TestSubsetRebuildsTheHistory(t *testing.T) {
 	t.Parallel()
-	lease := Event{Index: 7, Time: 7, Process: -1, Actor: ActorLease, F: FExpire, Resource: "r", Token: 41, HasToken: true}
+	lease := Event{Index: 8, Time: 7, Process: -1, Actor: ActorLease, F: FExpire, Resource: "r", Token: 41, HasToken: true}
 	events := []Event{
-		inv(0, 0, 0, FWrite, 41, "a"),
-		inv(1, 1, 1, FWrite, 42, "b"),
-		inv(2, 2, 2, FWrite, 43, "c"),
-		inv(3, 3, 3, FRead, 0, ""),
-		{Index: 4, Time: 4, Process: 0, Type: TypeOK, F: FWrite, Resource: "r", Token: 41, HasToken: true, Value: "a", HasValue: true, Outcome: Rejected},
-		{Index: 5, Time: 5, Process: 1, Type: TypeOK, F: FWrite, Resource: "r", Token: 42, HasToken: true, Value: "b", HasValue: true, Outcome: Accepted},
-		done(6, 6, 2, TypeFail, FWrite, OutcomeNone),
+		inv(1, 0, 0, FWrite, 41, "a"),
+		inv(2, 1, 1, FWrite, 42, "b"),
+		inv(3, 2, 2, FWrite, 43, "c"),
+		inv(4, 3, 3, FRead, 0, ""),
+		{Index: 5, Time: 4, Process: 0, Type: TypeOK, F: FWrite, Resource: "r", Token: 41, HasToken: true, Value: "a", HasValue: true, Outcome: Rejected},
+		{Index: 6, Time: 5, Process: 1, Type: TypeOK, F: FWrite, Resource: "r", Token: 42, HasToken: true, Value: "b", HasValue: true, Outcome: Accepted},
+		done(7, 6, 2, TypeFail, FWrite, OutcomeNone),
 		lease,
-		{Index: 8, Time: 8, Process: 3, Type: TypeOK, F: FRead, Resource: "r", Value: "b", HasValue: true, Token: 42, HasToken: true},
-		inv(9, 9, 4, FWrite, 44, "d"), // never completes
+		{Index: 9, Time: 8, Process: 3, Type: TypeOK, F: FRead, Resource: "r", Value: "b", HasValue: true, Token: 42, HasToken: true},
+		inv(10, 9, 4, FWrite, 44, "d"), // never completes
 	}
 	h, err := Pair(events)
 	require.NoError(t, err)

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fencecheck/fencecheck/check"
+	"github.com/fencecheck/fencecheck/docs/schema"
 	"github.com/fencecheck/fencecheck/harness"
 	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/internal/testdb"
@@ -111,7 +112,7 @@ func openService(t *testing.T, n netIssuer, ttl time.Duration) *service {
 	st, leftovers, err := n.connect(ctx, n.dsn(t))
 	require.NoError(t, err)
 	rt := sched.NewReal()
-	rec, err := histories.CreateRecorder(filepath.Join(t.TempDir(), "history.jsonl"), histories.RecorderOptions{Clock: rt, Retain: true})
+	rec, err := histories.CreateRecorder(filepath.Join(schema.TempDir(t), "history.jsonl"), histories.RecorderOptions{Clock: rt, Retain: true})
 	require.NoError(t, err)
 	life, end := context.WithCancel(ctx)
 	c := &counting{Store: st, refused: make(chan string, 1)}
@@ -421,7 +422,7 @@ func TestNetHarnessRun(t *testing.T) {
 		tgt, err := memory.Open("fenced")
 		require.NoError(t, err)
 		cfg := harness.DefaultConfig()
-		cfg.Target, cfg.TargetName, cfg.StoreDir = tgt, "memory://fenced", t.TempDir()
+		cfg.Target, cfg.TargetName, cfg.StoreDir = tgt, "memory://fenced", schema.TempDir(t)
 		cfg.Deterministic, cfg.Duration, cfg.Issuer = false, time.Second, n.issuer(n.dsn(t))
 		cfg.Faults = append(cfg.Faults, nemesis.NewExpire())
 		res, err := harness.Run(context.Background(), cfg)

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fencecheck/fencecheck/docs/schema"
 	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/lease"
 	pglease "github.com/fencecheck/fencecheck/lease/postgres"
@@ -137,7 +138,7 @@ func TestPrivateIssuers(t *testing.T) {
 				t.Skipf("%s is not installed (%v): the private issuer cannot start", pc.binary, err)
 			}
 			ctx := context.Background()
-			dir := t.TempDir()
+			dir := schema.TempDir(t)
 			rt := sched.NewReal()
 			rec := histories.NewRecorder(io.Discard, histories.RecorderOptions{Clock: rt, Retain: true})
 			life, end := context.WithCancel(ctx)
@@ -251,9 +252,9 @@ func TestPrivateIssuers(t *testing.T) {
 // TestPrivateIssuerMissing: a private issuer whose server is not
 // installed fails to open, naming what is missing.
 func TestPrivateIssuerMissing(t *testing.T) {
-	t.Setenv("PATH", t.TempDir())
+	t.Setenv("PATH", schema.TempDir(t))
 	ctx := context.Background()
-	env := lease.Env{Life: ctx, Runtime: sched.NewReal(), Recorder: histories.NewRecorder(io.Discard, histories.RecorderOptions{}), TTL: time.Second, Dir: t.TempDir()}
+	env := lease.Env{Life: ctx, Runtime: sched.NewReal(), Recorder: histories.NewRecorder(io.Discard, histories.RecorderOptions{}), TTL: time.Second, Dir: schema.TempDir(t)}
 	_, err := redislease.NewPrivateIssuer(redislease.DefaultSettings(), lease.DefaultPollOptions()).Open(ctx, env)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `private redis-server: exec: "redis-server": executable file not found in $PATH`)

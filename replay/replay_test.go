@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fencecheck/fencecheck/check"
+	"github.com/fencecheck/fencecheck/docs/schema"
 	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/model"
 	"github.com/fencecheck/fencecheck/targets"
@@ -95,7 +96,7 @@ func TestTracesJudged(t *testing.T) {
 
 func TestReplayIsDeterministic(t *testing.T) {
 	t.Parallel()
-	dirs := []string{t.TempDir(), t.TempDir()}
+	dirs := []string{schema.TempDir(t), schema.TempDir(t)}
 	for _, dir := range dirs {
 		rep, err := Run(context.Background(), seedReceivers())
 		require.NoError(t, err)

@@ -25,7 +25,7 @@ func (tr *tracer) at(step int) {
 }
 
 func (tr *tracer) emit(e histories.Event) {
-	e.Index = int64(len(tr.events))
+	e.Index = histories.FirstIndex + int64(len(tr.events)) // after the header, which Write adds
 	e.Time = int64(tr.step)*stepNanos + tr.tick
 	tr.tick += 100
 	tr.events = append(tr.events, e)

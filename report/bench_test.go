@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/fencecheck/fencecheck/docs/schema"
 	"github.com/fencecheck/fencecheck/harness"
 	"github.com/fencecheck/fencecheck/nemesis"
 	"github.com/fencecheck/fencecheck/report"
@@ -29,13 +30,13 @@ func BenchmarkReport(b *testing.B) {
 			}
 			cfg := harness.DefaultConfig()
 			cfg.Target, cfg.TargetName, cfg.Faults, cfg.Seed, cfg.MinStale = memory.NewFenced(), "memory://fenced", faults, 1, 0
-			cfg.Duration, cfg.Ops, cfg.Deterministic, cfg.StoreDir, cfg.NoReport = 0, ops, true, b.TempDir(), true
+			cfg.Duration, cfg.Ops, cfg.Deterministic, cfg.StoreDir, cfg.NoReport = 0, ops, true, schema.TempDir(b), true
 			res, err := harness.Run(context.Background(), cfg)
 			if err != nil {
 				b.Fatal(err)
 			}
 			in := res.ReportInput()
-			dir := b.TempDir()
+			dir := schema.TempDir(b)
 			b.ResetTimer()
 			for range b.N {
 				if _, err := report.Write(dir, in, report.DefaultLimits()); err != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fencecheck/fencecheck/check"
+	"github.com/fencecheck/fencecheck/docs/schema"
 	"github.com/fencecheck/fencecheck/explain"
 	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/model"
@@ -61,7 +62,7 @@ func TestEachViolationIsToldOnce(t *testing.T) {
 	assert.Equal(t, 1, strings.Count(text, b), text)
 	assert.Contains(t, many[0].Failure.Message, "first: "+a)
 
-	dir := t.TempDir()
+	dir := schema.TempDir(t)
 	in := Input{Title: "t", Verdict: res.Verdict, Reason: "because", History: h, Check: res, Options: opts, Minimal: &s}
 	_, err = Write(dir, in, DefaultLimits())
 	require.NoError(t, err)

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fencecheck/fencecheck/check"
+	"github.com/fencecheck/fencecheck/docs/schema"
 	"github.com/fencecheck/fencecheck/explain"
 	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/model"
@@ -44,7 +45,7 @@ var external = regexp.MustCompile(`(?i)(src|href)\s*=\s*["']?(https?:)?//|<link\
 
 func TestReportOfAViolation(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := schema.TempDir(t)
 	in := input(t, history(600, 3, true), true)
 	require.Equal(t, check.Violated, in.Verdict)
 	w, err := Write(dir, in, DefaultLimits())
@@ -79,7 +80,7 @@ func TestReportOfAViolation(t *testing.T) {
 
 func TestReportOfAValidHistory(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := schema.TempDir(t)
 	in := input(t, history(300, 2, false), true)
 	require.Equal(t, check.Held, in.Verdict)
 	w, err := Write(dir, in, DefaultLimits())
@@ -97,7 +98,7 @@ func TestReportEscapesWhatTheHistorySays(t *testing.T) {
 	h.Operations[0].Resource = "<script>alert(1)</script>"
 	in := input(t, h, false)
 	in.Title = `<img src=x onerror=alert(1)>`
-	dir := t.TempDir()
+	dir := schema.TempDir(t)
 	_, err := Write(dir, in, DefaultLimits())
 	require.NoError(t, err)
 	page := read(t, dir, runstore.Report)
@@ -122,7 +123,7 @@ func TestWriteRefusesLimitsThatCannotBe(t *testing.T) {
 			t.Parallel()
 			lim := DefaultLimits()
 			tc.set(&lim)
-			_, err := Write(t.TempDir(), input(t, history(10, 1, false), false), lim)
+			_, err := Write(schema.TempDir(t), input(t, history(10, 1, false), false), lim)
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tc.want)
 		})

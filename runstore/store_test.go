@@ -11,11 +11,13 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/fencecheck/fencecheck/docs/schema"
 )
 
 func TestCreateAndList(t *testing.T) {
 	t.Parallel()
-	store := t.TempDir()
+	store := schema.TempDir(t)
 	at := time.Date(2026, 12, 3, 15, 4, 5, 6e6, time.UTC)
 	first, err := Create(store, "memory-fenced", at)
 	require.NoError(t, err)
@@ -70,7 +72,7 @@ func TestCreateRefusesNamesOutsideItsFolder(t *testing.T) {
 	t.Parallel()
 	for _, name := range []string{"latest", "../esc", "a/b", ".", "..", ".hidden", "", "-x", "a\\b", "x\x1b[31m"} {
 		t.Run(name, func(t *testing.T) {
-			parent := t.TempDir()
+			parent := schema.TempDir(t)
 			store := filepath.Join(parent, "store")
 			_, err := Create(store, name, time.Now())
 			require.ErrorIs(t, err, ErrBadName)
@@ -82,10 +84,18 @@ func TestCreateRefusesNamesOutsideItsFolder(t *testing.T) {
 	}
 }
 
+// stubResult is the smallest result.json of the current format: a
+// battery with no scenarios. What is in it is no business of the store,
+// but it is a valid one (docs/schema).
+const stubResult = `{"format":1,"target":"memory://fenced","max_token":0,"require_exclusive":false,"passed":true,"dir":"","scenarios":[]}`
+
+// stubHistory is a history that recorded nothing: its header.
+const stubHistory = `{"index":0,"time":0,"actor":"harness","f":"header","format":1}` + "\n"
+
 // writeResult writes a result.json into the run directory dir.
 func writeResult(t *testing.T, dir string) {
 	t.Helper()
-	require.NoError(t, os.WriteFile(filepath.Join(dir, Result), []byte(`{"verdict":"held"}`), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, Result), []byte(stubResult), 0o644))
 }
 
 // TestConcurrentRunsShareAStore: runs that start at once in one store
@@ -96,7 +106,7 @@ func writeResult(t *testing.T, dir string) {
 // left behind.
 func TestConcurrentRunsShareAStore(t *testing.T) {
 	t.Parallel()
-	store := t.TempDir()
+	store := schema.TempDir(t)
 	at := time.Date(2026, 12, 3, 15, 4, 5, 0, time.UTC) // all in the same millisecond
 	const runs = 50
 	dirs := make([]string, runs)
@@ -153,7 +163,7 @@ var errUnreachable = errors.New("set up target http://127.0.0.1:1: connection re
 // leaves latest where it was.
 func TestPublishNeedsAResult(t *testing.T) {
 	t.Parallel()
-	store := t.TempDir()
+	store := schema.TempDir(t)
 	done, err := Create(store, "done", time.Now())
 	require.NoError(t, err)
 	writeResult(t, done)
@@ -166,7 +176,7 @@ func TestPublishNeedsAResult(t *testing.T) {
 		{"no result.json (still running, or killed)", func(t *testing.T) string {
 			dir, err := Create(store, "running", time.Now())
 			require.NoError(t, err)
-			require.NoError(t, os.WriteFile(filepath.Join(dir, History), []byte("{}\n"), 0o644))
+			require.NoError(t, os.WriteFile(filepath.Join(dir, History), []byte(stubHistory), 0o644))
 			return dir
 		}, ErrNoResult},
 		{"result.json is a directory", func(t *testing.T) string {
@@ -182,7 +192,7 @@ func TestPublishNeedsAResult(t *testing.T) {
 			return dir
 		}, ErrNoResult},
 		{"not a run directory of the store", func(t *testing.T) string {
-			dir := t.TempDir()
+			dir := schema.TempDir(t)
 			writeResult(t, dir)
 			return dir
 		}, nil},
@@ -223,7 +233,7 @@ func TestFail(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			store := t.TempDir()
+			store := schema.TempDir(t)
 			if tc.other {
 				other, err := Create(store, "r", time.Now())
 				require.NoError(t, err)
@@ -234,7 +244,11 @@ func TestFail(t *testing.T) {
 			dir, err := Create(store, "r", time.Now())
 			require.NoError(t, err)
 			for _, f := range tc.files {
-				require.NoError(t, os.WriteFile(filepath.Join(dir, f), []byte("x\n"), 0o644))
+				content := "x\n"
+				if f == History {
+					content = stubHistory
+				}
+				require.NoError(t, os.WriteFile(filepath.Join(dir, f), []byte(content), 0o644))
 			}
 			err = Fail(store, dir, errUnreachable)
 			assert.Equal(t, errUnreachable, err, "the caller's error comes back as it was")
@@ -260,7 +274,7 @@ func TestFail(t *testing.T) {
 	}
 	t.Run("not a run directory", func(t *testing.T) {
 		t.Parallel()
-		store, outside := t.TempDir(), t.TempDir()
+		store, outside := schema.TempDir(t), schema.TempDir(t)
 		err := Fail(store, outside, errUnreachable)
 		assert.ErrorIs(t, err, errUnreachable)
 		assert.Contains(t, err.Error(), "not a run directory")

@@ -39,6 +39,7 @@ func issuerStatuses(t *testing.T, svc lease.Service, o IssuerOptions) map[string
 	rows, err := RunIssuer(context.Background(), svc, o)
 	require.NoError(t, err)
 	require.Len(t, rows, len(issuerScenarios))
+	requireValidReport(t, Report{Battery: "issuer", Target: "test", Passed: Passed(rows), Outcomes: rows})
 	got := make(map[string]Row)
 	for _, r := range rows {
 		got[r.Scenario] = r

@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"sync"
@@ -11,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fencecheck/fencecheck/check"
+	"github.com/fencecheck/fencecheck/docs/schema"
 	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/lease"
 	"github.com/fencecheck/fencecheck/model"
@@ -49,8 +51,10 @@ func issuerBattery(t *testing.T, name string, o Options) ([]Row, *histories.Hist
 	rec := histories.NewRecorder(pw, histories.RecorderOptions{Clock: rt})
 	read := make(chan *histories.History)
 	go func() {
-		h, err := histories.Read(pr, "verify")
+		var written bytes.Buffer // the history as verify writes it into its run directory
+		h, err := histories.Read(io.TeeReader(pr, &written), "verify")
 		assert.NoError(t, err)
+		assert.NoError(t, schema.ValidateHistory(&written, "verify"))
 		read <- h
 	}()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -59,6 +63,7 @@ func issuerBattery(t *testing.T, name string, o Options) ([]Row, *histories.Hist
 	o.Leases = &startedAt{Local: lease.NewLocal(ctx, rt, rec, time.Hour), from: 1000, seen: map[string]bool{}}
 	rows, err := Run(ctx, tgt, o)
 	require.NoError(t, err)
+	requireValidReport(t, Report{Target: "test", Leases: "local", Policy: o.Policy.String(), MaxToken: o.MaxToken, Passed: Passed(rows), Outcomes: rows})
 	require.NoError(t, rec.Close())
 	require.NoError(t, pw.Close())
 	return rows, <-read

@@ -8,10 +8,14 @@ import (
 	"unicode/utf8"
 
 	"github.com/fencecheck/fencecheck/internal/logscan"
+	"github.com/fencecheck/fencecheck/runstore"
 )
 
 // Report is what result.json holds.
 type Report struct {
+	// Format is the version of result.json's format; WriteJSON sets it
+	// to runstore.ResultFormat.
+	Format int `json:"format"`
 	// Battery is "issuer" for the token issuer's battery (RunIssuer),
 	// whose Target is the issuer; empty for the receiver's.
 	Battery string `json:"battery,omitempty"`
@@ -63,8 +67,10 @@ func Summary(outcomes []Row) string {
 	return fmt.Sprintf("%d passed, %d failed, %d info, %d skipped", n[Pass], n[Fail], n[Info], n[Skip])
 }
 
-// WriteJSON writes the report as indented JSON.
+// WriteJSON writes the report as indented JSON, in the current format
+// (runstore.ResultFormat).
 func WriteJSON(w io.Writer, r Report) error {
+	r.Format = runstore.ResultFormat
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(r)

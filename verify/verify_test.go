@@ -28,6 +28,8 @@ func battery(t *testing.T, tgt targets.Target, o Options) []Row {
 	t.Helper()
 	rows, err := Run(context.Background(), tgt, o)
 	require.NoError(t, err)
+	requireValidReport(t, Report{Target: "test", Policy: o.Policy.String(), MaxToken: o.MaxToken, Exclusive: o.RequireExclusive,
+		Passed: Passed(rows), Outcomes: rows})
 	return rows
 }
 

@@ -95,6 +95,7 @@ func (f checkFlags) options() (check.Options, error) {
 // checkReport is what --json prints. One file is History; several are
 // Histories, with where each went in the history checked.
 type checkReport struct {
+	Format    int                `json:"format"` // runstore.ResultFormat
 	History   string             `json:"history,omitempty"`
 	Histories []histories.Placed `json:"histories,omitempty"`
 	Truncated bool               `json:"truncated,omitempty"`
@@ -133,7 +134,7 @@ func runCheck(ctx context.Context, stdout, stderr io.Writer, paths []string, f c
 	if err != nil {
 		return err
 	}
-	rep := checkReport{Histories: placed, Truncated: h.Truncated, Counts: histories.Count(h.Operations), Evidence: h.Evidence(),
+	rep := checkReport{Format: runstore.ResultFormat, Histories: placed, Truncated: h.Truncated, Counts: histories.Count(h.Operations), Evidence: h.Evidence(),
 		Result: res, Notes: notes, Minimal: minimal}
 	if len(paths) == 1 {
 		rep.History = paths[0]

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fencecheck/fencecheck/docs/schema"
 	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/internal/histgen"
 )
@@ -23,8 +24,11 @@ import (
 func checkIn(t *testing.T, args ...string) result {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), append([]string{"check"}, args...), &stdout, &stderr)
-	return result{stdout.String(), stderr.String(), code}
+	args = append([]string{"check"}, args...)
+	code := run(context.Background(), args, &stdout, &stderr)
+	r := result{stdout.String(), stderr.String(), code}
+	validateJSON(t, args, r)
+	return r
 }
 
 // shardFile writes a history of resource by processes 0 and 1 (a newer
@@ -50,7 +54,7 @@ func shardFile(t *testing.T, dir, name, resource string, stale histories.Outcome
 		{Process: 0, Type: histories.TypeOK, F: histories.FRead, Resource: resource, Value: last, HasValue: true},
 	}
 	for i := range events {
-		events[i].Index, events[i].Time = int64(i), int64(100*(i+1))
+		events[i].Index, events[i].Time = histories.FirstIndex+int64(i), int64(100*(i+1))
 	}
 	path := filepath.Join(dir, name)
 	require.NoError(t, histories.WriteFile(path, events))
@@ -62,7 +66,7 @@ func shardFile(t *testing.T, dir, name, resource string, stale histories.Outcome
 // given twice and a malformed file, naming them.
 func TestCheckSeveralHistories(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := t.TempDir() // not validated: holds a malformed history on purpose
 	a := shardFile(t, dir, "a.jsonl", "r0", histories.Rejected)
 	b := shardFile(t, dir, "b.jsonl", "r1", histories.Rejected)
 	bad := shardFile(t, dir, "bad.jsonl", "r2", histories.Accepted)
@@ -79,7 +83,7 @@ func TestCheckSeveralHistories(t *testing.T) {
 		{"two files hold", []string{a, b}, exitHeld, []string{
 			"histories      2 files, checked as one",
 			"               " + a + "\n",
-			"               " + b + " (index +7, time +701ns, process +2)\n",
+			"               " + b + " (index +8, time +701ns, process +2)\n",
 			"operations     6: 4 writes (2 accepted, 2 rejected",
 			"resources      2, processes 4\n", // each file's processes 0 and 1, apart
 			"verdict        HELD",
@@ -132,7 +136,7 @@ func TestCheckSeveralHistories(t *testing.T) {
 		assert.NotContains(t, got, "history", "several files are histories")
 		assert.Equal(t, []any{
 			map[string]any{"name": a, "index_offset": 0.0, "time_offset_ns": 0.0, "process_offset": 0.0, "processes": 2.0},
-			map[string]any{"name": b, "index_offset": 7.0, "time_offset_ns": 701.0, "process_offset": 2.0, "processes": 2.0},
+			map[string]any{"name": b, "index_offset": 8.0, "time_offset_ns": 701.0, "process_offset": 2.0, "processes": 2.0},
 		}, got["histories"])
 	})
 }
@@ -143,7 +147,7 @@ func TestCheckSeveralHistories(t *testing.T) {
 // that the one file holding the same operations gets.
 func TestCheckedTogetherIsCheckedAsOne(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := schema.TempDir(t)
 	verdicts := make(map[string]int)
 	for seed := range uint64(120) {
 		r := rand.New(rand.NewPCG(seed, 20))

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/fencecheck/fencecheck/check"
+	"github.com/fencecheck/fencecheck/docs/schema"
 	"github.com/fencecheck/fencecheck/histories"
 	"github.com/stretchr/testify/assert"
 )
@@ -38,9 +39,9 @@ func writeHistory(t *testing.T, writes ...histories.Event) string {
 		events = append(events, read, got)
 	}
 	for i := range events {
-		events[i].Index, events[i].Time = int64(i), int64(1000*i)
+		events[i].Index, events[i].Time = histories.FirstIndex+int64(i), int64(1000*i)
 	}
-	path := filepath.Join(t.TempDir(), "history.jsonl")
+	path := filepath.Join(schema.TempDir(t), "history.jsonl")
 	if err := histories.WriteFile(path, events); err != nil {
 		t.Fatal(err)
 	}

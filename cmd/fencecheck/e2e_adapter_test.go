@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
+	"github.com/fencecheck/fencecheck/docs/schema"
 	"github.com/fencecheck/fencecheck/targets/httptarget/exampleapi"
 )
 
@@ -34,7 +35,7 @@ func TestWorkedAdapterExamplesE2E(t *testing.T) {
 				defer srv.Close()
 				adapter, err := filepath.Abs(filepath.Join("..", "..", "docs", "adapters", name+".json"))
 				assert.NoError(t, err)
-				r := fencecheck(t, t.TempDir(), "run", "--target", srv.URL, "--adapter", adapter,
+				r := fencecheck(t, schema.TempDir(t), "run", "--target", srv.URL, "--adapter", adapter,
 					"--nemesis", "pause,delay", "--nemesis-script", "0s:+pause,0s:+delay",
 					"--ops", "200", "--seed", "1", "--store", "s", "--no-progress", "--no-report")
 				assert.Equal(t, tc.code, r.code, r.stdout+r.stderr)

@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/fencecheck/fencecheck/docs/schema"
 )
 
 // TestRunFindsTokenRepresentationBugs: receivers over HTTP that compare
@@ -38,7 +40,7 @@ func TestRunFindsTokenRepresentationBugs(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			dir := t.TempDir()
+			dir := schema.TempDir(t)
 			base := startReceiver(t, "--bug", tc.bug)
 			args := append([]string{"run", "--target", base, "--store", "s", "--op-timeout", "2s"}, faults...)
 			args = append(args, tc.bound...)
@@ -90,7 +92,7 @@ func TestVerifyPassesBuiltinAtomicSQLInItsDomain(t *testing.T) {
 	for _, e := range sqlEngines {
 		t.Run(e.name, func(t *testing.T) {
 			t.Parallel()
-			dir := t.TempDir()
+			dir := schema.TempDir(t)
 			r := fencecheck(t, dir, "verify", "--target", e.spec(t, dir), "--sql-mode", "atomic", "--store", "s")
 			t.Logf("%s\n%s", r.stdout, r.stderr)
 			require.Equal(t, 0, r.code, r.stdout+r.stderr)
@@ -118,7 +120,7 @@ func TestTokenFlags(t *testing.T) {
 	t.Parallel()
 	t.Run("declared domain", func(t *testing.T) {
 		t.Parallel()
-		r := fencecheck(t, t.TempDir(), "verify", "--target", "memory://fenced", "--max-token", "2^31-1", "--store", "s")
+		r := fencecheck(t, schema.TempDir(t), "verify", "--target", "memory://fenced", "--max-token", "2^31-1", "--store", "s")
 		require.Equal(t, 0, r.code, r.stdout+r.stderr)
 		assert.Contains(t, r.stdout, "token domain 1 … 2^31-1 (2147483647)")
 		assert.Contains(t, r.stdout, "999→1000, 2^31-2→2^31-1: higher accepted")
@@ -137,7 +139,7 @@ func TestTokenFlags(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			r := fencecheck(t, t.TempDir(), append(tc.args, "--store", "s")...)
+			r := fencecheck(t, schema.TempDir(t), append(tc.args, "--store", "s")...)
 			assert.Equal(t, 3, r.code, r.stdout+r.stderr)
 			assert.Contains(t, r.stderr, tc.want)
 		})

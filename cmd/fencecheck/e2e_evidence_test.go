@@ -12,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/fencecheck/fencecheck/docs/schema"
 )
 
 // TestNothingTestedIsNoPass: runs in which every write failed or went
@@ -56,7 +58,7 @@ func TestNothingTestedIsNoPass(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			dir := t.TempDir()
+			dir := schema.TempDir(t)
 			r := fencecheck(t, dir, append(run, tc.args(t, dir)...)...)
 			require.Equal(t, exitInconclusive, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
 			assert.Contains(t, r.stdout, "verdict     INCONCLUSIVE: too little evidence for a verdict")
@@ -77,7 +79,7 @@ func TestNothingTestedIsNoPass(t *testing.T) {
 // naming the flag, rather than run to an inconclusive end.
 func TestStatementsThatCannotBeJudgedAreRefused(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := schema.TempDir(t)
 	spec := postgresEngine.spec(t, dir)
 	r := fencecheck(t, dir, "run", "--target", spec, "--ops", "10",
 		"--sql-write", "UPDATE t SET token = :token WHERE id = :resource; UPDATE t SET value = :value WHERE id = :resource",
@@ -93,7 +95,7 @@ func TestSignalsInterrupt(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		t.Run(sig.String(), func(t *testing.T) {
 			t.Parallel()
-			dir := t.TempDir()
+			dir := schema.TempDir(t)
 			cmd := startLongRun(t, dir)
 			require.NoError(t, cmd.Process.Signal(sig))
 			err := cmd.Wait()

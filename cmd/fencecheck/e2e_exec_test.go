@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fencecheck/fencecheck/docs/schema"
 	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/internal/procfs"
 )
@@ -129,7 +130,7 @@ func TestExecRefusesAnAddressThatAnswers(t *testing.T) {
 	for _, command := range []string{"run", "verify"} {
 		t.Run(command, func(t *testing.T) {
 			t.Parallel()
-			dir := t.TempDir()
+			dir := schema.TempDir(t)
 			r := fencecheck(t, dir, command, "--target", "http://"+addr, "--exec", "touch started; exec sleep 30", "--store", "s")
 			assert.Equal(t, 3, r.code, r.stdout+r.stderr)
 			assert.Contains(t, r.stderr, "another process already listens on "+addr)
@@ -159,7 +160,7 @@ func TestExecReceiverThatExitsOnGetRoot(t *testing.T) {
 			addr := freeAddr(t)
 			args := append([]string{"run", "--target", "http://" + addr, "--exec", recv + " --exit-on-root --listen " + addr,
 				"--ops", "200", "--op-timeout", "2s", "--seed", "1", "--store", "s"}, tc.ready...)
-			r := fencecheck(t, t.TempDir(), args...)
+			r := fencecheck(t, schema.TempDir(t), args...)
 			assert.Equal(t, tc.code, r.code, r.stdout+r.stderr)
 			assert.Contains(t, r.stdout+r.stderr, tc.output)
 		})
@@ -179,7 +180,7 @@ func TestExecChildThatDiesAtEveryStart(t *testing.T) {
 	} {
 		t.Run(args[0], func(t *testing.T) {
 			t.Parallel()
-			r := fencecheck(t, t.TempDir(), append(args, "--target", "http://"+addr, "--exec", dying, "--store", "s")...)
+			r := fencecheck(t, schema.TempDir(t), append(args, "--target", "http://"+addr, "--exec", dying, "--store", "s")...)
 			assert.Equal(t, 3, r.code, r.stdout+r.stderr)
 			assert.Contains(t, r.stderr, "exited on its own before it was ready (exit status 1)")
 			assert.Contains(t, r.stderr, "address already in use", "the end of its output")
@@ -194,7 +195,7 @@ func TestExecChildThatDiesAtEveryStart(t *testing.T) {
 // the history stays checkable.
 func TestExecReceiverThatExitsDuringTheRun(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := schema.TempDir(t)
 	addr := freeAddr(t)
 	die := filepath.Join(dir, "die")
 	recv := fmt.Sprintf("%s --listen %s --die-when %s --store sqlite:%s", flakyReceiver(t), addr, die, filepath.Join(dir, "recv.db"))
@@ -260,7 +261,7 @@ func TestExecReady(t *testing.T) {
 			}
 			addr := freeAddr(t)
 			ready := strings.ReplaceAll(ready, "ADDR", addr)
-			r := fencecheck(t, t.TempDir(), "verify", "--target", "http://"+addr, "--store", "s", "--ready", ready,
+			r := fencecheck(t, schema.TempDir(t), "verify", "--target", "http://"+addr, "--store", "s", "--ready", ready,
 				"--exec", fmt.Sprintf("%s receiver --listen %s --store sqlite:recv.db > recv.out", fencecheckBinary, addr))
 			assert.Equal(t, 0, r.code, r.stdout+r.stderr)
 			assert.Contains(t, r.stdout, "9 passed, 0 failed")
@@ -270,7 +271,7 @@ func TestExecReady(t *testing.T) {
 	for _, bad := range []string{"bogus", "tcp:80", "http-get:", "http-get:health", "http-get:/a b", "cmd:", "cmd:  "} {
 		t.Run("bad "+bad, func(t *testing.T) {
 			t.Parallel()
-			r := fencecheck(t, t.TempDir(), "run", "--target", "http://"+addr, "--exec", "touch started; sleep 30", "--ready", bad)
+			r := fencecheck(t, schema.TempDir(t), "run", "--target", "http://"+addr, "--exec", "touch started; sleep 30", "--ready", bad)
 			assert.Equal(t, 3, r.code, r.stdout+r.stderr)
 			assert.Contains(t, r.stderr, "--ready")
 			assert.Contains(t, r.stderr, "Run 'fencecheck --help' for usage.")
@@ -278,7 +279,7 @@ func TestExecReady(t *testing.T) {
 	}
 	t.Run("without --exec", func(t *testing.T) {
 		t.Parallel()
-		r := fencecheck(t, t.TempDir(), "verify", "--target", "http://"+addr, "--ready", "tcp")
+		r := fencecheck(t, schema.TempDir(t), "verify", "--target", "http://"+addr, "--ready", "tcp")
 		assert.Equal(t, 3, r.code, r.stdout+r.stderr)
 		assert.Contains(t, r.stderr, "--ready: needs --exec")
 	})
@@ -301,7 +302,7 @@ func TestExecReceiverDoesNotOutliveFencecheck(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.signal.String(), func(t *testing.T) {
 			t.Parallel()
-			dir := t.TempDir()
+			dir := schema.TempDir(t)
 			addr := freeAddr(t)
 			b := startFencecheck(t, dir, "run", "--target", "http://"+addr, "--duration", "10m", "--store", "s",
 				"--nemesis", "none", "--exec", fmt.Sprintf(tc.exec, fencecheckBinary, addr))

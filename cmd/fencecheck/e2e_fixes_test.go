@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/fencecheck/fencecheck/docs/schema"
 )
 
 var strategyOrder = []string{"none", "longer-lease", "renew", "check-before-write", "fencing"}
@@ -45,7 +47,7 @@ func TestCompareFixes(t *testing.T) {
 	for _, target := range []string{"memory://unfenced", "memory://fenced"} {
 		t.Run(target, func(t *testing.T) {
 			t.Parallel()
-			dir := t.TempDir()
+			dir := schema.TempDir(t)
 			r := fencecheck(t, dir, "compare-fixes", "--target", target, "--seed", "7", "--store", "store")
 			require.Equal(t, 0, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
 			assert.Contains(t, r.stdout, "target      "+target+" (seed 7; deterministic: the same seed prints the same table)")
@@ -114,7 +116,7 @@ func TestCompareFixes(t *testing.T) {
 // prints the same table (the run directories aside).
 func TestCompareFixesIsDeterministic(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := schema.TempDir(t)
 	strip := regexp.MustCompile(`(?m)^  \S+ +store\S*$`)
 	a := fencecheck(t, dir, "compare-fixes", "--target", "memory://unfenced", "--seed", "3", "--duration", "2s", "--store", "store")
 	b := fencecheck(t, dir, "compare-fixes", "--target", "memory://unfenced", "--seed", "3", "--duration", "2s", "--store", "store")
@@ -135,7 +137,7 @@ func TestCompareFixesErrors(t *testing.T) {
 		{"no target", nil, "--target: required"},
 		{"an unknown memory target", []string{"--target", "memory://nope"}, `unknown memory target "nope"`},
 		{"it runs every strategy itself", []string{"--target", "memory://fenced", "--client-strategy", "none"}, "unknown flag: --client-strategy"},
-		{"a target that cannot write without a token", []string{"--target", "sqlite://" + filepath.Join(t.TempDir(), "x.db"),
+		{"a target that cannot write without a token", []string{"--target", "sqlite://" + filepath.Join(schema.TempDir(t), "x.db"),
 			"--sql-setup", "CREATE TABLE own (resource TEXT PRIMARY KEY, token INTEGER, value TEXT)",
 			"--sql-write", "INSERT INTO own VALUES (:resource, :token, :value) ON CONFLICT (resource) DO UPDATE SET token = excluded.token, value = excluded.value WHERE excluded.token > own.token",
 			"--sql-read", "SELECT value, token FROM own WHERE resource = :resource"},
@@ -143,7 +145,7 @@ func TestCompareFixesErrors(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			r := fencecheck(t, t.TempDir(), append([]string{"compare-fixes", "--store", "store"}, tc.args...)...)
+			r := fencecheck(t, schema.TempDir(t), append([]string{"compare-fixes", "--store", "store"}, tc.args...)...)
 			assert.Equal(t, 3, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
 			assert.Contains(t, r.stderr, tc.want)
 		})
@@ -155,7 +157,7 @@ func TestCompareFixesErrors(t *testing.T) {
 // strategy's trace, which check judges as the table says.
 func TestReplayPrintsTheStrategyTable(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := schema.TempDir(t)
 	r := fencecheck(t, dir, "replay")
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Contains(t, r.stdout, "| Strategy | Receiver | A's old result (step 4) | Stale writes accepted | Verdict |")

@@ -13,6 +13,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/fencecheck/fencecheck/docs/schema"
 )
 
 // getAs sends GET url with the given Host header and returns the status
@@ -53,7 +55,7 @@ var hostCases = []struct {
 // the store by DNS rebinding), and says which flag answers it.
 func TestServeAnswersOnlyAllowedHosts(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := schema.TempDir(t)
 	require.NoError(t, os.Mkdir(filepath.Join(dir, "s"), 0o755))
 	for _, c := range hostCases {
 		t.Run(c.name, func(t *testing.T) {
@@ -91,7 +93,7 @@ func TestReceiverAnswersOnlyAllowedHosts(t *testing.T) {
 			assert.Contains(t, body, "restart with --host evil.example (or --allow-remote")
 		})
 	}
-	bad := fencecheck(t, t.TempDir(), "receiver", "--listen", "127.0.0.1:0", "--host", "a b")
+	bad := fencecheck(t, schema.TempDir(t), "receiver", "--listen", "127.0.0.1:0", "--host", "a b")
 	assert.Equal(t, 3, bad.code)
 	assert.Contains(t, bad.stderr, `--host: host "a b": "a b" is not a host name`)
 }
@@ -104,7 +106,7 @@ func TestRunThroughTheProxyByName(t *testing.T) {
 	t.Parallel()
 	base := startReceiver(t)
 	byName := hostOf(t, base, "localhost:{port}")
-	r := fencecheck(t, t.TempDir(), "run", "--target", "http://"+byName, "--ops", "200", "--op-timeout", "2s", "--seed", "1",
+	r := fencecheck(t, schema.TempDir(t), "run", "--target", "http://"+byName, "--ops", "200", "--op-timeout", "2s", "--seed", "1",
 		"--store", "s", "--nemesis", "hold,drop-response,latency", "--min-stale", "0")
 	assert.Equal(t, 0, r.code, r.stdout+r.stderr)
 	m := regexp.MustCompile(`writes \((\d+) accepted, \d+ rejected, \d+ unknown, 0 failed\)`).FindStringSubmatch(r.stdout)

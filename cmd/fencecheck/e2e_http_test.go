@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fencecheck/fencecheck/docs/schema"
 	"github.com/fencecheck/fencecheck/internal/spawn"
 )
 
@@ -82,7 +83,7 @@ func TestReferenceReceiverE2E(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.bug, func(t *testing.T) {
 			t.Parallel()
-			dir := t.TempDir()
+			dir := schema.TempDir(t)
 			base := startReceiver(t, append([]string{"--bug", tc.bug}, tc.extra...)...)
 			r := fencecheck(t, dir, "verify", "--target", base, "--store", "s")
 			assert.Equal(t, tc.code, r.code, r.stdout+r.stderr)
@@ -111,7 +112,7 @@ func TestForgetOnRestartThroughExecAndKill(t *testing.T) {
 	for _, bug := range []string{"none", "forget-on-restart"} {
 		t.Run(bug, func(t *testing.T) {
 			t.Parallel()
-			dir := t.TempDir()
+			dir := schema.TempDir(t)
 			want := 0
 			if bug != "none" {
 				want = 1
@@ -168,7 +169,7 @@ func TestHTTPErrorsExit3(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			r := fencecheck(t, t.TempDir(), tc.args...)
+			r := fencecheck(t, schema.TempDir(t), tc.args...)
 			assert.Equal(t, 3, r.code, r.stdout+r.stderr)
 			assert.Contains(t, r.stderr, tc.stderr)
 		})

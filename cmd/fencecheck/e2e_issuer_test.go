@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/fencecheck/fencecheck/docs/schema"
 )
 
 // TestCheckReportsTheIssuer: a history whose issuer handed one token to
@@ -16,7 +18,7 @@ import (
 // both, the issuer first.
 func TestCheckReportsTheIssuer(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := schema.TempDir(t)
 	testdata, err := filepath.Abs("testdata")
 	require.NoError(t, err)
 	cases := []struct {
@@ -77,7 +79,7 @@ func TestCheckReportsTheIssuer(t *testing.T) {
 // have no issuer finding.
 func TestLocalLeasesKeepTheIssuersInvariant(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := schema.TempDir(t)
 	require.Equal(t, 0, fencecheck(t, dir, "replay").code)
 	run := fencecheck(t, dir, "run", "--target", "memory://fenced", "--seed", "5", "--nemesis", "pause,delay", "--store", "s")
 	require.Equal(t, 0, run.code, run.stdout+run.stderr)

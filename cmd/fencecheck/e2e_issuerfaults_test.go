@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fencecheck/fencecheck/docs/schema"
 	"github.com/fencecheck/fencecheck/histories"
 )
 
@@ -42,7 +43,7 @@ func TestIssuerFaultsHoldAcrossAFailover(t *testing.T) {
 			if target == "" {
 				target = startReceiver(t)
 			}
-			dir := t.TempDir()
+			dir := schema.TempDir(t)
 			// Bounded by its operations: the first outage holds the
 			// workers at their pause point until the member is back, and
 			// a worker held for a stale write keeps the run going until
@@ -157,7 +158,7 @@ func TestIssuerFaultsNeedLeasesEtcd(t *testing.T) {
 	for _, leases := range []string{"local", "etcd://127.0.0.1:1", "redis://127.0.0.1:1/0"} {
 		t.Run(leases, func(t *testing.T) {
 			t.Parallel()
-			dir := t.TempDir()
+			dir := schema.TempDir(t)
 			r := fencecheck(t, dir, "run", "--store", "s", "--target", "memory://fenced", "--leases", leases, "--nemesis", "pause,issuer-kill")
 			assert.Equal(t, 3, r.code, r.stdout+r.stderr)
 			assert.Contains(t, r.stderr, "nemesis: issuer-kill needs an issuer fencecheck started itself: --leases etcd, redis or postgres")
@@ -170,7 +171,7 @@ func TestIssuerFaultsNeedLeasesEtcd(t *testing.T) {
 // fails, naming the file, on a configuration it cannot read.
 func TestLeasesMemberRefusesABadConfiguration(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := schema.TempDir(t)
 	r := fencecheck(t, dir, "leases", "member", "missing.json")
 	assert.Equal(t, 3, r.code, r.stdout+r.stderr)
 	assert.Contains(t, r.stderr, "missing.json")
@@ -185,7 +186,7 @@ func TestEtcdMembersDoNotOutliveFencecheck(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGKILL} {
 		t.Run(sig.String(), func(t *testing.T) {
 			t.Parallel()
-			dir := t.TempDir()
+			dir := schema.TempDir(t)
 			store := filepath.Join(dir, "s")
 			b := startFencecheck(t, dir, "run", "--store", store, "--target", "memory://fenced", "--leases", "etcd",
 				"--nemesis", "pause,delay,issuer-kill", "--duration", "10m", "--no-progress")
@@ -226,7 +227,7 @@ func TestIssuerFaultsOnPrivateIssuers(t *testing.T) {
 		t.Run(c.leases, func(t *testing.T) {
 			t.Parallel()
 			needPrivateServer(t, c.binary)
-			dir := t.TempDir()
+			dir := schema.TempDir(t)
 			// Bounded by its operations: the first outage holds the
 			// workers at their pause point until the server is back.
 			// pause acts from the start, not from random windows that

@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/fencecheck/fencecheck/docs/schema"
 )
 
 // TestRunWithEtcdLeases: a run whose tokens come from the embedded etcd
@@ -16,7 +18,7 @@ import (
 // events, and the reproduce line carries --leases.
 func TestRunWithEtcdLeases(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := schema.TempDir(t)
 	r := fencecheck(t, dir, "run", "--store", "store", "--target", "memory://fenced", "--leases", "etcd", "--duration", "2s")
 	require.Contains(t, []int{0, 2}, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
 	assert.Contains(t, r.stdout, "--leases etcd")
@@ -43,7 +45,7 @@ func TestRunRejectsBadLeases(t *testing.T) {
 	} {
 		t.Run(spec, func(t *testing.T) {
 			t.Parallel()
-			r := fencecheck(t, t.TempDir(), "run", "--store", "store", "--target", "memory://fenced", "--leases", spec)
+			r := fencecheck(t, schema.TempDir(t), "run", "--store", "store", "--target", "memory://fenced", "--leases", spec)
 			assert.Equal(t, 3, r.code, r.stderr)
 			assert.Contains(t, r.stderr, want)
 			assert.NotContains(t, r.stderr, "secret")

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/fencecheck/fencecheck/docs/schema"
 )
 
 // TestVerifyFindsLostAcknowledgedWrites: the reference receiver that
@@ -26,7 +28,7 @@ func TestVerifyFindsLostAcknowledgedWrites(t *testing.T) {
 		t.Run(tc.bug, func(t *testing.T) {
 			t.Parallel()
 			addr := freeAddr(t)
-			r := fencecheck(t, t.TempDir(), "verify", "--target", "http://"+addr, "--store", "s",
+			r := fencecheck(t, schema.TempDir(t), "verify", "--target", "http://"+addr, "--store", "s",
 				"--exec", fmt.Sprintf("%s receiver --listen %s --store sqlite:recv.db --bug %s", fencecheckBinary, addr, tc.bug))
 			t.Log(r.stdout)
 			assert.Equal(t, tc.code, r.code, r.stdout+r.stderr)

@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/fencecheck/fencecheck/docs/schema"
 )
 
 // TestPoliciesNestEndToEnd: accept-equal allows a repeat of the current
@@ -30,7 +32,7 @@ func TestPoliciesNestEndToEnd(t *testing.T) {
 			t.Parallel()
 			unknown := 0
 			for _, seed := range []int{1, 2, 3, 7} {
-				dir := t.TempDir()
+				dir := schema.TempDir(t)
 				r := fencecheck(t, dir, "run", "--target", tc.target, "--policy", tc.policy, "--seed", fmt.Sprint(seed),
 					"--nemesis", "pause,delay,expire,duplicate", "--store", "s", "--json")
 				require.Equal(t, tc.code, r.code, "seed %d\nstdout:\n%s\nstderr:\n%s", seed, r.stdout, r.stderr)
@@ -58,7 +60,7 @@ func TestPoliciesNestEndToEnd(t *testing.T) {
 // holds under accept-equal, and the repeated token holds only there.
 func TestReplayTracesUnderBothPolicies(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := schema.TempDir(t)
 	require.Equal(t, 0, fencecheck(t, dir, "replay").code)
 	for _, tc := range []struct {
 		trace               string

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fencecheck/fencecheck/docs/schema"
 	"github.com/fencecheck/fencecheck/histories"
 	sqltarget "github.com/fencecheck/fencecheck/targets/sqltarget"
 )
@@ -38,21 +39,21 @@ func TestSecondRunHolds(t *testing.T) {
 	run := []string{"run", "--workers", "8", "--ops", "600", "--op-timeout", "2s", "--lease-ttl", "30ms", "--nemesis", "pause,delay", "--store", "s"}
 	t.Run("http, sqlite store, run-named resources", func(t *testing.T) {
 		t.Parallel()
-		dir := t.TempDir()
+		dir := schema.TempDir(t)
 		base := startReceiver(t, "--store", "sqlite:"+filepath.Join(dir, "r.db"))
 		r := runTwice(t, dir, 0, append(run, "--target", base, "--seed", "7")...)
 		assert.Contains(t, r.stdout, "HELD")
 	})
 	t.Run("http, sqlite store, fixed names", func(t *testing.T) {
 		t.Parallel()
-		dir := t.TempDir()
+		dir := schema.TempDir(t)
 		base := startReceiver(t, "--store", "sqlite:"+filepath.Join(dir, "r.db"))
 		r := runTwice(t, dir, 0, append(run, "--target", base, "--seed", "7", "--resource-names", "r0,r1,r2,r3")...)
 		assert.Contains(t, r.stdout, "before      4 resources held state from before the run")
 	})
 	t.Run("exec, sqlite store reused", func(t *testing.T) {
 		t.Parallel()
-		dir := t.TempDir()
+		dir := schema.TempDir(t)
 		db := filepath.Join(dir, "r.db")
 		for i := range 2 {
 			addr := freeAddr(t)
@@ -67,7 +68,7 @@ func TestSecondRunHolds(t *testing.T) {
 	for _, e := range sqlEngines {
 		t.Run("own statements keeping their rows, "+e.name, func(t *testing.T) {
 			t.Parallel()
-			dir := t.TempDir()
+			dir := schema.TempDir(t)
 			table := uniqueTable(t)
 			// The README's statements, without the set-up that empties
 			// the table: the second run meets the first one's rows.
@@ -109,7 +110,7 @@ func dropTable(t *testing.T, spec, table string) {
 // tokens the receiver must reject, says so and exits 3 before any write.
 func TestPriorStateWithoutTokensIsRefused(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := schema.TempDir(t)
 	table := uniqueTable(t)
 	args := []string{"run", "--ops", "200", "--nemesis", "none", "--seed", "1", "--store", "s",
 		"--target", "sqlite://" + filepath.Join(dir, "r.db"),

@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/fencecheck/fencecheck/docs/schema"
 )
 
 // The end-to-end tests of the receiver's log: a receiver fencecheck
@@ -32,7 +34,7 @@ func TestExecReceiverLogDataRace(t *testing.T) {
 	for i := range 3 {
 		t.Run(fmt.Sprint("run ", i), func(t *testing.T) {
 			t.Parallel()
-			dir, addr := t.TempDir(), freeAddr(t)
+			dir, addr := schema.TempDir(t), freeAddr(t)
 			r := fencecheck(t, dir, "run", "--target", "http://"+addr, "--exec", recv+" --listen "+addr,
 				"--ops", "100", "--nemesis", "none", "--seed", fmt.Sprint(i+1), "--store", "s", "--junit", "junit.xml")
 			t.Log(r.stdout)
@@ -69,7 +71,7 @@ func TestExecReceiverLogDataRace(t *testing.T) {
 	t.Run("verify", func(t *testing.T) {
 		t.Parallel()
 		addr := freeAddr(t)
-		r := fencecheck(t, t.TempDir(), "verify", "--target", "http://"+addr, "--exec", recv+" --store sqlite:recv.db --listen "+addr, "--store", "s")
+		r := fencecheck(t, schema.TempDir(t), "verify", "--target", "http://"+addr, "--exec", recv+" --store sqlite:recv.db --listen "+addr, "--store", "s")
 		t.Log(r.stdout)
 		assert.Equal(t, 1, r.code, r.stdout+r.stderr)
 		assert.Regexp(t, `\| receiver-log \| .* \| receiver\.log: \d+ lines? with signs of a bug: DATA RACE \d+ .*\| FAIL \|`, r.stdout)
@@ -110,7 +112,7 @@ func TestExecLogFail(t *testing.T) {
 			if tc.args[0] == "run" {
 				args = append(args, "--ops", "100", "--nemesis", "none", "--seed", "1")
 			}
-			r := fencecheck(t, t.TempDir(), args...)
+			r := fencecheck(t, schema.TempDir(t), args...)
 			t.Log(r.stdout)
 			assert.Equal(t, tc.code, r.code, r.stdout+r.stderr)
 			for _, want := range tc.output {
@@ -130,7 +132,7 @@ func TestExecLogFail(t *testing.T) {
 		} {
 			t.Run(command+" "+bad.err, func(t *testing.T) {
 				t.Parallel()
-				dir := t.TempDir()
+				dir := schema.TempDir(t)
 				r := fencecheck(t, dir, append([]string{command, "--target", "http://" + addr}, bad.args...)...)
 				assert.Equal(t, 3, r.code, r.stdout+r.stderr)
 				assert.Contains(t, r.stderr, bad.err)

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fencecheck/fencecheck/docs/schema"
 	"github.com/fencecheck/fencecheck/internal/testdb"
 )
 
@@ -76,7 +77,7 @@ func TestRunRedisModes(t *testing.T) {
 	}{{"atomic", "HELD", 0}, {"watch", "HELD", 0}, {"check-then-set", "VIOLATED", 1}} {
 		t.Run(tc.mode, func(t *testing.T) {
 			t.Parallel()
-			dir := t.TempDir()
+			dir := schema.TempDir(t)
 			r := fencecheck(t, dir, redisRunArgs(spec, "--redis-mode", tc.mode)...)
 			assert.Equal(t, tc.code, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
 			assert.Contains(t, r.stdout, "verdict     "+tc.verdict)
@@ -104,7 +105,7 @@ func TestRunRedisScript(t *testing.T) {
 	} {
 		t.Run(tc.script+" "+tc.read, func(t *testing.T) {
 			t.Parallel()
-			dir := t.TempDir()
+			dir := schema.TempDir(t)
 			args := redisRunArgs(spec, "--redis-script", redisScript(t, tc.script))
 			if tc.read != "" {
 				args = append(args, "--redis-read-script", redisScript(t, tc.read))
@@ -138,7 +139,7 @@ func TestVerifyRedis(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			r := fencecheck(t, t.TempDir(), append([]string{"verify", "--target", spec, "--store", "s"}, tc.args...)...)
+			r := fencecheck(t, schema.TempDir(t), append([]string{"verify", "--target", spec, "--store", "s"}, tc.args...)...)
 			assert.Equal(t, tc.code, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
 			assert.Contains(t, r.stdout, tc.want)
 			// The atomic script compares decimal strings exactly: its
@@ -155,8 +156,8 @@ func TestRunRedisErrors(t *testing.T) {
 	spec := redisSpec(t)
 	o, err := redis.ParseURL(spec)
 	require.NoError(t, err)
-	wrongPassword := "redis://nobody-" + filepath.Base(t.TempDir()) + ":s3cretpw@" + o.Addr + "/0"
-	bad := filepath.Join(t.TempDir(), "bad.lua")
+	wrongPassword := "redis://nobody-" + filepath.Base(schema.TempDir(t)) + ":s3cretpw@" + o.Addr + "/0"
+	bad := filepath.Join(schema.TempDir(t), "bad.lua")
 	require.NoError(t, os.WriteFile(bad, []byte("if then"), 0o600))
 	cases := []struct {
 		name   string
@@ -176,7 +177,7 @@ func TestRunRedisErrors(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			r := fencecheck(t, t.TempDir(), append([]string{"run", "--store", "s"}, tc.args...)...)
+			r := fencecheck(t, schema.TempDir(t), append([]string{"run", "--store", "s"}, tc.args...)...)
 			assert.Equal(t, 3, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
 			assert.Contains(t, r.stderr, tc.stderr)
 			assert.NotContains(t, r.stdout+r.stderr, "s3cretpw")
@@ -194,7 +195,7 @@ func TestRedisNeverPrintsThePassword(t *testing.T) {
 	if strings.Contains(spec, "@") {
 		t.Skipf("%s %q has user information already", testdb.Redis.Env, spec)
 	}
-	dir := t.TempDir()
+	dir := schema.TempDir(t)
 	run := fencecheck(t, dir, "run", "--target", withPassword, "--ops", "200", "--op-timeout", "2s", "--lease-ttl", "30ms",
 		"--nemesis", "pause,delay", "--seed", "1", "--store", "s", "--json")
 	require.Equal(t, 0, run.code, run.stderr)

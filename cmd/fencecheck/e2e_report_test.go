@@ -15,6 +15,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/fencecheck/fencecheck/docs/schema"
 )
 
 // junitDoc is the part of a JUnit file the tests look at.
@@ -63,7 +65,7 @@ func TestRunWritesReportsAndGates(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			dir := t.TempDir()
+			dir := schema.TempDir(t)
 			r := fencecheck(t, dir, append([]string{"run", "--store", "s", "--junit", "report.xml"}, tc.args...)...)
 			require.Equal(t, tc.code, r.code, r.stdout+r.stderr)
 			doc := readJUnit(t, filepath.Join(dir, "report.xml"))
@@ -96,7 +98,7 @@ func TestRunWritesReportsAndGates(t *testing.T) {
 
 func TestCheckWritesReportsAndGates(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := schema.TempDir(t)
 	require.Equal(t, 0, fencecheck(t, dir, "replay").code)
 	r := fencecheck(t, dir, "check", "replay-out/unfenced.jsonl", "--report", "rep", "--junit", "j.xml")
 	require.Equal(t, 1, r.code, r.stderr)
@@ -119,7 +121,7 @@ func TestCheckWritesReportsAndGates(t *testing.T) {
 // runs table and a report from it.
 func TestServe(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := schema.TempDir(t)
 	require.Equal(t, 1, fencecheck(t, dir, "run", "--target", "memory://unfenced", "--seed", "3", "--store", "s").code)
 	base := startServe(t, dir, "s")
 	body := httpGet(t, base+"/")

@@ -12,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/fencecheck/fencecheck/docs/schema"
 )
 
 // reproduceOf returns the reproduce line a run printed.
@@ -84,7 +86,7 @@ func TestReproduceLineReproduces(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			dir := t.TempDir()
+			dir := schema.TempDir(t)
 			first := fencecheck(t, dir, append([]string{"run", "--store", "first"}, tc.args(dir)...)...)
 			require.Equal(t, tc.code, first.code, first.stdout+first.stderr)
 			line := reproduceOf(t, first.stdout)

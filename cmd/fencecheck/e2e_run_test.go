@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fencecheck/fencecheck/docs/schema"
 	"github.com/fencecheck/fencecheck/histories"
 )
 
@@ -42,7 +43,7 @@ func TestRunExitCodes(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			dir := t.TempDir()
+			dir := schema.TempDir(t)
 			r := fencecheck(t, dir, append([]string{"run", "--store", "store"}, tc.args...)...)
 			assert.Equal(t, tc.code, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
 			assert.Contains(t, r.stdout, tc.stdout)
@@ -65,7 +66,7 @@ func TestRunSameSeedSameHistory(t *testing.T) {
 	t.Parallel()
 	var histories [2][]byte
 	for i := range histories {
-		dir := t.TempDir()
+		dir := schema.TempDir(t)
 		r := fencecheck(t, dir, "run", "--target", "memory://check-then-set", "--seed", "11", "--store", "s")
 		require.Equal(t, 1, r.code, r.stderr)
 		var err error
@@ -77,7 +78,7 @@ func TestRunSameSeedSameHistory(t *testing.T) {
 
 func TestRunJSON(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := schema.TempDir(t)
 	r := fencecheck(t, dir, "run", "--target", "memory://unfenced", "--seed", "3", "--json", "--store", "s")
 	require.Equal(t, 1, r.code, r.stderr)
 	var res struct {
@@ -136,7 +137,7 @@ func newestRun(t *testing.T, store string) string {
 // become latest.
 func TestKilledRunLeavesACheckableHistory(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := schema.TempDir(t)
 	cmd := startLongRun(t, dir)
 	require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
 	_ = cmd.Wait()
@@ -149,7 +150,7 @@ func TestKilledRunLeavesACheckableHistory(t *testing.T) {
 
 func TestInterruptedRunReportsAndChecks(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := schema.TempDir(t)
 	cmd := startLongRun(t, dir)
 	require.NoError(t, cmd.Process.Signal(os.Interrupt))
 	err := cmd.Wait()
@@ -170,7 +171,7 @@ func TestRunRefusesNamesOutsideItsFolder(t *testing.T) {
 	for _, name := range []string{"latest", "../esc", "a/b", ".."} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			dir := t.TempDir()
+			dir := schema.TempDir(t)
 			r := fencecheck(t, dir, "run", "--target", "memory://fenced", "--seed", "1", "--ops", "20", "--name", name, "--store", "s")
 			assert.Equal(t, 3, r.code, r.stdout+r.stderr)
 			assert.Contains(t, r.stderr, fmt.Sprintf("name: %q: not a run name", name))

@@ -14,6 +14,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/fencecheck/fencecheck/docs/schema"
 )
 
 // credentials are what a guard in front of the reference receiver
@@ -63,7 +65,7 @@ func (g *guard) handler(t *testing.T, base string, want credentials) http.Handle
 func TestSecretsAreNeverWritten(t *testing.T) {
 	t.Parallel()
 	receiver := startReceiver(t)
-	authFile := filepath.Join(t.TempDir(), "auth")
+	authFile := filepath.Join(schema.TempDir(t), "auth")
 	require.NoError(t, os.WriteFile(authFile, []byte("bob:B4sicF1le-pw\n"), 0o600))
 	cases := []struct {
 		name    string
@@ -114,7 +116,7 @@ func TestSecretsAreNeverWritten(t *testing.T) {
 			srv := httptest.NewServer(g.handler(t, receiver, tc.require))
 			t.Cleanup(srv.Close)
 			target := tc.target(strings.TrimPrefix(srv.URL, "http://"))
-			dir := t.TempDir()
+			dir := schema.TempDir(t)
 			run := fencecheck(t, dir, append([]string{"run", "--target", target, "--ops", "300", "--lease-ttl", "30ms", "--op-timeout", "2s",
 				"--seed", "1", "--min-stale", "0", "--store", "s", "--nemesis", "pause,delay,hold"}, tc.flags...)...)
 			verify := fencecheck(t, dir, append([]string{"verify", "--target", target, "--store", "s"}, tc.flags...)...)

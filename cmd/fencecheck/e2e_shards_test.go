@@ -15,6 +15,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/fencecheck/fencecheck/docs/schema"
 )
 
 // servedLeases is a running `fencecheck leases serve`.
@@ -72,7 +74,7 @@ func (s *servedLeases) stop(t *testing.T) {
 // check-then-set bug.
 func TestShardsShareOneIssuerAndReceiver(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := schema.TempDir(t)
 	leases := serveLeases(t, dir)
 	info, err := os.ReadFile(leases.info)
 	require.NoError(t, err)
@@ -179,7 +181,7 @@ func TestShardFlags(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			dir := t.TempDir()
+			dir := schema.TempDir(t)
 			r := fencecheck(t, dir, append([]string{"run", "--target", "memory://fenced", "--store", "s"}, tc.args...)...)
 			assert.Equal(t, exitError, r.code, r.stdout+r.stderr)
 			assert.Contains(t, r.stderr, tc.stderr)
@@ -193,7 +195,7 @@ func TestShardFlags(t *testing.T) {
 // data are usage errors.
 func TestLeasesFlags(t *testing.T) {
 	t.Parallel()
-	old := t.TempDir()
+	old := schema.TempDir(t)
 	require.NoError(t, os.MkdirAll(filepath.Join(old, "m0", "data"), 0o700))
 	cases := []struct{ name, args, want string }{
 		{"no command", "leases", "leases: want a command: serve"},
@@ -206,7 +208,7 @@ func TestLeasesFlags(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			r := fencecheck(t, t.TempDir(), strings.Fields(tc.args)...)
+			r := fencecheck(t, schema.TempDir(t), strings.Fields(tc.args)...)
 			assert.Equal(t, exitError, r.code, r.stdout+r.stderr)
 			assert.Contains(t, r.stderr, tc.want)
 		})

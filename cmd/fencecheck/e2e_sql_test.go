@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fencecheck/fencecheck/docs/schema"
 	"github.com/fencecheck/fencecheck/internal/testdb"
 )
 
@@ -88,7 +89,7 @@ func TestRunOwnStatements(t *testing.T) {
 			for _, tc := range cases {
 				t.Run(tc.name, func(t *testing.T) {
 					t.Parallel() // each on a table of its own
-					dir := t.TempDir()
+					dir := schema.TempDir(t)
 					table := uniqueTable(t)
 					args := append([]string{"run", "--target", e.spec(t, dir), "--workers", "8", "--ops", "600", "--op-timeout", "2s",
 						"--lease-ttl", "30ms", "--nemesis", "pause,delay", "--seed", "1", "--store", "s"},
@@ -113,7 +114,7 @@ func TestRunBuiltinSQLModes(t *testing.T) {
 	}{{"atomic", 0}, {"check-then-set", 1}} {
 		t.Run(tc.mode, func(t *testing.T) {
 			t.Parallel()
-			dir := t.TempDir()
+			dir := schema.TempDir(t)
 			r := fencecheck(t, dir, "run", "--target", "sqlite://"+filepath.Join(dir, "x.db"), "--sql-mode", tc.mode,
 				"--ops", "600", "--op-timeout", "2s", "--lease-ttl", "30ms", "--seed", "2", "--store", "s")
 			assert.Equal(t, tc.code, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
@@ -148,7 +149,7 @@ func TestRunSQLErrors(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			r := fencecheck(t, t.TempDir(), append([]string{"run", "--store", "s"}, tc.args...)...)
+			r := fencecheck(t, schema.TempDir(t), append([]string{"run", "--store", "s"}, tc.args...)...)
 			assert.Equal(t, 3, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
 			assert.Contains(t, r.stderr, tc.stderr)
 			assert.NotContains(t, r.stdout+r.stderr, "s3cretpw")
@@ -166,7 +167,7 @@ func TestRunNeverPrintsThePassword(t *testing.T) {
 	if withPassword == spec {
 		t.Skipf("%s %q has no postgres://postgres@ to add a password to", testdb.Postgres.Env, spec)
 	}
-	dir := t.TempDir()
+	dir := schema.TempDir(t)
 	r := fencecheck(t, dir, "run", "--target", withPassword, "--ops", "300", "--op-timeout", "2s", "--lease-ttl", "30ms", "--seed", "1", "--store", "s", "--json")
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.NotContains(t, r.stdout+r.stderr, "s3cretpw")
@@ -213,7 +214,7 @@ func TestRunOwnUpsert(t *testing.T) {
 				}
 				t.Run(tc.name, func(t *testing.T) {
 					t.Parallel() // each on a table of its own
-					dir := t.TempDir()
+					dir := schema.TempDir(t)
 					spec := e.spec(t, dir)
 					if tc.param != "" {
 						sep := "?"
@@ -246,7 +247,7 @@ func TestRunTeardownFailureWarns(t *testing.T) {
 	for _, e := range sqlEngines {
 		t.Run(e.name, func(t *testing.T) {
 			t.Parallel()
-			dir := t.TempDir()
+			dir := schema.TempDir(t)
 			table, missing := uniqueTable(t), "DROP TABLE "+uniqueTable(t)
 			args := append([]string{"run", "--target", e.spec(t, dir), "--ops", "100", "--op-timeout", "2s",
 				"--lease-ttl", "30ms", "--nemesis", "pause,delay", "--seed", "1", "--store", "s"},

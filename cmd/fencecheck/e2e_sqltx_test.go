@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/fencecheck/fencecheck/docs/schema"
 )
 
 // txTable is a user's table for the transaction tests, created by the
@@ -38,7 +40,7 @@ func txTable(table string, extra ...string) []string {
 // directory.
 func txRun(t *testing.T, e sqlEngine, setup []string, stmts ...string) (result, string) {
 	t.Helper()
-	dir := t.TempDir()
+	dir := schema.TempDir(t)
 	table := uniqueTable(t)
 	args := []string{"run", "--target", e.spec(t, dir), "--workers", "8", "--ops", "300", "--op-timeout", "2s",
 		"--lease-ttl", "30ms", "--nemesis", "pause,delay", "--nemesis-script", "0s:+pause,0s:+delay", "--seed", "1", "--store", "s"}

@@ -14,6 +14,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/fencecheck/fencecheck/docs/schema"
 )
 
 // unreachableTarget refuses connections: nothing listens on port 1.
@@ -27,7 +29,7 @@ const unreachableTarget = "http://127.0.0.1:1"
 // left behind.
 func TestFiftyConcurrentRunsShareAStore(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := schema.TempDir(t)
 	const runs = 50
 	type outcome struct {
 		code           int
@@ -124,7 +126,7 @@ func TestRunThatCannotStartIsNotLatest(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			dir := t.TempDir()
+			dir := schema.TempDir(t)
 			first := fencecheck(t, dir, "run", "--target", "memory://fenced", "--ops", "20", "--min-stale", "0", "--seed", "1", "--store", "s")
 			require.Equal(t, 0, first.code, first.stderr)
 			before, err := os.Readlink(filepath.Join(dir, "s", "latest"))

@@ -11,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/fencecheck/fencecheck/docs/schema"
 )
 
 // TestHostileNamesAreEscaped checks a violating history whose resource
@@ -38,7 +40,7 @@ func TestHostileNamesAreEscaped(t *testing.T) {
 		{"process": 3, "type": "invoke", "f": "write", "resource": resource, "token": 43, "value": "v"},
 		{"process": 3, "type": "info", "f": "write", "resource": resource, "token": 43, "value": "v", "error": "boom \u001b]0;err\u0007\u2067"},
 	}
-	dir := t.TempDir()
+	dir := schema.TempDir(t)
 	var lines []string
 	for i, e := range events {
 		e["index"], e["time"] = i, 1000*(i+1)

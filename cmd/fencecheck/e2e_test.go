@@ -17,6 +17,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/fencecheck/fencecheck/docs/schema"
 )
 
 // fencecheckBinary is the fencecheck binary built once for the end-to-end
@@ -88,12 +90,29 @@ func fencecheck(t *testing.T, dir string, args ...string) result {
 	} else {
 		require.NoError(t, err)
 	}
-	return result{out.String(), errb.String(), code}
+	r := result{out.String(), errb.String(), code}
+	validateJSON(t, args, r)
+	return r
+}
+
+// resultCommands print a result (docs/schema/result.schema.json) with
+// --json.
+var resultCommands = map[string]bool{"run": true, "check": true, "verify": true, "verify-issuer": true}
+
+// validateJSON validates what a command that prints a result printed
+// with --json, as the files its runs write are (schema.TempDir): a user
+// saves it as result.json (docs/gating.md).
+func validateJSON(t *testing.T, args []string, r result) {
+	t.Helper()
+	if len(args) == 0 || !resultCommands[args[0]] || !slices.Contains(args, "--json") || r.code == exitError {
+		return
+	}
+	assert.NoError(t, schema.ValidateResult(strings.NewReader(r.stdout), strings.Join(args[:1], " ")+" --json"))
 }
 
 func TestReplayPrintsTheSeedsFourLines(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := schema.TempDir(t)
 	r := fencecheck(t, dir, "replay")
 	require.Equal(t, 0, r.code, r.stderr)
 	lines := strings.Split(r.stdout, "\n")
@@ -112,7 +131,7 @@ func TestReplayPrintsTheSeedsFourLines(t *testing.T) {
 
 func TestReplayIsByteIdenticalAcrossRuns(t *testing.T) {
 	t.Parallel()
-	a, b := t.TempDir(), t.TempDir()
+	a, b := schema.TempDir(t), schema.TempDir(t)
 	ra, rb := fencecheck(t, a, "replay", "--out", "o"), fencecheck(t, b, "replay", "--out", "o")
 	require.Equal(t, 0, ra.code)
 	require.Equal(t, ra.stdout, rb.stdout)
@@ -127,7 +146,7 @@ func TestReplayIsByteIdenticalAcrossRuns(t *testing.T) {
 
 func TestCheckJudgesTheReplayTraces(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := schema.TempDir(t)
 	require.Equal(t, 0, fencecheck(t, dir, "replay").code)
 	cases := []struct {
 		trace, policy string
@@ -151,7 +170,7 @@ func TestCheckJudgesTheReplayTraces(t *testing.T) {
 
 func TestCheckExitCodes(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := t.TempDir() // not validated: malformed histories on purpose
 	write := func(name string, lines ...string) string {
 		p := filepath.Join(dir, name)
 		require.NoError(t, os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o644))
@@ -185,6 +204,7 @@ func TestCheckExitCodes(t *testing.T) {
 	require.NoError(t, os.WriteFile(badTail, []byte(strings.Join(append(slices.Clone(newer),
 		`{"index":2,"time":4000,"process":0,"type":"invoke","f":"write","resource":"report","token":41,"value":"old-result"}`,
 		`{"index":3,"time":4100,"process":0,"type":"ok","f":"write","resource":"report","token":41,"value":"old-result","outcome":"acepted"}`), "\n")), 0o644))
+	future := write("future.jsonl", `{"index":0,"time":0,"actor":"harness","f":"header","format":2}`)
 	malformed := write("history.jsonl", newer[0],
 		`{"index":1,"time":3100,"process":1,"type":"ok","f":"write","resource":"report","token":"x","outcome":"accepted"}`)
 
@@ -207,6 +227,8 @@ func TestCheckExitCodes(t *testing.T) {
 		{name: "stale write accepted is a violation", args: []string{"check", stale}, code: 1, stdout: "stale write accepted"},
 		{name: "checker gives up: inconclusive", args: []string{"check", stale, "--checker", "porcupine", "--timeout", "1ns"}, code: 2, stdout: "INCONCLUSIVE"},
 		{name: "malformed input names file, line and field", args: []string{"check", malformed}, code: 3, stderr: `history.jsonl:2: field "token": not an unsigned integer`},
+		{name: "a format newer than fencecheck reads", args: []string{"check", future}, code: 3,
+			stderr: `future.jsonl:1: field "format": 2 is newer than this fencecheck reads (up to 1): read the file with a newer fencecheck`},
 		{name: "missing file", args: []string{"check", filepath.Join(dir, "nope.jsonl")}, code: 3, stderr: "open history"},
 		{name: "bad flag names the flag", args: []string{"check", good, "--polcy", "strict"}, code: 3, stderr: "--polcy"},
 		{name: "bad policy names the flag", args: []string{"check", good, "--policy", "lenient"}, code: 3, stderr: "--policy"},
@@ -232,7 +254,7 @@ func TestCheckExitCodes(t *testing.T) {
 
 func TestCheckJSON(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := schema.TempDir(t)
 	require.Equal(t, 0, fencecheck(t, dir, "replay").code)
 	r := fencecheck(t, dir, "check", "--json", "replay-out/unfenced.jsonl")
 	require.Equal(t, 1, r.code)

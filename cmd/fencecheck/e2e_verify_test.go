@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fencecheck/fencecheck/docs/schema"
 	"github.com/fencecheck/fencecheck/internal/redact"
 	"github.com/fencecheck/fencecheck/internal/testdb"
 	"github.com/fencecheck/fencecheck/verify"
@@ -29,7 +30,7 @@ func TestVerifyMemoryTargetsWithJUnit(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.target, func(t *testing.T) {
 			t.Parallel()
-			dir := t.TempDir()
+			dir := schema.TempDir(t)
 			r := fencecheck(t, dir, "verify", "--target", tc.target, "--store", "s", "--junit", "verify.xml")
 			assert.Equal(t, tc.code, r.code, r.stdout+r.stderr)
 			xml, err := os.ReadFile(filepath.Join(dir, "verify.xml"))
@@ -68,7 +69,7 @@ func TestVerifyWithLeases(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.target+"/"+tc.leases, func(t *testing.T) {
 			t.Parallel()
-			dir := t.TempDir()
+			dir := schema.TempDir(t)
 			r := fencecheck(t, dir, "verify", "--target", tc.target, "--leases", tc.leases, "--store", "s")
 			require.Equal(t, tc.code, r.code, r.stdout+r.stderr)
 			assert.Contains(t, r.stdout, "(strict policy, tokens from "+tc.name+")")

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fencecheck/fencecheck/docs/schema"
 	"github.com/fencecheck/fencecheck/internal/redact"
 	"github.com/fencecheck/fencecheck/internal/testdb"
 )
@@ -49,7 +50,7 @@ func TestVerifyIssuer(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.leases, func(t *testing.T) {
 			t.Parallel()
-			dir := t.TempDir()
+			dir := schema.TempDir(t)
 			r := fencecheck(t, dir, "verify-issuer", "--leases", c.leases, "--lease-ttl", c.ttl, "--store", "s", "--junit", "j.xml")
 			require.Equal(t, 0, r.code, r.stdout+r.stderr)
 			for _, w := range c.want {
@@ -74,7 +75,7 @@ func TestVerifyIssuer(t *testing.T) {
 		{[]string{"verify-issuer", "--leases", "bogus"}},
 		{[]string{"verify-issuer", "--leases", "local", "--lease-ttl", "0s"}},
 	} {
-		r := fencecheck(t, t.TempDir(), bad.args...)
+		r := fencecheck(t, schema.TempDir(t), bad.args...)
 		assert.Equal(t, 3, r.code, r.stderr)
 		assert.Regexp(t, `--(leases|lease-ttl)`, r.stderr)
 	}
@@ -122,7 +123,7 @@ func TestVerifyIssuerPrivateRestart(t *testing.T) {
 		t.Run(c.leases, func(t *testing.T) {
 			t.Parallel()
 			needPrivateServer(t, c.binary)
-			dir := t.TempDir()
+			dir := schema.TempDir(t)
 			r := fencecheck(t, dir, "verify-issuer", "--leases", c.leases, "--lease-ttl", "100ms", "--store", "s")
 			for _, w := range c.want {
 				assert.Contains(t, r.stdout, w, r.stderr)

@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/fencecheck/fencecheck/docs/schema"
 )
 
 // TestUsageHintOnlyAfterUsageErrors: "Run 'fencecheck --help' for usage."
@@ -19,7 +21,7 @@ import (
 func TestUsageHintOnlyAfterUsageErrors(t *testing.T) {
 	t.Parallel()
 	const hint = "Run 'fencecheck --help' for usage."
-	dir := t.TempDir()
+	dir := schema.TempDir(t)
 	store := filepath.Join(dir, "s")
 	busy, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)

@@ -9,11 +9,13 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/fencecheck/fencecheck/docs/schema"
 )
 
 func TestRequestHeader(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := schema.TempDir(t)
 	write := func(name, content string) string {
 		p := filepath.Join(dir, name)
 		require.NoError(t, os.WriteFile(p, []byte(content), 0o600))
@@ -63,7 +65,7 @@ func TestRequestHeader(t *testing.T) {
 // every credential the flags carry and keeps the error's kind.
 func TestScrubFlagsSecrets(t *testing.T) {
 	t.Parallel()
-	auth := filepath.Join(t.TempDir(), "auth")
+	auth := filepath.Join(schema.TempDir(t), "auth")
 	require.NoError(t, os.WriteFile(auth, []byte("bob:f1le-pw\n"), 0o600))
 	h := httpFlags{headers: []string{"X-Api-Key: k3y-header"}, basicAuthFile: auth}
 	err := h.scrub("http://alice:us3r-pw@h/?token=qu3ry", &usageError{errors.New("us3r-pw qu3ry k3y-header f1le-pw")})

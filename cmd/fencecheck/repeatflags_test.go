@@ -11,6 +11,8 @@ import (
 	"github.com/spf13/pflag"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/fencecheck/fencecheck/docs/schema"
 )
 
 // commandFlag is one flag of one command of the CLI.
@@ -154,7 +156,7 @@ func TestRepeatedFlagExitsThree(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(strings.Join(tc.args[:1], " ")+" "+tc.want, func(t *testing.T) {
 			t.Parallel()
-			r := fencecheck(t, t.TempDir(), tc.args...)
+			r := fencecheck(t, schema.TempDir(t), tc.args...)
 			assert.Equal(t, 3, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
 			assert.Contains(t, r.stderr, tc.want)
 			assert.NotContains(t, r.stdout+r.stderr, "s3cretpw")

@@ -12,6 +12,8 @@ import (
 // a history file, and sets the operations' InvokeIndex and CompleteIndex.
 // An unknown outcome becomes an info completion right after the
 // invocation, so that reading the file back gives the same operations.
+// The events are numbered from histories.FirstIndex, after the header
+// histories.Write puts before them.
 func Events(ops []histories.Operation) []histories.Event {
 	type stamp struct {
 		time   int64
@@ -48,10 +50,10 @@ func Events(ops []histories.Operation) []histories.Event {
 	for n, s := range stamps {
 		o := &ops[s.op]
 		if s.finish {
-			o.CompleteIndex = int64(n)
+			o.CompleteIndex = histories.FirstIndex + int64(n)
 			events[n] = histories.Completion(o)
 		} else {
-			o.InvokeIndex = int64(n)
+			o.InvokeIndex = histories.FirstIndex + int64(n)
 			events[n] = histories.Invocation(o)
 		}
 		// The stamp's time is the operation's Call or Return, except for
@@ -64,7 +66,8 @@ func Events(ops []histories.Operation) []histories.Event {
 // SplitByResource deals the events of one history into n histories by
 // resource, as n shards of one job would have recorded them: the
 // resources round-robin in order of first appearance, each history's
-// events in their original order with indexes from 0, and events of no
+// events in their original order with indexes from histories.FirstIndex,
+// and events of no
 // resource (nemesis windows) in the first. part[r] is the history that
 // has resource r.
 func SplitByResource(events []histories.Event, n int) (split [][]histories.Event, part map[string]int) {
@@ -78,7 +81,7 @@ func SplitByResource(events []histories.Event, n int) (split [][]histories.Event
 			k = len(part) % n
 			part[e.Resource] = k
 		}
-		e.Index = int64(len(split[k]))
+		e.Index = histories.FirstIndex + int64(len(split[k]))
 		split[k] = append(split[k], e)
 	}
 	return split, part

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fencecheck/fencecheck/docs/schema"
 	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/targets"
 )
@@ -151,7 +152,7 @@ func TestAdapterFileErrorsNameFileAndField(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			path := filepath.Join(t.TempDir(), "adapter.json")
+			path := filepath.Join(schema.TempDir(t), "adapter.json")
 			require.NoError(t, os.WriteFile(path, []byte(tc.json), 0o644))
 			_, err := LoadAdapter(path)
 			require.Error(t, err)

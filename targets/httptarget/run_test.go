@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fencecheck/fencecheck/check"
+	"github.com/fencecheck/fencecheck/docs/schema"
 	"github.com/fencecheck/fencecheck/harness"
 	"github.com/fencecheck/fencecheck/nemesis"
 	"github.com/fencecheck/fencecheck/nemesis/proxy"
@@ -49,7 +50,7 @@ func runReceiver(t *testing.T, bug receiver.Bug, seed uint64) harness.Result {
 	require.NoError(t, err)
 	cfg := harness.DefaultConfig()
 	cfg.Target, cfg.TargetName, cfg.Workers, cfg.Resources, cfg.Duration, cfg.Ops = tgt, srv.URL, 16, 2, 0, 1500
-	cfg.Faults, cfg.Schedule, cfg.Seed, cfg.StoreDir, cfg.MinStale = faults, script, seed, t.TempDir(), 0
+	cfg.Faults, cfg.Schedule, cfg.Seed, cfg.StoreDir, cfg.MinStale = faults, script, seed, schema.TempDir(t), 0
 	res, err := harness.Run(context.Background(), cfg)
 	require.NoError(t, err)
 	return res

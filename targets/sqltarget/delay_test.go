@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fencecheck/fencecheck/check"
+	"github.com/fencecheck/fencecheck/docs/schema"
 	"github.com/fencecheck/fencecheck/harness"
 	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/nemesis"
@@ -71,7 +72,7 @@ func TestDelayHoldsStatementsOnTheirWay(t *testing.T) {
 				targets.Teardowner
 			}{wrapped, tgt, tgt}
 			cfg.TargetName, cfg.Workers, cfg.Duration, cfg.Ops, cfg.OpTimeout = tgt.Name(), 8, 0, 400, 2*time.Second
-			cfg.Faults, cfg.Seed, cfg.StoreDir, cfg.MinStale = faults, 1, t.TempDir(), 0
+			cfg.Faults, cfg.Seed, cfg.StoreDir, cfg.MinStale = faults, 1, schema.TempDir(t), 0
 			res, err := harness.Run(context.Background(), cfg)
 			require.NoError(t, err)
 			assert.Equal(t, check.Held, res.Verdict, res.Reason)

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fencecheck/fencecheck/check"
+	"github.com/fencecheck/fencecheck/docs/schema"
 	"github.com/fencecheck/fencecheck/harness"
 	"github.com/fencecheck/fencecheck/nemesis"
 )
@@ -37,7 +38,7 @@ func runHarness(t *testing.T, spec string, mode Mode, seed uint64) harness.Resul
 	cfg.SetLeaseTTL(30 * time.Millisecond)
 	cfg.Target, cfg.TargetName, cfg.Workers, cfg.Resources = tgt, tgt.Name(), workers, 4
 	cfg.Duration, cfg.Ops, cfg.OpTimeout = 0, 600, 2*time.Second
-	cfg.Faults, cfg.Seed, cfg.StoreDir, cfg.MinStale = faults, seed, t.TempDir(), 0
+	cfg.Faults, cfg.Seed, cfg.StoreDir, cfg.MinStale = faults, seed, schema.TempDir(t), 0
 	res, err := harness.Run(context.Background(), cfg)
 	require.NoError(t, err)
 	return res

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fencecheck/fencecheck/docs/schema"
 	"github.com/fencecheck/fencecheck/internal/testdb"
 )
 
@@ -34,7 +35,7 @@ func TestMySQLDriverLogStaysOffStderr(t *testing.T) {
 		return
 	}
 	t.Parallel()
-	dir := t.TempDir()
+	dir := schema.TempDir(t)
 	cmd := exec.Command(os.Args[0], "-test.run=^TestMySQLDriverLogStaysOffStderr$", "-test.v")
 	cmd.Env = append(os.Environ(), killIdleDir+"="+dir)
 	var stdout, stderr bytes.Buffer

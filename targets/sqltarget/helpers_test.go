@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/fencecheck/fencecheck/docs/schema"
 	"github.com/fencecheck/fencecheck/internal/testdb"
 )
 
@@ -32,7 +33,7 @@ func (e engine) spec(t testing.TB) string {
 		return "sqlite://:memory:"
 	}
 	if e.server == nil {
-		return "sqlite://" + filepath.Join(t.TempDir(), "fencecheck.db")
+		return "sqlite://" + filepath.Join(schema.TempDir(t), "fencecheck.db")
 	}
 	spec, skip := e.server.DSN()
 	if skip != "" {

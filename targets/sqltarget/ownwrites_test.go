@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fencecheck/fencecheck/check"
+	"github.com/fencecheck/fencecheck/docs/schema"
 	"github.com/fencecheck/fencecheck/harness"
 	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/nemesis"
@@ -292,7 +293,7 @@ func TestOwnWritesInARun(t *testing.T) {
 					// UPDATE needs; work, not time, bounds the run.
 					cfg.Target, cfg.TargetName, cfg.Workers, cfg.ResourceNames = tgt, tgt.Name(), 8, []string{"r0", "r1", "r2", "r3"}
 					cfg.Resources, cfg.Duration, cfg.Ops, cfg.RepeatShare, cfg.OpTimeout = 4, 0, 600, 0.5, 10*time.Second
-					cfg.Faults, cfg.Seed, cfg.StoreDir, cfg.MinStale = faults, 1, t.TempDir(), 0
+					cfg.Faults, cfg.Seed, cfg.StoreDir, cfg.MinStale = faults, 1, schema.TempDir(t), 0
 					res, err := harness.Run(context.Background(), cfg)
 					require.NoError(t, err)
 					t.Logf("%s, %s: %s; %d writes (%d accepted, %d rejected, %d unknown); %d repeats (%d accepted); %d stale writes (%d accepted)",

@@ -46,13 +46,9 @@ func run(path string, seed uint64, cfg histgen.Config, invalid bool) error {
 		return fmt.Errorf("create %s: %w", path, err)
 	}
 	w := bufio.NewWriterSize(f, 1<<20)
-	var buf []byte
-	for i := range events {
-		buf = histories.AppendJSON(buf[:0], &events[i])
-		if _, err := w.Write(buf); err != nil {
-			f.Close()
-			return fmt.Errorf("write %s: %w", path, err)
-		}
+	if err := histories.Write(w, events); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
 	}
 	if err := w.Flush(); err != nil {
 		f.Close()
