@@ -2,6 +2,8 @@ package fencetest
 
 import (
 	"testing"
+
+	"github.com/fencecheck/fencecheck/docs/schema"
 )
 
 // BenchmarkHandlerSynctest measures the wall time of a 10 s run on a
@@ -13,7 +15,7 @@ import (
 func BenchmarkHandlerSynctest(b *testing.B) {
 	for _, bc := range stores {
 		b.Run(bc.name, func(b *testing.B) {
-			dir := b.TempDir()
+			dir := schema.TempDir(b)
 			run := func(t *testing.T) {
 				rec := &recorder{TB: t}
 				if res := runStore(rec, bc.window, dir); res.Verdict != bc.want || rec.fatal {

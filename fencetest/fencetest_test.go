@@ -159,7 +159,7 @@ func TestLeasesFromTheEnvironment(t *testing.T) {
 		t.Setenv(LeasesEnv, dsn)
 		rec := &recorder{TB: t}
 		cfg := Config(rec, memory.NewFenced())
-		cfg.StoreDir, cfg.Duration, cfg.Ops, cfg.OpTimeout = t.TempDir(), 0, 300, 2*time.Second
+		cfg.StoreDir, cfg.Duration, cfg.Ops, cfg.OpTimeout = schema.TempDir(t), 0, 300, 2*time.Second
 		res := RunSynctest(rec, cfg)
 		require.Empty(t, rec.errors)
 		assert.Equal(t, check.Held, res.Verdict, res.Reason)

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fencecheck/fencecheck/check"
+	"github.com/fencecheck/fencecheck/docs/schema"
 	"github.com/fencecheck/fencecheck/harness"
 	"github.com/fencecheck/fencecheck/targets/httptarget/receiver"
 )
@@ -132,7 +133,7 @@ func TestHandlerSynctest(t *testing.T) {
 			t.Parallel()
 			rec := &recorder{TB: t}
 			began := time.Now()
-			res := runStore(rec, tc.window, t.TempDir())
+			res := runStore(rec, tc.window, schema.TempDir(t))
 			t.Logf("%s in %v of wall time, %v of virtual time", res.Verdict, time.Since(began), res.Elapsed)
 			require.False(t, rec.fatal, "%v", rec.errors)
 			assert.Equal(t, tc.want, res.Verdict, res.Reason)
@@ -172,7 +173,7 @@ func TestSynctestHistoriesRepeat(t *testing.T) {
 			history := func(seed uint64) []byte {
 				o := DefaultOptions()
 				o.Synctest, o.Seed = true, seed
-				o.Config = func(c *harness.Config) { c.StoreDir, c.Duration = t.TempDir(), 3*time.Second }
+				o.Config = func(c *harness.Config) { c.StoreDir, c.Duration = schema.TempDir(t), 3*time.Second }
 				res := Handler(t, tc.handler(t), o)
 				require.Equal(t, check.Held, res.Verdict, res.Reason)
 				b, err := os.ReadFile(filepath.Join(res.Dir, "history.jsonl"))

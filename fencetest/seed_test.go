@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fencecheck/fencecheck/docs/schema"
 	"github.com/fencecheck/fencecheck/harness"
 )
 
@@ -43,12 +44,12 @@ func TestReproduceLine(t *testing.T) {
 				require.ErrorAs(t, err, &exit, "the test fails on purpose:\n%s", out)
 				return string(out)
 			}
-			first := t.TempDir()
+			first := schema.TempDir(t)
 			out := goTest(first, gotool, "test", "-count=1", "-run", "^"+test+"$", "./fencetest/testdata/reproduce", "-fencetest.seed=5")
 			m := line.FindStringSubmatch(out)
 			require.NotNil(t, m, "the failure prints the line that reproduces it:\n%s", out)
 			assert.Equal(t, "go test -run '^"+test+"$' ./fencetest/testdata/reproduce -fencetest.seed=5", m[1])
-			again := t.TempDir()
+			again := schema.TempDir(t)
 			out = goTest(again, "sh", "-c", m[1])
 			assert.Contains(t, out, m[1], "the reproduced failure prints the same line")
 

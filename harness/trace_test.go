@@ -5,9 +5,11 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"sync"
 	"testing"
 
@@ -22,9 +24,11 @@ import (
 
 // mainHistorySHA256 is the SHA-256 of the history of defaultRun
 // ("check-then-set", seed 99) as fencecheck wrote it before it carried
-// trace ids (main at f48e962). A target that carries no trace context
-// must leave its histories exactly as they were: the same seed gives the
-// same history, byte for byte, across versions.
+// trace ids (main at f48e962, history format 0, without a header). A
+// target that carries no trace context must leave its histories exactly
+// as they were: the same seed gives the same history, byte for byte,
+// across versions, but for the format header that format 1 put first
+// (which moved every index up by one).
 const mainHistorySHA256 = "861bf428a0442dd8af5018173d74620205209ff865f62f3a298103bc90979b5e"
 
 func TestAMemoryTargetsHistoryIsAsBeforeTraceIDs(t *testing.T) {
@@ -33,8 +37,21 @@ func TestAMemoryTargetsHistoryIsAsBeforeTraceIDs(t *testing.T) {
 	h, err := os.ReadFile(filepath.Join(res.Dir, runstore.History))
 	require.NoError(t, err)
 	assert.NotContains(t, string(h), `"trace"`)
-	sum := sha256.Sum256(h)
-	assert.Equal(t, mainHistorySHA256, hex.EncodeToString(sum[:]))
+	header, body, ok := bytes.Cut(h, []byte("\n"))
+	require.True(t, ok)
+	require.Contains(t, string(header), `"f":"header"`)
+	var before bytes.Buffer
+	index := regexp.MustCompile(`^\{"index":(\d+),`)
+	for line := range bytes.Lines(body) {
+		m := index.FindSubmatch(line)
+		require.NotNil(t, m, "%s", line)
+		n, err := strconv.ParseInt(string(m[1]), 10, 64)
+		require.NoError(t, err)
+		fmt.Fprintf(&before, `{"index":%d,`, n-1)
+		before.Write(line[len(m[0]):])
+	}
+	sum := sha256.Sum256(before.Bytes())
+	assert.Equal(t, mainHistorySHA256, hex.EncodeToString(sum[:]), "the history without its header, indexed as in format 0")
 }
 
 // tracedMemory is the correct in-memory receiver as a target that

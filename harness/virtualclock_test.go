@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fencecheck/fencecheck/check"
+	"github.com/fencecheck/fencecheck/docs/schema"
 	"github.com/fencecheck/fencecheck/nemesis"
 	"github.com/fencecheck/fencecheck/targets/memory"
 )
@@ -25,7 +26,7 @@ import (
 func TestVirtualClock(t *testing.T) {
 	t.Parallel()
 	started := time.Date(2026, 5, 4, 3, 2, 1, 0, time.UTC)
-	store := t.TempDir()
+	store := schema.TempDir(t)
 	run := func(name string, seed uint64) Result {
 		var res Result
 		synctest.Test(t, func(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fencecheck/fencecheck/check"
+	"github.com/fencecheck/fencecheck/docs/schema"
 	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/runstore"
 )
@@ -31,7 +32,7 @@ func TestTheReportShowsEachNamedOperationsTrace(t *testing.T) {
 	for _, shrink := range []bool{true, false} {
 		t.Run(fmt.Sprint("shrunk ", shrink), func(t *testing.T) {
 			t.Parallel()
-			dir := t.TempDir()
+			dir := schema.TempDir(t)
 			in := input(t, traced(200, 3), shrink)
 			require.Equal(t, check.Violated, in.Verdict)
 			_, err := Write(dir, in, DefaultLimits())
@@ -65,7 +66,7 @@ func TestTheReportShowsEachNamedOperationsTrace(t *testing.T) {
 // memory target's) has no trace cells.
 func TestAReportWithoutTraceIDsShowsNone(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := schema.TempDir(t)
 	_, err := Write(dir, input(t, history(200, 3, true), true), DefaultLimits())
 	require.NoError(t, err)
 	lacks(t, read(t, dir, runstore.Report), `<code class="trace"`)

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fencecheck/fencecheck/docs/schema"
 	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/internal/scrape"
 )
@@ -39,7 +40,7 @@ func TestReceiverMetricsEqualTheHistoryE2E(t *testing.T) {
 		t.Run(bug, func(t *testing.T) {
 			t.Parallel()
 			base := startReceiver(t, "--bug", bug)
-			dir := t.TempDir()
+			dir := schema.TempDir(t)
 			// No request or operation timeout: a write the receiver
 			// answered after the client gave up would be counted by the
 			// receiver alone.
@@ -67,7 +68,7 @@ func TestReceiverMetricsEqualTheHistoryE2E(t *testing.T) {
 // scrape's counts are within what the history file holds.
 func TestRunMetricsE2E(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := schema.TempDir(t)
 	cmd := exec.Command(fencecheckBinary, "run", "--target", "memory://fenced", "--realtime", "--duration", "1h", "--rate", "200",
 		"--workers", "4", "--resources", "2", "--nemesis", "pause", "--nemesis-script", "0s:+pause", "--min-stale", "0",
 		"--metrics", "127.0.0.1:0", "--no-report", "--store", "s")
@@ -114,7 +115,7 @@ func TestRunMetricsE2E(t *testing.T) {
 
 func TestRunMetricsRefusesARemoteAddress(t *testing.T) {
 	t.Parallel()
-	r := fencecheck(t, t.TempDir(), "run", "--target", "memory://fenced", "--metrics", "0.0.0.0:9787")
+	r := fencecheck(t, schema.TempDir(t), "run", "--target", "memory://fenced", "--metrics", "0.0.0.0:9787")
 	assert.Equal(t, 3, r.code)
 	assert.True(t, strings.Contains(r.stderr, "--metrics-allow-remote"), r.stderr)
 }
@@ -124,7 +125,7 @@ func TestRunMetricsRefusesARemoteAddress(t *testing.T) {
 // try to take the same port.
 func TestRunMetricsLeftOutOfTheReproduceLine(t *testing.T) {
 	t.Parallel()
-	r := fencecheck(t, t.TempDir(), "run", "--target", "memory://fenced", "--ops", "200", "--nemesis", "none",
+	r := fencecheck(t, schema.TempDir(t), "run", "--target", "memory://fenced", "--ops", "200", "--nemesis", "none",
 		"--metrics", "127.0.0.1:0", "--no-report")
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Contains(t, r.stderr, "live metrics at http://127.0.0.1:")

@@ -11,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/fencecheck/fencecheck/docs/schema"
 )
 
 // TestACounterexamplesRequestsAreInTheReceiversLog is issue 22's trace
@@ -21,7 +23,7 @@ import (
 // counterexample names, and on exactly one invocation of history.jsonl.
 func TestACounterexamplesRequestsAreInTheReceiversLog(t *testing.T) {
 	t.Parallel()
-	dir, addr := t.TempDir(), freeAddr(t)
+	dir, addr := schema.TempDir(t), freeAddr(t)
 	recv := fmt.Sprintf("%s receiver --listen %s --bug check-then-set --window 250ms", fencecheckBinary, addr)
 	// pause and delay act from the start (see runShards), and the
 	// window keeps a stale write inside it on a loaded machine too.

@@ -23,7 +23,7 @@ func TestGoInstallReportsTheCommit(t *testing.T) {
 	if err != nil {
 		t.Skipf("not a Git checkout (git rev-parse: %v): go install records no revision to test", err)
 	}
-	gobin := t.TempDir()
+	gobin := t.TempDir() // not validated: a GOBIN for go install
 	install := exec.Command("go", "install", "./cmd/fencecheck")
 	install.Dir = root
 	// GOFLAGS=-buildvcs=auto is Go's default; a machine's go env may turn

@@ -21,7 +21,7 @@ func TestRequestLogFlag(t *testing.T) {
 	serve := func(h http.Handler) {
 		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/resources/r0", nil))
 	}
-	file := filepath.Join(t.TempDir(), "requests.log")
+	file := filepath.Join(t.TempDir(), "requests.log") // not validated: a request log, not a history
 	require.NoError(t, os.WriteFile(file, []byte("earlier\n"), 0o600))
 	for _, tc := range []struct {
 		to         string

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fencecheck/fencecheck/docs/schema"
 	"github.com/fencecheck/fencecheck/harness"
 	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/internal/runmetrics"
@@ -95,7 +96,7 @@ func TestServedMetricsFollowTheRun(t *testing.T) {
 			p := &probe{m: m, url: url, client: client}
 
 			cfg := harness.DefaultConfig()
-			cfg.Target, cfg.TargetName, cfg.StoreDir = tc.target(), "memory://"+tc.name, t.TempDir()
+			cfg.Target, cfg.TargetName, cfg.StoreDir = tc.target(), "memory://"+tc.name, schema.TempDir(t)
 			cfg.Deterministic, cfg.Seed = true, 1
 			cfg.Workers, cfg.Resources, cfg.Duration, cfg.Ops = 4, 2, 0, 400
 			cfg.Faults, cfg.Schedule = []nemesis.Fault{nemesis.NewPause()}, nemesis.Script{Steps: []nemesis.Step{{At: 0, Fault: "pause", On: true}}}

@@ -124,7 +124,7 @@ func (c recordingConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driv
 // are the same Go code on every engine.
 func recorded(t *testing.T, o Options) (*Target, *recorder) {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "trace.db")
+	path := filepath.Join(t.TempDir(), "trace.db") // not validated: a SQLite database, not a history
 	tgt := open(t, "sqlite://"+path, o)
 	plain, err := sql.Open("sqlite", path)
 	require.NoError(t, err)

@@ -190,7 +190,7 @@ func TestSQLiteSurvivesRestart(t *testing.T) {
 	for _, bug := range []Bug{NoBug, ForgetOnRestart} {
 		t.Run(bug.String(), func(t *testing.T) {
 			t.Parallel()
-			path := filepath.Join(t.TempDir(), "recv.db")
+			path := filepath.Join(t.TempDir(), "recv.db") // not validated: a SQLite store, not a history
 			s, err := ParseStore("sqlite://" + path)
 			require.NoError(t, err)
 			h := newHandler(t, s, bugOptions(bug))
@@ -216,7 +216,7 @@ func TestSQLiteSurvivesRestart(t *testing.T) {
 
 func TestSQLiteCompareAndPutOrdersTokensAsIntegers(t *testing.T) {
 	t.Parallel()
-	s, err := OpenSQLite(filepath.Join(t.TempDir(), "s.db"))
+	s, err := OpenSQLite(filepath.Join(t.TempDir(), "s.db")) // not validated: a SQLite store, not a history
 	require.NoError(t, err)
 	defer s.Close()
 	ctx := context.Background()

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fencecheck/fencecheck/check"
+	"github.com/fencecheck/fencecheck/docs/schema"
 	"github.com/fencecheck/fencecheck/harness"
 	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/internal/scrape"
@@ -43,7 +44,7 @@ func TestMetricsEqualTheHistory(t *testing.T) {
 			require.NoError(t, err)
 
 			cfg := harness.DefaultConfig()
-			cfg.Target, cfg.TargetName, cfg.StoreDir = tgt, "http://reference", t.TempDir()
+			cfg.Target, cfg.TargetName, cfg.StoreDir = tgt, "http://reference", schema.TempDir(t)
 			cfg.Workers, cfg.Resources, cfg.Duration, cfg.Ops = 4, 2, 0, 300
 			cfg.SetLeaseTTL(50 * time.Millisecond)
 			cfg.OpTimeout = 5 * time.Minute // no unknown outcome, however loaded the machine

@@ -23,7 +23,7 @@ func TestSQLitePathIsTakenLiterally(t *testing.T) {
 	for _, name := range []string{"plain.db", "we?ird.db", "a#b.db", "with space.db", "per%20cent.db", "all ?#%&=;.db", ":memory:", "ünï.db"} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			dir := t.TempDir()
+			dir := t.TempDir() // not validated: a SQLite store, not a history
 			path := filepath.Join(dir, name)
 			for _, spec := range []string{"sqlite:" + path, "sqlite://" + path} {
 				s, err := ParseStore(spec)
@@ -59,7 +59,7 @@ func TestSQLitePathIsTakenLiterally(t *testing.T) {
 // first connection.
 func TestSQLiteRefusesPragmasThatDidNotApply(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join(t.TempDir(), "delete-mode.db")
+	path := filepath.Join(t.TempDir(), "delete-mode.db") // not validated: a SQLite store, not a history
 	db, err := sql.Open("sqlite", path)
 	require.NoError(t, err)
 	_, err = db.Exec(`CREATE TABLE resources (resource TEXT PRIMARY KEY, token TEXT NOT NULL, value BLOB NOT NULL)`)
@@ -87,7 +87,7 @@ func TestSQLiteRefusesPragmasThatDidNotApply(t *testing.T) {
 
 func TestSQLiteURIWithParametersOfItsOwn(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join(t.TempDir(), "a b.db")
+	path := filepath.Join(t.TempDir(), "a b.db") // not validated: a SQLite store, not a history
 	s, err := ParseStore("sqlite:file://" + (&url.URL{Path: path}).EscapedPath() + "?cache=private&mode=rwc")
 	require.NoError(t, err)
 	require.NoError(t, s.Close())
