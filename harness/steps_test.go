@@ -22,19 +22,23 @@ import (
 // for runs bounded by operations, by rate, with few and many workers.
 func TestEstimatedSteps(t *testing.T) {
 	t.Parallel()
-	pauseDelay, err := nemesis.Parse("pause,delay")
-	require.NoError(t, err)
+	// Each run parses its own faults: a fault belongs to one run.
+	faults := func(names string) []nemesis.Fault {
+		f, err := nemesis.Parse(names)
+		require.NoError(t, err)
+		return f
+	}
 	cases := []struct {
 		name string
 		set  func(*Config)
 	}{
-		{"the default run", func(c *Config) { c.Faults = pauseDelay }},
+		{"the default run", func(c *Config) { c.Faults = faults("pause,delay") }},
 		{"no faults", func(*Config) {}},
-		{"300 operations", func(c *Config) { c.Faults, c.Ops, c.Duration = pauseDelay, 300, 0 }},
-		{"1000 operations, 2 workers", func(c *Config) { c.Faults, c.Ops, c.Duration, c.Workers = pauseDelay, 1000, 0, 2 }},
-		{"32 workers for 2s", func(c *Config) { c.Faults, c.Duration, c.Workers = pauseDelay, 2*time.Second, 32 }},
-		{"50 operations a second", func(c *Config) { c.Faults, c.Rate = pauseDelay, 50 }},
-		{"every fault", func(c *Config) { c.Faults, _ = nemesis.Parse("pause,delay,expire,duplicate") }},
+		{"300 operations", func(c *Config) { c.Faults, c.Ops, c.Duration = faults("pause,delay"), 300, 0 }},
+		{"1000 operations, 2 workers", func(c *Config) { c.Faults, c.Ops, c.Duration, c.Workers = faults("pause,delay"), 1000, 0, 2 }},
+		{"32 workers for 2s", func(c *Config) { c.Faults, c.Duration, c.Workers = faults("pause,delay"), 2*time.Second, 32 }},
+		{"50 operations a second", func(c *Config) { c.Faults, c.Rate = faults("pause,delay"), 50 }},
+		{"every fault", func(c *Config) { c.Faults = faults("pause,delay,expire,duplicate") }},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
