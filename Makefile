@@ -80,6 +80,7 @@ fuzz:
 	$(GO) test ./lease/spec -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/procfs -run '^$$' -fuzz '^FuzzParseStat$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/httpserver -run '^$$' -fuzz '^FuzzParseHost$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./sched -run '^$$' -fuzz '^FuzzParseOrder$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./targets/httptarget/receiver -run '^$$' -fuzz '^FuzzStoreDSN$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/redact -run '^$$' -fuzz '^FuzzSpec$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./targets/redistarget -run '^$$' -fuzz '^FuzzAtomicOrder$$' -fuzztime $(FUZZTIME)

@@ -22,6 +22,7 @@ import (
 	"github.com/fencecheck/fencecheck/model"
 	"github.com/fencecheck/fencecheck/nemesis"
 	"github.com/fencecheck/fencecheck/runstore"
+	"github.com/fencecheck/fencecheck/sched"
 	"github.com/fencecheck/fencecheck/targets"
 	"github.com/fencecheck/fencecheck/workload"
 )
@@ -119,6 +120,13 @@ type Config struct {
 	// no real sleeps, a reproducible interleaving. Only for targets that
 	// never block outside the harness (the memory targets).
 	Deterministic bool
+	// TaskOrder is how the deterministic scheduler chooses among tasks
+	// ready at the same virtual instant: sched.Random (the default) or
+	// sched.PCT(d), priority schedules that find a bug of depth d with a
+	// probability PCT guarantees (see steps.go and docs/exploration.md).
+	// Anything but Random needs Deterministic: no other run is scheduled
+	// by fencecheck.
+	TaskOrder sched.Order
 	// VirtualClock says that Run is called inside a testing/synctest
 	// bubble, whose clock moves only when every goroutine of the bubble
 	// waits (fencetest's Synctest option calls it so). The run is then on
@@ -186,6 +194,9 @@ type Config struct {
 	// skipJudge stops after recording, so that benchmarks measure the run
 	// loop alone.
 	skipJudge bool
+	// stepsTaken, if set, is told how many steps a deterministic run's
+	// scheduler took, so that tests can hold estimatedSteps to them.
+	stepsTaken func(int)
 }
 
 // DefaultConfig is the run `fencecheck run --target …` makes with no other
@@ -195,7 +206,7 @@ type Config struct {
 // run needs.
 func DefaultConfig() Config {
 	c := Config{
-		Workers: 8, Resources: 4, Duration: 5 * time.Second, Strategy: workload.Fencing, LeaseMultiplier: 3,
+		Workers: 8, Resources: 4, Duration: 5 * time.Second, Strategy: workload.Fencing, LeaseMultiplier: 3, TaskOrder: sched.Random,
 		ReadShare: 0.2, RepeatShare: 0.2, Latency: 500 * time.Microsecond,
 		Faults:   []nemesis.Fault{nemesis.NewPause(), nemesis.NewDelay()},
 		StoreDir: "store", CheckTimeout: 60 * time.Second, ShrinkTimeout: explain.DefaultShrinkOptions().Timeout, Version: buildinfo.Read("").Version,
@@ -279,6 +290,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Issuer != nil && c.VirtualClock {
 		bad("Issuer", "%s talks to servers outside the process, which a virtual clock cannot wait for", c.Issuer.Name())
+	}
+	if !c.TaskOrder.IsRandom() && !c.Deterministic {
+		bad("TaskOrder", "%s orders the tasks of the deterministic simulation, and this run is not one: only a Deterministic run is scheduled by fencecheck", c.TaskOrder)
 	}
 	if c.VirtualClock && c.Deterministic {
 		bad("VirtualClock", "a deterministic run has a virtual clock of its own (give one of them)")

@@ -82,6 +82,9 @@ type RunConfig struct {
 	Faults        []string `json:"nemesis"`
 	Seed          uint64   `json:"seed"`
 	Deterministic bool     `json:"deterministic"`
+	// TaskOrder is the deterministic scheduler's order when it is not
+	// the default random one (Config.TaskOrder): "pct:2".
+	TaskOrder string `json:"task_order,omitempty"`
 	// VirtualClock: the run was on a synctest bubble's clock
 	// (Config.VirtualClock).
 	VirtualClock     bool   `json:"virtual_clock,omitempty"`
@@ -123,8 +126,12 @@ type RunConfig struct {
 // mode says what clock the run was on, at length for the report.
 func (c *RunConfig) mode(long bool) string {
 	switch {
+	case c.Deterministic && long && c.TaskOrder != "":
+		return "deterministic (seeded scheduler in " + c.TaskOrder + " order, virtual clock)"
 	case c.Deterministic && long:
 		return "deterministic (seeded scheduler, virtual clock)"
+	case c.Deterministic && c.TaskOrder != "":
+		return "deterministic, " + c.TaskOrder
 	case c.Deterministic:
 		return "deterministic"
 	case c.VirtualClock && long:
@@ -155,6 +162,9 @@ func (c *Config) summary(runID string, resources []string) RunConfig {
 		Command: c.Command, RunID: runID, ResourceNames: resources, FixedNames: len(c.ResourceNames) > 0, staleFaults: stale,
 		ClientStrategy: c.Strategy.String(), Tokens: c.Tokens.String(), MaxToken: c.domain(), crossed: c.Tokens.Crossed(c.domain()),
 		issuerFaults: issuerFaults(c.Faults),
+	}
+	if c.Deterministic && !c.TaskOrder.IsRandom() {
+		rc.TaskOrder = c.TaskOrder.String()
 	}
 	switch c.Strategy {
 	case workload.LongerLease:

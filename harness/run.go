@@ -110,7 +110,11 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 	}
 	switch {
 	case cfg.Deterministic:
-		rt = sched.NewSim(cfg.Seed)
+		sim := sched.NewSimOrdered(cfg.Seed, cfg.TaskOrder, cfg.estimatedSteps())
+		if cfg.stepsTaken != nil {
+			defer func() { cfg.stepsTaken(sim.Steps()) }()
+		}
+		rt = sim
 	case cfg.VirtualClock:
 		rt = sched.NewRealDistinct()
 	default:

@@ -20,6 +20,7 @@ import (
 	"github.com/fencecheck/fencecheck/model"
 	"github.com/fencecheck/fencecheck/nemesis"
 	"github.com/fencecheck/fencecheck/runstore"
+	"github.com/fencecheck/fencecheck/sched"
 	"github.com/fencecheck/fencecheck/targets"
 	"github.com/fencecheck/fencecheck/targets/memory"
 )
@@ -28,12 +29,21 @@ import (
 // 8 workers, 4 resources, 5 s of virtual time, pause and delay faults.
 func defaultRun(t testing.TB, name string, seed uint64) Result {
 	t.Helper()
+	return defaultRunWith(t, name, seed, nil)
+}
+
+// defaultRunWith is defaultRun with what set changes.
+func defaultRunWith(t testing.TB, name string, seed uint64, set func(*Config)) Result {
+	t.Helper()
 	tgt, err := memory.Open(name)
 	require.NoError(t, err)
 	faults, err := nemesis.Parse("pause,delay")
 	require.NoError(t, err)
 	res, err := Run(context.Background(), testConfig(t, tgt, "memory://"+name, func(c *Config) {
 		c.Faults, c.Seed = faults, seed
+		if set != nil {
+			set(c)
+		}
 	}))
 	require.NoError(t, err)
 	return res
@@ -230,6 +240,8 @@ func TestConfigValidation(t *testing.T) {
 		{"faults without a schedule", valid(func(c *Config) { c.Schedule = nil }), []string{"Schedule: required with faults"}},
 		{"a virtual clock in the simulation", valid(func(c *Config) { c.VirtualClock, c.Deterministic = true, true }),
 			[]string{"VirtualClock: a deterministic run has a virtual clock of its own"}},
+		{"PCT on the real clock", valid(func(c *Config) { c.TaskOrder = sched.PCT(2) }),
+			[]string{"TaskOrder: pct:2 orders the tasks of the deterministic simulation, and this run is not one"}},
 		{"a real issuer on a virtual clock", valid(func(c *Config) { c.VirtualClock, c.Issuer = true, serversIssuer{} }),
 			[]string{"Issuer: servers-issuer talks to servers outside the process"}},
 		{"script names a missing fault", valid(func(c *Config) {

@@ -4,9 +4,11 @@
 // discrete-event scheduler with a virtual clock, for in-memory targets.
 //
 // Under Sim only one task runs at a time, every wait is a scheduling point,
-// and ties are broken by a seeded random choice. The interleaving is
-// therefore a function of the seed, the history is the same bytes on every
-// run, and a five-second run takes a fraction of a second.
+// and ties are broken by a seeded choice: uniform at random (Random, the
+// default) or by PCT's priorities (PCT, for bugs that need several tasks
+// to be preempted at the right steps). The interleaving is therefore a
+// function of the seed and the order, the history is the same bytes on
+// every run, and a five-second run takes a fraction of a second.
 //
 // Real made by NewRealDistinct is for a third case, a receiver in the
 // process whose own goroutines and timers must run too: inside a

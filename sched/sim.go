@@ -12,9 +12,9 @@ import (
 
 // Sim is a deterministic discrete-event runtime. Tasks are goroutines, but
 // only the task holding the baton runs; when it waits, the scheduler hands
-// the baton to a task that is ready, choosing among ready tasks with the
-// seeded generator, and advances the virtual clock to the next timer only
-// when no task is ready. No real time passes in Sleep.
+// the baton to a task that is ready, choosing among ready tasks by its
+// Order with the seeded generator, and advances the virtual clock to the
+// next timer only when no task is ready. No real time passes in Sleep.
 //
 // Context cancellation is observed when a task next checks its context; a
 // task parked on a virtual timer resumes when the clock reaches it, which
@@ -23,6 +23,8 @@ type Sim struct {
 	mu      sync.Mutex
 	now     int64
 	rng     *rand.Rand
+	order   chooser
+	steps   int
 	ready   []*task
 	timers  timerHeap
 	seq     uint64
@@ -34,11 +36,19 @@ type Sim struct {
 
 type task struct {
 	wake chan struct{}
+	prio priority // under PCT
 }
 
-// NewSim returns a simulation whose choices follow seed.
-func NewSim(seed uint64) *Sim {
-	return &Sim{rng: rand.New(rand.NewPCG(seed, seed^0x5eed)), done: make(chan struct{})}
+// NewSim returns a simulation whose choices follow seed, in Random order.
+func NewSim(seed uint64) *Sim { return NewSimOrdered(seed, Random, 0) }
+
+// NewSimOrdered returns a simulation whose choices follow seed and order;
+// steps is what the caller expects the run's Steps to be, which PCT draws
+// its change points from (Random ignores it).
+func NewSimOrdered(seed uint64, order Order, steps int) *Sim {
+	s := &Sim{rng: rand.New(rand.NewPCG(seed, seed^0x5eed)), done: make(chan struct{})}
+	s.order = order.chooser(s.rng, steps)
+	return s
 }
 
 // Run runs main as the first task and returns when every task has
@@ -53,6 +63,14 @@ func (s *Sim) Run(main func()) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.err
+}
+
+// Steps returns how many steps the simulation has scheduled: how many
+// times a task was given the baton and ran until it next waited or ended.
+func (s *Sim) Steps() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.steps
 }
 
 // Now returns the virtual time.
@@ -71,6 +89,7 @@ func (s *Sim) Go(fn func()) {
 
 func (s *Sim) spawn(fn func()) {
 	t := &task{wake: make(chan struct{}, 1)}
+	s.order.spawned(t)
 	s.live++
 	s.ready = append(s.ready, t)
 	go func() {
@@ -129,7 +148,8 @@ func (s *Sim) dispatch() {
 		}
 		return
 	}
-	i := s.rng.IntN(len(s.ready))
+	i := s.order.pick(s.current, s.ready)
+	s.steps++
 	t := s.ready[i]
 	s.ready[i] = s.ready[len(s.ready)-1]
 	s.ready = s.ready[:len(s.ready)-1]

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -71,6 +72,9 @@ func TestReproduceLineReproduces(t *testing.T) {
 		{"memory, scripted faults", func(string) []string {
 			return []string{"--target", "memory://fenced", "--nemesis", "pause,delay", "--nemesis-script", "500ms:+pause,2s:-pause,1s:+delay", "--seed", "3", "--policy", "accept-equal"}
 		}, 0, true},
+		{"memory, PCT", func(string) []string {
+			return []string{"--target", "memory://check-then-set", "--schedule", "pct:3", "--seed", "5"}
+		}, 1, true},
 		{"sqlite, check-then-set", func(dir string) []string {
 			return []string{"--target", "sqlite://" + filepath.Join(dir, "x.db"), "--sql-mode", "check-then-set", "--ops", "600", "--op-timeout", "2s", "--lease-ttl", "30ms", "--seed", "2"}
 		}, 1, false},
@@ -91,6 +95,15 @@ func TestReproduceLineReproduces(t *testing.T) {
 			require.Equal(t, tc.code, first.code, first.stdout+first.stderr)
 			line := reproduceOf(t, first.stdout)
 			assert.True(t, strings.HasPrefix(line, "fencecheck run --target "), line)
+			if tc.deterministic {
+				order := "random"
+				if slices.Contains(tc.args(dir), "pct:3") {
+					order = "pct:3"
+				}
+				assert.Contains(t, line, " --schedule "+order+" ", "a deterministic run names its task order")
+			} else {
+				assert.NotContains(t, line, "--schedule", "only the simulation has a task order")
+			}
 			again := shell(t, dir, line+" --store again")
 			require.Equal(t, tc.code, again.code, "the reproduce line %s\n%s%s", line, again.stdout, again.stderr)
 			assert.Equal(t, line, reproduceOf(t, again.stdout), "the line reproduces itself")

@@ -39,6 +39,12 @@ func TestRunExitCodes(t *testing.T) {
 		{"bad nemesis", []string{"--target", "memory://fenced", "--nemesis", "pause,flood"}, 3, "", `--nemesis: unknown fault "flood"`},
 		{"bad flag value", []string{"--target", "memory://fenced", "--duration", "soon"}, 3, "", `"soon"`},
 		{"bad requirement", []string{"--target", "memory://fenced", "--require", "everything"}, 3, "", "--require"},
+		{"PCT finds check-then-set", []string{"--target", "memory://check-then-set", "--schedule", "pct:2", "--seed", "7"}, 1, "(deterministic, pct:2, seed 7)", ""},
+		{"bad schedule", []string{"--target", "memory://fenced", "--schedule", "pct"}, 3, "", `--schedule: "pct": want random or pct:D`},
+		{"schedule on the real clock", []string{"--target", "memory://fenced", "--realtime", "--schedule", "pct:2"}, 3, "",
+			"--schedule pct:2: orders the tasks of the deterministic simulation, which only memory:// targets run in; --realtime puts this run on the real clock"},
+		{"schedule for a database", []string{"--target", "sqlite://db", "--schedule", "random"}, 3, "",
+			"--schedule random: orders the tasks of the deterministic simulation, which only memory:// targets run in; sqlite://db (atomic) runs on the real clock"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -23,6 +23,7 @@ import (
 	"github.com/fencecheck/fencecheck/model"
 	"github.com/fencecheck/fencecheck/nemesis"
 	"github.com/fencecheck/fencecheck/report"
+	"github.com/fencecheck/fencecheck/sched"
 	"github.com/fencecheck/fencecheck/workload"
 )
 
@@ -30,6 +31,7 @@ type runFlags struct {
 	target        targetFlags
 	leases        string
 	tokens        string
+	schedule      string
 	workers       int
 	resources     int
 	resourceNames []string
@@ -60,6 +62,7 @@ type runFlags struct {
 	resourcesSet  bool
 	durationSet   bool
 	opTimeoutSet  bool
+	scheduleSet   bool
 
 	clientStrategy  string
 	leaseMultiplier float64
@@ -81,7 +84,8 @@ says which hazards the run exercised.
 
 With a memory:// target the run is deterministic: a seeded scheduler and a
 virtual clock, no real sleeps; the same --seed gives the same history, byte
-for byte. --leases etcd takes leases and tokens from an embedded etcd
+for byte. --schedule pct:D has the scheduler explore with PCT's priority
+schedules instead of random choices (see docs/exploration.md). --leases etcd takes leases and tokens from an embedded etcd
 cluster instead (or etcd://HOST:PORT,… from yours); such a run is on the
 real clock (see docs/leases.md).
 
@@ -152,6 +156,7 @@ func (f *runFlags) noteChanged(cmd *cobra.Command) {
 	f.durationSet = fl.Changed("duration")
 	f.opTimeoutSet = fl.Changed("op-timeout")
 	f.renewEverySet = fl.Changed("renew-every")
+	f.scheduleSet = fl.Changed("schedule")
 }
 
 // register adds run's flags to fl; single says the command makes one run
@@ -175,6 +180,7 @@ func (f *runFlags) register(fl *pflag.FlagSet, single bool) {
 	fl.StringVar(&f.nemesis, "nemesis", faultNames(d.Faults), "faults to inject: pause,delay,expire,duplicate; http: hold,duplicate-request,drop-response,latency; postgres, mysql, redis, http: net-latency,net-hold,net-blackhole,net-reset; --exec: kill,pause-receiver; --leases etcd, redis or postgres: issuer-kill,issuer-pause; or none")
 	fl.StringVar(&f.script, "nemesis-script", "", `scripted fault windows instead of random ones, e.g. "500ms:+pause,2s:-pause"`)
 	fl.Uint64Var(&f.seed, "seed", 0, "seed for every random choice (default: a random seed, printed)")
+	fl.StringVar(&f.schedule, "schedule", d.TaskOrder.String(), "how the deterministic simulation (memory targets) orders tasks ready at the same virtual instant: random, or pct:D, PCT's priority schedules, which find a bug that needs D ordering constraints with a probability they guarantee (see docs/exploration.md)")
 	fl.StringVar(&f.policy, "policy", d.Policy.String(), "fencing policy: strict or accept-equal")
 	fl.StringSliceVar(&f.require, "require", nil, "extra invariants: exclusive (no write accepted that was sent after its lease had ended on the issuer or been reassigned)")
 	fl.IntVar(&f.minStale, "min-stale", 0, "exit 2 unless at least this many stale writes were exercised (default 1 when the nemesis has pause, delay or hold; 0 accepts a run without one)")
@@ -230,6 +236,9 @@ func (f *runFlags) config(t *openedTarget, faults []nemesis.Fault) (harness.Conf
 	}
 	// A real issuer runs on the real clock.
 	cfg.Faults, cfg.Seed, cfg.Deterministic, cfg.Policy = faults, f.seed, t.deterministic && !f.realtime && cfg.Issuer == nil, policy
+	if cfg.TaskOrder, err = f.taskOrder(t, cfg.Deterministic); err != nil {
+		return cfg, err
+	}
 	cfg.MinStale, cfg.StoreDir, cfg.RunName, cfg.CheckTimeout, cfg.NoReport = f.minStale, f.store, f.name, f.checkTimeout, f.noReport
 	if !f.minStaleSet {
 		cfg.MinStale = harness.DefaultMinStale(faults)
@@ -254,6 +263,28 @@ func (f *runFlags) config(t *openedTarget, faults []nemesis.Fault) (harness.Conf
 		return cfg, &usageError{configError(err)}
 	}
 	return cfg, nil
+}
+
+// taskOrder returns the run's --schedule. It orders the tasks of the
+// deterministic simulation, and is refused, even as random, for a run
+// that is not in it, whose tasks nothing of fencecheck's orders.
+func (f *runFlags) taskOrder(t *openedTarget, deterministic bool) (sched.Order, error) {
+	order, err := sched.ParseOrder(f.schedule)
+	if err != nil {
+		return order, &usageError{fmt.Errorf("--schedule: %w", err)}
+	}
+	if !f.scheduleSet || deterministic {
+		return order, nil
+	}
+	why := t.name + " runs on the real clock"
+	switch {
+	case !t.deterministic:
+	case f.realtime:
+		why = "--realtime puts this run on the real clock"
+	default:
+		why = "--leases " + redact.Spec(f.leases) + " puts this run on the real clock"
+	}
+	return order, &usageError{fmt.Errorf("--schedule %s: orders the tasks of the deterministic simulation, which only memory:// targets run in; %s, where the Go scheduler orders them", f.schedule, why)}
 }
 
 // names returns the fixed resource names: as --resource-names gives them,
@@ -377,7 +408,7 @@ func effectiveRunFlags(cfg harness.Config, f runFlags) map[string]string {
 	e := map[string]string{
 		"workers": fmt.Sprint(cfg.Workers), "resources": fmt.Sprint(cfg.Resources), "lease-ttl": cfg.LeaseTTL.String(),
 		"nemesis": f.nemesis, "seed": fmt.Sprint(cfg.Seed), "policy": f.policy, "min-stale": fmt.Sprint(cfg.MinStale),
-		"tokens": cfg.Tokens.String(), "duration": "", "ops": "", "leases": "", "client-strategy": "", "lease-multiplier": "", "renew-every": "",
+		"tokens": cfg.Tokens.String(), "schedule": "", "duration": "", "ops": "", "leases": "", "client-strategy": "", "lease-multiplier": "", "renew-every": "",
 	}
 	switch cfg.Strategy {
 	case workload.Fencing:
@@ -391,6 +422,9 @@ func effectiveRunFlags(cfg harness.Config, f runFlags) map[string]string {
 	}
 	if f.leases != leasespec.Local {
 		e["leases"] = redact.Spec(f.leases)
+	}
+	if cfg.Deterministic {
+		e["schedule"] = cfg.TaskOrder.String()
 	}
 	if cfg.Duration > 0 {
 		e["duration"] = cfg.Duration.String()

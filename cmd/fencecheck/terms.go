@@ -48,6 +48,7 @@ var fieldFlags = map[string]string{
 	"OpTimeout": "op-timeout", "MinStale": "min-stale", "StoreDir": "store", "CheckTimeout": "check-timeout",
 	"Schedule": "nemesis-script", "RunName": "name", "Shard": "shard", "Strategy": "client-strategy", "LeaseMultiplier": "lease-multiplier",
 	"RenewEvery": "renew-every", "Leases": "leases", "Faults": "nemesis", "Tokens": "tokens", "MaxToken": "max-token",
+	"TaskOrder": "schedule",
 }
 
 // configError words harness.Config.Validate's errors as run's flags:

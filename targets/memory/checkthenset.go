@@ -17,15 +17,22 @@ type CheckThenSet struct {
 	// its scheduler's yield so that the race window is explored
 	// deterministically; nil lets the Go scheduler decide.
 	Window func(ctx context.Context, resource string, token uint64)
+	// opens says whether the race window opens for a write; nil, it
+	// opens for every write. When it does not, the check and the write
+	// are one step, as in Fenced.
+	opens func(resource string, token uint64, value string) bool
 }
 
 // NewCheckThenSet returns a receiver with the check-then-set race.
 func NewCheckThenSet() *CheckThenSet { return &CheckThenSet{} }
 
-// Write checks, yields, then writes.
+// Write checks, runs the window, then writes.
 func (c *CheckThenSet) Write(ctx context.Context, resource string, token uint64, value string) (histories.Outcome, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
+	}
+	if c.opens != nil && !c.opens(resource, token, value) {
+		return c.writeIf(resource, cell{value: value, token: token}, func(current uint64) bool { return token > current }), nil
 	}
 	current, _ := c.get(resource)
 	if token <= current.token {

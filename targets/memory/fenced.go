@@ -29,15 +29,7 @@ func (f *Fenced) Write(ctx context.Context, resource string, token uint64, value
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	c := f.cells[resource] // zero token when never written
-	if token < c.token || (token == c.token && !f.acceptEqual) {
-		return histories.Rejected, nil
-	}
-	if f.cells == nil {
-		f.cells = make(map[string]cell)
-	}
-	f.cells[resource] = cell{value: value, token: token}
-	return histories.Accepted, nil
+	return f.writeIf(resource, cell{value: value, token: token}, func(current uint64) bool {
+		return token > current || (token == current && f.acceptEqual)
+	}), nil
 }

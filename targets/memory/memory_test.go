@@ -2,6 +2,7 @@ package memory
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"testing"
 
@@ -28,6 +29,11 @@ func TestReceiversAnswerTheSeedsSteps(t *testing.T) {
 		{"accept-equal accepts the repeat", "accept-equal", []step{{42, "new", histories.Accepted}, {41, "old", histories.Rejected}, {42, "dup", histories.Accepted}}, "dup"},
 		{"unfenced accepts everything", "unfenced", []step{{42, "new", histories.Accepted}, {41, "old", histories.Accepted}}, "old"},
 		{"check-then-set without a race behaves", "check-then-set", []step{{42, "new", histories.Accepted}, {41, "old", histories.Rejected}}, "new"},
+		{"check-then-set-rare without a race behaves", "check-then-set-rare", []step{{42, "new", histories.Accepted}, {41, "old", histories.Rejected}, {42, "dup", histories.Rejected}}, "new"},
+		{"lost-write-rare mostly keeps its writes", "lost-write-rare", []step{{42, "new", histories.Accepted}, {41, "old", histories.Rejected}, {42, "dup", histories.Rejected}}, "new"},
+		{"uint32-tokens below 2^32 behaves", "uint32-tokens", []step{{1<<32 - 2, "new", histories.Accepted}, {1<<32 - 3, "old", histories.Rejected}, {1<<32 - 2, "dup", histories.Rejected}}, "new"},
+		{"uint32-tokens rejects 2^32 after 2^32-1", "uint32-tokens", []step{{1<<32 - 1, "below", histories.Accepted}, {1 << 32, "across", histories.Rejected}}, "below"},
+		{"uint32-tokens takes an older token above 2^32", "uint32-tokens", []step{{1<<32 + 1, "new", histories.Accepted}, {7, "old", histories.Accepted}}, "old"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -126,4 +132,59 @@ func TestWritesWithoutTokenBypassTheFence(t *testing.T) {
 			assert.Equal(t, targets.Reading{Found: true, Value: "old-result", Token: 42, HasToken: true}, r)
 		})
 	}
+}
+
+// TestRareDefectsAreAsRareAsSaid: over many distinct writes, the window
+// of check-then-set-rare opens and lost-write-rare loses about as often
+// as their odds say, and only the writes their hash picks.
+func TestRareDefectsAreAsRareAsSaid(t *testing.T) {
+	t.Parallel()
+	const writes = 200_000
+	ctx := context.Background()
+	cts := NewCheckThenSetRare()
+	opened := 0
+	cts.SetWindow(func(context.Context, string, uint64) { opened++ })
+	lost := NewLostWriteRare()
+	dropped := 0
+	for i := range writes {
+		resource, token, value := fmt.Sprintf("run-r%d", i%4), uint64(i/4+1), fmt.Sprintf("w%d-j%d", i%8, i)
+		_, err := cts.Write(ctx, resource, token, value)
+		require.NoError(t, err)
+		out, err := lost.Write(ctx, resource, token, value)
+		require.NoError(t, err)
+		require.Equal(t, histories.Accepted, out, "every newer token is acknowledged")
+		if r, _ := lost.Read(ctx, resource); r.Value != value {
+			dropped++
+			assert.True(t, oneIn(LostWriteOdds, "lost-write-rare", resource, token, value), "lost a write its hash did not pick")
+		}
+	}
+	assert.InEpsilon(t, writes/CheckThenSetRareOdds, opened, 0.1)
+	assert.InEpsilon(t, writes/LostWriteOdds, dropped, 0.1)
+}
+
+// TestLostWriteRareAcknowledgesAndForgets: the write it picks is answered
+// accepted and leaves neither value nor token behind, so a stale token
+// below it is accepted next.
+func TestLostWriteRareAcknowledgesAndForgets(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	value := ""
+	for i := 0; value == ""; i++ {
+		if v := fmt.Sprintf("v%d", i); oneIn(LostWriteOdds, "lost-write-rare", "r", 10, v) {
+			value = v
+		}
+	}
+	l := NewLostWriteRare()
+	out, err := l.Write(ctx, "r", 5, "kept")
+	require.NoError(t, err)
+	require.Equal(t, histories.Accepted, out)
+	out, err = l.Write(ctx, "r", 10, value)
+	require.NoError(t, err)
+	assert.Equal(t, histories.Accepted, out)
+	r, err := l.Read(ctx, "r")
+	require.NoError(t, err)
+	assert.Equal(t, targets.Reading{Found: true, Value: "kept", Token: 5, HasToken: true}, r)
+	out, err = l.Write(ctx, "r", 7, "stale")
+	require.NoError(t, err)
+	assert.Equal(t, histories.Accepted, out, "the lost token never raised the fence")
 }

@@ -7,7 +7,7 @@ import (
 )
 
 // Names lists the in-memory receivers, for help texts and errors.
-var Names = []string{"fenced", "unfenced", "check-then-set", "accept-equal"}
+var Names = []string{"fenced", "unfenced", "check-then-set", "accept-equal", "check-then-set-rare", "lost-write-rare", "uint32-tokens"}
 
 // Open returns a fresh receiver by name: the part after memory:// in a
 // target spec.
@@ -21,6 +21,12 @@ func Open(name string) (targets.Target, error) {
 		return NewCheckThenSet(), nil
 	case "accept-equal":
 		return NewAcceptEqual(), nil
+	case "check-then-set-rare":
+		return NewCheckThenSetRare(), nil
+	case "lost-write-rare":
+		return NewLostWriteRare(), nil
+	case "uint32-tokens":
+		return NewUint32Tokens(), nil
 	}
 	return nil, fmt.Errorf("unknown memory target %q (want one of %v)", name, Names)
 }

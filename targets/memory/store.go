@@ -38,6 +38,22 @@ func (t *table) put(resource string, c cell) {
 	t.cells[resource] = c
 }
 
+// writeIf stores c as resource's cell if accept, given the token stored
+// now (0 when never written), allows it: the comparison and the write in
+// one step, under one lock.
+func (t *table) writeIf(resource string, c cell, accept func(current uint64) bool) histories.Outcome {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !accept(t.cells[resource].token) {
+		return histories.Rejected
+	}
+	if t.cells == nil {
+		t.cells = make(map[string]cell)
+	}
+	t.cells[resource] = c
+	return histories.Accepted
+}
+
 // Read returns the stored value and token.
 func (t *table) Read(ctx context.Context, resource string) (targets.Reading, error) {
 	if err := ctx.Err(); err != nil {
