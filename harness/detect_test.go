@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fencecheck/fencecheck/check"
+	"github.com/fencecheck/fencecheck/docs/schema"
 	"github.com/fencecheck/fencecheck/lease"
 	"github.com/fencecheck/fencecheck/nemesis"
 	"github.com/fencecheck/fencecheck/sched"
@@ -26,7 +27,7 @@ import (
 // SeedsToDetection: a fresh target and fresh faults for each seed.
 func defaultRunFor(t *testing.T, name string, set func(*Config)) func(uint64) (Config, error) {
 	t.Helper()
-	store := t.TempDir()
+	store := schema.TempDir(t)
 	return func(uint64) (Config, error) {
 		tgt, err := memory.Open(name)
 		if err != nil {
