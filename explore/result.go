@@ -86,8 +86,8 @@ func (r *Result) Summary() string {
 		swarm = ", swarm"
 	}
 	fmt.Fprintf(&b, "sweep       %s (%s%s), seeds %s, %d at a time\n", r.Target, r.Mode, swarm, r.Seeds, r.Parallel)
-	fmt.Fprintf(&b, "runs        %d in %s (%.0f runs/s): %d held, %d violated, %d inconclusive", r.Runs,
-		r.Elapsed.Round(time.Millisecond), r.RunsPerSecond(), r.Held, r.Violated, r.Inconclusive)
+	fmt.Fprintf(&b, "runs        %d in %s (%s runs/s): %d held, %d violated, %d inconclusive", r.Runs,
+		r.Elapsed.Round(time.Millisecond), rate(r.RunsPerSecond()), r.Held, r.Violated, r.Inconclusive)
 	if r.Interrupted > 0 {
 		fmt.Fprintf(&b, ", %d interrupted", r.Interrupted)
 	}
@@ -128,6 +128,14 @@ func (r *Result) Summary() string {
 		b.WriteString(f.Result.Summary())
 	}
 	return b.String()
+}
+
+// rate words runs per second: whole above ten, else to a tenth.
+func rate(perSecond float64) string {
+	if perSecond >= 10 {
+		return fmt.Sprintf("%.0f", perSecond)
+	}
+	return fmt.Sprintf("%.1f", perSecond)
 }
 
 // undecidedSeeds lists the first inconclusive seeds.
