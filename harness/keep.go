@@ -110,10 +110,12 @@ func (st *storage) recorder(opts histories.RecorderOptions) (*histories.Recorder
 }
 
 // read reads the recorded history back, from its file or from memory:
-// the same bytes, read by the same reader as fencecheck check's.
+// the same bytes, read by the same reader as fencecheck check's. A
+// history in memory is a sweep's, which runs a run per processor: it is
+// read on one goroutine.
 func (st *storage) read() (*histories.History, error) {
 	if st.memory != nil {
-		return histories.Read(bytes.NewReader(st.memory.Bytes()), st.historyPath())
+		return histories.ReadSerial(bytes.NewReader(st.memory.Bytes()), st.historyPath())
 	}
 	return histories.ReadFile(st.historyPath())
 }
