@@ -56,6 +56,10 @@ type Options struct {
 	// Command is the line that repeats a trial's run, for Sweep
 	// (harness.Config.Command); nil, none.
 	Command func(Trial) string
+	// Runner makes each run of Sweep from its configuration; nil,
+	// harness.Run. fencetest gives one that runs it in a
+	// testing/synctest bubble.
+	Runner func(context.Context, harness.Config) (harness.Result, error)
 
 	// since is time.Since, for the budget; tests replace it.
 	since func(time.Time) time.Duration
@@ -141,6 +145,9 @@ func Sweep(ctx context.Context, cfg harness.Config, opts Options) (Result, error
 		}
 		if opts.Command != nil {
 			c.Command = opts.Command(tr)
+		}
+		if opts.Runner != nil {
+			return opts.Runner(ctx, c)
 		}
 		return harness.Run(ctx, c)
 	}, opts)
