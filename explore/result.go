@@ -104,8 +104,8 @@ func (r *Result) Summary() string {
 		fmt.Fprintf(&b, "stopped     interrupted\n")
 	}
 	t := r.Totals
-	fmt.Fprintf(&b, "exercised   in %d checked runs: %d operations, %d stale writes (%d rejected, %d accepted, %d unknown); fault actions %s\n",
-		t.Runs, t.Operations, t.StaleWrites, t.StaleRejected, t.StaleAccepted, t.StaleUnknown, actions(t.FaultActions))
+	fmt.Fprintf(&b, "exercised   in %s: %d operations, %d stale writes (%d rejected, %d accepted, %d unknown); fault actions %s\n",
+		plural(t.Runs, "checked run"), t.Operations, t.StaleWrites, t.StaleRejected, t.StaleAccepted, t.StaleUnknown, actions(t.FaultActions))
 	fmt.Fprintf(&b, "verdict     %s: %s\n", strings.ToUpper(string(r.Verdict)), r.Reason)
 	if r.Dir != "" {
 		fmt.Fprintf(&b, "log         %s\n", filepath.Join(r.Dir, LogFile))
@@ -128,6 +128,14 @@ func (r *Result) Summary() string {
 		b.WriteString(f.Result.Summary())
 	}
 	return b.String()
+}
+
+// plural words n things.
+func plural(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
 }
 
 // rate words runs per second: whole above ten, else to a tenth.

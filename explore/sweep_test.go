@@ -207,7 +207,7 @@ func TestSweepVerdict(t *testing.T) {
 				return fake(check.Held, harness.GateCheck, 0, map[string]int{}, "pause")
 			}
 			return fake(check.Inconclusive, harness.GateCheck, 5, pauseActs, "pause")
-		}, check.Inconclusive, "no seed violated, but pause never acted in the 1 checked runs that had it; 0 stale writes were submitted in all, and a run asks for at least 1"},
+		}, check.Inconclusive, "no seed violated, but pause never acted in the 1 checked run that had it; 0 stale writes were submitted in all, and a run asks for at least 1"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

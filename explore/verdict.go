@@ -67,14 +67,14 @@ func (t *Totals) gaps() []string {
 	var out []string
 	for _, f := range slices.Sorted(maps.Keys(t.Drawn)) {
 		if t.FaultActions[f] == 0 {
-			out = append(out, fmt.Sprintf("%s never acted in the %d checked runs that had it", f, t.Drawn[f]))
+			out = append(out, fmt.Sprintf("%s never acted in the %s that had it", f, plural(t.Drawn[f], "checked run")))
 		}
 	}
 	if t.StaleWrites < t.MinStale {
 		out = append(out, fmt.Sprintf("%d stale writes were submitted in all, and a run asks for at least %d", t.StaleWrites, t.MinStale))
 	}
 	if t.IssuerRuns > 0 && t.GrantsAfterFailover == 0 {
-		out = append(out, fmt.Sprintf("no lease was granted after a server the issuer faults took down came back, in %d runs", t.IssuerRuns))
+		out = append(out, fmt.Sprintf("no lease was granted after a server the issuer faults took down came back, in %s", plural(t.IssuerRuns, "run")))
 	}
 	return out
 }

@@ -94,6 +94,14 @@ func runSweep(ctx context.Context, cmd *cobra.Command, f sweepFlags) error {
 	if err := f.run.target.required(); err != nil {
 		return err
 	}
+	// The flags every run would refuse are refused once, before any.
+	child, err := f.run.target.child()
+	if err != nil {
+		return err
+	}
+	if _, err := parseFaults(f.run.nemesis, f.run.target.spec, child); err != nil {
+		return err
+	}
 	opts, err := f.options()
 	if err != nil {
 		return err
