@@ -104,8 +104,12 @@ type Progress struct {
 // cfg.VirtualClock) names its resources from its seed; without
 // opts.NewTarget runs would share cfg.Target, and so Sweep refuses
 // that. On the real clock they may share it, one at a time unless
-// opts.Parallel says otherwise.
+// opts.Parallel says otherwise. A lease service given in cfg.Leases would
+// be shared by every run and is refused; cfg.Issuer is opened by each.
 func Sweep(ctx context.Context, cfg harness.Config, opts Options) (Result, error) {
+	if cfg.Leases != nil {
+		return Result{}, errors.New("explore: a lease service in Leases would serve every run of the sweep; give Issuer, which each run opens for itself")
+	}
 	if opts.NewTarget == nil && (cfg.Deterministic || cfg.VirtualClock) {
 		return Result{}, errors.New("explore: runs in the simulation or on a virtual clock name their resources from their seed, and need a target each (Options.NewTarget)")
 	}

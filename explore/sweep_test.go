@@ -16,7 +16,9 @@ import (
 
 	"github.com/fencecheck/fencecheck/check"
 	"github.com/fencecheck/fencecheck/harness"
+	"github.com/fencecheck/fencecheck/lease"
 	"github.com/fencecheck/fencecheck/runstore"
+	"github.com/fencecheck/fencecheck/sched"
 	"github.com/fencecheck/fencecheck/targets"
 	"github.com/fencecheck/fencecheck/targets/memory"
 )
@@ -138,15 +140,21 @@ func TestSweepSwarm(t *testing.T) {
 	assert.Contains(t, res.Summary(), "swarm       "+f.Draw.String())
 }
 
-// TestSweepNeedsATargetPerRun: runs that name their resources from their
-// seed may not share a receiver.
-func TestSweepNeedsATargetPerRun(t *testing.T) {
+// TestSweepRefusesSharedState: runs that name their resources from their
+// seed may not share a receiver, and no runs one lease service.
+func TestSweepRefusesSharedState(t *testing.T) {
 	t.Parallel()
 	cfg, opts := memoryConfig(t, "fenced", Seeds{1, 2}, 1)
 	cfg.Target, opts.NewTarget = memory.NewFenced(), nil
 	_, err := Sweep(context.Background(), cfg, opts)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "NewTarget")
+
+	cfg, opts = memoryConfig(t, "fenced", Seeds{1, 2}, 1)
+	cfg.Deterministic, cfg.Leases = false, lease.NewLocal(context.Background(), sched.NewReal(), nil, time.Second)
+	_, err = Sweep(context.Background(), cfg, opts)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "Issuer")
 }
 
 func itoa(n uint64) string { b, _ := json.Marshal(n); return string(b) }
