@@ -87,6 +87,7 @@ fuzz:
 	$(GO) test ./targets/redistarget -run '^$$' -fuzz '^FuzzReading$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./lease/spec -run '^$$' -fuzz '^FuzzParseNet$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./docs/schema -run '^$$' -fuzz '^FuzzLineClasses$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./explore -run '^$$' -fuzz '^FuzzParseSeeds$$' -fuzztime $(FUZZTIME)
 
 ## bench-checker: the fast checker and porcupine side by side on the same
 ## generated histories (1 and 50 resources, 5 and 50 clients, 10k to 1M

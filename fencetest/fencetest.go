@@ -108,17 +108,9 @@ func RunSynctest(t T, cfg harness.Config) harness.Result {
 // run is Run, inside a bubble when bubbled.
 func run(t T, cfg harness.Config, bubbled bool) harness.Result {
 	t.Helper()
-	env := ""
-	if spec := os.Getenv(LeasesEnv); spec != "" && spec != leasespec.Local && cfg.Leases == nil && cfg.Issuer == nil {
-		cfg.Issuer = Leases(t, spec)
-		if cfg.Issuer == nil {
-			return harness.Result{}
-		}
-		if cfg.Deterministic || bubbled {
-			t.Logf("fencetest: %s=%s: the run is on the real clock, not the deterministic simulation or a synctest bubble", LeasesEnv, cfg.Issuer.Name())
-			cfg.Deterministic, bubbled = false, false
-		}
-		env = LeasesEnv + "=" + shellescape.Quote(redact.Spec(spec)) + " "
+	env, ok := envLeases(t, &cfg, &bubbled)
+	if !ok {
+		return harness.Result{}
 	}
 	if seed, ok := seedOverride(); ok {
 		cfg.Seed = seed
@@ -142,6 +134,28 @@ func run(t T, cfg harness.Config, bubbled bool) harness.Result {
 	}
 	t.Errorf("fencetest: %s %s: %s\n%s\n%s", cfg.TargetName, res.Verdict, res.Reason, where, res.Summary())
 	return res
+}
+
+// envLeases gives cfg the token issuer $FENCETEST_LEASES names, when it
+// names one and cfg has no lease service of its own; the run is then on
+// the real clock, not in the simulation or a bubble (*bubbled). It
+// returns what the go test line that repeats the run starts with, and
+// false when the spec is bad and t was failed.
+func envLeases(t T, cfg *harness.Config, bubbled *bool) (string, bool) {
+	t.Helper()
+	spec := os.Getenv(LeasesEnv)
+	if spec == "" || spec == leasespec.Local || cfg.Leases != nil || cfg.Issuer != nil {
+		return "", true
+	}
+	cfg.Issuer = Leases(t, spec)
+	if cfg.Issuer == nil {
+		return "", false
+	}
+	if cfg.Deterministic || *bubbled {
+		t.Logf("fencetest: %s=%s: the run is on the real clock, not the deterministic simulation or a synctest bubble", LeasesEnv, cfg.Issuer.Name())
+		cfg.Deterministic, *bubbled = false, false
+	}
+	return LeasesEnv + "=" + shellescape.Quote(redact.Spec(spec)) + " ", true
 }
 
 // Leases returns the token issuer a lease spec names (local, etcd,

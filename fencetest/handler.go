@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/fencecheck/fencecheck/harness"
+	"github.com/fencecheck/fencecheck/targets"
 	"github.com/fencecheck/fencecheck/targets/httptarget"
 )
 
@@ -57,17 +58,7 @@ const inProcessBase = "http://in-process"
 // the result.
 func Handler(t T, h http.Handler, opts Options) harness.Result {
 	t.Helper()
-	o := httptarget.DefaultOptions()
-	o.Transport = httptarget.HandlerTransport(h)
-	if opts.Adapter != "" {
-		a, err := httptarget.LoadAdapter(opts.Adapter)
-		if err != nil {
-			t.Fatalf("fencetest: %v", err)
-			return harness.Result{}
-		}
-		o.Adapter = a
-	}
-	tgt, err := httptarget.New(inProcessBase, o)
+	tgt, err := HandlerTarget(h, opts)
 	if err != nil {
 		t.Fatalf("fencetest: %v", err)
 		return harness.Result{}
@@ -78,4 +69,20 @@ func Handler(t T, h http.Handler, opts Options) harness.Result {
 		opts.Config(&cfg)
 	}
 	return run(t, cfg, opts.Synctest)
+}
+
+// HandlerTarget is the target Handler tests h through: the HTTP target's
+// requests, with opts.Adapter, delivered to h in the process. Sweep needs
+// one per run (SweepOptions.NewTarget), each with a handler of its own.
+func HandlerTarget(h http.Handler, opts Options) (targets.Target, error) {
+	o := httptarget.DefaultOptions()
+	o.Transport = httptarget.HandlerTransport(h)
+	if opts.Adapter != "" {
+		a, err := httptarget.LoadAdapter(opts.Adapter)
+		if err != nil {
+			return nil, err
+		}
+		o.Adapter = a
+	}
+	return httptarget.New(inProcessBase, o)
 }

@@ -171,6 +171,10 @@ type Config struct {
 	// empty, it is derived from TargetName.
 	StoreDir string
 	RunName  string
+	// Keep says which runs are stored: KeepAll (the zero value), or
+	// KeepViolations, which leaves nothing in the store of a run that
+	// found no violation (see Keep). Result.Dir is then empty.
+	Keep Keep
 
 	CheckTimeout time.Duration // bounds the check; 0: no limit
 	// Version is fencecheck's version, recorded in every result.
@@ -354,6 +358,9 @@ func (c *Config) Validate() error {
 	}
 	if c.StoreDir == "" {
 		bad("StoreDir", "required")
+	}
+	if c.Keep != KeepAll && c.Keep != KeepViolations {
+		bad("Keep", "%d is not KeepAll or KeepViolations", c.Keep)
 	}
 	c.validateStrategy(bad)
 	c.validateTokens(bad)

@@ -62,7 +62,7 @@ func (r *run) watchFailure(ctx context.Context) context.Context {
 // failed returns the run's failure, if any, naming where its history is.
 // It also asks the target, which may have failed after the watch ended
 // (during the final reads).
-func (r *run) failed(historyPath string) error {
+func (r *run) failed(st *storage) error {
 	if t, ok := r.cfg.Target.(failingTarget); ok && t.Err() != nil {
 		r.Fail(t.Err())
 	}
@@ -72,5 +72,5 @@ func (r *run) failed(historyPath string) error {
 		return nil
 	}
 	return fmt.Errorf("run %s: %w\n(the history recorded until then is in %s; fencecheck check reads it)",
-		r.cfg.TargetName, r.failure.err, historyPath)
+		r.cfg.TargetName, r.failure.err, st.keptHistory())
 }

@@ -123,6 +123,10 @@ type RunConfig struct {
 	issuerServers bool     // the issuer had servers to take down
 }
 
+// Clock says what clock the run was on, in a word or two:
+// deterministic, virtual time, real time.
+func (c *RunConfig) Clock() string { return c.mode(false) }
+
 // mode says what clock the run was on, at length for the report.
 func (c *RunConfig) mode(long bool) string {
 	switch {
@@ -176,10 +180,11 @@ func (c *Config) summary(runID string, resources []string) RunConfig {
 }
 
 // judge reads the recorded history back, checks it and measures coverage.
-// Reading the file rather than memory checks exactly what a user would
-// re-check later with fencecheck check.
-func (r *run) judge(path string, interrupted bool) (Result, error) {
-	h, err := histories.ReadFile(path)
+// Reading the recorded bytes (the file, or under KeepViolations the same
+// bytes in memory) rather than the events as the workers made them checks
+// exactly what a user would re-check later with fencecheck check.
+func (r *run) judge(st *storage, interrupted bool) (Result, error) {
+	h, err := st.read()
 	if err != nil {
 		return Result{}, fmt.Errorf("read back the recorded history: %w", err)
 	}

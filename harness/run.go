@@ -4,13 +4,13 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"path/filepath"
 	"time"
 
+	"github.com/fencecheck/fencecheck/check"
 	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/internal/tick"
 	"github.com/fencecheck/fencecheck/lease"
 	"github.com/fencecheck/fencecheck/nemesis"
-	"github.com/fencecheck/fencecheck/runstore"
 	"github.com/fencecheck/fencecheck/sched"
 	"github.com/fencecheck/fencecheck/targets"
 	"github.com/fencecheck/fencecheck/workload"
@@ -76,6 +76,8 @@ type dirUser interface {
 // The run becomes the store's latest once its result.json is written
 // (an interrupted run's too); a run that ends in an error never does, and
 // leaves its directory only if it recorded something (see runstore.Fail).
+// Under KeepViolations (Config.Keep) a run that found no violation leaves
+// nothing in the store, and its Result has no Dir.
 func Run(ctx context.Context, cfg Config) (res Result, err error) {
 	if err := cfg.Validate(); err != nil {
 		return Result{}, fmt.Errorf("invalid configuration: %w", err)
@@ -86,15 +88,15 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 		started = begun
 	}
 	started = started.UTC()
-	dir, err := runstore.Create(cfg.StoreDir, cfg.runName(), started)
+	st, err := newStorage(&cfg, started)
 	if err != nil {
 		return Result{}, err
 	}
 	wrote := false // result.json
 	// Deferred first, so it runs last: after the teardown.
-	defer func() { res, err = settle(cfg.StoreDir, dir, wrote, res, err) }()
+	defer func() { res, err = settle(st, wrote, res, err) }()
 	if u, ok := cfg.Target.(dirUser); ok {
-		u.UseRunDir(dir)
+		u.UseRunDir(st.dir)
 	}
 	if s, ok := cfg.Target.(targets.Setupper); ok {
 		if err := s.Setup(ctx); err != nil {
@@ -120,8 +122,7 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 	default:
 		rt = sched.NewReal()
 	}
-	historyPath := filepath.Join(dir, runstore.History)
-	rec, err := histories.CreateRecorder(historyPath, histories.RecorderOptions{Clock: rt, Observer: cfg.Observer})
+	rec, err := st.recorder(histories.RecorderOptions{Clock: rt, Observer: cfg.Observer})
 	if err != nil {
 		return Result{}, err
 	}
@@ -129,10 +130,10 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 	defer endLife()
 	r := &run{cfg: cfg, rt: rt, rec: rec, rand: sched.NewRand(cfg.Seed), life: life, leases: cfg.Leases}
 	if cfg.Issuer != nil {
-		svc, err := cfg.Issuer.Open(ctx, lease.Env{Life: life, Runtime: rt, Recorder: rec, TTL: cfg.IssuedTTL(), Dir: dir})
+		svc, err := cfg.Issuer.Open(ctx, lease.Env{Life: life, Runtime: rt, Recorder: rec, TTL: cfg.IssuedTTL(), Dir: st.dir})
 		if err != nil {
 			_ = rec.Close()
-			return Result{Dir: dir}, fmt.Errorf("open lease issuer %s: %w", cfg.Issuer.Name(), err)
+			return Result{}, fmt.Errorf("open lease issuer %s: %w", cfg.Issuer.Name(), err)
 		}
 		if c, ok := svc.(io.Closer); ok {
 			defer func() {
@@ -153,7 +154,7 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 	}
 	if err := r.attachIssuer(r.leases); err != nil {
 		_ = rec.Close()
-		return Result{Dir: dir}, fmt.Errorf("lease issuer: %w", err)
+		return Result{}, fmt.Errorf("lease issuer: %w", err)
 	}
 	r.runID = newRunID(cfg.Seed, cfg.Deterministic || cfg.VirtualClock)
 	var valuePrefix string
@@ -163,7 +164,7 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 		Target: cfg.Target, Pausers: r.pausers, Deliverers: r.deliverers, Env: r, Life: life})
 	if err != nil {
 		_ = rec.Close()
-		return Result{Dir: dir}, fmt.Errorf("%s with leases from %s: %w", cfg.TargetName, r.leasesName(), err)
+		return Result{}, fmt.Errorf("%s with leases from %s: %w", cfg.TargetName, r.leasesName(), err)
 	}
 
 	stopProgress := r.reportProgress()
@@ -172,32 +173,42 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 	warnings := td.run() // the target's work is done: the final reads were its last
 	r.receiverLog = scanReceiverLog(cfg.Target)
 	if err := rec.Close(); err != nil {
-		return Result{}, fmt.Errorf("record history %s: %w", historyPath, err)
+		return Result{}, fmt.Errorf("record history %s: %w", st.historyPath(), err)
 	}
-	if err := r.failed(historyPath); err != nil {
-		return Result{Dir: dir}, err
+	if err := r.failed(st); err != nil {
+		return Result{}, err
 	}
 	if simErr != nil {
 		return Result{}, fmt.Errorf("run %s: %w", cfg.TargetName, simErr)
 	}
 	if r.observeErr != nil {
-		return Result{Dir: dir}, fmt.Errorf("%s: %w (the history so far is in %s)", cfg.TargetName, r.observeErr, historyPath)
+		return Result{}, fmt.Errorf("%s: %w (the history so far is in %s)", cfg.TargetName, r.observeErr, st.keptHistory())
 	}
 	if cfg.skipJudge {
-		return Result{Dir: dir}, nil
+		return Result{}, nil
 	}
-	res, err = r.judge(historyPath, ctx.Err() != nil)
+	res, err = r.judge(st, ctx.Err() != nil)
 	if err != nil {
 		return Result{}, err
 	}
-	res.Dir, res.Started, res.Elapsed = dir, started, time.Since(begun)
+	res.Started, res.Elapsed = started, time.Since(begun)
 	res.Warnings = warnings
-	if err := writeResult(dir, &res); err != nil {
+	if cfg.Keep == KeepViolations && res.Verdict != check.Violated {
+		if err := st.discard(); err != nil {
+			res.Warnings = append(res.Warnings, err.Error())
+		}
+		return res, nil
+	}
+	if err := st.keep(); err != nil {
+		return res, err
+	}
+	res.Dir = st.dir
+	if err := writeResult(st.dir, &res); err != nil {
 		return res, err
 	}
 	wrote = true
 	if !cfg.NoReport {
-		if err := writeReport(dir, &res); err != nil {
+		if err := writeReport(st.dir, &res); err != nil {
 			return res, err
 		}
 	}
@@ -329,23 +340,9 @@ func (r *run) reportProgress() func() {
 	if r.cfg.Progress == nil {
 		return func() {}
 	}
-	stop := make(chan struct{})
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		t := time.NewTicker(250 * time.Millisecond)
-		defer t.Stop()
-		for {
-			select {
-			case <-stop:
-				r.cfg.Progress(r.workers.Progress(time.Duration(r.clock.Now())))
-				return
-			case <-t.C:
-				r.cfg.Progress(r.workers.Progress(time.Duration(r.clock.Now())))
-			}
-		}
-	}()
-	return func() { close(stop); <-done }
+	return tick.Every(250*time.Millisecond, func() {
+		r.cfg.Progress(r.workers.Progress(time.Duration(r.clock.Now())))
+	})
 }
 
 // The nemesis.Env methods.

@@ -26,20 +26,40 @@ func writeResult(dir string, res *Result) error {
 
 // settle leaves the run directory as the run ended: published as latest
 // once result.json is written, and, when the run ends in an error, with
-// that error in error.txt or removed if the run wrote nothing into it.
+// that error in error.txt or removed if the run wrote nothing into it. A
+// run that recorded its history in memory (KeepViolations) and ends in
+// an error keeps it, so that fencecheck check can read what it recorded.
 // The Result names the directory whenever it is still there.
-func settle(store, dir string, wrote bool, res Result, err error) (Result, error) {
+func settle(st *storage, wrote bool, res Result, err error) (Result, error) {
+	defer st.release()
 	if wrote {
-		if perr := runstore.Publish(store, dir); perr != nil && err == nil {
+		if perr := runstore.Publish(st.store, st.dir); perr != nil && err == nil {
 			err = perr
 		}
 	}
 	if err == nil {
 		return res, nil
 	}
-	err = runstore.Fail(store, dir, err)
-	if _, serr := os.Stat(dir); serr == nil {
-		res.Dir = dir
+	if st.memory != nil && st.memory.Len() > 0 {
+		if kerr := st.keep(); kerr != nil {
+			err = fmt.Errorf("%w\n(and the history it recorded could not be kept: %v)", err, kerr)
+		}
+	}
+	if st.dir == "" {
+		return res, err
+	}
+	err = runstore.Fail(st.store, st.dir, err)
+	if _, serr := os.Stat(st.dir); serr == nil {
+		res.Dir = st.dir
 	}
 	return res, err
+}
+
+// keptHistory keeps a history recorded in memory, for a run about to end
+// in an error, and says where it is.
+func (st *storage) keptHistory() string {
+	if err := st.keep(); err != nil {
+		return fmt.Sprintf("%s, which could not be written: %v", st.historyPath(), err)
+	}
+	return st.historyPath()
 }

@@ -254,3 +254,19 @@ func TestReadFileMatchesReader(t *testing.T) {
 		})
 	}
 }
+
+// TestReadSerialIsRead: the reader a sweep uses gives what Read gives,
+// history and errors alike.
+func TestReadSerialIsRead(t *testing.T) {
+	t.Parallel()
+	for _, input := range [][]byte{sampleHistory(5, 1), sampleHistory(200, 3), []byte("{\"index\":0,\"time\":0}\n{")} {
+		want, wantErr := Read(bytes.NewReader(input), "h")
+		got, err := ReadSerial(bytes.NewReader(input), "h")
+		if fmt.Sprint(err) != fmt.Sprint(wantErr) {
+			t.Fatalf("error %v, Read says %v", err, wantErr)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatal("history differs from Read's")
+		}
+	}
+}

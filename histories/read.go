@@ -15,6 +15,14 @@ func Read(r io.Reader, name string) (*History, error) {
 	return read(r, name, 0)
 }
 
+// ReadSerial is Read on one goroutine, with the Reader's small buffer:
+// for a caller that reads many histories at once, one per processor (a
+// sweep's runs), where Read's pipeline would only add its blocks and
+// goroutines. It gives the same history and the same errors as Read.
+func ReadSerial(r io.Reader, name string) (*History, error) {
+	return readSequential(r, name)
+}
+
 // read is Read knowing the input's size, when total > 0.
 func read(r io.Reader, name string, total int64) (*History, error) {
 	if n := runtime.GOMAXPROCS(0); n > 1 {

@@ -37,6 +37,7 @@ const (
 	MinimalHistory = "minimal.jsonl" // the minimal counterexample, a history of its own
 	Table          = "table.txt"     // a verify battery's table
 	Error          = "error.txt"     // why a run ended without a result (Fail)
+	SweepLog       = "sweep.jsonl"   // a sweep's log: one line per seed run
 	// Latest is the store's link to the run that most recently finished
 	// with a result (Publish).
 	Latest = "latest"
@@ -60,6 +61,7 @@ var Files = []File{
 	{Error, "text/plain; charset=utf-8", false},
 	{History, "application/x-ndjson", true},
 	{MinimalHistory, "application/x-ndjson", true},
+	{SweepLog, "application/x-ndjson", true},
 }
 
 // TimestampFormat names run directories: UTC, sortable, with milliseconds
@@ -145,6 +147,22 @@ func Fail(store, dir string, cause error) error {
 		return fmt.Errorf("%w\n(and the run directory could not record it: %v)", cause, err)
 	}
 	return cause
+}
+
+// Discard removes the run directory dir (as Create returned it) with
+// everything in it, and its name folder when that is then empty: a run
+// whose files its caller chose not to keep (a sweep keeps only the runs
+// that found a violation, see harness.KeepViolations). It never touches
+// latest, and refuses a directory that is not <name>/<stamp> of store.
+func Discard(store, dir string) error {
+	if rel, err := filepath.Rel(store, dir); err != nil || !validRel(rel) {
+		return fmt.Errorf("discard %s: not a run directory of the store %s", dir, store)
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		return fmt.Errorf("discard %s: %w", dir, err)
+	}
+	_ = os.Remove(filepath.Dir(dir)) // fails while other runs are in it
+	return nil
 }
 
 // ErrBadName is the error of a run name that is not a single plain path

@@ -281,3 +281,44 @@ func TestFail(t *testing.T) {
 		assert.DirExists(t, outside, "nothing outside the store is removed")
 	})
 }
+
+// TestDiscard: a run its caller does not keep goes with everything in it,
+// and its name folder with it unless another run is there; latest is not
+// touched, and nothing outside the store is removed.
+func TestDiscard(t *testing.T) {
+	t.Parallel()
+	for _, other := range []bool{false, true} {
+		t.Run(fmt.Sprintf("another run beside it %v", other), func(t *testing.T) {
+			t.Parallel()
+			store := t.TempDir()
+			if other {
+				o, err := Create(store, "r", time.Now())
+				require.NoError(t, err)
+				writeResult(t, o)
+				require.NoError(t, Publish(store, o))
+			}
+			before, _ := os.Readlink(filepath.Join(store, Latest))
+			dir, err := Create(store, "r", time.Now())
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "receiver.log"), []byte("x\n"), 0o644))
+			require.NoError(t, Discard(store, dir))
+			assert.NoDirExists(t, dir)
+			after, _ := os.Readlink(filepath.Join(store, Latest))
+			assert.Equal(t, before, after, "latest is not touched")
+			if other {
+				assert.DirExists(t, filepath.Dir(dir), "the other run's name folder stays")
+			} else {
+				assert.NoDirExists(t, filepath.Dir(dir), "an empty name folder goes too")
+			}
+		})
+	}
+	t.Run("not a run directory", func(t *testing.T) {
+		t.Parallel()
+		store, outside := t.TempDir(), t.TempDir()
+		require.NoError(t, os.WriteFile(filepath.Join(outside, "f"), nil, 0o644))
+		err := Discard(store, outside)
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), "not a run directory")
+		assert.FileExists(t, filepath.Join(outside, "f"), "nothing outside the store is removed")
+	})
+}

@@ -47,7 +47,7 @@ use).`,
 			return f.target.scrub(runCompareFixes(cmd.Context(), cmd, f))
 		},
 	}
-	f.register(cmd.Flags(), false)
+	f.register(cmd.Flags(), cmdCompare)
 	return cmd
 }
 
@@ -87,9 +87,9 @@ func runCompareFixes(ctx context.Context, cmd *cobra.Command, f runFlags) error 
 	for _, s := range workload.Strategies {
 		g := f
 		g.clientStrategy = s.String()
-		res, err := runOnce(ctx, cmd, g, progress, func(cfg harness.Config) string {
+		res, err := runOnce(ctx, cmd, g, once{progress: progress, command: func(cfg harness.Config) string {
 			return runLine(reproduceLine(cmd, effectiveRunFlags(cfg, g)), s)
-		})
+		}})
 		if err != nil {
 			return fmt.Errorf("the %s run: %w", s, err)
 		}

@@ -121,7 +121,7 @@ func TestExecLogFail(t *testing.T) {
 		})
 	}
 	addr := freeAddr(t)
-	for _, command := range []string{"run", "verify", "compare-fixes"} {
+	for _, command := range []string{"run", "verify", "compare-fixes", "sweep"} {
 		for _, bad := range []struct {
 			args []string
 			err  string

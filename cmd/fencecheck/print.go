@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -11,6 +12,18 @@ import (
 	"github.com/fencecheck/fencecheck/internal/termsafe"
 	"github.com/fencecheck/fencecheck/report"
 )
+
+// printResult prints a command's result: as indented JSON with --json,
+// else as summary gives it for people.
+func printResult(w io.Writer, asJSON bool, v any, summary func() string) error {
+	if asJSON {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(v)
+	}
+	_, err := fmt.Fprint(w, summary())
+	return err
+}
 
 func printCheck(w io.Writer, rep checkReport) {
 	c, res := rep.Counts, rep.Result

@@ -22,23 +22,37 @@ var outputOnly = []string{"help", "json", "junit", "no-progress", "no-report", "
 // first and without its credentials, --header values masked (with a
 // comment that says so). A flag that repeats (--sql-setup) is repeated.
 func reproduceLine(cmd *cobra.Command, effective map[string]string) string {
-	args := []string{"fencecheck", cmd.Name()}
-	add := func(name string, values ...string) {
-		for _, v := range values {
-			args = append(args, "--"+name, shellescape.Quote(v))
-		}
+	return flagLine(cmd.Name(), cmd.Flags(), effective, nil, nil)
+}
+
+// flagLine is reproduceLine for `fencecheck name` from the flags of
+// fl: the flags in skip are left out, and the effective values of the
+// flags in also are given although fl lacks them (a sweep's line for one
+// of its runs: run's --seed, which sweep does not take).
+func flagLine(name string, fl *pflag.FlagSet, effective map[string]string, skip, also []string) string {
+	type flagArgs struct {
+		name   string
+		values []string
 	}
-	fl := cmd.Flags()
+	var flags []flagArgs
+	add := func(name string, values ...string) {
+		quoted := make([]string, len(values))
+		for i, v := range values {
+			quoted[i] = shellescape.Quote(v)
+		}
+		flags = append(flags, flagArgs{name, quoted})
+	}
 	masked := false
+	args := []string{"fencecheck", name}
 	if t := fl.Lookup("target"); t != nil {
-		spec := redact.Spec(t.Value.String())
-		masked = spec != t.Value.String()
-		add("target", spec)
+		target := redact.Spec(t.Value.String())
+		masked = target != t.Value.String()
+		args = append(args, "--target", shellescape.Quote(target))
 	}
 	fl.VisitAll(func(f *pflag.Flag) {
 		v, forced := effective[f.Name]
 		switch {
-		case f.Name == "target" || slices.Contains(outputOnly, f.Name):
+		case f.Name == "target" || slices.Contains(outputOnly, f.Name) || slices.Contains(skip, f.Name):
 		case forced && v == "":
 			// the effective value is to be left out
 		case forced:
@@ -57,6 +71,17 @@ func reproduceLine(cmd *cobra.Command, effective map[string]string) string {
 			add(f.Name, f.Value.String())
 		}
 	})
+	for _, flag := range also {
+		if v := effective[flag]; v != "" && fl.Lookup(flag) == nil {
+			add(flag, v)
+		}
+	}
+	slices.SortStableFunc(flags, func(a, b flagArgs) int { return strings.Compare(a.name, b.name) })
+	for _, f := range flags {
+		for _, v := range f.values {
+			args = append(args, "--"+f.name, v)
+		}
+	}
 	line := strings.Join(args, " ")
 	if masked {
 		line += "  # " + redact.Mask + " marks a secret left out: give it again"

@@ -33,7 +33,7 @@ Exit codes: 0 the invariant held, 1 a violation was found, 2 inconclusive,
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{flagError(err)} })
-	root.AddCommand(newCheckCommand(), newReplayCommand(), newRunCommand(), newReceiverCommand(), newVerifyCommand(), newVerifyIssuerCommand())
+	root.AddCommand(newCheckCommand(), newReplayCommand(), newRunCommand(), newSweepCommand(), newReceiverCommand(), newVerifyCommand(), newVerifyIssuerCommand())
 	root.AddCommand(newServeCommand(), newLeasesCommand(), newCompareFixesCommand(), newVersionCommand())
 	refuseRepeats(root)
 	return root

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/binary"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -63,6 +62,8 @@ type runFlags struct {
 	durationSet   bool
 	opTimeoutSet  bool
 	scheduleSet   bool
+	think         time.Duration
+	thinkSet      bool
 
 	clientStrategy  string
 	leaseMultiplier float64
@@ -142,9 +143,18 @@ http://ADDR/metrics while it lasts (loopback only, unless
 			return f.target.scrub(runRun(cmd.Context(), cmd, f))
 		},
 	}
-	f.register(cmd.Flags(), true)
+	f.register(cmd.Flags(), cmdRun)
 	return cmd
 }
+
+// runCommand is a command that makes runs with run's flags.
+type runCommand int
+
+const (
+	cmdRun     runCommand = iota // run: one run
+	cmdCompare                   // compare-fixes: one run per client strategy
+	cmdSweep                     // sweep: one run per seed
+)
 
 // noteChanged notes which flags whose defaults depend on others the user
 // gave.
@@ -155,14 +165,16 @@ func (f *runFlags) noteChanged(cmd *cobra.Command) {
 	f.resourcesSet = fl.Changed("resources")
 	f.durationSet = fl.Changed("duration")
 	f.opTimeoutSet = fl.Changed("op-timeout")
+	f.thinkSet = fl.Changed("think")
 	f.renewEverySet = fl.Changed("renew-every")
 	f.scheduleSet = fl.Changed("schedule")
 }
 
-// register adds run's flags to fl; single says the command makes one run
-// (run), and so takes --client-strategy and --junit, which compare-fixes,
-// running every strategy, does not.
-func (f *runFlags) register(fl *pflag.FlagSet, single bool) {
+// register adds run's flags to fl, for cmd: run takes them all; a sweep
+// no --seed (its --seeds say which), --junit or --metrics (its runs are
+// many); compare-fixes, which runs every strategy, takes neither
+// --client-strategy, --junit nor --metrics.
+func (f *runFlags) register(fl *pflag.FlagSet, cmd runCommand) {
 	d := harness.DefaultConfig()
 	f.target.register(fl)
 	fl.StringVar(&f.leases, "leases", leasespec.Local, "where leases and tokens come from: local (in memory, deterministic with memory targets), etcd (an embedded 3-member cluster in the run directory), etcd://HOST:PORT,… (your cluster), redis[?SETTINGS] or postgres[?SETTINGS] (a private server in the run directory), redis://… or postgres://… (your server); see docs/leases.md")
@@ -177,9 +189,12 @@ func (f *runFlags) register(fl *pflag.FlagSet, single bool) {
 	fl.Float64Var(&f.rate, "rate", d.Rate, "client operations per second, all workers together (0: unlimited)")
 	fl.DurationVar(&f.leaseTTL, "lease-ttl", d.LeaseTTL, "lease duration")
 	fl.Float64Var(&f.readShare, "read-share", d.ReadShare, "probability of an extra read after each job")
+	fl.DurationVar(&f.think, "think", d.Think, fmt.Sprintf("mean time a worker works on a job between reading and writing (virtual time for memory targets; with another --lease-ttl: lease-ttl/%d)", d.LeaseTTL/d.Think))
 	fl.StringVar(&f.nemesis, "nemesis", faultNames(d.Faults), "faults to inject: pause,delay,expire,duplicate; http: hold,duplicate-request,drop-response,latency; postgres, mysql, redis, http: net-latency,net-hold,net-blackhole,net-reset; --exec: kill,pause-receiver; --leases etcd, redis or postgres: issuer-kill,issuer-pause; or none")
 	fl.StringVar(&f.script, "nemesis-script", "", `scripted fault windows instead of random ones, e.g. "500ms:+pause,2s:-pause"`)
-	fl.Uint64Var(&f.seed, "seed", 0, "seed for every random choice (default: a random seed, printed)")
+	if cmd != cmdSweep {
+		fl.Uint64Var(&f.seed, "seed", 0, "seed for every random choice (default: a random seed, printed)")
+	}
 	fl.StringVar(&f.schedule, "schedule", d.TaskOrder.String(), "how the deterministic simulation (memory targets) orders tasks ready at the same virtual instant: random, or pct:D, PCT's priority schedules, which find a bug that needs D ordering constraints with a probability they guarantee (see docs/exploration.md)")
 	fl.StringVar(&f.policy, "policy", d.Policy.String(), "fencing policy: strict or accept-equal")
 	fl.StringSliceVar(&f.require, "require", nil, "extra invariants: exclusive (no write accepted that was sent after its lease had ended on the issuer or been reassigned)")
@@ -191,9 +206,11 @@ func (f *runFlags) register(fl *pflag.FlagSet, single bool) {
 	fl.BoolVar(&f.realtime, "realtime", false, "run a memory target on the real clock instead of the deterministic simulation")
 	fl.BoolVar(&f.noProgress, "no-progress", false, "do not show the live progress line")
 	fl.DurationVar(&f.opTimeout, "op-timeout", d.OpTimeout, fmt.Sprintf("how long a worker waits for an answer before recording an unknown outcome (with another --lease-ttl: %d×lease-ttl)", d.OpTimeout/d.LeaseTTL))
-	if single {
+	if cmd == cmdRun {
 		fl.StringVar(&f.junit, "junit", "", "also write the verdict as JUnit XML to this file (one test case per checked invariant)")
 		f.metrics.register(fl)
+	}
+	if cmd != cmdCompare {
 		fl.StringVar(&f.clientStrategy, "client-strategy", d.Strategy.String(), "what the workers rely on against an older owner: fencing (send the token), or a tempting fix that sends none: none, longer-lease, renew, check-before-write (see docs/fixes.md)")
 	}
 	fl.Float64Var(&f.leaseMultiplier, "lease-multiplier", d.LeaseMultiplier, "with --client-strategy longer-lease: leases last --lease-ttl times this; pauses, think time and fault windows still follow --lease-ttl")
@@ -223,6 +240,9 @@ func (f *runFlags) config(t *openedTarget, faults []nemesis.Fault) (harness.Conf
 	cfg.SetLeaseTTL(f.leaseTTL)
 	if f.opTimeoutSet {
 		cfg.OpTimeout = f.opTimeout
+	}
+	if f.thinkSet {
+		cfg.Think = f.think
 	}
 	if cfg.Strategy, err = workload.ParseStrategy(f.clientStrategy); err != nil {
 		return cfg, &usageError{fmt.Errorf("--client-strategy: %w", err)}
@@ -333,9 +353,9 @@ func runRun(ctx context.Context, cmd *cobra.Command, f runFlags) error {
 	if f.seedGenerated {
 		f.seed = randomSeed()
 	}
-	res, err := runOnce(ctx, cmd, f, !f.noProgress && !f.json && isTerminal(stderr), func(cfg harness.Config) string {
+	res, err := runOnce(ctx, cmd, f, once{progress: !f.noProgress && !f.json && isTerminal(stderr), command: func(cfg harness.Config) string {
 		return reproduceLine(cmd, effectiveRunFlags(cfg, f))
-	})
+	}})
 	if err != nil {
 		return err
 	}
@@ -344,22 +364,22 @@ func runRun(ctx context.Context, cmd *cobra.Command, f runFlags) error {
 			return err
 		}
 	}
-	if f.json {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(res); err != nil {
-			return err
-		}
-	} else {
-		fmt.Fprint(stdout, res.Summary())
+	if err := printResult(stdout, f.json, res, res.Summary); err != nil {
+		return err
 	}
 	warn(stderr, res.Warnings)
 	return exitFor(res.Verdict)
 }
 
-// runOnce makes the run f describes, with a live progress line on stderr
-// if progress, and command as the line that repeats it.
-func runOnce(ctx context.Context, cmd *cobra.Command, f runFlags, progress bool, command func(harness.Config) string) (harness.Result, error) {
+// once is how runOnce makes its run, besides the flags.
+type once struct {
+	progress bool                        // a live progress line on stderr
+	command  func(harness.Config) string // the line that repeats the run
+	keep     harness.Keep                // which runs are stored
+}
+
+// runOnce makes the run f describes, as o says.
+func runOnce(ctx context.Context, cmd *cobra.Command, f runFlags, o once) (harness.Result, error) {
 	stderr := cmd.ErrOrStderr()
 	if err := f.target.required(); err != nil {
 		return harness.Result{}, err
@@ -385,15 +405,15 @@ func runOnce(ctx context.Context, cmd *cobra.Command, f runFlags, progress bool,
 	if err != nil {
 		return harness.Result{}, err
 	}
-	cfg.Version = build().Version
-	cfg.Command = command(cfg)
+	cfg.Version, cfg.Keep = build().Version, o.keep
+	cfg.Command = o.command(cfg)
 	stopMetrics, err := f.metrics.start(&cfg, stderr)
 	if err != nil {
 		return harness.Result{}, err
 	}
 	defer stopMetrics()
 	stopProgress := func() {}
-	if progress {
+	if o.progress {
 		cfg.Progress, stopProgress = progressLine(stderr)
 	}
 	res, err := harness.Run(ctx, cfg)
@@ -459,16 +479,26 @@ func isTerminal(w io.Writer) bool {
 
 // progressLine shows a live status line on a terminal.
 func progressLine(w io.Writer) (func(harness.Progress), func()) {
+	describe, stop := spinner(w)
+	update := func(p harness.Progress) {
+		describe(fmt.Sprintf("%v/%v  ops %d  accepted %d  rejected %d  unknown %d",
+			p.Elapsed.Round(time.Millisecond), p.Duration, p.Ops, p.Accepted, p.Rejected, p.Unknown))
+	}
+	return update, stop
+}
+
+// spinner is a live status line on a terminal: describe shows a new
+// status, stop clears the line.
+func spinner(w io.Writer) (describe func(string), stop func()) {
 	bar := progressbar.NewOptions(-1,
 		progressbar.OptionSetWriter(w),
 		progressbar.OptionSpinnerType(14),
 		progressbar.OptionClearOnFinish(),
 		progressbar.OptionSetDescription("starting"),
 	)
-	update := func(p harness.Progress) {
-		bar.Describe(fmt.Sprintf("%v/%v  ops %d  accepted %d  rejected %d  unknown %d",
-			p.Elapsed.Round(time.Millisecond), p.Duration, p.Ops, p.Accepted, p.Rejected, p.Unknown))
+	describe = func(status string) {
+		bar.Describe(status)
 		_ = bar.Add(0)
 	}
-	return update, func() { _ = bar.Finish() }
+	return describe, func() { _ = bar.Finish() }
 }

@@ -44,7 +44,7 @@ func (verifyTerms) Setting(s verify.Setting) string {
 // reach.
 var fieldFlags = map[string]string{
 	"Target": "target", "Workers": "workers", "Resources": "resources", "ResourceNames": "resource-names",
-	"Duration": "duration", "Ops": "ops", "Rate": "rate", "LeaseTTL": "lease-ttl", "ReadShare": "read-share",
+	"Duration": "duration", "Ops": "ops", "Rate": "rate", "LeaseTTL": "lease-ttl", "ReadShare": "read-share", "Think": "think",
 	"OpTimeout": "op-timeout", "MinStale": "min-stale", "StoreDir": "store", "CheckTimeout": "check-timeout",
 	"Schedule": "nemesis-script", "RunName": "name", "Shard": "shard", "Strategy": "client-strategy", "LeaseMultiplier": "lease-multiplier",
 	"RenewEvery": "renew-every", "Leases": "leases", "Faults": "nemesis", "Tokens": "tokens", "MaxToken": "max-token",

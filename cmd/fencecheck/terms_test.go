@@ -1,7 +1,11 @@
 package main
 
 import (
+	"fmt"
 	"testing"
+	"time"
+
+	"github.com/spf13/pflag"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -26,7 +30,8 @@ func TestConfigErrorNamesTheFlags(t *testing.T) {
 		{"workers", func(c *harness.Config) { c.Workers = 0 }, "workers: 0 is not between 1 and 10000"},
 		{"two fields", func(c *harness.Config) { c.LeaseTTL, c.ReadShare = 0, 2 },
 			"lease-ttl: must be positive\nread-share: 2 is a probability, between 0 and 1"},
-		{"no flag", func(c *harness.Config) { c.Think = -1 }, "Think: negative"},
+		{"no flag", func(c *harness.Config) { c.Latency = -1 }, "Latency: negative"},
+		{"think", func(c *harness.Config) { c.Think = -1 }, "think: negative"},
 		{"script", func(c *harness.Config) {
 			c.Faults, c.Schedule = pause, nemesis.Script{Steps: []nemesis.Step{{Fault: "delay", On: true}}}
 		}, `nemesis-script: nemesis script names fault "delay", which is not in --nemesis`},
@@ -58,6 +63,35 @@ func TestRunTermsAreFlags(t *testing.T) {
 		t.Run(tc.want, func(t *testing.T) {
 			t.Parallel()
 			assert.Equal(t, tc.want, runTerms{}.Setting(tc.setting))
+		})
+	}
+}
+
+// TestThinkFlag: --think sets the mean think time; without it the think
+// time follows --lease-ttl, a quarter of it.
+func TestThinkFlag(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		args []string
+		want time.Duration
+	}{
+		{nil, 25 * time.Millisecond},
+		{[]string{"--lease-ttl", "40ms"}, 10 * time.Millisecond},
+		{[]string{"--lease-ttl", "40ms", "--think", "7ms"}, 7 * time.Millisecond},
+		{[]string{"--think", "0s"}, 0},
+	}
+	for _, tc := range cases {
+		t.Run(fmt.Sprint(tc.args), func(t *testing.T) {
+			t.Parallel()
+			var f runFlags
+			fl := pflag.NewFlagSet("run", pflag.ContinueOnError)
+			f.register(fl, cmdRun)
+			require.NoError(t, fl.Parse(tc.args))
+			f.thinkSet = fl.Changed("think")
+			tgt := &openedTarget{target: memory.NewFenced(), name: "memory://fenced", deterministic: true, close: func() error { return nil }}
+			cfg, err := f.config(tgt, nil)
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, cfg.Think)
 		})
 	}
 }

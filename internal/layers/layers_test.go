@@ -36,6 +36,7 @@ var layers = [][]string{
 	{"explain"},
 	{"report"},
 	{"replay", "verify", "harness"},
+	{"explore"},
 	{"browse", "fencetest", "cmd/..."},
 }
 

@@ -1,0 +1,269 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/fencecheck/fencecheck/explore"
+	"github.com/fencecheck/fencecheck/harness"
+	"github.com/fencecheck/fencecheck/internal/redact"
+	leasespec "github.com/fencecheck/fencecheck/lease/spec"
+	"github.com/fencecheck/fencecheck/runstore"
+)
+
+// sweepOnly are sweep's own flags, which the line that repeats one of its
+// runs (fencecheck run) leaves out.
+var sweepOnly = []string{"seeds", "parallel", "keep-going", "budget", "swarm"}
+
+type sweepFlags struct {
+	run       runFlags
+	seeds     string
+	parallel  int
+	keepGoing bool
+	budget    time.Duration
+	swarm     bool
+
+	seedsSet, parallelSet, nemesisSet bool
+}
+
+func newSweepCommand() *cobra.Command {
+	var f sweepFlags
+	cmd := &cobra.Command{
+		Use:   "sweep --target SPEC --seeds A-B",
+		Short: "Run one configuration once per seed, stop at the first seed that violates, and print the line that repeats it",
+		Long: `sweep makes the run that fencecheck run makes with the same flags once per
+seed of --seeds (A-B, or N for 1-N; default 1-100), and judges the runs
+together. It stops at the first seed that violates (--keep-going runs them
+all) and prints that seed, its run's explanation and minimal
+counterexample, and the fencecheck run line that repeats it; with a
+memory:// target that line gives the same history, byte for byte.
+
+Memory targets run in the deterministic simulation, in the process,
+--parallel at a time (default: one per processor), each against a receiver
+of its own; the first failing seed reported is the lowest, whatever the
+parallelism. Other targets run one at a time by default: several at once
+share the receiver (on resources named for each run) and disturb each
+other's timing.
+
+Only the runs that violate are stored in full (store/<name>/<time>/); every
+seed is one line of the sweep's log, store/<name>-sweep/<time>/sweep.jsonl
+(seed, verdict, counts, coverage), beside its result.json and summary.txt.
+
+--swarm: each seed also draws its own configuration from the seed: a
+non-empty subset of the faults (of --nemesis when given, else
+pause,delay,expire,duplicate), the workers, resources, lease TTL, think
+time, read share and tokens; the draw is printed with a failing seed and is
+part of its run line, as explicit flags (see docs/exploration.md).
+
+--budget stops starting runs after that much wall time.
+
+Exit codes: 1 when a seed violated; 0 when none did, some held, and the
+runs together exercised the hazards of their faults (every fault acted, and
+as many stale writes as a run asks for); 2 otherwise (inconclusive runs of
+single seeds are counted and shown, not failures); 3 on an error.`,
+		Args: exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			f.run.noteChanged(cmd)
+			fl := cmd.Flags()
+			f.seedsSet, f.parallelSet, f.nemesisSet = fl.Changed("seeds"), fl.Changed("parallel"), fl.Changed("nemesis")
+			return f.run.target.scrub(runSweep(cmd.Context(), cmd, f))
+		},
+	}
+	fl := cmd.Flags()
+	f.run.register(fl, cmdSweep)
+	d := explore.DefaultOptions()
+	fl.StringVar(&f.seeds, "seeds", d.Seeds.String(), "the seeds to run: A-B (A to B, both included) or N (1 to N); with --budget and no --seeds, as many as the budget allows")
+	fl.IntVar(&f.parallel, "parallel", 0, "runs at once (default: one per processor for memory targets in the simulation, else 1)")
+	fl.BoolVar(&f.keepGoing, "keep-going", false, "run every seed instead of stopping at the first that violates")
+	fl.DurationVar(&f.budget, "budget", 0, "stop starting runs after this much wall time (0: no limit)")
+	fl.BoolVar(&f.swarm, "swarm", false, "each seed draws its own faults, workers, resources, lease TTL, think time, read share and tokens (see docs/exploration.md)")
+	return cmd
+}
+
+func runSweep(ctx context.Context, cmd *cobra.Command, f sweepFlags) error {
+	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
+	if err := f.run.target.required(); err != nil {
+		return err
+	}
+	// The flags every run would refuse are refused once, before any.
+	child, err := f.run.target.child()
+	if err != nil {
+		return err
+	}
+	if _, err := parseFaults(f.run.nemesis, f.run.target.spec, child); err != nil {
+		return err
+	}
+	opts, err := f.options()
+	if err != nil {
+		return err
+	}
+	if os.Getenv("GOGC") == "" {
+		// A run in the simulation allocates about 4 MB and keeps little
+		// of it; collecting a quarter as often saves a quarter of a
+		// sweep's time (docs/performance.md), for a few MB more.
+		debug.SetGCPercent(400)
+	}
+	if !f.run.noProgress && !f.run.json && isTerminal(stderr) {
+		var stop func()
+		opts.Progress, stop = sweepProgressLine(stderr)
+		defer stop()
+	}
+	var warnMu sync.Mutex
+	res, err := explore.SweepFunc(ctx, func(ctx context.Context, tr explore.Trial) (harness.Result, error) {
+		g := f.run
+		g.seed = tr.Seed
+		if tr.Draw != nil {
+			g.apply(*tr.Draw)
+		}
+		res, err := runOnce(ctx, cmd, g, once{keep: harness.KeepViolations, command: func(cfg harness.Config) string {
+			e := effectiveRunFlags(cfg, g)
+			if tr.Draw != nil {
+				e["think"], e["read-share"] = cfg.Think.String(), fmt.Sprint(cfg.ReadShare)
+			}
+			return flagLine("run", cmd.Flags(), e, sweepOnly, []string{"seed"})
+		}})
+		if len(res.Warnings) > 0 {
+			warnMu.Lock()
+			warn(stderr, res.Warnings)
+			warnMu.Unlock()
+		}
+		return res, err
+	}, opts)
+	if err != nil {
+		if res.Runs > 0 {
+			fmt.Fprint(stdout, res.Summary())
+		}
+		return err
+	}
+	if err := printResult(stdout, f.run.json, res, res.Summary); err != nil {
+		return err
+	}
+	return exitFor(res.Verdict)
+}
+
+// options are the sweep's options from its flags.
+func (f *sweepFlags) options() (explore.Options, error) {
+	o := explore.DefaultOptions()
+	var err error
+	switch {
+	case f.seedsSet || f.budget == 0:
+		if o.Seeds, err = explore.ParseSeeds(f.seeds); err != nil {
+			return o, &usageError{fmt.Errorf("--seeds: %w", err)}
+		}
+	default:
+		o.Seeds = explore.Unbounded // the budget ends it
+	}
+	if f.budget < 0 {
+		return o, &usageError{fmt.Errorf("--budget: must not be negative")}
+	}
+	o.Budget, o.KeepGoing, o.Swarm = f.budget, f.keepGoing, f.swarm
+	o.Parallel = 1
+	if f.simulated() {
+		o.Parallel = runtime.GOMAXPROCS(0)
+	}
+	if f.parallelSet {
+		if f.parallel < 1 {
+			return o, &usageError{fmt.Errorf("--parallel: %d: at least one run must go at a time", f.parallel)}
+		}
+		o.Parallel = f.parallel
+	}
+	if err := f.refuseShared(o.Parallel); err != nil {
+		return o, err
+	}
+	o.Store, o.Name = f.run.store, f.run.name
+	if o.Name == "" {
+		o.Name = runstore.Name(redact.Spec(f.run.target.spec))
+	}
+	if f.swarm {
+		if f.run.script != "" {
+			return o, &usageError{fmt.Errorf("--swarm: a --nemesis-script names its faults, and a swarm draws them: give one of them")}
+		}
+		o.Space = explore.Space{FixedResources: f.fixedNames(), DenseTokens: f.run.leases != leasespec.Local}
+		if f.nemesisSet {
+			// The pool is checked as a whole before any draw uses it.
+			child, err := f.run.target.child()
+			if err != nil {
+				return o, err
+			}
+			faults, err := parseFaults(f.run.nemesis, f.run.target.spec, child)
+			if err != nil {
+				return o, err
+			}
+			if len(faults) == 0 {
+				return o, &usageError{fmt.Errorf("--swarm: --nemesis %q gives no fault to draw from", f.run.nemesis)}
+			}
+			for _, ft := range faults {
+				o.Space.Faults = append(o.Space.Faults, ft.Name())
+			}
+		}
+	}
+	return o, nil
+}
+
+// simulated says whether the runs are in the deterministic simulation,
+// as run makes them: a memory target on the run's own leases, without
+// --realtime.
+func (f *sweepFlags) simulated() bool {
+	return strings.HasPrefix(f.run.target.spec, "memory://") && !f.run.realtime && f.run.leases == leasespec.Local
+}
+
+// fixedNames says whether the runs' resources have fixed names, the same
+// in every run.
+func (f *sweepFlags) fixedNames() bool {
+	return len(f.run.resourceNames) > 0 || f.run.job != "" || f.run.target.sql.own()
+}
+
+// refuseShared refuses runs at once that would share what only one run
+// may have: the address a receiver of --exec listens on, or resources
+// with fixed names on one receiver.
+func (f *sweepFlags) refuseShared(parallel int) error {
+	if parallel == 1 {
+		return nil
+	}
+	switch {
+	case f.run.target.http.exec != "":
+		return &usageError{fmt.Errorf("--parallel %d: each run starts the receiver of --exec, and they would share its address; sweep such a receiver with --parallel 1", parallel)}
+	case f.fixedNames() && !f.simulated():
+		return &usageError{fmt.Errorf("--parallel %d: the runs would share the receiver's resources of fixed names; sweep them with --parallel 1", parallel)}
+	case f.run.shard != "":
+		return &usageError{fmt.Errorf("--parallel %d: a shard's runs share the job's resources; sweep a shard with --parallel 1", parallel)}
+	}
+	return nil
+}
+
+// apply sets a swarm's draw on the run's flags, as explicit flags would
+// set it: the line that repeats the run then gives them.
+func (f *runFlags) apply(d explore.Draw) {
+	f.nemesis, f.workers, f.leaseTTL, f.readShare, f.tokens = strings.Join(d.Faults, ","), d.Workers, d.LeaseTTL, d.ReadShare, d.Tokens
+	f.think, f.thinkSet = d.Think, true
+	if d.Resources > 0 {
+		f.resources, f.resourcesSet = d.Resources, true
+	}
+}
+
+// sweepProgressLine shows the sweep's live status line on a terminal.
+func sweepProgressLine(w io.Writer) (func(explore.Progress), func()) {
+	describe, stop := spinner(w)
+	update := func(p explore.Progress) {
+		total := "…"
+		if p.Total > 0 {
+			total = fmt.Sprint(p.Total)
+		}
+		rate := 0.0
+		if p.Elapsed > 0 {
+			rate = float64(p.Done) / p.Elapsed.Seconds()
+		}
+		describe(fmt.Sprintf("seeds %d/%s  %.0f runs/s  violated %d  inconclusive %d  %v",
+			p.Done, total, rate, p.Violated, p.Inconclusive, p.Elapsed.Round(time.Second)))
+	}
+	return update, stop
+}

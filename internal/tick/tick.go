@@ -1,0 +1,27 @@
+// Package tick calls a function on a real-time ticker: the live progress
+// of a run and of a sweep, shown about four times a second.
+package tick
+
+import "time"
+
+// Every calls fn every d from a goroutine of its own, and once more when
+// the returned stop is called, which returns after that last call: a
+// progress line then ends on the final figures.
+func Every(d time.Duration, fn func()) (stop func()) {
+	quit, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(d)
+		defer t.Stop()
+		for {
+			select {
+			case <-quit:
+				fn()
+				return
+			case <-t.C:
+				fn()
+			}
+		}
+	}()
+	return func() { close(quit); <-done }
+}
