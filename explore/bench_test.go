@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/fencecheck/fencecheck/check"
+	"github.com/fencecheck/fencecheck/docs/schema"
 	"github.com/fencecheck/fencecheck/harness"
 	"github.com/fencecheck/fencecheck/targets"
 	"github.com/fencecheck/fencecheck/targets/memory"
@@ -16,7 +17,7 @@ import (
 // runs/s is the figure that matters.
 func BenchmarkSweepFenced(b *testing.B) {
 	cfg := harness.DefaultConfig()
-	cfg.TargetName, cfg.Deterministic, cfg.StoreDir = "memory://fenced", true, b.TempDir()
+	cfg.TargetName, cfg.Deterministic, cfg.StoreDir = "memory://fenced", true, schema.TempDir(b)
 	opts := DefaultOptions()
 	opts.Seeds, opts.Store = Seeds{First: 1, Last: uint64(b.N)}, cfg.StoreDir
 	opts.NewTarget = func() (targets.Target, error) { return memory.NewFenced(), nil }

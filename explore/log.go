@@ -73,6 +73,7 @@ func (l *sweepLog) close(r *Result) error {
 	if err := l.file.Close(); err != nil {
 		errs = append(errs, fmt.Errorf("close the sweep's log: %w", err))
 	}
+	r.Format = runstore.ResultFormat
 	data, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		errs = append(errs, fmt.Errorf("encode the sweep's result: %w", err))

@@ -20,6 +20,9 @@ const (
 // Result is what a sweep concluded. It is the sweep directory's
 // result.json.
 type Result struct {
+	// Format is result.json's format (runstore.ResultFormat), as every
+	// result of fencecheck names it.
+	Format  int           `json:"format"`
 	Verdict check.Verdict `json:"verdict"`
 	Reason  string        `json:"reason"`
 	// Target names the receiver; Mode the runs' clock, as the first run

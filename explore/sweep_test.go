@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fencecheck/fencecheck/check"
+	"github.com/fencecheck/fencecheck/docs/schema"
 	"github.com/fencecheck/fencecheck/harness"
 	"github.com/fencecheck/fencecheck/lease"
 	"github.com/fencecheck/fencecheck/runstore"
@@ -28,7 +29,7 @@ import (
 func memoryConfig(t *testing.T, name string, seeds Seeds, parallel int) (harness.Config, Options) {
 	t.Helper()
 	cfg := harness.DefaultConfig()
-	cfg.Target, cfg.TargetName, cfg.Deterministic, cfg.StoreDir = nil, "memory://"+name, true, t.TempDir()
+	cfg.Target, cfg.TargetName, cfg.Deterministic, cfg.StoreDir = nil, "memory://"+name, true, schema.TempDir(t)
 	cfg.Duration = 2 * time.Second
 	opts := DefaultOptions()
 	opts.Seeds, opts.Parallel = seeds, parallel

@@ -290,7 +290,7 @@ func TestDiscard(t *testing.T) {
 	for _, other := range []bool{false, true} {
 		t.Run(fmt.Sprintf("another run beside it %v", other), func(t *testing.T) {
 			t.Parallel()
-			store := t.TempDir()
+			store := schema.TempDir(t)
 			if other {
 				o, err := Create(store, "r", time.Now())
 				require.NoError(t, err)
@@ -314,7 +314,7 @@ func TestDiscard(t *testing.T) {
 	}
 	t.Run("not a run directory", func(t *testing.T) {
 		t.Parallel()
-		store, outside := t.TempDir(), t.TempDir()
+		store, outside := schema.TempDir(t), schema.TempDir(t)
 		require.NoError(t, os.WriteFile(filepath.Join(outside, "f"), nil, 0o644))
 		err := Discard(store, outside)
 		require.Error(t, err)

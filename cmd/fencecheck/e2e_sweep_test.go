@@ -13,6 +13,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/fencecheck/fencecheck/docs/schema"
 )
 
 // sweepLine is one line of a sweep's log, as a user reads it.
@@ -85,7 +87,7 @@ func repeatsByteForByte(t *testing.T, dir, line, run string) {
 // seed's run: the same history, byte for byte.
 func TestSweepStopsAtTheFirstFailingSeed(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := schema.TempDir(t)
 	began := time.Now()
 	r := fencecheck(t, dir, "sweep", "--target", "memory://check-then-set", "--seeds", "1-10000", "--store", "s")
 	t.Logf("wall time %s\n%s", time.Since(began), r.stdout)
@@ -123,7 +125,7 @@ func TestSweepStopsAtTheFirstFailingSeed(t *testing.T) {
 // runs exercised together.
 func TestSweepOfTheFencedReceiver(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := schema.TempDir(t)
 	r := fencecheck(t, dir, "sweep", "--target", "memory://fenced", "--seeds", "1-200", "--store", "s")
 	t.Log(r.stdout)
 	require.Equal(t, exitHeld, r.code, r.stdout+r.stderr)
@@ -149,7 +151,7 @@ func TestSweepOfTheFencedReceiver(t *testing.T) {
 // same seeds, and the draws differ between seeds.
 func TestSweepSwarmReproduces(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := schema.TempDir(t)
 	r := fencecheck(t, dir, "sweep", "--target", "memory://check-then-set", "--seeds", "1-1000", "--swarm", "--store", "s")
 	t.Log(r.stdout)
 	require.Equal(t, exitViolated, r.code, r.stdout+r.stderr)
@@ -199,7 +201,7 @@ func TestSweepOfAReceiverProcess(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			dir, addr := t.TempDir(), freeAddr(t)
+			dir, addr := schema.TempDir(t), freeAddr(t)
 			recv := fmt.Sprintf("%s receiver --listen %s%s", fencecheckBinary, addr, tc.bug)
 			r := fencecheck(t, dir, "sweep", "--target", "http://"+addr, "--exec", recv, "--ready", "tcp", "--seeds", "1-20",
 				"--ops", "200", "--op-timeout", "2s", "--store", "s")
@@ -239,7 +241,7 @@ func TestSweepFlags(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			r := fencecheck(t, t.TempDir(), append([]string{"sweep"}, tc.args...)...)
+			r := fencecheck(t, schema.TempDir(t), append([]string{"sweep"}, tc.args...)...)
 			assert.Equal(t, exitError, r.code, r.stdout+r.stderr)
 			assert.Contains(t, r.stderr, tc.want)
 		})

@@ -64,6 +64,11 @@ var compiled = sync.OnceValues(func() (map[string]*jsonschema.Schema, error) {
 		}
 		out[name] = s
 	}
+	entry, err := c.Compile(ids[ResultFile] + "#/$defs/sweepEntry")
+	if err != nil {
+		return nil, fmt.Errorf("compile %s#/$defs/sweepEntry: %w", ResultFile, err)
+	}
+	out[sweepEntry] = entry
 	return out, nil
 })
 
@@ -207,6 +212,39 @@ func validateFull(s *jsonschema.Schema, raw []byte, first, last bool) error {
 	return nil
 }
 
+// SweepLogName is the name of a sweep's log (runstore.SweepLog, which
+// this package, below the run store, cannot import).
+const SweepLogName = "sweep.jsonl"
+
+// sweepEntry names the schema of a sweep log's line: a definition in the
+// result schema, since a sweep's result.json holds the same entries.
+const sweepEntry = ResultFile + "#/$defs/sweepEntry"
+
+// ValidateSweepLog validates a sweep's log (sweep.jsonl) read from r:
+// every line against the result schema's sweepEntry; name is for the
+// error, which gives the line.
+func ValidateSweepLog(r io.Reader, name string) error {
+	s, err := schemaOf(sweepEntry)
+	if err != nil {
+		return err
+	}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64*1024), maxLine)
+	for line := 1; sc.Scan(); line++ {
+		v, err := jsonschema.UnmarshalJSON(bytes.NewReader(sc.Bytes()))
+		if err != nil {
+			return fmt.Errorf("%s:%d: not JSON: %w", name, line, err)
+		}
+		if err := s.Validate(v); err != nil {
+			return fmt.Errorf("%s:%d: %w", name, line, flatten(err))
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	return nil
+}
+
 // ValidateResult validates a result.json (or what --json prints) read
 // from r against the result schema; name is for the error.
 func ValidateResult(r io.Reader, name string) error {
@@ -253,6 +291,8 @@ func ValidateDir(dir string) (int, error) {
 		}
 		var validate func(io.Reader, string) error
 		switch {
+		case d.Name() == SweepLogName:
+			validate = ValidateSweepLog
 		case strings.HasSuffix(d.Name(), ".jsonl"):
 			validate = ValidateHistory
 		case d.Name() == "result.json":

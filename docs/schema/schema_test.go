@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fencecheck/fencecheck/docs/schema"
+	"github.com/fencecheck/fencecheck/explore"
 	"github.com/fencecheck/fencecheck/harness"
 	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/runstore"
@@ -134,6 +135,9 @@ func TestResultSchemaDocumentsTheGoTypes(t *testing.T) {
 	t.Parallel()
 	assert.NoError(t, schema.CheckGoType(schema.ResultFile, "/$defs/run", reflect.TypeFor[harness.Result]()))
 	assert.NoError(t, schema.CheckGoType(schema.ResultFile, "/$defs/battery", reflect.TypeFor[verify.Report]()))
+	assert.NoError(t, schema.CheckGoType(schema.ResultFile, "/$defs/sweep", reflect.TypeFor[explore.Result]()))
+	assert.NoError(t, schema.CheckGoType(schema.ResultFile, "/$defs/sweepEntry", reflect.TypeFor[explore.Entry]()))
+	assert.Equal(t, runstore.SweepLog, schema.SweepLogName)
 }
 
 // TestSchemasNameTheFormatsTheWritersWrite: the format versions the
