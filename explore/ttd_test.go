@@ -130,9 +130,10 @@ func envInt(t *testing.T, name string, def int) int {
 // seeds i*100000+1 on that stops at the first failure or after the
 // limit, and tabulates the median and 90th percentile of the seeds and
 // the wall time each took; each correct receiver it sweeps over
-// FENCECHECK_TTD_CORRECT seeds per strategy (fewer in a swarm, and for
-// the reference receiver, whose runs cost more: the _SWARM and
-// _REFERENCE variables), and fails if any seed violates. The limits
+// FENCECHECK_TTD_CORRECT seeds per strategy (the _SWARM, _REFERENCE and
+// _REFERENCE_SWARM variables set the others; the reference receiver's
+// swarm gets fewer, since its runs cost the most), and fails if any
+// seed violates. The limits
 // (FENCECHECK_TTD_LIMIT, FENCECHECK_TTD_LIMIT_REFERENCE) and the
 // trials (FENCECHECK_TTD_TRIALS) keep `make explore-table` within about
 // ten minutes on two cores. It
@@ -149,9 +150,9 @@ func TestTimeToDetectionTable(t *testing.T) {
 	limit := envInt(t, "FENCECHECK_TTD_LIMIT", 100)
 	refLimit := envInt(t, "FENCECHECK_TTD_LIMIT_REFERENCE", 50)
 	correct := envInt(t, "FENCECHECK_TTD_CORRECT", 10000)
-	correctSwarm := envInt(t, "FENCECHECK_TTD_CORRECT_SWARM", 4000)
+	correctSwarm := envInt(t, "FENCECHECK_TTD_CORRECT_SWARM", 10000)
 	refCorrect := envInt(t, "FENCECHECK_TTD_CORRECT_REFERENCE", 10000)
-	refSwarm := envInt(t, "FENCECHECK_TTD_CORRECT_REFERENCE_SWARM", 2000)
+	refSwarm := envInt(t, "FENCECHECK_TTD_CORRECT_REFERENCE_SWARM", 5000)
 	receivers := ttdReceivers(correct, correctSwarm, refCorrect, refSwarm, limit, refLimit)
 	store := t.TempDir()
 	start := time.Now()
