@@ -15,6 +15,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/fencecheck/fencecheck/docs/schema"
 	"github.com/fencecheck/fencecheck/explore"
 	"github.com/fencecheck/fencecheck/fencetest"
 	"github.com/fencecheck/fencecheck/harness"
@@ -154,7 +155,7 @@ func TestTimeToDetectionTable(t *testing.T) {
 	refCorrect := envInt(t, "FENCECHECK_TTD_CORRECT_REFERENCE", 10000)
 	refSwarm := envInt(t, "FENCECHECK_TTD_CORRECT_REFERENCE_SWARM", 5000)
 	receivers := ttdReceivers(correct, correctSwarm, refCorrect, refSwarm, limit, refLimit)
-	store := t.TempDir()
+	store := schema.TempDir(t)
 	start := time.Now()
 	cells := make([][]ttdCell, len(receivers))
 	for i, r := range receivers {
