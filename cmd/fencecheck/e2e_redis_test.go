@@ -159,11 +159,7 @@ func TestRunRedisErrors(t *testing.T) {
 	wrongPassword := "redis://nobody-" + filepath.Base(schema.TempDir(t)) + ":s3cretpw@" + o.Addr + "/0"
 	bad := filepath.Join(schema.TempDir(t), "bad.lua")
 	require.NoError(t, os.WriteFile(bad, []byte("if then"), 0o600))
-	cases := []struct {
-		name   string
-		args   []string
-		stderr string
-	}{
+	cases := []refusal{
 		{"unreachable", []string{"--target", "redis://bob:s3cretpw@127.0.0.1:1/0"}, "open redis://bob:xxxxx@127.0.0.1:1/0: dial tcp 127.0.0.1:1"},
 		{"wrong password", []string{"--target", wrongPassword}, ":xxxxx@"},
 		{"unknown mode", []string{"--target", spec, "--redis-mode", "careful"}, `unknown redis-mode "careful"`},
@@ -174,15 +170,7 @@ func TestRunRedisErrors(t *testing.T) {
 		{"Redis flags on a SQL target", []string{"--target", "sqlite:///tmp/never-opened.db", "--redis-script", "x.lua"}, "--redis-* flags need a Redis target"},
 		{"SQL flags on a Redis target", []string{"--target", spec, "--sql-mode", "atomic"}, "--sql-* flags need a SQL target"},
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			r := fencecheck(t, schema.TempDir(t), append([]string{"run", "--store", "s"}, tc.args...)...)
-			assert.Equal(t, 3, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
-			assert.Contains(t, r.stderr, tc.stderr)
-			assert.NotContains(t, r.stdout+r.stderr, "s3cretpw")
-		})
-	}
+	runRefused(t, cases)
 }
 
 // TestRedisNeverPrintsThePassword runs run and verify against Redis with

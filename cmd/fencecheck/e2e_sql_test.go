@@ -128,11 +128,7 @@ func TestRunBuiltinSQLModes(t *testing.T) {
 // target without its password.
 func TestRunSQLErrors(t *testing.T) {
 	t.Parallel()
-	cases := []struct {
-		name   string
-		args   []string
-		stderr string
-	}{
+	cases := []refusal{
 		{"unreachable PostgreSQL", []string{"--target", "postgres://bob:s3cretpw@127.0.0.1:1/test"},
 			"open postgres://bob:xxxxx@127.0.0.1:1/test: failed to connect"},
 		{"unreachable MySQL", []string{"--target", "mysql://bob:s3cretpw@127.0.0.1:1/test"},
@@ -146,15 +142,7 @@ func TestRunSQLErrors(t *testing.T) {
 		{"unknown mode", []string{"--target", "sqlite:///tmp/never-opened.db", "--sql-mode", "careful"}, `unknown sql-mode "careful"`},
 		{"SQL flags on a memory target", []string{"--target", "memory://fenced", "--sql-mode", "atomic"}, "--sql-* flags need a SQL target"},
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			r := fencecheck(t, schema.TempDir(t), append([]string{"run", "--store", "s"}, tc.args...)...)
-			assert.Equal(t, 3, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
-			assert.Contains(t, r.stderr, tc.stderr)
-			assert.NotContains(t, r.stdout+r.stderr, "s3cretpw")
-		})
-	}
+	runRefused(t, cases)
 }
 
 // TestRunNeverPrintsThePassword runs against PostgreSQL with a password in
@@ -267,6 +255,29 @@ func TestRunTeardownFailureWarns(t *testing.T) {
 			summary, err := os.ReadFile(filepath.Join(dir, "s", "latest", "summary.txt"))
 			require.NoError(t, err)
 			assert.Contains(t, string(summary), "warning     tear down ")
+		})
+	}
+}
+
+// refusal is a run that must fail fast with exit 3: its arguments after
+// run --store, and what its error must say.
+type refusal struct {
+	name   string
+	args   []string
+	stderr string
+}
+
+// runRefused runs each refusal and checks it exits 3 with its error,
+// never printing the password the cases put in their specs (s3cretpw).
+func runRefused(t *testing.T, cases []refusal) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r := fencecheck(t, schema.TempDir(t), append([]string{"run", "--store", "s"}, tc.args...)...)
+			assert.Equal(t, 3, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+			assert.Contains(t, r.stderr, tc.stderr)
+			assert.NotContains(t, r.stdout+r.stderr, "s3cretpw")
 		})
 	}
 }
