@@ -36,7 +36,10 @@ type Info struct {
 func Read(stamped string) Info {
 	info := Info{Go: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH}
 	bi, ok := debug.ReadBuildInfo()
-	if ok {
+	if !ok {
+		bi = nil
+	}
+	if bi != nil {
 		info.Go = bi.GoVersion
 		for _, s := range bi.Settings {
 			switch s.Key {
@@ -49,15 +52,17 @@ func Read(stamped string) Info {
 			}
 		}
 	}
-	info.Version = version(stamped, bi, ok, info)
+	info.Version = version(stamped, bi, info)
 	return info
 }
 
-func version(stamped string, bi *debug.BuildInfo, ok bool, info Info) string {
+// version picks Info.Version; bi is nil when the binary has no build
+// information.
+func version(stamped string, bi *debug.BuildInfo, info Info) string {
 	switch {
 	case stamped != "":
 		return stamped
-	case ok && bi.Main.Version != "" && bi.Main.Version != "(devel)":
+	case bi != nil && bi.Main.Version != "" && bi.Main.Version != "(devel)":
 		return bi.Main.Version
 	case info.Revision != "":
 		v := "devel-" + short(info.Revision)

@@ -27,7 +27,7 @@ func TestVersionPrefersWhatNamesTheCode(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			assert.Equal(t, tc.want, version(tc.stamped, tc.bi, tc.bi != nil, tc.info))
+			assert.Equal(t, tc.want, version(tc.stamped, tc.bi, tc.info))
 		})
 	}
 }
