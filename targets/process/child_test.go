@@ -239,9 +239,18 @@ func TestChildTree(t *testing.T) {
 		t.Skip("no setsid program to start a process in a session of its own")
 	}
 	c := NewChild("setsid sleep 30 & exec sleep 30", "", nil)
-	c.ready = func(context.Context) error { // once the child has started its own
-		if kids, err := procfs.Children(c.currentPID()); err != nil || len(kids) == 0 {
+	// Ready once the child's own child has left its group: a process
+	// forked for "setsid sleep 30 &" is in the child's group until
+	// setsid has run in it, and under load that can come after the fork
+	// is seen.
+	c.ready = func(context.Context) error {
+		kids, err := procfs.Children(c.currentPID())
+		if err != nil || len(kids) == 0 {
 			return errors.New("no child yet")
+		}
+		s, err := procfs.ReadStat(kids[0])
+		if err != nil || s.PGRP == c.currentPID() {
+			return errors.New("the child's child has not started its session yet")
 		}
 		return nil
 	}
