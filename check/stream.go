@@ -93,13 +93,19 @@ type StreamViolation struct {
 // Applied cut by cut, the verdict of every window is the verdict of the
 // whole, and a window is judged before it is released.
 //
-// Detect judges the current window with its operations in flight as of
+// Detect judges the current window with its operations in flight, and
+// those that returned at the time of the latest event or later, as of
 // unknown outcome. An unknown outcome allows everything an answer does
 // (an accepted or rejected write, a read, a failure are each one of the
-// things an unknown operation may have done), and later operations only
-// add constraints, so a window found violated this way is violated
-// whatever is read next: Detect never reports a violation the whole
-// history does not have.
+// things an unknown operation may have done). Every operation still to
+// come begins at that time or later, so after every operation that
+// returned before it, in real time: a legal order of the window and what
+// comes next, cut after the last of those and with the unknown ones left
+// as no-ops, is a legal order of the window. So a window found violated
+// this way is violated whatever is read next: Detect never reports a
+// violation the whole history does not have. (Without the second part it
+// would: a read that returns at t a value whose write begins at t is
+// legal, intervals being closed, and the write's line may come next.)
 //
 // What it does not cover: a resource whose operations never pause all
 // at once (many clients overlapping on one resource), or whose unknown
@@ -112,12 +118,15 @@ type StreamViolation struct {
 // the context; a stale read of a value released long before is
 // explained against the oldest operations kept.
 type Stream struct {
-	ctx     context.Context
-	opts    StreamOptions
-	byName  map[string]*streamResource
-	dirty   []*streamResource // resources with operations Detect has not judged
-	found   func(StreamViolation)
-	events  int
+	ctx    context.Context
+	opts   StreamOptions
+	byName map[string]*streamResource
+	dirty  []*streamResource // resources with operations Detect has not judged
+	found  func(StreamViolation)
+	events int
+	// now is the time of the latest event: every operation to come
+	// begins at now or later.
+	now     int64
 	res     Result
 	grants  []histories.Event // lease grants, for CheckIssuer
 	timeout []string
@@ -141,18 +150,21 @@ func (s *Stream) resource(name string) *streamResource {
 	return r
 }
 
-// Invoked takes an operation that began.
+// Invoked takes an operation that began. It is where a resource is cut:
+// none of its operations in flight, every one returned before this one
+// began, and a window's worth of them.
 func (s *Stream) Invoked(op *histories.Operation) {
 	s.events++
+	s.now = max(s.now, op.Call)
 	r := s.resource(op.Resource)
 	if r.violated {
 		return
 	}
-	if r.cutPending {
-		r.cutPending = false
-		if op.Call > r.cutAt {
-			r.release(s.opts.Context)
-		}
+	if len(r.open) == 0 && len(r.window) >= s.opts.Window && op.Call > r.maxReturn {
+		s.cut(r)
+	}
+	if r.violated {
+		return
 	}
 	r.open[op.ID] = *op
 	s.markDirty(r)
@@ -169,17 +181,16 @@ func (s *Stream) Completed(op *histories.Operation) {
 	r.window = append(r.window, *op)
 	if op.Return != histories.Infinity {
 		r.maxReturn = max(r.maxReturn, op.Return)
+		s.now = max(s.now, op.Return)
 	}
 	s.markDirty(r)
-	if len(r.open) == 0 && len(r.window) >= s.opts.Window {
-		s.tryCut(r)
-	}
 }
 
 // Other takes an event of another actor: the lease grants are kept for
 // the issuer's invariant.
 func (s *Stream) Other(e *histories.Event) {
 	s.events++
+	s.now = max(s.now, e.Time)
 	if e.Actor == histories.ActorLease && e.F == histories.FAcquire && e.HasToken {
 		s.grants = append(s.grants, *e)
 	}
@@ -192,42 +203,45 @@ func (s *Stream) markDirty(r *streamResource) {
 	}
 }
 
-// tryCut judges r's window at a moment when none of its operations is
-// in flight; when it holds, and the state at the end is known, the
-// window is released at the next invocation after its last return.
-func (s *Stream) tryCut(r *streamResource) {
-	ops := r.judged(false)
-	res, ok := s.judge(r, ops)
+// cut judges r's window, which is final: none of its operations is in
+// flight and the next one began after they all returned. When it holds
+// and the state at its end is certain, the window is released.
+func (s *Stream) cut(r *streamResource) {
+	ops := r.judged(false, histories.Infinity)
+	res, ok := s.judge(r, ops, histories.Infinity)
 	if !ok {
 		return
 	}
-	if pin, ok := stateAtCut(ops, s.opts.Options); ok {
-		r.cutPending, r.cutAt, r.nextPin = true, r.maxReturn, pin
-		if pin != nil {
-			p := *pin // ops goes; keep the one operation
-			r.nextPin = &p
-		}
-		r.cutStats = res
+	pin, ok := stateAtCut(ops, s.opts.Options)
+	if !ok {
+		return
 	}
+	if pin != nil {
+		p := *pin // ops goes; keep the one operation
+		pin = &p
+	}
+	r.release(ops, pin, res, s.opts.Context)
 }
 
 // Detect judges every resource with operations not judged since the last
-// Detect, its operations in flight as of unknown outcome, and reports
-// those found violated.
+// Detect, its operations in flight, and those that returned at the time
+// of the latest event or later, as of unknown outcome (see Stream), and
+// reports those found violated.
 func (s *Stream) Detect() {
 	dirty := s.dirty
 	s.dirty = nil
 	for _, r := range dirty {
 		r.dirty = false
 		if !r.violated {
-			s.judge(r, r.judged(true))
+			s.judge(r, r.judged(true, s.now), s.now)
 		}
 	}
 }
 
-// judge checks ops, r's, and reports r when they are violated; it
-// returns the result and whether they held.
-func (s *Stream) judge(r *streamResource, ops []histories.Operation) (Result, bool) {
+// judge checks ops, r's, and reports r when they are violated (now is
+// the time from which its operations count as in flight); it returns the
+// result and whether they held.
+func (s *Stream) judge(r *streamResource, ops []histories.Operation, now int64) (Result, bool) {
 	res, err := Check(s.ctx, ops, s.opts.Options)
 	if err != nil {
 		r.err = err // Finish returns it
@@ -242,7 +256,7 @@ func (s *Stream) judge(r *streamResource, ops []histories.Operation) (Result, bo
 	}
 	switch res.Verdict {
 	case Violated:
-		s.violated(r)
+		s.violated(r, now)
 		return res, false
 	case Inconclusive:
 		return res, false
@@ -251,14 +265,14 @@ func (s *Stream) judge(r *streamResource, ops []histories.Operation) (Result, bo
 }
 
 // violated reports r with the operations kept of it, and stops judging it.
-func (s *Stream) violated(r *streamResource) {
-	ops := r.kept()
+func (s *Stream) violated(r *streamResource, now int64) {
+	ops := r.kept(now)
 	res, err := Check(s.ctx, ops, s.opts.Options)
 	if err != nil || res.Verdict != Violated {
 		// The context judged with the window must be violated too (it
 		// is the window's prefix from an earlier cut); should the check
 		// give up on it, the window alone stands as the evidence.
-		ops = r.judged(true)
+		ops = r.judged(true, now)
 		res, _ = Check(s.ctx, ops, s.opts.Options)
 	}
 	r.violated = true
@@ -282,8 +296,7 @@ func (s *Stream) Finish() (Result, []StreamViolation, error) {
 	for _, name := range names {
 		r := s.byName[name]
 		if !r.violated {
-			r.cutPending = false
-			res, ok := s.judge(r, r.judged(true))
+			res, ok := s.judge(r, r.judged(true, histories.Infinity), histories.Infinity)
 			if !ok && !r.violated && r.err == nil {
 				s.timeout = append(s.timeout, name)
 			}
@@ -332,14 +345,9 @@ type streamResource struct {
 	window []histories.Operation       // ended since the cut, in order of completion
 	open   map[int]histories.Operation // in flight, by ID
 	dirty  bool                        // Detect has not judged the window since it changed
-	// maxReturn is the latest return in the window; a cut found at
-	// quiescence (cutPending) is taken at the next invocation after it,
-	// with nextPin as the new pin.
-	maxReturn  int64
-	cutPending bool
-	cutAt      int64
-	nextPin    *histories.Operation
-	cutStats   Result
+	// maxReturn is the latest return in the window: the next operation
+	// must begin after it for a cut.
+	maxReturn int64
 	// context holds released windows, oldest first, each led by its pin.
 	context    [][]histories.Operation
 	contextOps int
@@ -352,7 +360,9 @@ type streamResource struct {
 
 // judged returns the pin and the window, with the operations in flight
 // when open is set, in order of ID: what a check of the window judges.
-func (r *streamResource) judged(open bool) []histories.Operation {
+// An operation that returned at now or later counts as in flight: one
+// still to come may begin at now, and overlap it.
+func (r *streamResource) judged(open bool, now int64) []histories.Operation {
 	ops := make([]histories.Operation, 0, len(r.window)+len(r.open)+1)
 	if r.pin != nil {
 		ops = append(ops, *r.pin)
@@ -364,17 +374,31 @@ func (r *streamResource) judged(open bool) []histories.Operation {
 		}
 	}
 	sortOps(ops)
+	if now != histories.Infinity {
+		relax(ops, now)
+	}
 	return ops
 }
 
+// relax makes every operation of ops that returned at now or later one
+// of unknown outcome, which allows all its answer did, and more.
+func relax(ops []histories.Operation, now int64) {
+	for i := range ops {
+		if op := &ops[i]; op.Return != histories.Infinity && op.Return >= now && op.Status != histories.StatusFailed {
+			op.Status, op.Return = histories.StatusUnknown, histories.Infinity
+		}
+	}
+}
+
 // kept returns every operation kept of r: the context (led by its oldest
-// pin), the window and the operations in flight, once each, by ID.
-func (r *streamResource) kept() []histories.Operation {
+// pin), the window and the operations in flight, once each, by ID, as
+// judged counts them at now.
+func (r *streamResource) kept(now int64) []histories.Operation {
 	var ops []histories.Operation
 	for _, w := range r.context {
 		ops = append(ops, w...)
 	}
-	ops = append(ops, r.judged(true)...)
+	ops = append(ops, r.judged(true, now)...)
 	sortOps(ops)
 	return slices.CompactFunc(ops, func(a, b histories.Operation) bool { return a.ID == b.ID })
 }
@@ -383,19 +407,21 @@ func sortOps(ops []histories.Operation) {
 	slices.SortFunc(ops, func(a, b histories.Operation) int { return a.ID - b.ID })
 }
 
-// release moves the window, judged and held, to the context, and starts
-// the next window from the pin found at the cut. The oldest windows of
-// the context go while the rest hold at least limit operations.
-func (r *streamResource) release(limit int) {
-	done := r.judged(false)
-	r.capped += r.cutStats.CappedWrites
-	r.dropped += r.cutStats.DroppedWrite
-	r.pin = r.nextPin
-	r.nextPin = nil
+// release moves the window, done (led by the pin), judged and held as
+// res, to the context, and starts the next window from pin. The oldest
+// windows of the context go while the rest hold at least limit
+// operations.
+func (r *streamResource) release(done []histories.Operation, pin *histories.Operation, res Result, limit int) {
+	r.capped += res.CappedWrites
+	r.dropped += res.DroppedWrite
+	r.pin = pin
 	r.window = make([]histories.Operation, 0, len(done))
 	r.maxReturn = 0
-	if r.pin != nil {
-		r.maxReturn = r.pin.Return
+	if pin != nil {
+		r.maxReturn = pin.Return
+	}
+	if limit == 0 {
+		return
 	}
 	r.context = append(r.context, done)
 	r.contextOps += len(done)
@@ -403,8 +429,5 @@ func (r *streamResource) release(limit int) {
 		r.contextOps -= len(r.context[0])
 		r.context[0] = nil
 		r.context = r.context[1:]
-	}
-	if limit == 0 {
-		r.context, r.contextOps = nil, 0
 	}
 }
