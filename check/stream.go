@@ -26,10 +26,11 @@ type StreamOptions struct {
 	_       struct{}
 }
 
-// DefaultStreamOptions returns the defaults: windows of 4096 operations
-// and 16384 operations of context per resource.
+// DefaultStreamOptions returns the defaults: windows of 2048 operations
+// and 4096 operations of context per resource, which for 50 resources
+// keep about 300,000 operations at most, a few tens of MB.
 func DefaultStreamOptions() StreamOptions {
-	return StreamOptions{Window: 4096, Context: 16384}
+	return StreamOptions{Window: 2048, Context: 4096}
 }
 
 // StreamViolation is a resource found violated while the history was
@@ -144,7 +145,7 @@ func NewStream(ctx context.Context, opts StreamOptions, found func(StreamViolati
 func (s *Stream) resource(name string) *streamResource {
 	r, ok := s.byName[name]
 	if !ok {
-		r = &streamResource{name: name, open: make(map[int]histories.Operation)}
+		r = &streamResource{name: name}
 		s.byName[name] = r
 	}
 	return r
@@ -166,7 +167,7 @@ func (s *Stream) Invoked(op *histories.Operation) {
 	if r.violated {
 		return
 	}
-	r.open[op.ID] = *op
+	r.open = append(r.open, *op)
 	s.markDirty(r)
 }
 
@@ -177,7 +178,7 @@ func (s *Stream) Completed(op *histories.Operation) {
 	if r.violated {
 		return
 	}
-	delete(r.open, op.ID)
+	r.ended(op.ID)
 	r.window = append(r.window, *op)
 	if op.Return != histories.Infinity {
 		r.maxReturn = max(r.maxReturn, op.Return)
@@ -342,9 +343,9 @@ type streamResource struct {
 	// pin is the write whose state the window starts from (see Stream),
 	// nil while nothing was cut or nothing written before the cut.
 	pin    *histories.Operation
-	window []histories.Operation       // ended since the cut, in order of completion
-	open   map[int]histories.Operation // in flight, by ID
-	dirty  bool                        // Detect has not judged the window since it changed
+	window []histories.Operation // ended since the cut, in order of completion
+	open   []histories.Operation // in flight, a few: one per client at most
+	dirty  bool                  // Detect has not judged the window since it changed
 	// maxReturn is the latest return in the window: the next operation
 	// must begin after it for a cut.
 	maxReturn int64
@@ -369,9 +370,7 @@ func (r *streamResource) judged(open bool, now int64) []histories.Operation {
 	}
 	ops = append(ops, r.window...)
 	if open {
-		for _, op := range r.open {
-			ops = append(ops, op)
-		}
+		ops = append(ops, r.open...)
 	}
 	sortOps(ops)
 	if now != histories.Infinity {
@@ -401,6 +400,19 @@ func (r *streamResource) kept(now int64) []histories.Operation {
 	ops = append(ops, r.judged(true, now)...)
 	sortOps(ops)
 	return slices.CompactFunc(ops, func(a, b histories.Operation) bool { return a.ID == b.ID })
+}
+
+// ended removes the operation id from those in flight.
+func (r *streamResource) ended(id int) {
+	for i := range r.open {
+		if r.open[i].ID == id {
+			last := len(r.open) - 1
+			r.open[i] = r.open[last]
+			r.open[last] = histories.Operation{} // let its strings go
+			r.open = r.open[:last]
+			return
+		}
+	}
 }
 
 func sortOps(ops []histories.Operation) {

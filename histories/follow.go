@@ -31,6 +31,8 @@ type Follower struct {
 	// before the run stated after it is refused, as Pairer refuses it.
 	written map[string]int64
 	sink    FollowSink
+	// free are operations that ended, for the next ones to reuse.
+	free []*Operation
 }
 
 // NewFollower returns a Follower that hands what it pairs to sink.
@@ -114,7 +116,8 @@ func (f *Follower) invoke(e *Event, line int) error {
 	if err := f.p.mayInvoke(e, func(int64) int64 { return f.open[e.Process].InvokeIndex }); err != nil {
 		return err
 	}
-	op := newOperation(e, f.next)
+	op := f.alloc()
+	*op = newOperation(e, f.next)
 	f.next++
 	if op.F == FWrite {
 		if _, ok := f.written[op.Resource]; !ok {
@@ -125,8 +128,8 @@ func (f *Follower) invoke(e *Event, line int) error {
 	if line > 0 {
 		f.p.invoked.set(e.Process, int64(line))
 	}
-	f.open[e.Process] = &op
-	f.sink.Invoked(&op)
+	f.open[e.Process] = op
+	f.sink.Invoked(op)
 	return nil
 }
 
@@ -140,5 +143,16 @@ func (f *Follower) complete(e *Event) error {
 	}
 	delete(f.open, e.Process)
 	f.sink.Completed(op)
+	f.free = append(f.free, op)
 	return nil
+}
+
+// alloc returns an operation to fill, one that ended when there is one.
+func (f *Follower) alloc() *Operation {
+	if n := len(f.free); n > 0 {
+		op := f.free[n-1]
+		f.free = f.free[:n-1]
+		return op
+	}
+	return new(Operation)
 }

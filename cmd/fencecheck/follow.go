@@ -22,7 +22,7 @@ import (
 // its line being read.
 const (
 	followPoll  = 100 * time.Millisecond
-	detectEvery = 250 * time.Millisecond
+	detectEvery = 400 * time.Millisecond
 	// detectIdle is how long the input must stay idle for a judgement
 	// when one was made less than detectEvery ago: a pipe that is merely
 	// slower than the checker must not have every window judged again
