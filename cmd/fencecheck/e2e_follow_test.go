@@ -149,3 +149,23 @@ func TestCheckFollowFileUntilResult(t *testing.T) {
 	assert.Equal(t, exitHeld, r.code, r.stderr)
 	assert.Contains(t, r.stdout, "operations     5000:")
 }
+
+// TestRunStopOnViolation stops an unfenced receiver's run at its first
+// violation: the result says the run was interrupted and violated, and
+// the history it left is checkable and violated too.
+func TestRunStopOnViolation(t *testing.T) {
+	dir := schema.TempDir(t)
+	r := fencecheck(t, dir, "run", "--target", "memory://unfenced", "--stop-on-violation", "--duration", "10m", "--seed", "5", "--json", "--store", "store")
+	require.Equal(t, exitViolated, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "stopped the run early: a violation on")
+	var res struct {
+		Interrupted bool   `json:"interrupted"`
+		Verdict     string `json:"verdict"`
+		Dir         string `json:"dir"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &res))
+	assert.True(t, res.Interrupted)
+	assert.Equal(t, "violated", res.Verdict)
+	again := fencecheck(t, dir, "check", filepath.Join(res.Dir, "history.jsonl"))
+	assert.Equal(t, exitViolated, again.code, again.stdout)
+}
