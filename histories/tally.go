@@ -8,9 +8,14 @@ type Tally struct {
 	c         Counts
 	resources map[string]*resourceEvidence
 	order     []string
-	procs     []uint64 // a bit per process id below denseLimit
+	procs     []uint64 // a bit per process id below tallyBits
 	sparse    map[int]struct{}
 }
+
+// tallyBits bounds the process ids a Tally counts in its bitset (16 MB at
+// most): a soak run retires a process id at every unknown outcome, and a
+// map of millions of ids would be most of a followed check's memory.
+const tallyBits = 1 << 27
 
 // Add counts op.
 func (t *Tally) Add(op *Operation) {
@@ -33,7 +38,7 @@ func (t *Tally) Add(op *Operation) {
 
 // process counts a process id once.
 func (t *Tally) process(p int) {
-	if uint(p) >= denseLimit {
+	if uint(p) >= tallyBits {
 		if _, ok := t.sparse[p]; !ok {
 			if t.sparse == nil {
 				t.sparse = make(map[int]struct{})
