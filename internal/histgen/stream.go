@@ -24,7 +24,14 @@ import (
 // write that came just before, as a stale cache would answer). It
 // returns the operation ID of that read, -1 when none was planted.
 func Stream(r *rand.Rand, cfg Config, violateAt int, emit func(*histories.Event) error) (int, error) {
-	g := &streamGen{r: r, cfg: cfg, violateAt: violateAt, planted: -1, emit: emit, index: histories.FirstIndex,
+	return StreamNotify(r, cfg, violateAt, emit, nil)
+}
+
+// StreamNotify is Stream that calls completed, when not nil, right after
+// emit was given the completion of the planted stale read: the moment a
+// measurement of how soon a checker reports it starts from.
+func StreamNotify(r *rand.Rand, cfg Config, violateAt int, emit func(*histories.Event) error, completed func(id int)) (int, error) {
+	g := &streamGen{completed: completed, r: r, cfg: cfg, violateAt: violateAt, planted: -1, emit: emit, index: histories.FirstIndex,
 		issued: make(map[string]uint64), recent: make(map[string][]accepted)}
 	h := histories.Header()
 	if err := emit(&h); err != nil {
@@ -61,6 +68,7 @@ type streamGen struct {
 	events    eventHeap
 	names     []string
 	value     int
+	completed func(id int)
 }
 
 type streamOp struct {
@@ -241,7 +249,13 @@ func (g *streamGen) write(ev streamEvent) error {
 	}
 	e.Index, e.Time = g.index, ev.time
 	g.index++
-	return g.emit(&e)
+	if err := g.emit(&e); err != nil {
+		return err
+	}
+	if ev.finish && o.planted && g.completed != nil {
+		g.completed(o.ID)
+	}
+	return nil
 }
 
 // streamClient is a client of the simulation.

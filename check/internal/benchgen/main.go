@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"time"
 
 	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/internal/histgen"
@@ -90,10 +91,16 @@ func runStream(path string, seed uint64, cfg histgen.Config, violateAt int) erro
 	}
 	w := bufio.NewWriterSize(out, 1<<20)
 	var buf []byte
-	planted, err := histgen.Stream(rand.New(rand.NewPCG(seed, 0xbe7c4)), cfg, violateAt, func(e *histories.Event) error {
+	planted, err := histgen.StreamNotify(rand.New(rand.NewPCG(seed, 0xbe7c4)), cfg, violateAt, func(e *histories.Event) error {
 		buf = histories.AppendJSON(buf[:0], e)
 		_, err := w.Write(buf)
 		return err
+	}, func(id int) {
+		// The line is out of the buffer, and the time is when a
+		// checker could first see it.
+		if err := w.Flush(); err == nil {
+			fmt.Fprintf(os.Stderr, "benchgen: stale read %d completed at %.3f\n", id, float64(time.Now().UnixNano())/1e9)
+		}
 	})
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
