@@ -31,8 +31,6 @@ type Follower struct {
 	// before the run stated after it is refused, as Pairer refuses it.
 	written map[string]int64
 	sink    FollowSink
-	// free are operations that ended, for the next ones to reuse.
-	free []*Operation
 }
 
 // NewFollower returns a Follower that hands what it pairs to sink.
@@ -116,7 +114,7 @@ func (f *Follower) invoke(e *Event, line int) error {
 	if err := f.p.mayInvoke(e, func(int64) int64 { return f.open[e.Process].InvokeIndex }); err != nil {
 		return err
 	}
-	op := f.alloc()
+	op := new(Operation)
 	*op = newOperation(e, f.next)
 	f.next++
 	if op.F == FWrite {
@@ -143,16 +141,5 @@ func (f *Follower) complete(e *Event) error {
 	}
 	delete(f.open, e.Process)
 	f.sink.Completed(op)
-	f.free = append(f.free, op)
 	return nil
-}
-
-// alloc returns an operation to fill, one that ended when there is one.
-func (f *Follower) alloc() *Operation {
-	if n := len(f.free); n > 0 {
-		op := f.free[n-1]
-		f.free = f.free[:n-1]
-		return op
-	}
-	return new(Operation)
 }
