@@ -27,29 +27,34 @@ func Count(ops []Operation) Counts {
 		}
 		resources[op.Resource] = struct{}{}
 		processes[op.Process] = struct{}{}
-		c.Operations++
-		if op.IsWrite() {
-			c.Writes++
-			switch op.Status {
-			case StatusAccepted:
-				c.Accepted++
-			case StatusRejected:
-				c.Rejected++
-			case StatusUnknown:
-				c.UnknownWrites++
-			case StatusFailed:
-				c.FailedWrites++
-			}
-			continue
-		}
-		c.Reads++
-		switch op.Status {
-		case StatusUnknown:
-			c.UnknownReads++
-		case StatusFailed:
-			c.FailedReads++
-		}
+		c.add(op)
 	}
 	c.Resources, c.Processes = len(resources), len(processes)
 	return c
+}
+
+// add counts op, a client operation, by outcome.
+func (c *Counts) add(op *Operation) {
+	c.Operations++
+	if op.IsWrite() {
+		c.Writes++
+		switch op.Status {
+		case StatusAccepted:
+			c.Accepted++
+		case StatusRejected:
+			c.Rejected++
+		case StatusUnknown:
+			c.UnknownWrites++
+		case StatusFailed:
+			c.FailedWrites++
+		}
+		return
+	}
+	c.Reads++
+	switch op.Status {
+	case StatusUnknown:
+		c.UnknownReads++
+	case StatusFailed:
+		c.FailedReads++
+	}
 }

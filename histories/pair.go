@@ -46,17 +46,9 @@ func (p *Pairer) add(e *Event, line int) error {
 	if e.IsHeader() {
 		return p.header(e)
 	}
-	if p.anyEvent {
-		if e.Index <= p.last.Index {
-			return fieldErr("index", "%d does not increase (previous event has %d)", e.Index, p.last.Index)
-		}
-		if e.Time < p.last.Time {
-			return fieldErr("time", "goes backwards: %d after %d (index %d)", e.Time, p.last.Time, p.last.Index)
-		}
+	if err := p.inOrder(e); err != nil {
+		return err
 	}
-	p.anyEvent = true
-	p.last = *e
-	p.events++
 	if e.Actor == ActorHarness && e.F == FInitial {
 		return p.initialState(e)
 	}
@@ -68,6 +60,23 @@ func (p *Pairer) add(e *Event, line int) error {
 		return p.invoke(e, line)
 	}
 	return p.complete(e)
+}
+
+// inOrder takes the next event after the header: its index must increase
+// and its time must not go backwards.
+func (p *Pairer) inOrder(e *Event) error {
+	if p.anyEvent {
+		if e.Index <= p.last.Index {
+			return fieldErr("index", "%d does not increase (previous event has %d)", e.Index, p.last.Index)
+		}
+		if e.Time < p.last.Time {
+			return fieldErr("time", "goes backwards: %d after %d (index %d)", e.Time, p.last.Time, p.last.Index)
+		}
+	}
+	p.anyEvent = true
+	p.last = *e
+	p.events++
+	return nil
 }
 
 // initialState turns the harness's statement of a resource's state before
@@ -87,38 +96,25 @@ func (p *Pairer) initialState(e *Event) error {
 		p.initial = make(map[string]int64)
 	}
 	p.initial[e.Resource] = e.Index
-	p.ops = append(p.ops, Operation{
-		ID: len(p.ops), Process: -1, F: FWrite, Resource: e.Resource,
-		Token: e.Token, HasToken: true, Value: e.Value, HasValue: true, Status: StatusAccepted,
-		Call: InitialTime, Return: InitialTime, InvokeIndex: e.Index, CompleteIndex: e.Index, Initial: true,
-	})
+	p.ops = append(p.ops, initialOperation(e, len(p.ops)))
 	return nil
 }
 
+// initialOperation is the operation, numbered id, that an initial event
+// states: an accepted write before every operation of the history.
+func initialOperation(e *Event, id int) Operation {
+	return Operation{
+		ID: id, Process: -1, F: FWrite, Resource: e.Resource,
+		Token: e.Token, HasToken: true, Value: e.Value, HasValue: true, Status: StatusAccepted,
+		Call: InitialTime, Return: InitialTime, InvokeIndex: e.Index, CompleteIndex: e.Index, Initial: true,
+	}
+}
+
 func (p *Pairer) invoke(e *Event, line int) error {
-	if at, busy := p.pending.get(e.Process); busy {
-		return fieldErr("process", "%d invoked index %d while its operation from index %d was still in flight",
-			e.Process, e.Index, p.ops[at].InvokeIndex)
+	if err := p.mayInvoke(e, func(at int64) int64 { return p.ops[at].InvokeIndex }); err != nil {
+		return err
 	}
-	if idx, gone := p.retired.get(e.Process); gone {
-		return fieldErr("process", "%d reused after its unknown outcome at index %d; continue under a new process id", e.Process, idx)
-	}
-	op := Operation{
-		ID:            len(p.ops),
-		Process:       e.Process,
-		F:             e.F,
-		Resource:      e.Resource,
-		Status:        StatusUnknown,
-		Call:          e.Time,
-		Return:        Infinity,
-		InvokeIndex:   e.Index,
-		CompleteIndex: -1,
-		Trace:         e.Trace,
-	}
-	if e.F == FWrite {
-		op.Token, op.HasToken = e.Token, true
-		op.Value, op.HasValue = e.Value, true
-	}
+	op := newOperation(e, len(p.ops))
 	p.pending.set(e.Process, int64(len(p.ops)))
 	if line > 0 {
 		p.invoked.set(e.Process, int64(line))
@@ -134,12 +130,51 @@ func (p *Pairer) invoke(e *Event, line int) error {
 	return nil
 }
 
+// mayInvoke refuses an invocation by a process that is busy or retired;
+// invokedAt gives the invocation index of the operation at a position
+// that pending holds.
+func (p *Pairer) mayInvoke(e *Event, invokedAt func(at int64) int64) error {
+	if at, busy := p.pending.get(e.Process); busy {
+		return fieldErr("process", "%d invoked index %d while its operation from index %d was still in flight",
+			e.Process, e.Index, invokedAt(at))
+	}
+	if idx, gone := p.retired.get(e.Process); gone {
+		return fieldErr("process", "%d reused after its unknown outcome at index %d; continue under a new process id", e.Process, idx)
+	}
+	return nil
+}
+
+// newOperation is the operation, numbered id, that invocation e begins.
+func newOperation(e *Event, id int) Operation {
+	op := Operation{
+		ID:            id,
+		Process:       e.Process,
+		F:             e.F,
+		Resource:      e.Resource,
+		Status:        StatusUnknown,
+		Call:          e.Time,
+		Return:        Infinity,
+		InvokeIndex:   e.Index,
+		CompleteIndex: -1,
+		Trace:         e.Trace,
+	}
+	if e.F == FWrite {
+		op.Token, op.HasToken = e.Token, true
+		op.Value, op.HasValue = e.Value, true
+	}
+	return op
+}
+
 func (p *Pairer) complete(e *Event) error {
 	at, ok := p.pending.get(e.Process)
 	if !ok {
 		return fieldErr("process", "%d completes with %s at index %d but has no invocation in flight", e.Process, e.Type, e.Index)
 	}
-	op := &p.ops[at]
+	return p.finish(e, &p.ops[at])
+}
+
+// finish completes op, the operation in flight of e's process, with e.
+func (p *Pairer) finish(e *Event, op *Operation) error {
 	if err := p.sameAsInvocation(e, op); err != nil {
 		return err
 	}

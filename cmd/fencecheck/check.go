@@ -28,6 +28,7 @@ type checkFlags struct {
 	timeout time.Duration
 	html    string
 	json    bool
+	follow  bool
 	gates   checkGates
 }
 
@@ -49,7 +50,14 @@ are distinct, numbered one file after another (see docs/scale-out.md).
 The fast checker (the default) is exact and takes O(n log n); it needs each
 value to be written once per resource. When that does not hold, or with
 --model register, check falls back to porcupine and says why. --checker both
-runs the two and exits 3 if they reach opposite verdicts.`,
+runs the two and exits 3 if they reach opposite verdicts.
+
+--follow FILE checks a history as it is written, like tail -f, until the
+run's result.json appears beside it; "-" checks standard input (a pipe) as
+it is written, until it ends. Each resource's operations are judged and
+released as soon as nothing still to come can change their verdict, so
+memory is bounded by the operations in flight, not by the history, and a
+violation is reported as soon as it is found (docs/checking.md).`,
 		Args: minArgs(1, "one HISTORY file or more"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runCheck(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), args, f)
@@ -62,6 +70,7 @@ runs the two and exits 3 if they reach opposite verdicts.`,
 	fl.DurationVar(&f.timeout, "timeout", harness.DefaultConfig().CheckTimeout, "give up and report inconclusive after this long (0: never)")
 	fl.StringVar(&f.html, "html", "", "write porcupine's interactive visualization to this file")
 	fl.BoolVar(&f.json, "json", false, "print the result as JSON")
+	fl.BoolVar(&f.follow, "follow", false, "check one HISTORY as it is written, until its run's result.json appears (\"-\": standard input, until it ends), in memory bounded by the live window")
 	f.gates.flags(cmd)
 	return cmd
 }
@@ -112,6 +121,12 @@ type checkReport struct {
 // cancels, stops reading and checking; what follows the check
 // (explaining, shrinking, writing) is bounded by its own limits.
 func runCheck(ctx context.Context, stdout, stderr io.Writer, paths []string, f checkFlags) error {
+	if f.follow || len(paths) == 1 && paths[0] == "-" {
+		if err := f.followable(paths); err != nil {
+			return err
+		}
+		return runFollow(ctx, os.Stdin, stdout, stderr, paths[0], f)
+	}
 	opts, err := f.options()
 	if err != nil {
 		return err

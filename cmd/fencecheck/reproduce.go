@@ -65,6 +65,9 @@ func flagLine(name string, fl *pflag.FlagSet, effective map[string]string, skip,
 			masked = true
 		case f.Value.Type() == "stringArray":
 			add(f.Name, f.Value.(pflag.SliceValue).GetSlice()...)
+		case f.Value.Type() == "bool":
+			// "--flag false" would leave "false" as an argument
+			add(f.Name + "=" + f.Value.String())
 		case f.Value.Type() == "stringSlice":
 			add(f.Name, strings.Join(f.Value.(pflag.SliceValue).GetSlice(), ","))
 		default:
@@ -78,6 +81,9 @@ func flagLine(name string, fl *pflag.FlagSet, effective map[string]string, skip,
 	}
 	slices.SortStableFunc(flags, func(a, b flagArgs) int { return strings.Compare(a.name, b.name) })
 	for _, f := range flags {
+		if len(f.values) == 0 {
+			args = append(args, "--"+f.name)
+		}
 		for _, v := range f.values {
 			args = append(args, "--"+f.name, v)
 		}

@@ -27,43 +27,44 @@ import (
 )
 
 type runFlags struct {
-	target        targetFlags
-	leases        string
-	tokens        string
-	schedule      string
-	workers       int
-	resources     int
-	resourceNames []string
-	job           string
-	shard         string
-	duration      time.Duration
-	ops           int
-	rate          float64
-	leaseTTL      time.Duration
-	readShare     float64
-	nemesis       string
-	script        string
-	seed          uint64
-	policy        string
-	require       []string
-	minStale      int
-	store         string
-	name          string
-	json          bool
-	checkTimeout  time.Duration
-	realtime      bool
-	noProgress    bool
-	opTimeout     time.Duration
-	junit         string
-	noReport      bool
-	seedGenerated bool
-	minStaleSet   bool
-	resourcesSet  bool
-	durationSet   bool
-	opTimeoutSet  bool
-	scheduleSet   bool
-	think         time.Duration
-	thinkSet      bool
+	target          targetFlags
+	leases          string
+	tokens          string
+	schedule        string
+	workers         int
+	resources       int
+	resourceNames   []string
+	job             string
+	shard           string
+	duration        time.Duration
+	ops             int
+	rate            float64
+	leaseTTL        time.Duration
+	readShare       float64
+	nemesis         string
+	script          string
+	seed            uint64
+	policy          string
+	require         []string
+	minStale        int
+	store           string
+	name            string
+	json            bool
+	checkTimeout    time.Duration
+	realtime        bool
+	noProgress      bool
+	stopOnViolation bool
+	opTimeout       time.Duration
+	junit           string
+	noReport        bool
+	seedGenerated   bool
+	minStaleSet     bool
+	resourcesSet    bool
+	durationSet     bool
+	opTimeoutSet    bool
+	scheduleSet     bool
+	think           time.Duration
+	thinkSet        bool
 
 	clientStrategy  string
 	leaseMultiplier float64
@@ -209,6 +210,7 @@ func (f *runFlags) register(fl *pflag.FlagSet, cmd runCommand) {
 	if cmd == cmdRun {
 		fl.StringVar(&f.junit, "junit", "", "also write the verdict as JUnit XML to this file (one test case per checked invariant)")
 		f.metrics.register(fl)
+		fl.BoolVar(&f.stopOnViolation, "stop-on-violation", false, "judge the history as it is recorded and stop the run at the first violation (see docs/checking.md)")
 	}
 	if cmd != cmdCompare {
 		fl.StringVar(&f.clientStrategy, "client-strategy", d.Strategy.String(), "what the workers rely on against an older owner: fencing (send the token), or a tempting fix that sends none: none, longer-lease, renew, check-before-write (see docs/fixes.md)")
@@ -416,8 +418,15 @@ func runOnce(ctx context.Context, cmd *cobra.Command, f runFlags, o once) (harne
 	if o.progress {
 		cfg.Progress, stopProgress = progressLine(stderr)
 	}
+	stopJudging := func() string { return "" }
+	if f.stopOnViolation {
+		ctx, stopJudging = stopOnViolation(ctx, &cfg)
+	}
 	res, err := harness.Run(ctx, cfg)
 	stopProgress()
+	if why := stopJudging(); why != "" && err == nil {
+		fmt.Fprintf(stderr, "fencecheck: stopped the run early: %s\n", why)
+	}
 	return res, err
 }
 

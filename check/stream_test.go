@@ -1,0 +1,143 @@
+package check_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fencecheck/fencecheck/check"
+	"github.com/fencecheck/fencecheck/explain"
+	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/internal/histgen"
+	"github.com/fencecheck/fencecheck/model"
+)
+
+// streamed judges events with a Stream fed by a Follower, with Detect
+// after every event when eager (the most a caller can call it): the
+// result, the violations in the order found, and the largest number of
+// operations the stream held.
+func streamed(t *testing.T, events []histories.Event, so check.StreamOptions, eager bool) (check.Result, []check.StreamViolation, []check.StreamViolation, int) {
+	t.Helper()
+	var order []check.StreamViolation
+	s := check.NewStream(context.Background(), so, func(v check.StreamViolation) { order = append(order, v) })
+	f := histories.NewFollower(s)
+	peak := 0
+	for i := range events {
+		require.NoError(t, f.Add(&events[i], 0))
+		if eager {
+			s.Detect()
+		}
+		peak = max(peak, s.Kept())
+	}
+	f.Finish()
+	res, found, err := s.Finish()
+	require.NoError(t, err)
+	return res, found, order, peak
+}
+
+// TestStreamAgreesWithWholeCheck is the differential test of the stream
+// stage: on random histories (histgen.Small, corrupted nine times in ten,
+// as in TestFastDifferential, and longer ones), windows small enough that
+// nearly every gap is a cut and no context, it reaches the verdict of a
+// whole-history Check and finds the same resources violated, whether
+// Detect runs after every event or never.
+func TestStreamAgreesWithWholeCheck(t *testing.T) {
+	cases := histgen.CaseCount(0, 3000, 500, testing.Short())
+	r := rand.New(rand.NewPCG(*diffSeed, 0x5743))
+	for c := range cases {
+		var cfg histgen.Config
+		if c%4 == 0 {
+			cfg = histgen.Bench(200+r.IntN(400), 1+r.IntN(3), 1+r.IntN(4), 0.2, r.IntN(2) == 0)
+			cfg.Gap, cfg.Duration = int64(1+r.IntN(40)), int64(r.IntN(20))
+		} else {
+			cfg = histgen.Small(r)
+			cfg.Ops *= 1 + r.IntN(4)
+		}
+		ops := histgen.Generate(r, cfg)
+		if r.IntN(10) != 0 {
+			histgen.Corrupt(r, ops, 1+r.IntN(3))
+		}
+		events := histgen.Events(ops)
+		h, err := histories.Pair(events)
+		if err != nil {
+			continue // a corruption the format refuses
+		}
+		opts := check.Options{Kind: model.KindFenced, Policy: policyFor(r, cfg)}
+		if c%4 != 0 && r.IntN(8) == 0 {
+			opts.Kind = model.KindRegister // porcupine judges: small histories only
+		}
+		want, err := check.Check(context.Background(), h.Operations, opts)
+		require.NoError(t, err)
+		so := check.StreamOptions{Options: opts, Window: 1 + r.IntN(3), Context: r.IntN(2) * 8}
+		for _, eager := range []bool{false, true} {
+			got, _, _, _ := streamed(t, events, so, eager)
+			if got.Verdict != want.Verdict || !slices.Equal(got.Blamed(), want.Blamed()) {
+				t.Fatalf("case %d (eager %v, window %d, %s, %s): stream says %s on %v, whole check %s on %v\n%s",
+					c, eager, so.Window, opts.Kind, opts.Policy, got.Verdict, got.Blamed(), want.Verdict, want.Blamed(), histgen.Describe(h.Operations))
+			}
+		}
+	}
+}
+
+// TestStreamCounterexampleIsTheWholeChecks plants a stale read in
+// histories generated as streams and asks that the stream report it
+// with the whole-file check's explanation and minimal counterexample,
+// from the default windows and context, while it holds a bounded part of
+// the history.
+func TestStreamCounterexampleIsTheWholeChecks(t *testing.T) {
+	tests := []struct {
+		resources, clients int
+		acceptEqual        bool
+	}{
+		{1, 2, false}, {1, 3, true}, {5, 5, false}, {50, 50, false}, {50, 50, true},
+	}
+	for _, tt := range tests {
+		for seed := range uint64(3) {
+			t.Run(fmt.Sprintf("%d resources %d clients accept-equal %v seed %d", tt.resources, tt.clients, tt.acceptEqual, seed), func(t *testing.T) {
+				cfg := histgen.Bench(60000, tt.resources, tt.clients, 0.1, tt.acceptEqual)
+				var events []histories.Event
+				planted, err := histgen.Stream(rand.New(rand.NewPCG(seed, 7)), cfg, 45000, func(e *histories.Event) error {
+					events = append(events, *e)
+					return nil
+				})
+				require.NoError(t, err)
+				require.GreaterOrEqual(t, planted, 0, "no stale read planted")
+				policy := model.Strict
+				if tt.acceptEqual {
+					policy = model.AcceptEqual
+				}
+				opts := check.Options{Kind: model.KindFenced, Policy: policy}
+				h, err := histories.Pair(events)
+				require.NoError(t, err)
+				whole, err := check.Check(context.Background(), h.Operations, opts)
+				require.NoError(t, err)
+				require.Equal(t, check.Violated, whole.Verdict)
+				wantEx := explain.Explain(h.Operations, whole, opts)
+				wantMin, ok, err := explain.Shrink(h, wantEx.Violations[wantEx.First()], opts, explain.DefaultShrinkOptions())
+				require.NoError(t, err)
+				require.True(t, ok)
+
+				so := check.DefaultStreamOptions()
+				so.Options = opts
+				got, found, _, peak := streamed(t, events, so, false)
+				require.Equal(t, check.Violated, got.Verdict)
+				require.Len(t, found, 1)
+				v := found[0]
+				gotEx := explain.Explain(v.Ops, v.Result, opts)
+				assert.Equal(t, wantEx.Violations[wantEx.First()], gotEx.Violations[0], "explanation")
+				gotMin, ok, err := explain.Shrink(&histories.History{Operations: v.Ops}, gotEx.Violations[0], opts, explain.DefaultShrinkOptions())
+				require.NoError(t, err)
+				require.True(t, ok)
+				assert.Equal(t, wantMin.OpIDs, gotMin.OpIDs, "minimal counterexample")
+				assert.Equal(t, wantMin.Violation, gotMin.Violation, "minimal counterexample's account")
+				assert.Contains(t, wantMin.OpIDs, planted)
+				t.Logf("held at most %d of %d operations", peak, len(h.Operations))
+			})
+		}
+	}
+}
