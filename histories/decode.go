@@ -88,7 +88,19 @@ func newDecoder() *decoder {
 
 // Decode parses line into e. It never panics: whatever the input, it
 // returns either a complete, structurally valid event or a *FieldError.
+// Lines as AppendJSON writes them take the fast path (scan.go); the
+// general decoder reads every other line, and every line the fast path
+// would reject, so that the errors are its own.
 func (d *decoder) Decode(line []byte, e *Event) error {
+	if d.scan(line, e, true) > 0 {
+		return nil
+	}
+	return d.decodeGeneral(line, e)
+}
+
+// decodeGeneral is Decode for any line: it reads the fields in any order,
+// with any spacing, escapes and unknown fields.
+func (d *decoder) decodeGeneral(line []byte, e *Event) error {
 	*e = Event{Process: -1}
 	d.buf, d.pos, d.seen = line, 0, 0
 	d.skipSpace()
@@ -472,21 +484,37 @@ func (d *decoder) internedString(field string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	return d.intern(b), nil
+}
+
+// intern returns b as a string the decoder keeps one copy of.
+func (d *decoder) intern(b []byte) string {
 	if s, ok := d.interned[string(b)]; ok {
-		return s, nil
+		return s
 	}
 	s := string(b)
 	if len(d.interned) < 1<<16 {
 		d.interned[s] = s
 	}
-	return s, nil
+	return s
+}
+
+// keepValue keeps b, the value of the event being decoded: in d.values
+// when batching, where it returns "" (block.setValues gives the event its
+// value), else as a string of its own.
+func (d *decoder) keepValue(b []byte) string {
+	v := d.values
+	if v == nil {
+		return string(b)
+	}
+	start := int32(len(v.bytes))
+	v.bytes = append(v.bytes, b...)
+	v.spans = append(v.spans, valueSpan{v.event, start, int32(len(v.bytes))})
+	return ""
 }
 
 // value decodes the value field, into d.values when batching.
 func (d *decoder) value() (string, bool, error) {
-	if d.values == nil {
-		return d.nullableString("value")
-	}
 	if d.consumeLiteral("null") {
 		return "", false, nil
 	}
@@ -494,22 +522,7 @@ func (d *decoder) value() (string, bool, error) {
 	if err != nil {
 		return "", false, err
 	}
-	v := d.values
-	start := int32(len(v.bytes))
-	v.bytes = append(v.bytes, b...)
-	v.spans = append(v.spans, valueSpan{v.event, start, int32(len(v.bytes))})
-	return "", true, nil
-}
-
-func (d *decoder) nullableString(field string) (string, bool, error) {
-	if d.consumeLiteral("null") {
-		return "", false, nil
-	}
-	b, err := d.rawString(field)
-	if err != nil {
-		return "", false, err
-	}
-	return string(b), true, nil
+	return d.keepValue(b), true, nil
 }
 
 // rawString parses a JSON string at the current position. Without escapes
