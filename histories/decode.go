@@ -67,10 +67,21 @@ type decoder struct {
 	// line (resources, functions, actors), so reading a large history does
 	// not allocate them again and again.
 	interned map[string]string
+	recent   [1 << recentBits]recentString // in front of interned (internAt)
 	// values, when set, receives the bytes of every value instead of a
 	// string per value: a block of lines then makes one string for all
 	// its values (see block.decode), which saves an allocation per line.
 	values *valueBatch
+}
+
+// recentBits sets the size of the decoder's cache of short strings: room
+// for the resources of a history of dozens.
+const recentBits = 6
+
+// recentString is a short string and its bytes as a word.
+type recentString struct {
+	word uint64
+	s    string
 }
 
 // valueBatch collects the values of a block's events.

@@ -147,3 +147,33 @@ func TestReadWithScanMatchesGeneralDecoder(t *testing.T) {
 		}
 	}
 }
+
+// TestScanDigits: the digits of every length are read in words and one
+// by one alike, and what JSON or the format forbids is left to the
+// general decoder.
+func TestScanDigits(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		in   string
+		want uint64
+		ok   bool
+	}{
+		{"0,", 0, true}, {"7}", 7, true}, {"12,", 12, true}, {"1234567,", 1234567, true},
+		{"12345678,", 12345678, true}, {"123456789,", 123456789, true},
+		{"999999999999999999,", 999999999999999999, true}, {"1000000000000000000,", 0, false},
+		{"01,", 0, false}, {"00000000000,", 0, false}, {"0", 0, true}, {",", 0, false},
+		{"-1,", 0, false}, {"1.5,", 1, true}, {"9\xff", 9, true}, {"12345678", 12345678, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.in, func(t *testing.T) {
+			t.Parallel()
+			// Padded, so that the word path reads it, and not.
+			for _, data := range []string{tc.in + "          ", tc.in} {
+				n, _, ok := scanDigits([]byte(data), 0)
+				if ok != tc.ok || ok && n != tc.want {
+					t.Errorf("scanDigits(%q) = %d, %v; want %d, %v", data, n, ok, tc.want, tc.ok)
+				}
+			}
+		})
+	}
+}
