@@ -28,7 +28,6 @@ import (
 //	{"index":N,"time":N,"process":N,"type":T,"f":F,"resource":S[,"token":N][,"value":S|null][,"outcome":O][,"error":S][,"trace":S]}\n
 func (d *decoder) scan(data []byte, e *Event, whole bool) int {
 	var (
-		ev       Event
 		ok       bool
 		n        uint64
 		pos      int
@@ -39,22 +38,23 @@ func (d *decoder) scan(data []byte, e *Event, whole bool) int {
 	if !litIndex.at(data, 0) {
 		return 0
 	}
+	*e = Event{}
 	if n, pos, ok = scanDigits(data, len(litIndex.text)); !ok || !litTime.at(data, pos) {
 		return 0
 	}
-	ev.Index = int64(n)
+	e.Index = int64(n)
 	if n, pos, ok = scanDigits(data, pos+len(litTime.text)); !ok || !litProcess.at(data, pos) {
 		return 0
 	}
-	ev.Time = int64(n)
+	e.Time = int64(n)
 	if n, pos, ok = scanDigits(data, pos+len(litProcess.text)); !ok || !litType.at(data, pos) {
 		return 0
 	}
-	ev.Process = int(n)
-	if ev.Type, pos = scanType(data, pos+len(litType.text)); ev.Type == TypeNone {
+	e.Process = int(n)
+	if e.Type, pos = scanType(data, pos+len(litType.text)); e.Type == TypeNone {
 		return 0
 	}
-	if ev.F, pos, ok = either(data, pos, &litRead, FRead, &litWrite, FWrite); !ok {
+	if e.F, pos, ok = either(data, pos, &litRead, FRead, &litWrite, FWrite); !ok {
 		return 0
 	}
 	if !litResource.at(data, pos) {
@@ -64,13 +64,13 @@ func (d *decoder) scan(data []byte, e *Event, whole bool) int {
 	if pos, ok = scanPlain(data, start); !ok || pos == start {
 		return 0
 	}
-	ev.Resource = d.internAt(data, start, pos)
+	e.Resource = d.internAt(data, start, pos)
 	pos++
 	if litToken.at(data, pos) {
 		if n, pos, ok = scanDigits(data, pos+len(litToken.text)); !ok {
 			return 0
 		}
-		ev.Token, ev.HasToken, seen = n, true, seen|seenToken
+		e.Token, e.HasToken, seen = n, true, seen|seenToken
 	}
 	if litValue.at(data, pos) {
 		pos += len(litValue.text)
@@ -83,14 +83,14 @@ func (d *decoder) scan(data []byte, e *Event, whole bool) int {
 			if valEnd, ok = scanPlain(data, valStart); !ok {
 				return 0
 			}
-			ev.HasValue, pos = true, valEnd+1
+			e.HasValue, pos = true, valEnd+1
 		default:
 			return 0
 		}
 	}
 	if litOutcome.at(data, pos) {
 		pos += len(litOutcome.text)
-		if ev.Outcome, pos, ok = either(data, pos, &litAccepted, Accepted, &litRejected, Rejected); !ok {
+		if e.Outcome, pos, ok = either(data, pos, &litAccepted, Accepted, &litRejected, Rejected); !ok {
 			return 0
 		}
 		seen |= seenOutcome
@@ -100,7 +100,7 @@ func (d *decoder) scan(data []byte, e *Event, whole bool) int {
 		if pos, ok = scanPlain(data, start); !ok {
 			return 0
 		}
-		ev.Error, pos, seen = string(data[start:pos]), pos+1, seen|seenError
+		e.Error, pos, seen = string(data[start:pos]), pos+1, seen|seenError
 	}
 	if litTrace.at(data, pos) {
 		start := pos + len(litTrace.text)
@@ -111,19 +111,18 @@ func (d *decoder) scan(data []byte, e *Event, whole bool) int {
 		if err != nil {
 			return 0
 		}
-		ev.Trace, pos, seen = trace, pos+1, seen|seenTrace
+		e.Trace, pos, seen = trace, pos+1, seen|seenTrace
 	}
 	if !litEnd.at(data, pos) || whole && pos+len(litEnd.text) != len(data) {
 		return 0
 	}
 	d.seen = seen
-	if d.finish(&ev) != nil {
+	if d.finish(e) != nil {
 		return 0
 	}
 	if valStart >= 0 {
-		ev.Value = d.keepValue(data[valStart:valEnd])
+		e.Value = d.keepValue(data[valStart:valEnd])
 	}
-	*e = ev
 	return pos + len(litEnd.text)
 }
 
@@ -280,8 +279,16 @@ func scanType(data []byte, pos int) (Type, int) {
 // scanPlain steps over the characters of a string that stand for
 // themselves (plain) from pos and returns the position of its closing
 // quote; false when it meets anything else first: an escape, a control
-// character, a byte beyond ASCII, or the end of data.
+// character, a byte beyond ASCII, or the end of data. It tests eight
+// bytes at a time (special) where eight remain.
 func scanPlain(data []byte, pos int) (int, bool) {
+	for len(data)-pos >= 8 {
+		if m := special(binary.LittleEndian.Uint64(data[pos:])); m != 0 {
+			pos += bits.TrailingZeros64(m) / 8
+			return pos, data[pos] == '"'
+		}
+		pos += 8
+	}
 	for pos < len(data) {
 		c := data[pos]
 		if !plain[c] {
@@ -290,6 +297,16 @@ func scanPlain(data []byte, pos int) (int, bool) {
 		pos++
 	}
 	return pos, false
+}
+
+// special has the high bit set in the lowest byte of w that is not plain
+// in a string (a quote, a backslash, a control character or a byte beyond
+// ASCII), and maybe in bytes above it; 0 when all eight are plain.
+func special(w uint64) uint64 {
+	const ones, high = 0x0101010101010101, 0x8080808080808080
+	quote, backslash := w^(ones*'"'), w^(ones*'\\')
+	zero := (quote-ones)&^quote | (backslash-ones)&^backslash // a quote or a backslash
+	return (zero | (w-ones*0x20)&^w | w) & high
 }
 
 // internAt is intern for the string at data[start:end], with a cache in

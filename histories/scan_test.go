@@ -177,3 +177,23 @@ func TestScanDigits(t *testing.T) {
 		})
 	}
 }
+
+// TestScanPlain: scanPlain finds the first byte that is not plain in a
+// string, in words and one by one alike.
+func TestScanPlain(t *testing.T) {
+	t.Parallel()
+	for c := range 256 {
+		for at := range 12 {
+			data := []byte(strings.Repeat("a", at) + string(rune(0)) + "bbbbbbbbbbbbbbbb\"")
+			data[at] = byte(c)
+			end, ok := scanPlain(data, 0)
+			want := at
+			if plain[c] {
+				want = len(data) - 1
+			}
+			if end != want || ok != (data[want] == '"') {
+				t.Fatalf("byte %#x at %d: scanPlain = %d, %v; want %d", c, at, end, ok, want)
+			}
+		}
+	}
+}
