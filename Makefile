@@ -8,7 +8,7 @@ PKGS    := ./...
 BENCH   ?= ^Benchmark(Record|Read|Evidence|Harness|HarnessHTTP|PlainLoop|PlainLoopHTTP|SQLHarness|SQLPlainLoop|Report|CheckFast|CollectFast|CheckFloor)$$
 COUNT   ?= 6
 
-.PHONY: all build demo test fmt-check vet bench bench-checker diff-checker lint fuzz dist clean explore-table
+.PHONY: all build demo test fmt-check vet bench bench-checker bench-read diff-checker lint fuzz dist clean explore-table
 
 all: build
 
@@ -102,6 +102,23 @@ fuzz:
 ## peak memory of each, in a child process capped at 8 GiB. Takes long.
 bench-checker:
 	$(GO) test ./check -run '^$$' -bench BenchmarkCheckers -benchtime 1x -timeout 3h
+
+## bench-read: the history reader beside the floor, on the bytes of one
+## 1,000,000-operation benchmark history (generated once into READ_FILE):
+## wc -l, then BenchmarkReadFloor: a Go loop that only finds the newlines,
+## the decoder on one goroutine, and the whole parallel Read, each in MB/s
+## and MB per processor second, with the decoder's ratio to the floor.
+READ_FILE ?= /tmp/fencecheck-bench-read/ops1000000-clients50-unknown0.1.jsonl
+bench-read:
+	@test -s $(READ_FILE) || { mkdir -p $(dir $(READ_FILE)) && \
+		$(GO) run ./check/internal/benchgen -ops 1000000 -clients 50 -unknown 0.1 -out $(READ_FILE); }
+	@uptime
+	@for i in 1 2 3; do \
+		s=$$(date +%s.%N); n=$$(wc -l < $(READ_FILE)); e=$$(date +%s.%N); \
+		awk -v s=$$s -v e=$$e -v n=$$n -v b=$$(wc -c < $(READ_FILE)) \
+			'BEGIN { printf "wc -l: %d lines, %d bytes, %.3f s, %.0f MB/s\n", n, b, e-s, b/1e6/(e-s) }'; \
+	done
+	$(GO) test ./histories -run '^$$' -bench '^BenchmarkReadFloor$$' -count 3 -read.file $(READ_FILE)
 
 ## diff-checker: the 100,000-case differential run of the fast checker
 ## against porcupine (every go test runs a bounded subset).

@@ -67,10 +67,21 @@ type decoder struct {
 	// line (resources, functions, actors), so reading a large history does
 	// not allocate them again and again.
 	interned map[string]string
+	recent   [1 << recentBits]recentString // in front of interned (internAt)
 	// values, when set, receives the bytes of every value instead of a
 	// string per value: a block of lines then makes one string for all
 	// its values (see block.decode), which saves an allocation per line.
 	values *valueBatch
+}
+
+// recentBits sets the size of the decoder's cache of short strings: room
+// for the resources of a history of dozens.
+const recentBits = 6
+
+// recentString is a short string and its bytes as a word.
+type recentString struct {
+	word uint64
+	s    string
 }
 
 // valueBatch collects the values of a block's events.
@@ -88,7 +99,19 @@ func newDecoder() *decoder {
 
 // Decode parses line into e. It never panics: whatever the input, it
 // returns either a complete, structurally valid event or a *FieldError.
+// Lines as AppendJSON writes them take the fast path (scan.go); the
+// general decoder reads every other line, and every line the fast path
+// would reject, so that the errors are its own.
 func (d *decoder) Decode(line []byte, e *Event) error {
+	if d.scan(line, e, true) > 0 {
+		return nil
+	}
+	return d.decodeGeneral(line, e)
+}
+
+// decodeGeneral is Decode for any line: it reads the fields in any order,
+// with any spacing, escapes and unknown fields.
+func (d *decoder) decodeGeneral(line []byte, e *Event) error {
 	*e = Event{Process: -1}
 	d.buf, d.pos, d.seen = line, 0, 0
 	d.skipSpace()
@@ -472,21 +495,37 @@ func (d *decoder) internedString(field string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	return d.intern(b), nil
+}
+
+// intern returns b as a string the decoder keeps one copy of.
+func (d *decoder) intern(b []byte) string {
 	if s, ok := d.interned[string(b)]; ok {
-		return s, nil
+		return s
 	}
 	s := string(b)
 	if len(d.interned) < 1<<16 {
 		d.interned[s] = s
 	}
-	return s, nil
+	return s
+}
+
+// keepValue keeps b, the value of the event being decoded: in d.values
+// when batching, where it returns "" (block.setValues gives the event its
+// value), else as a string of its own.
+func (d *decoder) keepValue(b []byte) string {
+	v := d.values
+	if v == nil {
+		return string(b)
+	}
+	start := int32(len(v.bytes))
+	v.bytes = append(v.bytes, b...)
+	v.spans = append(v.spans, valueSpan{v.event, start, int32(len(v.bytes))})
+	return ""
 }
 
 // value decodes the value field, into d.values when batching.
 func (d *decoder) value() (string, bool, error) {
-	if d.values == nil {
-		return d.nullableString("value")
-	}
 	if d.consumeLiteral("null") {
 		return "", false, nil
 	}
@@ -494,22 +533,7 @@ func (d *decoder) value() (string, bool, error) {
 	if err != nil {
 		return "", false, err
 	}
-	v := d.values
-	start := int32(len(v.bytes))
-	v.bytes = append(v.bytes, b...)
-	v.spans = append(v.spans, valueSpan{v.event, start, int32(len(v.bytes))})
-	return "", true, nil
-}
-
-func (d *decoder) nullableString(field string) (string, bool, error) {
-	if d.consumeLiteral("null") {
-		return "", false, nil
-	}
-	b, err := d.rawString(field)
-	if err != nil {
-		return "", false, err
-	}
-	return string(b), true, nil
+	return d.keepValue(b), true, nil
 }
 
 // rawString parses a JSON string at the current position. Without escapes

@@ -181,18 +181,23 @@ func (b *block) decode(dec *decoder) {
 	defer b.setValues()
 	data, line := b.data, 0
 	for len(data) > 0 {
+		line++
+		if n := b.scan(dec, data); n > 0 {
+			data = data[n:]
+			b.lines = append(b.lines, int32(line))
+			continue
+		}
 		raw := data
 		if i := bytes.IndexByte(data, '\n'); i >= 0 {
 			raw = data[:i+1]
 		}
 		data = data[len(raw):]
-		line++
 		if len(bytes.TrimSpace(raw)) == 0 {
 			continue
 		}
 		b.events = append(b.events, Event{})
 		b.values.event = int32(len(b.events) - 1)
-		if err := dec.Decode(raw, &b.events[len(b.events)-1]); err != nil {
+		if err := dec.decodeGeneral(raw, &b.events[len(b.events)-1]); err != nil {
 			b.events = b.events[:len(b.events)-1]
 			if raw[len(raw)-1] != '\n' && unfinished(raw) {
 				// The tail a writer killed mid-write leaves; see Reader.Next.
@@ -205,6 +210,22 @@ func (b *block) decode(dec *decoder) {
 		b.lines = append(b.lines, int32(line))
 	}
 	b.nlines = line
+}
+
+// scan decodes the line at the start of data into a new event by the
+// decoder's fast path (scan.go) and returns its length; 0, adding no
+// event, when the general decoder must read it.
+func (b *block) scan(dec *decoder, data []byte) int {
+	if len(b.events) == cap(b.events) {
+		b.events = append(b.events, Event{})[:len(b.events)]
+	}
+	i := len(b.events)
+	b.values.event = int32(i)
+	n := dec.scan(data, &b.events[:i+1][i], false)
+	if n > 0 {
+		b.events = b.events[:i+1]
+	}
+	return n
 }
 
 // estimate guesses the number of operations in the input from its size and
