@@ -8,7 +8,7 @@ PKGS    := ./...
 BENCH   ?= ^Benchmark(Record|Read|Evidence|Harness|HarnessHTTP|PlainLoop|PlainLoopHTTP|SQLHarness|SQLPlainLoop|Report|CheckFast|CollectFast|CheckFloor)$$
 COUNT   ?= 6
 
-.PHONY: all build demo test fmt-check vet bench bench-checker diff-checker lint fuzz dist clean explore-table
+.PHONY: all build demo test fmt-check vet bench bench-pairs bench-checker diff-checker lint fuzz dist clean explore-table
 
 all: build
 
@@ -95,6 +95,20 @@ fuzz:
 	$(GO) test ./lease/spec -run '^$$' -fuzz '^FuzzParseNet$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./docs/schema -run '^$$' -fuzz '^FuzzLineClasses$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./explore -run '^$$' -fuzz '^FuzzParseSeeds$$' -fuzztime $(FUZZTIME)
+
+## bench-pairs: the harness against the reference HTTP receiver, SQLite,
+## PostgreSQL and MariaDB (those that answer; FENCECHECK_POSTGRES_DSN,
+## FENCECHECK_MYSQL_DSN) beside a plain client loop doing the same
+## requests, PAIRS interleaved pairs from one test binary: the medians and
+## the harness's throughput as a fraction of the loop's. Under BENCH_LOCK,
+## so that one measurement runs at a time on a shared machine.
+PAIRS      ?= 6
+BENCH_LOCK ?= $(shell command -v flock >/dev/null 2>&1 && echo flock /tmp/fencecheck-bench.lock)
+bench-pairs:
+	@mkdir -p bin
+	$(GO) test -c -o bin/harness.test ./harness/
+	$(GO) build -o bin/benchpairs ./internal/benchpairs
+	$(BENCH_LOCK) bin/benchpairs -bin bin/harness.test -pairs $(PAIRS)
 
 ## bench-checker: the fast checker and porcupine side by side on the same
 ## generated histories (1 and 50 resources, 5 and 50 clients, 10k to 1M
