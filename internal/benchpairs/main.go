@@ -56,10 +56,13 @@ func main() {
 }
 
 // measure runs rounds of pairs and prints, per receiver, each run's time
-// per operation, the medians and the ratio.
+// per operation, the medians and the ratio. A receiver whose benchmark
+// fails is left out of the later rounds, and measure returns an error
+// after printing the others.
 func measure(w io.Writer, bin, benchtime string, rounds int, chosen []pair) error {
 	times := make(map[string]*sides)
 	skipped := make(map[string]string)
+	var failed []string
 	fmt.Fprintf(w, "%d interleaved pairs, -test.benchtime %s, %s\n", rounds, benchtime, bin)
 	for round := 1; round <= rounds; round++ {
 		for _, p := range chosen {
@@ -77,7 +80,9 @@ func measure(w io.Writer, bin, benchtime string, rounds int, chosen []pair) erro
 			}{{p.harness, &s.harness}, {p.plain, &s.plain}} {
 				r, err := runBench(bin, side.pattern, benchtime)
 				if err != nil {
-					return fmt.Errorf("%s: %w", p.name, err)
+					fmt.Fprintf(w, "round %d %-8s failed: %v\n", round, p.name, err)
+					failed = append(failed, p.name)
+					r.skip = fmt.Sprintf("failed in round %d", round)
 				}
 				if r.skip != "" {
 					skipped[p.name] = r.skip
@@ -98,13 +103,17 @@ func measure(w io.Writer, bin, benchtime string, rounds int, chosen []pair) erro
 		}
 		fmt.Fprintln(w, times[p.name].summary(p.name))
 	}
+	if len(failed) > 0 {
+		return fmt.Errorf("benchmarks failed: %s", strings.Join(failed, ", "))
+	}
 	return nil
 }
 
 // runBench runs one benchmark once and returns its ns/op, or why it was
 // skipped.
 func runBench(bin, pattern, benchtime string) (result, error) {
-	cmd := exec.Command(bin, "-test.run", "^$", "-test.bench", pattern, "-test.benchtime", benchtime)
+	// -test.v, or a benchmark that skips says nothing of why.
+	cmd := exec.Command(bin, "-test.run", "^$", "-test.bench", pattern, "-test.benchtime", benchtime, "-test.v")
 	out, err := cmd.CombinedOutput()
 	r, perr := parse(string(out))
 	if perr != nil {

@@ -16,32 +16,38 @@ type result struct {
 	skip    string
 }
 
-// parse reads go test -bench output: the ns/op of the one benchmark line,
-// or the reason of a skip (the indented lines after "--- SKIP:").
+// parse reads go test -bench -v output: the ns/op of the one benchmark
+// line, or the reason of a skip, which -v prints as the indented lines
+// before "--- SKIP:".
 func parse(out string) (result, error) {
 	var r result
-	found, skipping := false, false
+	var indented []string // the indented lines since the last other line
+	found := false
 	for sc := bufio.NewScanner(strings.NewReader(out)); sc.Scan(); {
 		line := sc.Text()
-		switch {
-		case strings.HasPrefix(line, "--- SKIP:"):
-			skipping = true
-		case skipping && strings.HasPrefix(line, "    "):
-			r.skip = strings.TrimSpace(strings.TrimSpace(r.skip) + " " + strings.TrimSpace(line))
-		case strings.HasPrefix(line, "Benchmark"):
-			skipping = false
-			f := strings.Fields(line)
-			for i := 2; i < len(f); i++ {
-				if f[i] == "ns/op" {
-					v, err := strconv.ParseFloat(f[i-1], 64)
-					if err != nil {
-						return result{}, fmt.Errorf("ns/op in %q: %w", line, err)
-					}
-					r.nsPerOp, found = v, true
-				}
+		if strings.HasPrefix(line, "    ") {
+			indented = append(indented, strings.TrimSpace(line))
+			continue
+		}
+		if strings.HasPrefix(line, "--- SKIP:") {
+			r.skip = strings.Join(indented, " ")
+			if r.skip == "" {
+				r.skip = strings.TrimSpace(strings.TrimPrefix(line, "--- SKIP:"))
 			}
-		default:
-			skipping = false
+		}
+		indented = indented[:0]
+		if !strings.HasPrefix(line, "Benchmark") {
+			continue
+		}
+		f := strings.Fields(line)
+		for i := 2; i < len(f); i++ {
+			if f[i] == "ns/op" {
+				v, err := strconv.ParseFloat(f[i-1], 64)
+				if err != nil {
+					return result{}, fmt.Errorf("ns/op in %q: %w", line, err)
+				}
+				r.nsPerOp, found = v, true
+			}
 		}
 	}
 	switch {
