@@ -65,11 +65,17 @@ type sides struct {
 }
 
 // summary is the line printed for a receiver: every run, the medians,
-// and the harness's throughput as a fraction of the plain loop's.
+// and the harness's throughput as a fraction of the plain loop's: the
+// ratio of the medians, and the median of each pair's ratio, which a
+// change of the machine's load between pairs moves less.
 func (s *sides) summary(name string) string {
 	h, p := median(s.harness), median(s.plain)
-	return fmt.Sprintf("%-8s harness median %.1f µs/op %v | plain median %.1f µs/op %v | harness/plain throughput %.2f",
-		name, h/1e3, micros(s.harness), p/1e3, micros(s.plain), p/h)
+	pairs := make([]float64, min(len(s.harness), len(s.plain)))
+	for i := range pairs {
+		pairs[i] = s.plain[i] / s.harness[i]
+	}
+	return fmt.Sprintf("%-8s harness median %.1f µs/op %v | plain median %.1f µs/op %v | harness/plain throughput %.2f (median of pair ratios %.2f)",
+		name, h/1e3, micros(s.harness), p/1e3, micros(s.plain), p/h, median(pairs))
 }
 
 // median of a non-empty slice; the mean of the middle two for an even

@@ -52,7 +52,7 @@ func TestMedian(t *testing.T) {
 }
 
 func TestSummaryRatioIsThroughput(t *testing.T) {
-	s := sides{harness: []float64{200e3, 200e3}, plain: []float64{100e3, 100e3}}
-	assert.Equal(t, "db       harness median 200.0 µs/op (200 200) | plain median 100.0 µs/op (100 100) | harness/plain throughput 0.50",
-		s.summary("db"))
+	s := sides{harness: []float64{200e3, 400e3, 100e3}, plain: []float64{100e3, 100e3, 100e3}}
+	assert.Equal(t, "db       harness median 200.0 µs/op (200 400 100) | plain median 100.0 µs/op (100 100 100) | "+
+		"harness/plain throughput 0.50 (median of pair ratios 0.50)", s.summary("db"))
 }
