@@ -65,6 +65,7 @@ func measure(w io.Writer, bin, benchtime string, rounds int, chosen []pair) erro
 	var failed []string
 	fmt.Fprintf(w, "%d interleaved pairs, -test.benchtime %s, %s\n", rounds, benchtime, bin)
 	for round := 1; round <= rounds; round++ {
+		fmt.Fprintf(w, "round %d load average %s\n", round, loadAverage())
 		for _, p := range chosen {
 			if skipped[p.name] != "" {
 				continue
@@ -96,6 +97,7 @@ func measure(w io.Writer, bin, benchtime string, rounds int, chosen []pair) erro
 			}
 		}
 	}
+	fmt.Fprintf(w, "load average %s\n", loadAverage())
 	for _, p := range chosen {
 		if why := skipped[p.name]; why != "" {
 			fmt.Fprintf(w, "%-8s skipped: %s\n", p.name, why)
@@ -123,4 +125,14 @@ func runBench(bin, pattern, benchtime string) (result, error) {
 		return result{}, fmt.Errorf("%s -test.bench %s: %w\n%s", bin, pattern, perr, out)
 	}
 	return r, nil
+}
+
+// loadAverage is the first three fields of /proc/loadavg, or "unknown"
+// where there is none: figures are quoted with the machine's load.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(b)); err == nil && len(f) >= 3 {
+		return strings.Join(f[:3], " ")
+	}
+	return "unknown"
 }
