@@ -8,7 +8,7 @@ PKGS    := ./...
 BENCH   ?= ^Benchmark(Record|Read|Evidence|Harness|HarnessHTTP|PlainLoop|PlainLoopHTTP|SQLHarness|SQLPlainLoop|Report|CheckFast|CollectFast|CheckFloor)$$
 COUNT   ?= 6
 
-.PHONY: all build demo test fmt-check vet bench bench-checker bench-read diff-checker lint fuzz dist clean explore-table
+.PHONY: all build demo test fmt-check vet bench bench-pairs bench-checker bench-read diff-checker lint fuzz dist clean explore-table
 
 all: build
 
@@ -96,12 +96,30 @@ fuzz:
 	$(GO) test ./docs/schema -run '^$$' -fuzz '^FuzzLineClasses$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./explore -run '^$$' -fuzz '^FuzzParseSeeds$$' -fuzztime $(FUZZTIME)
 
+## bench-pairs: the harness against the reference HTTP receiver, SQLite,
+## PostgreSQL and MariaDB (those that answer; FENCECHECK_POSTGRES_DSN,
+## FENCECHECK_MYSQL_DSN) beside a plain client loop doing the same
+## requests, PAIRS interleaved pairs from one test binary: the medians and
+## the harness's throughput as a fraction of the loop's. Under BENCH_LOCK,
+## so that one measurement runs at a time on a shared machine.
+PAIRS      ?= 6
+BENCH_LOCK ?= $(shell command -v flock >/dev/null 2>&1 && echo flock /tmp/fencecheck-bench.lock)
+bench-pairs:
+	@mkdir -p bin
+	$(GO) test -c -o bin/harness.test ./harness/
+	$(GO) build -o bin/benchpairs ./internal/benchpairs
+	$(BENCH_LOCK) bin/benchpairs -bin bin/harness.test -pairs $(PAIRS)
+
 ## bench-checker: the fast checker and porcupine side by side on the same
 ## generated histories (1 and 50 resources, 5 and 50 clients, 10k to 1M
-## operations, 0/1/10 % unknown writes, valid and invalid); wall time and
-## peak memory of each, in a child process capped at 8 GiB. Takes long.
+## operations, 0/1/10 % unknown writes, valid and invalid; and 10M
+## operations with 50 clients and 10 % unknown, valid and with a late
+## violation); wall time and peak memory of each, in a child process capped
+## at 8 GiB. It fails where the fast checker breaks the rule it is held to
+## (fastRule in check/fast_bench_test.go). -v, so that a porcupine cell not
+## run says why. Takes long.
 bench-checker:
-	$(GO) test ./check -run '^$$' -bench BenchmarkCheckers -benchtime 1x -timeout 3h
+	$(GO) test ./check -run '^$$' -bench BenchmarkCheckers -benchtime 1x -timeout 3h -v
 
 ## bench-read: the history reader beside the floor, on the bytes of one
 ## 1,000,000-operation benchmark history (generated once into READ_FILE):

@@ -68,11 +68,21 @@ func BenchmarkCheckers(b *testing.B) {
 			for _, n := range []int{10_000, 100_000, 1_000_000} {
 				for _, unknown := range []float64{0, 0.01, 0.10} {
 					for _, invalid := range []bool{false, true} {
-						cell := benchCell{resources, clients, n, unknown, invalid}
+						cell := benchCell{Resources: resources, Clients: clients, Ops: n, Unknown: unknown, Invalid: invalid}
 						b.Run(cell.String(), cell.run)
 					}
 				}
 			}
+		}
+	}
+	// What a one-hour soak test at 3,000 operations per second records:
+	// 10,000,000 operations, 10 % unknown writes, valid and with one stale
+	// read planted at 90 % of the history. They need about 4 GB for
+	// the fast checker's child.
+	for _, resources := range []int{1, 50} {
+		for _, late := range []bool{false, true} {
+			cell := benchCell{Resources: resources, Clients: 50, Ops: 10_000_000, Unknown: 0.10, Invalid: late, Late: late}
+			b.Run(cell.String(), cell.run)
 		}
 	}
 }
@@ -81,20 +91,29 @@ type benchCell struct {
 	Resources, Clients, Ops int
 	Unknown                 float64
 	Invalid                 bool
+	// Late plants the invalid history's stale read at 90 % of the
+	// history rather than in its middle.
+	Late bool
 }
 
 func (c benchCell) String() string {
 	validity := "valid"
-	if c.Invalid {
+	switch {
+	case c.Late:
+		validity = "invalid-late"
+	case c.Invalid:
 		validity = "invalid"
 	}
 	return fmt.Sprintf("resources=%d/clients=%d/ops=%d/unknown=%g%%/%s", c.Resources, c.Clients, c.Ops, 100*c.Unknown, validity)
 }
 
-// porcupineSkip says why porcupine is not run on a cell, or "".
+// porcupineSkip says why porcupine is not run on a cell, or "". On the
+// 10,000,000-operation cells with 50 resources it is run, and stopped at
+// the memory cap (-bench.max-rss) or its timeout, whichever comes first:
+// at 1,000,000 operations it already takes 2 s and 0.9 GB.
 func (c benchCell) porcupineSkip() string {
 	if c.Ops >= 1_000_000 && c.Resources == 1 {
-		return "porcupine cannot check 1,000,000 operations on one resource: at 100,000 it already takes seconds and gigabytes, or exceeds the memory cap"
+		return fmt.Sprintf("porcupine is not run on %d operations on one resource: at 100,000 it already takes seconds and gigabytes, or exceeds the memory cap", c.Ops)
 	}
 	return ""
 }
@@ -102,7 +121,11 @@ func (c benchCell) porcupineSkip() string {
 func (c benchCell) history() []histories.Operation {
 	r := rand.New(rand.NewPCG(uint64(c.Ops), uint64(c.Resources*100+c.Clients)))
 	ops := histgen.Generate(r, histgen.Bench(c.Ops, c.Resources, c.Clients, c.Unknown, false))
-	if c.Invalid && !histgen.BreakStaleRead(ops) {
+	from := len(ops) / 2
+	if c.Late {
+		from = len(ops) * 9 / 10
+	}
+	if c.Invalid && !histgen.BreakStaleReadFrom(ops, from) {
 		panic("no read to make stale")
 	}
 	return ops
@@ -135,7 +158,33 @@ func (c benchCell) run(b *testing.B) {
 		if fast.Elapsed > 0 && m.Killed == "" && m.Verdict != check.Inconclusive {
 			b.ReportMetric(float64(m.Elapsed)/float64(fast.Elapsed), "x-fast")
 		}
+		if broken := fastRule(fast, m); broken != "" {
+			b.Errorf("%s: %s", c, broken)
+		}
 	})
+}
+
+// fastRule is what the matrix holds the fast checker to beside
+// porcupine on one cell, and says how it is broken, or "": never slower
+// than porcupine; at least 100 times faster on one resource where
+// porcupine needs more than a second; a verdict wherever porcupine gives
+// up (its timeout, or the memory cap).
+func fastRule(fast, porcupine measurement) string {
+	gaveUp := porcupine.Killed != "" || porcupine.Verdict == check.Inconclusive
+	switch {
+	case fast.Elapsed == 0:
+		return "" // the fast measurement failed, and said so
+	case gaveUp && fast.Verdict == check.Inconclusive:
+		return "porcupine gave up and the fast checker decided nothing either"
+	case gaveUp:
+		return ""
+	case fast.Elapsed > porcupine.Elapsed:
+		return fmt.Sprintf("the fast checker (%s) is slower than porcupine (%s)", fast.Elapsed, porcupine.Elapsed)
+	case fast.Cell.Resources == 1 && porcupine.Elapsed > time.Second && porcupine.Elapsed < 100*fast.Elapsed:
+		return fmt.Sprintf("on one resource, where porcupine takes %s, the fast checker (%s) is only %.0f× faster, not 100×",
+			porcupine.Elapsed, fast.Elapsed, float64(porcupine.Elapsed)/float64(fast.Elapsed))
+	}
+	return ""
 }
 
 func (m measurement) report(b *testing.B) {
@@ -383,5 +432,31 @@ func BenchmarkCheckFast(b *testing.B) {
 		{Resources: 50, Clients: 50, Ops: 1_000_000, Unknown: 0.01, Invalid: true},
 	} {
 		benchCheckFast(b, c)
+	}
+}
+
+func TestFastRule(t *testing.T) {
+	one, fifty := benchCell{Resources: 1}, benchCell{Resources: 50}
+	m := func(c benchCell, d time.Duration, v check.Verdict, killed string) measurement {
+		return measurement{Cell: c, Elapsed: d, Verdict: v, Killed: killed}
+	}
+	for _, tc := range []struct {
+		name            string
+		fast, porcupine measurement
+		broken          bool
+	}{
+		{"faster on 50 resources", m(fifty, 50*time.Millisecond, check.Held, ""), m(fifty, 2*time.Second, check.Held, ""), false},
+		{"slower than porcupine", m(fifty, 3*time.Second, check.Held, ""), m(fifty, 2*time.Second, check.Held, ""), true},
+		{"one resource, porcupine under a second", m(one, 20*time.Millisecond, check.Held, ""), m(one, 900*time.Millisecond, check.Held, ""), false},
+		{"one resource, porcupine over a second, 150x", m(one, 10*time.Millisecond, check.Held, ""), m(one, 1500*time.Millisecond, check.Held, ""), false},
+		{"one resource, porcupine over a second, 50x", m(one, 30*time.Millisecond, check.Held, ""), m(one, 1500*time.Millisecond, check.Held, ""), true},
+		{"porcupine killed, fast decided", m(one, 30*time.Millisecond, check.Violated, ""), m(one, 20*time.Second, check.Inconclusive, "killed"), false},
+		{"porcupine timed out, fast undecided", m(one, 30*time.Millisecond, check.Inconclusive, ""), m(one, time.Minute, check.Inconclusive, ""), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := fastRule(tc.fast, tc.porcupine); (got != "") != tc.broken {
+				t.Errorf("fastRule = %q, want broken=%v", got, tc.broken)
+			}
+		})
 	}
 }

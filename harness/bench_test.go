@@ -11,6 +11,7 @@ import (
 	"github.com/fencecheck/fencecheck/internal/runmetrics"
 	"github.com/fencecheck/fencecheck/targets"
 	"github.com/fencecheck/fencecheck/targets/memory"
+	"github.com/fencecheck/fencecheck/workload"
 )
 
 // benchConfig is a run without think time, faults, extra reads or repeats:
@@ -58,11 +59,26 @@ func BenchmarkPlainLoop(b *testing.B) {
 
 // plainLoop runs b.N operations against tgt from workers goroutines, each
 // job a read and a write with the next token of its resource, and nothing
-// else: no leases, no recording, no task per request.
+// else: no leases, no recording, no task per request. A target that
+// carries a trace context (targets.TraceCarrier) gets one per operation,
+// drawn as the harness draws them (workload.TraceFor), so that both send
+// the same requests: on PostgreSQL the traceparent comment makes every
+// statement's text unique, which changes what the driver does with it.
 func plainLoop(b *testing.B, tgt targets.Target, workers, resources int) {
 	tokens := make([]atomic.Uint64, resources)
 	var issued atomic.Int64
 	ctx := context.Background()
+	traced := targets.CarriesTrace(tgt)
+	seed := fmt.Sprintf("plain loop %d", time.Now().UnixNano())
+	seq := make([]uint64, workers) // each worker's next operation; a worker is one process
+	opCtx := func(w int) context.Context {
+		if !traced {
+			return ctx
+		}
+		tc := workload.TraceFor(seed, w, seq[w])
+		seq[w]++
+		return targets.WithTrace(ctx, tc)
+	}
 	b.ReportAllocs()
 	b.ResetTimer()
 	var wg sync.WaitGroup
@@ -76,10 +92,10 @@ func plainLoop(b *testing.B, tgt targets.Target, workers, resources int) {
 				}
 				r := (w + job*workers) % resources
 				name := fmt.Sprintf("r%d", r)
-				if _, err := tgt.Read(ctx, name); err != nil {
+				if _, err := tgt.Read(opCtx(w), name); err != nil {
 					b.Error(err)
 				}
-				if _, err := tgt.Write(ctx, name, tokens[r].Add(1), fmt.Sprintf("w%d-j%d", w, job)); err != nil {
+				if _, err := tgt.Write(opCtx(w), name, tokens[r].Add(1), fmt.Sprintf("w%d-j%d", w, job)); err != nil {
 					b.Error(err)
 				}
 			}

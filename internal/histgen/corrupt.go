@@ -101,6 +101,14 @@ func rereadFrom(r *rand.Rand, ops []histories.Operation, o *histories.Operation)
 // longer hold under either policy. It reports whether it found such a read;
 // it prefers one in the middle of the history.
 func BreakStaleRead(ops []histories.Operation) bool {
+	return BreakStaleReadFrom(ops, len(ops)/2)
+}
+
+// BreakStaleReadFrom is BreakStaleRead preferring the first such read at
+// or after ops[from] (wrapping around to the start): from near the end
+// plants a late violation, which a checker that reads the history in
+// order meets last.
+func BreakStaleReadFrom(ops []histories.Operation, from int) bool {
 	type acc struct {
 		ret   int64
 		token uint64
@@ -112,7 +120,11 @@ func BreakStaleRead(ops []histories.Operation) bool {
 			accepted = append(accepted, acc{ops[i].Return, ops[i].Token, i})
 		}
 	}
-	for k := len(ops) / 2; k < len(ops)+len(ops)/2; k++ {
+	if len(ops) == 0 {
+		return false
+	}
+	from = min(max(from, 0), len(ops)-1)
+	for k := from; k < len(ops)+from; k++ {
 		rd := &ops[k%len(ops)]
 		if rd.IsWrite() || rd.Status != histories.StatusOK {
 			continue

@@ -73,6 +73,13 @@ func (t *Target) checkAndSet(ctx context.Context, r runner, a args) (histories.O
 	}
 	sctx, cancel := context.WithTimeout(ctx, t.timeout)
 	defer cancel()
+	if !t.d.checkInTx { // an autocommit update writes alone (writeturn.go)
+		release, err := t.turns.take(sctx)
+		if err != nil {
+			return 0, fmt.Errorf("set: %w", err)
+		}
+		defer release()
+	}
 	if _, err := r.ExecContext(sctx, t.traced(ctx, t.set).Text, a.bind(t.set)...); err != nil {
 		return 0, fmt.Errorf("set: %w", classify(err))
 	}

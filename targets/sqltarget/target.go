@@ -48,6 +48,7 @@ import (
 type Target struct {
 	db      *sql.DB
 	release func() error // frees what Open kept besides the pool
+	turns   writeTurns   // SQLite's one writer at a time; nil for a server
 	log     *driverLog   // what the driver logs on its own
 	d       dialect
 	name    string // the redacted spec
@@ -207,6 +208,7 @@ func (t *Target) connect(ctx context.Context, scheme, spec, rest string, o Optio
 	switch scheme {
 	case "sqlite":
 		t.db, t.release, err = openSQLite(ctx, rest, o)
+		t.turns = newWriteTurns()
 	case "mysql":
 		var u *url.URL
 		if u, err = url.Parse(spec); err == nil {

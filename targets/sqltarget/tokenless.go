@@ -34,6 +34,11 @@ func (t *Target) WriteWithoutToken(ctx context.Context, resource, value string) 
 	}
 	sctx, cancel := context.WithTimeout(ctx, t.timeout)
 	defer cancel()
+	release, err := t.turns.take(sctx)
+	if err != nil {
+		return 0, t.tokenlessError(resource, err)
+	}
+	defer release()
 	conn, err := t.db.Conn(sctx)
 	if err != nil {
 		return 0, t.tokenlessError(resource, notApplied(err))

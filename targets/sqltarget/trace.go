@@ -27,10 +27,10 @@ import (
 // a space), not MySQL's "/*!" or "/*+", which the server would execute or
 // read as a hint.
 //
-// The text of every statement is then unique: pgx prepares and caches
-// statements by their text, so each one is prepared anew (a round trip
-// more per statement); go-sql-driver/mysql prepares every statement
-// with arguments anyway.
+// The text of every statement is then unique: pgx's default mode would
+// prepare each one anew, a round trip more (openPostgres uses its exec
+// mode instead, which does not prepare); go-sql-driver/mysql prepares
+// every statement with arguments anyway.
 func (t *Target) CarriesTrace() bool { return t.d.traces }
 
 // traced returns q with the comment of the operation ctx belongs to in

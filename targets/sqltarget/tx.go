@@ -64,6 +64,15 @@ func (t *Target) checkTx(user Statements) error {
 
 // writeTx runs the user's transaction.
 func (t *Target) writeTx(ctx context.Context, a args) (histories.Outcome, error) {
+	// On SQLite BEGIN IMMEDIATE takes the write lock: the turn is taken
+	// first and held to the end, as the lock is (writeturn.go).
+	wctx, cancel := context.WithTimeout(ctx, t.timeout)
+	release, err := t.turns.take(wctx)
+	cancel()
+	if err != nil {
+		return 0, err
+	}
+	defer release()
 	conn, err := t.conn(ctx)
 	if err != nil {
 		return 0, notApplied(err)

@@ -36,9 +36,15 @@ func (t *Target) Write(ctx context.Context, resource string, token uint64, value
 // writeOnce runs the one write statement (the atomic upsert or the
 // user's) and reads its result with the rule its shape decided.
 func (t *Target) writeOnce(ctx context.Context, a args) (histories.Outcome, error) {
-	// The wait for a connection counts against the statement's deadline.
+	// The wait for the turn and for a connection counts against the
+	// statement's deadline.
 	sctx, cancel := context.WithTimeout(ctx, t.timeout)
 	defer cancel()
+	release, err := t.turns.take(sctx)
+	if err != nil {
+		return 0, err
+	}
+	defer release()
 	conn, err := t.db.Conn(sctx)
 	if err != nil {
 		return 0, notApplied(err)
