@@ -301,3 +301,10 @@ func (n *names) number(s string) uint32 {
 	n.last = r
 	return r
 }
+
+// CompressHistory returns h in the compact form.
+func CompressHistory(h *History) *Compact {
+	c := Compress(h.Operations)
+	c.Others, c.Events, c.Format, c.Truncated, c.Errors = h.Others, h.Events, h.Format, h.Truncated, h.Errors
+	return c
+}

@@ -27,29 +27,57 @@ func Count(ops []Operation) Counts {
 		}
 		resources[op.Resource] = struct{}{}
 		processes[op.Process] = struct{}{}
-		c.Operations++
-		if op.IsWrite() {
-			c.Writes++
-			switch op.Status {
-			case StatusAccepted:
-				c.Accepted++
-			case StatusRejected:
-				c.Rejected++
-			case StatusUnknown:
-				c.UnknownWrites++
-			case StatusFailed:
-				c.FailedWrites++
-			}
-			continue
-		}
-		c.Reads++
-		switch op.Status {
-		case StatusUnknown:
-			c.UnknownReads++
-		case StatusFailed:
-			c.FailedReads++
-		}
+		c.add(op.IsWrite(), op.Status)
 	}
 	c.Resources, c.Processes = len(resources), len(processes)
 	return c
+}
+
+// Count is Count of the compact history's operations.
+func (h *Compact) Count() Counts {
+	var c Counts
+	resources := make([]bool, len(h.resources.list))
+	processes := make([]bool, len(h.processes))
+	for i := range h.Ops {
+		op := &h.Ops[i]
+		if op.Initial() {
+			continue
+		}
+		if !resources[op.Resource] {
+			resources[op.Resource] = true
+			c.Resources++
+		}
+		if !processes[op.Process] {
+			processes[op.Process] = true
+			c.Processes++
+		}
+		c.add(op.IsWrite(), op.Status)
+	}
+	return c
+}
+
+// add counts one operation.
+func (c *Counts) add(write bool, status Status) {
+	c.Operations++
+	if write {
+		c.Writes++
+		switch status {
+		case StatusAccepted:
+			c.Accepted++
+		case StatusRejected:
+			c.Rejected++
+		case StatusUnknown:
+			c.UnknownWrites++
+		case StatusFailed:
+			c.FailedWrites++
+		}
+		return
+	}
+	c.Reads++
+	switch status {
+	case StatusUnknown:
+		c.UnknownReads++
+	case StatusFailed:
+		c.FailedReads++
+	}
 }

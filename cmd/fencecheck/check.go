@@ -129,22 +129,38 @@ func runCheck(ctx context.Context, stdout, stderr io.Writer, paths []string, f c
 		notes = append(notes, n.String())
 		fmt.Fprintf(stderr, "fencecheck: note: %s\n", n)
 	}
-	res := explain.Explain(h.Operations, checked, opts)
-	minimal, err := f.gates.shrink(h, res, opts)
+	// Explaining and shrinking judge one resource at a time, so they get
+	// the violating resources' operations in the full form, and nothing
+	// else of a history that may hold millions of operations.
+	violating := h.ExpandResources(checked.Blamed())
+	res := explain.Explain(violating, checked, opts)
+	minimal, err := f.gates.shrink(&histories.History{Operations: violating, Others: h.Others}, res, opts)
 	if err != nil {
 		return err
 	}
-	rep := checkReport{Format: runstore.ResultFormat, Histories: placed, Truncated: h.Truncated, Counts: histories.Count(h.Operations), Evidence: h.Evidence(),
+	if minimal != nil {
+		minimal.From = len(h.Ops)
+	}
+	rep := checkReport{Format: runstore.ResultFormat, Histories: placed, Truncated: h.Truncated, Counts: h.Count(), Evidence: h.Evidence(),
 		Result: res, Notes: notes, Minimal: minimal}
 	if len(paths) == 1 {
 		rep.History = paths[0]
 	}
 	rep.Verdict, rep.Reason = explain.Decide(res, rep.Evidence)
-	if err := f.gates.write(paths, h, rep, f); err != nil {
+	// The report and the visualization show the whole history, in the
+	// full form, made once and only for them.
+	var whole *histories.History
+	full := func() *histories.History {
+		if whole == nil {
+			whole = h.History()
+		}
+		return whole
+	}
+	if err := f.gates.write(paths, full, rep, f); err != nil {
 		return err
 	}
 	if f.html != "" {
-		if err := writeVisualization(f.html, h, res, opts); err != nil {
+		if err := writeVisualization(f.html, full(), res, opts); err != nil {
 			return err
 		}
 	}
@@ -166,11 +182,12 @@ func runCheck(ctx context.Context, stdout, stderr io.Writer, paths []string, f c
 	return exitFor(rep.Verdict)
 }
 
-// readHistories reads the history at each path; several are joined into
-// one (histories.Join), and placed says where each went.
-func readHistories(ctx context.Context, paths []string) (h *histories.History, placed []histories.Placed, err error) {
+// readHistories reads the history at each path, in the compact form (see
+// histories.CompactOp); several are joined into one (histories.Join), and
+// placed says where each went.
+func readHistories(ctx context.Context, paths []string) (h *histories.Compact, placed []histories.Placed, err error) {
 	if len(paths) == 1 {
-		h, err := readHistory(ctx, paths[0])
+		h, err := readFile(ctx, paths[0], histories.ReadCompactFile)
 		return h, nil, err
 	}
 	if err := distinctFiles(paths); err != nil {
@@ -178,7 +195,7 @@ func readHistories(ctx context.Context, paths []string) (h *histories.History, p
 	}
 	parts := make([]histories.Part, len(paths))
 	for i, p := range paths {
-		if parts[i].History, err = readHistory(ctx, p); err != nil {
+		if parts[i].History, err = readFile(ctx, p, histories.ReadFile); err != nil {
 			return nil, nil, err
 		}
 		parts[i].Name = p
@@ -187,7 +204,7 @@ func readHistories(ctx context.Context, paths []string) (h *histories.History, p
 	if err != nil {
 		return nil, nil, err
 	}
-	return joined.History, joined.Parts, nil
+	return histories.CompressHistory(joined.History), joined.Parts, nil
 }
 
 // distinctFiles refuses a file given twice: its resources would be in
@@ -207,24 +224,26 @@ func distinctFiles(paths []string) error {
 	return nil
 }
 
-// readHistory reads the history at path, unless ctx is done first: then it
-// returns ctx's error at once and leaves the reading to finish on its own,
-// as histories.ReadFile cannot be stopped (the command is about to exit).
-func readHistory(ctx context.Context, path string) (*histories.History, error) {
-	type read struct {
-		h   *histories.History
+// readFile reads the history at path with read, unless ctx is done first:
+// then it returns ctx's error at once and leaves the reading to finish on
+// its own, as histories.ReadFile cannot be stopped (the command is about
+// to exit).
+func readFile[H any](ctx context.Context, path string, read func(string) (H, error)) (H, error) {
+	type result struct {
+		h   H
 		err error
 	}
-	done := make(chan read, 1)
+	done := make(chan result, 1)
 	go func() {
-		h, err := histories.ReadFile(path)
-		done <- read{h, err}
+		h, err := read(path)
+		done <- result{h, err}
 	}()
 	select {
 	case r := <-done:
 		return r.h, r.err
 	case <-ctx.Done():
-		return nil, fmt.Errorf("read %s: %w", path, ctx.Err())
+		var none H
+		return none, fmt.Errorf("read %s: %w", path, ctx.Err())
 	}
 }
 
