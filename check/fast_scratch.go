@@ -20,7 +20,7 @@ import (
 // was within the noise. Nothing a check returns refers to a scratch
 // buffer.
 type fastScratch struct {
-	ordered, sorting  []fastWrite
+	sorting           []fastWrite
 	rejects, rejected []fastReject
 	slots             []indexSlot
 	capWrites         []model.CapWrite

@@ -161,10 +161,18 @@ func (c *Compact) Operation(k int) Operation {
 // Expand returns the operations keep selects, in the full form and in
 // history order; keep nil selects all.
 func (c *Compact) Expand(keep func(k int) bool) []Operation {
-	var out []Operation
-	if keep == nil {
-		out = make([]Operation, 0, len(c.Ops))
+	n := len(c.Ops)
+	if keep != nil {
+		// Counted first, so that the operations are allocated once:
+		// growing a slice of a million of them copies it over and over.
+		n = 0
+		for k := range c.Ops {
+			if keep(k) {
+				n++
+			}
+		}
 	}
+	out := make([]Operation, 0, n)
 	for k := range c.Ops {
 		if keep == nil || keep(k) {
 			out = append(out, c.Operation(k))

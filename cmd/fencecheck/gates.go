@@ -50,9 +50,8 @@ func (g *checkGates) shrink(h *histories.History, res explain.Result, opts check
 	return &s, nil
 }
 
-// write writes the report directory and the JUnit file that were asked for;
-// full gives the whole history, made only when one of them is.
-func (g *checkGates) write(paths []string, full func() *histories.History, rep checkReport, f checkFlags) error {
+// write writes the report directory and the JUnit file that were asked for.
+func (g *checkGates) write(paths []string, h *histories.History, rep checkReport, f checkFlags) error {
 	path := strings.Join(paths, " ")
 	if g.junit != "" {
 		props := []report.Fact{{Name: "history", Value: path}}
@@ -60,7 +59,7 @@ func (g *checkGates) write(paths []string, full func() *histories.History, rep c
 			props = []report.Fact{{Name: "histories", Value: path}}
 		}
 		suite := report.Suite{Name: "fencecheck check " + path, Properties: props,
-			Cases: report.CheckCases(rep.Result, report.Resources(full().Operations), rep.Minimal)}
+			Cases: report.CheckCases(rep.Result, report.Resources(h.Operations), rep.Minimal)}
 		if err := report.WriteJUnitFile(g.junit, suite); err != nil {
 			return err
 		}
@@ -73,7 +72,7 @@ func (g *checkGates) write(paths []string, full func() *histories.History, rep c
 	}
 	opts, _ := f.options()
 	in := report.Input{
-		Title: path, Verdict: rep.Verdict, Reason: rep.Reason, History: full(), Check: rep.Result,
+		Title: path, Verdict: rep.Verdict, Reason: rep.Reason, History: h, Check: rep.Result,
 		Options: opts, Minimal: rep.Minimal,
 		Command: fmt.Sprintf("fencecheck check %s --policy %s --model %s --checker %s", quoteAll(paths), f.policy, f.model, f.checker),
 	}
