@@ -8,6 +8,21 @@ import (
 	"github.com/fencecheck/fencecheck/histories"
 )
 
+// Input is a history as Check takes it: its operations in the full form,
+// or the compact form a large history is read into
+// (histories.ReadCompactFile). The fast checker judges the compact form;
+// porcupine, and Both's second opinion, judge the full form, which Check
+// makes from the compact one when it needs it.
+type Input interface {
+	[]histories.Operation | *histories.Compact
+}
+
+// Recorded is a whole history, with the lease and nemesis events beside
+// its operations, in either form (see Input).
+type Recorded interface {
+	*histories.History | *histories.Compact
+}
+
 // Check judges ops with the checker opts names. With Fast (the default)
 // the fast checker judges, and porcupine where the fast one cannot
 // (Unsupported), with a note that says why. With Both the two judge, and
@@ -19,38 +34,88 @@ import (
 // A cancelled ctx stops the check: Check returns promptly with ctx's
 // error, wrapped. A porcupine search already running on one resource
 // cannot be stopped; it is abandoned, and ends at opts.Timeout.
-func Check(ctx context.Context, ops []histories.Operation, opts Options) (Result, error) {
-	return checkers{fast: checkFast, porcupine: checkPorcupine}.check(ctx, ops, opts)
+func Check[I Input](ctx context.Context, ops I, opts Options) (Result, error) {
+	return defaultCheckers.judge(ctx, sourceOf(ops), opts)
 }
 
 // CheckHistory judges a whole history: its operations with Check, and
 // the grants among its other events with CheckIssuer, into Result.Issuer.
-func CheckHistory(ctx context.Context, h *histories.History, opts Options) (Result, error) {
-	res, err := Check(ctx, h.Operations, opts)
+func CheckHistory[R Recorded](ctx context.Context, h R, opts Options) (Result, error) {
+	var res Result
+	var err error
+	var others []histories.Event
+	switch h := any(h).(type) {
+	case *histories.History:
+		res, err = Check(ctx, h.Operations, opts)
+		others = h.Others
+	case *histories.Compact:
+		res, err = Check(ctx, h, opts)
+		others = h.Others
+	}
 	if err != nil {
 		return Result{}, err
 	}
-	res.Issuer = CheckIssuer(h.Others)
+	res.Issuer = CheckIssuer(others)
 	return res, nil
 }
 
+// source is a history in the form its caller had, with the other form
+// made on first need.
+type source struct {
+	ops     []histories.Operation
+	compact *histories.Compact
+}
+
+func sourceOf[I Input](ops I) *source {
+	switch ops := any(ops).(type) {
+	case *histories.Compact:
+		return &source{compact: ops}
+	case []histories.Operation:
+		return &source{ops: ops}
+	}
+	panic("unreachable")
+}
+
+func (s *source) full() []histories.Operation {
+	if s.ops == nil && s.compact != nil {
+		s.ops = s.compact.Expand(nil)
+	}
+	return s.ops
+}
+
 // checkers are the two checkers Check chooses from; tests replace them.
+// compact, when set, is the fast checker on the compact form, which
+// judges a compact source without expanding it.
 type checkers struct {
 	fast      func(context.Context, []histories.Operation, Options) (Result, error)
 	porcupine func(context.Context, []histories.Operation, Options) (Result, error)
+	compact   func(context.Context, *histories.Compact, Options) (Result, error)
 }
 
+var defaultCheckers = checkers{fast: checkFast, porcupine: checkPorcupine, compact: checkFastCompact}
+
 func (c checkers) check(ctx context.Context, ops []histories.Operation, opts Options) (Result, error) {
+	return c.judge(ctx, &source{ops: ops}, opts)
+}
+
+func (c checkers) judgeFast(ctx context.Context, src *source, opts Options) (Result, error) {
+	if src.compact != nil && c.compact != nil {
+		return c.compact(ctx, src.compact, opts)
+	}
+	return c.fast(ctx, src.full(), opts)
+}
+
+func (c checkers) judge(ctx context.Context, src *source, opts Options) (Result, error) {
 	if err := ctx.Err(); err != nil {
 		return Result{}, fmt.Errorf("check: %w", err)
 	}
 	if opts.Checker == Porcupine {
-		return c.porcupine(ctx, ops, opts)
+		return c.porcupine(ctx, src.full(), opts)
 	}
-	fast, err := c.fast(ctx, ops, opts)
+	fast, err := c.judgeFast(ctx, src, opts)
 	var unsupported *Unsupported
 	if errors.As(err, &unsupported) {
-		res, err := c.porcupine(ctx, ops, opts)
+		res, err := c.porcupine(ctx, src.full(), opts)
 		res.Notes = append(res.Notes, Note{Kind: NoteFallback, Unsupported: unsupported})
 		return res, err
 	}
@@ -60,7 +125,7 @@ func (c checkers) check(ctx context.Context, ops []histories.Operation, opts Opt
 	if opts.Checker != Both {
 		return fast, nil
 	}
-	ref, err := c.porcupine(ctx, ops, opts)
+	ref, err := c.porcupine(ctx, src.full(), opts)
 	switch {
 	case err != nil:
 		return Result{}, err

@@ -14,29 +14,40 @@ import (
 )
 
 // checkFast is the fast checker (see the package documentation): it
-// returns an *Unsupported error when it cannot judge ops.
+// returns an *Unsupported error when it cannot judge ops. It judges the
+// compact form (histories.CompactOp), into which it puts ops first.
 func checkFast(ctx context.Context, ops []histories.Operation, opts Options) (Result, error) {
-	return checkFastIn(ctx, ops, opts, stretches(ops))
+	return checkFastIn(ctx, ops, opts, stretches(len(ops)))
 }
 
-func stretches(ops []histories.Operation) int {
-	return max(1, min(runtime.GOMAXPROCS(0), len(ops)/4096))
+// checkFastCompact is checkFast on a history read in the compact form.
+func checkFastCompact(ctx context.Context, c *histories.Compact, opts Options) (Result, error) {
+	return checkCompactIn(ctx, c, opts, stretches(len(c.Ops)))
+}
+
+func stretches(n int) int {
+	return max(1, min(runtime.GOMAXPROCS(0), n/4096))
 }
 
 // checkFastIn is checkFast with the history collected in the given number
-// of stretches, so that tests can compare any split with none. ctx is
-// looked at between the phases and before each resource.
+// of stretches, so that tests can compare any split with none.
 func checkFastIn(ctx context.Context, ops []histories.Operation, opts Options, chunks int) (Result, error) {
+	return checkCompactIn(ctx, histories.Compress(ops), opts, chunks)
+}
+
+// checkCompactIn is checkFastIn on the compact form. ctx is looked at
+// between the phases and before each resource.
+func checkCompactIn(ctx context.Context, c *histories.Compact, opts Options, chunks int) (Result, error) {
 	start := time.Now()
 	if opts.Kind != model.KindFenced {
 		return Result{}, &Unsupported{Model: opts.Kind}
 	}
-	if len(ops) > math.MaxInt32 {
-		return Result{}, &Unsupported{TooMany: len(ops)}
+	if len(c.Ops) > math.MaxInt32 {
+		return Result{}, &Unsupported{TooMany: len(c.Ops)}
 	}
 	bufs := collectPool.Get().(*collectBuffers)
 	defer collectPool.Put(bufs)
-	resources := collectFast(ops, bufs, chunks)
+	resources := collectFast(c, bufs, chunks)
 	if err := ctx.Err(); err != nil {
 		return Result{}, fmt.Errorf("check: fast: %w", err)
 	}
@@ -63,7 +74,7 @@ func checkFastIn(ctx context.Context, ops []histories.Operation, opts Options, c
 			stopped.Store(true)
 			return
 		}
-		blames[i], stats[i], errs[i] = checkFastResource(ops, &resources[i], opts.Policy, scratch[w])
+		blames[i], stats[i], errs[i] = checkFastResource(c, &resources[i], opts.Policy, scratch[w])
 	})
 	if stopped.Load() {
 		return Result{}, fmt.Errorf("check: fast: %w", ctx.Err())
@@ -90,9 +101,9 @@ func checkFastIn(ctx context.Context, ops []histories.Operation, opts Options, c
 
 // checkFastResource judges one resource, and returns its blame when it is
 // violated.
-func checkFastResource(ops []histories.Operation, r *fastResource, p model.Policy, sc *fastScratch) (*Blame, model.CapStats, error) {
+func checkFastResource(c *histories.Compact, r *fastResource, p model.Policy, sc *fastScratch) (*Blame, model.CapStats, error) {
 	stats := r.capWrites(p, sc)
-	pb, err := newFastProblem(ops, r, p, sc)
+	pb, err := newFastProblem(c, r, p, sc)
 	if err != nil {
 		return nil, stats, err
 	}

@@ -11,7 +11,7 @@ func (pb *fastProblem) id(k int32) int {
 	if k < 0 {
 		return -1
 	}
-	return pb.ops[k].ID
+	return pb.c.ID(int(k))
 }
 
 // blame returns a blame for reason with no roles filled.

@@ -2,8 +2,8 @@ package check
 
 import (
 	"hash/maphash"
-	"maps"
 	"slices"
+	"strings"
 
 	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/internal/parallel"
@@ -62,10 +62,10 @@ type recentWrites struct {
 }
 
 // find returns the latest remembered write of value, whose hash is h, or
-// noMatch; writes and ops hold the writes' values.
-func (r *recentWrites) find(h uint64, value string, writes []fastWrite, ops []histories.Operation) int32 {
+// noMatch; writes and c hold the writes' values.
+func (r *recentWrites) find(h uint64, value string, writes []fastWrite, c *histories.Compact) int32 {
 	for i := range min(r.added, uint(len(r.entries))) {
-		if e := &r.entries[(r.added-1-i)%uint(len(r.entries))]; e.hash == h && ops[writes[e.w].op].Value == value {
+		if e := &r.entries[(r.added-1-i)%uint(len(r.entries))]; e.hash == h && c.Value(&c.Ops[writes[e.w].op]) == value {
 			return e.w
 		}
 	}
@@ -78,48 +78,58 @@ func (r *recentWrites) add(h uint64, w int32) {
 	r.added++
 }
 
-// collectFast groups the operations a checker must judge (see checkable)
-// by resource, in order of the resources' names. The history is split into
-// chunks stretches, collected in parallel, each in two passes:
-// the first numbers each operation's resource and counts its writes, which
-// sizes every resource's writes exactly (growing them copied more than the
-// second pass costs); the second writes them straight to their places,
-// all resources' in one allocation, and matches reads with writes. Its
-// per-operation buffers are bufs'.
-func collectFast(ops []histories.Operation, bufs *collectBuffers, chunks int) []fastResource {
+// collectFast groups the operations a checker must judge (see
+// CompactOp.Checkable) by resource, in order of the resources' names. The
+// history is split into chunks stretches, collected in parallel, each in
+// two passes: the first gives each resource of the stretch a number of its
+// own and counts its writes, which sizes every resource's writes exactly
+// (growing them copied more than the second pass costs); the second writes
+// them straight to their places, all resources' in one allocation, and
+// matches reads with writes. Its per-operation buffers are bufs'.
+func collectFast(c *histories.Compact, bufs *collectBuffers, chunks int) []fastResource {
+	ops := c.Ops
 	chunks = max(1, min(chunks, len(ops)))
-	bufs.which = slices.Grow(bufs.which[:0], len(ops))[:len(ops)]
-	which := bufs.which // each operation's resource in its stretch, -1 when left out
-	local := make([]chunkNames, chunks)
-	bounds := func(c int) (int, int) { return c * len(ops) / chunks, (c + 1) * len(ops) / chunks }
-	parallel.Run(chunks, func(_, c int) {
-		lo, hi := bounds(c)
-		local[c] = numberResources(ops[lo:hi], which[lo:hi])
+	local := make([]chunkResources, chunks)
+	bounds := func(k int) (int, int) { return k * len(ops) / chunks, (k + 1) * len(ops) / chunks }
+	for len(bufs.local) < chunks {
+		bufs.local = append(bufs.local, nil)
+	}
+	parallel.Run(chunks, func(_, k int) {
+		lo, hi := bounds(k)
+		bufs.local[k] = slices.Grow(bufs.local[k][:0], c.Resources())[:c.Resources()]
+		local[k] = numberResources(ops[lo:hi], bufs.local[k])
 	})
 
-	// Number the resources in order of their names, and give each stretch
+	// Place the resources in order of their names, and give each stretch
 	// of each resource its place among the resource's writes.
-	rank := make(map[string]int)
+	present := make([]bool, c.Resources())
 	for _, l := range local {
-		for _, name := range l.names {
-			rank[name] = 0
+		for _, r := range l.resources {
+			present[r] = true
 		}
 	}
-	names := slices.Sorted(maps.Keys(rank))
-	all := make([]fastResource, len(names))
-	for r, name := range names {
-		rank[name] = r
-		all[r] = fastResource{name: name, initial: bound{noBound, -1}}
+	var order []uint32
+	for r, ok := range present {
+		if ok {
+			order = append(order, uint32(r))
+		}
+	}
+	slices.SortFunc(order, func(a, b uint32) int { return strings.Compare(c.ResourceName(a), c.ResourceName(b)) })
+	rank := make([]int, c.Resources())
+	all := make([]fastResource, len(order))
+	for i, r := range order {
+		rank[r] = i
+		all[i] = fastResource{name: c.ResourceName(r), initial: bound{noBound, -1}}
 	}
 	global := make([][]int, chunks)   // a stretch's resources, as positions in all
 	offset := make([][]int32, chunks) // where a stretch's writes of a resource start, in the resource's
 	sizes := make([]int, len(all))
-	for c, l := range local {
-		global[c] = make([]int, len(l.names))
-		offset[c] = make([]int32, len(l.names))
-		for g, name := range l.names {
-			r := rank[name]
-			global[c][g], offset[c][g] = r, int32(sizes[r])
+	for k, l := range local {
+		global[k] = make([]int, len(l.resources))
+		offset[k] = make([]int32, len(l.resources))
+		for g, res := range l.resources {
+			r := rank[res]
+			global[k][g], offset[k][g] = r, int32(sizes[r])
 			sizes[r] += l.writes[g]
 		}
 	}
@@ -138,37 +148,42 @@ func collectFast(ops []histories.Operation, bufs *collectBuffers, chunks int) []
 	for len(bufs.left) < chunks {
 		bufs.left = append(bufs.left, nil)
 	}
-	parallel.Run(chunks, func(_, c int) {
-		lo, hi := bounds(c)
-		dst := make([]resourceSlot, len(local[c].names))
+	parallel.Run(chunks, func(_, k int) {
+		lo, hi := bounds(k)
+		dst := make([]resourceSlot, len(local[k].resources))
 		for g := range dst {
-			dst[g] = resourceSlot{writes: all[global[c][g]].writes, next: offset[c][g], initial: bound{noBound, -1}}
+			dst[g] = resourceSlot{writes: all[global[k][g]].writes, next: offset[k][g], initial: bound{noBound, -1}}
 		}
-		bufs.left[c] = collectRecords(ops, lo, hi, which[lo:hi], dst, seed, bufs.left[c][:0])
-		slots[c] = dst
+		// Room for every read of the stretch, so that the reads left
+		// over are never copied to grow: growing them took a third of
+		// collecting (1,000,000 operations on one resource, where the
+		// recent writes miss most reads, profiled in fencecheck check).
+		left := slices.Grow(bufs.left[k][:0], local[k].reads)
+		bufs.left[k] = collectRecords(c, lo, hi, bufs.local[k], dst, seed, left)
+		slots[k] = dst
 	})
 	// The reads left over go to their resources, in history order, all
 	// in one buffer.
 	left := make([]int, len(all)) // how many each resource has
 	nleft := 0
-	for c := range slots {
-		for g := range slots[c] {
-			r := &all[global[c][g]]
-			r.initial = later(r.initial, slots[c][g].initial)
+	for k := range slots {
+		for g := range slots[k] {
+			r := &all[global[k][g]]
+			r.initial = later(r.initial, slots[k][g].initial)
 		}
-		for _, l := range bufs.left[c] {
-			left[global[c][l.res]]++
+		for _, l := range bufs.left[k] {
+			left[global[k][l.res]]++
 		}
-		nleft += len(bufs.left[c])
+		nleft += len(bufs.left[k])
 	}
 	bufs.allLeft = slices.Grow(bufs.allLeft[:0], nleft)[:nleft]
 	reads := bufs.allLeft
 	for r := range all {
 		all[r].reads, reads = reads[:0:left[r]], reads[left[r]:]
 	}
-	for c := range slots {
-		for _, l := range bufs.left[c] {
-			r := &all[global[c][l.res]]
+	for k := range slots {
+		for _, l := range bufs.left[k] {
+			r := &all[global[k][l.res]]
 			r.reads = append(r.reads, l.fastRead)
 		}
 	}
@@ -182,32 +197,39 @@ type leftRead struct {
 	res int32
 }
 
-// chunkNames is what the first pass learns of a stretch: its resources'
-// names in order of appearance, and how many writes each has.
-type chunkNames struct {
-	names  []string
-	writes []int
+// chunkResources is what the first pass learns of a stretch: its
+// resources in order of appearance, how many writes each has, and how
+// many reads there are.
+type chunkResources struct {
+	resources []uint32
+	writes    []int
+	reads     int
 }
 
-// numberResources sets which[i] to the number of ops[i]'s resource in the
-// stretch, or -1 when a checker leaves the operation out.
-func numberResources(ops []histories.Operation, which []int32) chunkNames {
-	var names resourceNames
-	var l chunkNames
+// numberResources numbers the resources of the operations in ops that a
+// checker judges, in order of appearance: local[r] is resource r's number
+// in the stretch, -1 when it has none.
+func numberResources(ops []histories.CompactOp, local []int32) chunkResources {
+	for r := range local {
+		local[r] = -1
+	}
+	var l chunkResources
 	for i := range ops {
 		op := &ops[i]
-		if !model.Checkable(op) {
-			which[i] = -1
+		if !op.Checkable() {
 			continue
 		}
-		g, added := names.id(op.Resource)
-		if added {
-			l.names = append(l.names, op.Resource)
+		g := local[op.Resource]
+		if g < 0 {
+			g = int32(len(l.resources))
+			local[op.Resource] = g
+			l.resources = append(l.resources, op.Resource)
 			l.writes = append(l.writes, 0)
 		}
-		which[i] = g
-		if op.F == histories.FWrite {
+		if op.IsWrite() {
 			l.writes[g]++
+		} else {
+			l.reads++
 		}
 	}
 	return l
@@ -222,25 +244,25 @@ type resourceSlot struct {
 	initial bound
 }
 
-// collectRecords is the second pass over ops[lo:hi]; it appends the reads
-// it leaves over to left and returns it. A read is usually of
-// one of the last few writes of its resource: it is matched there, its
-// value compared while both values are in cache, and what it says is
-// folded into its write at once, which is all the checker needs of it
-// (see fastWrite). A read that matches none, or that contradicts its
-// write (the write was rejected, or the read reports another token), is
-// kept for newFastProblem, which also explains the contradiction; so is a
-// read of nothing that reports a token other than 0, which no write
-// explains.
-func collectRecords(ops []histories.Operation, lo, hi int, which []int32, dst []resourceSlot, seed maphash.Seed, left []leftRead) []leftRead {
+// collectRecords is the second pass over c.Ops[lo:hi], whose resources
+// have the numbers local gives them; it appends the reads it leaves over
+// to left and returns it. A read is usually of one of the last few writes
+// of its resource: it is matched there, its value compared while both
+// values are in cache, and what it says is folded into its write at once,
+// which is all the checker needs of it (see fastWrite). A read that
+// matches none, or that contradicts its write (the write was rejected, or
+// the read reports another token), is kept for newFastProblem, which also
+// explains the contradiction; so is a read of nothing that reports a
+// token other than 0, which no write explains.
+func collectRecords(c *histories.Compact, lo, hi int, local []int32, dst []resourceSlot, seed maphash.Seed, left []leftRead) []leftRead {
 	for i := lo; i < hi; i++ {
-		g := which[i-lo]
-		if g < 0 {
+		op := &c.Ops[i]
+		if !op.Checkable() {
 			continue
 		}
-		op := &ops[i]
+		g := local[op.Resource]
 		d := &dst[g]
-		if op.F == histories.FWrite {
+		if op.IsWrite() {
 			k := d.next
 			d.next++
 			kind := kindUnknown
@@ -250,7 +272,7 @@ func collectRecords(ops []histories.Operation, lo, hi int, which []int32, dst []
 			case histories.StatusRejected:
 				kind = kindRejected
 			}
-			h := maphash.String(seed, op.Value)
+			h := maphash.String(seed, c.Value(op))
 			d.writes[k] = fastWrite{hash: h, token: op.Token, call: op.Call, ret: op.Return,
 				afterAt: noBound, beforeAt: histories.Infinity, op: int32(i), afterOp: -1, beforeOp: -1,
 				kind: kind, forced: kind == kindAccepted}
@@ -259,67 +281,23 @@ func collectRecords(ops []histories.Operation, lo, hi int, which []int32, dst []
 		}
 		var h uint64
 		switch {
-		case !op.HasValue && (!op.HasToken || op.Token == 0):
+		case !op.HasValue() && (!op.HasToken() || op.Token == 0):
 			d.initial = later(d.initial, bound{op.Call, int32(i)})
 			continue
-		case op.HasValue:
-			h = maphash.String(seed, op.Value)
-			if k := d.recent.find(h, op.Value, d.writes, ops); k != noMatch {
-				if w := &d.writes[k]; w.kind != kindRejected && (!op.HasToken || op.Token == w.token) {
+		case op.HasValue():
+			value := c.Value(op)
+			h = maphash.String(seed, value)
+			if k := d.recent.find(h, value, d.writes, c); k != noMatch {
+				if w := &d.writes[k]; w.kind != kindRejected && (!op.HasToken() || op.Token == w.token) {
 					w.observe(op.Call, op.Return, int32(i))
 					continue
 				}
 			}
 		}
 		left = append(left, leftRead{fastRead{hash: h, token: op.Token, call: op.Call,
-			ret: op.Return, op: int32(i), hasValue: op.HasValue, hasToken: op.HasToken}, g})
+			ret: op.Return, op: int32(i), hasValue: op.HasValue(), hasToken: op.HasToken()}, g})
 	}
 	return left
-}
-
-// resourceNames numbers resource names in order of appearance. Every
-// operation needs its resource's number, and a map lookup per operation
-// costs more than the rest of the first pass: a small direct-mapped cache,
-// indexed by the name's length and last bytes, answers first, and only a
-// miss asks the map. Without the cache the first pass takes 2.3 to 2.9
-// times as long (BenchmarkCollectFast first-pass, interleaved A/B: 3.13 ms
-// against 1.35 ms at 100,000 operations, 364 µs against 125 µs at
-// 10,000): at 100,000 operations it saves some 18 ns of the 100 ns an
-// operation costs a whole check.
-type resourceNames struct {
-	index  map[string]int32
-	byTail [256]cachedName
-}
-
-type cachedName struct {
-	name string
-	id   int32
-	set  bool
-}
-
-// id returns the number of name, and whether it is new.
-func (n *resourceNames) id(name string) (int32, bool) {
-	h := len(name)
-	if len(name) > 0 {
-		h = h*31 + int(name[len(name)-1])
-	}
-	if len(name) > 1 {
-		h = h*31 + int(name[len(name)-2])
-	}
-	c := &n.byTail[h&255]
-	if c.set && c.name == name {
-		return c.id, false
-	}
-	if n.index == nil {
-		n.index = make(map[string]int32)
-	}
-	id, ok := n.index[name]
-	if !ok {
-		id = int32(len(n.index))
-		n.index[name] = id
-	}
-	c.name, c.id, c.set = name, id, true
-	return id, !ok
 }
 
 // capWrites applies the fencing cap (see ApplyFencingCap) to one

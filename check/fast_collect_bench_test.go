@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/internal/histgen"
 )
 
@@ -27,21 +28,21 @@ func BenchmarkCollectFast(b *testing.B) {
 	} {
 		const resources = 50
 		r := rand.New(rand.NewPCG(uint64(c.ops), resources*100+uint64(c.clients))) // BenchmarkCheckers' seed for the cell
-		ops := histgen.Generate(r, histgen.Bench(c.ops, resources, c.clients, c.unknown, false))
+		ops := histories.Compress(histgen.Generate(r, histgen.Bench(c.ops, resources, c.clients, c.unknown, false)))
 		report := func(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(c.ops), "ns/operation")
 		}
 		name := fmt.Sprintf("resources=%d/clients=%d/ops=%d/unknown=%g%%", resources, c.clients, c.ops, 100*c.unknown)
 		b.Run(name+"/first-pass", func(b *testing.B) {
-			which := make([]int32, len(ops))
+			local := make([]int32, ops.Resources())
 			for b.Loop() {
-				numberResources(ops, which)
+				numberResources(ops.Ops, local)
 			}
 			report(b)
 		})
 		b.Run(name+"/both-passes", func(b *testing.B) {
 			var bufs collectBuffers
-			chunks := max(1, min(runtime.GOMAXPROCS(0), len(ops)/4096))
+			chunks := max(1, min(runtime.GOMAXPROCS(0), len(ops.Ops)/4096))
 			for b.Loop() {
 				collectFast(ops, &bufs, chunks)
 			}

@@ -19,20 +19,21 @@ func TestFastIndexCollisions(t *testing.T) {
 		{F: histories.FRead, Value: "b", HasValue: true, Status: histories.StatusOK},
 		{F: histories.FRead, Value: "z", HasValue: true, Status: histories.StatusOK},
 	}
+	c := histories.Compress(ops)
 	writes := make([]fastWrite, 4)
 	for i := range writes {
 		writes[i] = fastWrite{hash: 42, op: int32(i)}
 	}
 	ix := new(fastScratch).index(len(writes))
 	for w := range 3 {
-		if _, dup := ix.lookup(ops, writes, 42, ops[w].Value); dup {
+		if _, dup := ix.lookup(c, writes, 42, ops[w].Value); dup {
 			t.Fatalf("value %q found before it was inserted", ops[w].Value)
 		}
-		if _, dup := ix.insert(ops, writes, int32(w)); dup {
+		if _, dup := ix.insert(c, writes, int32(w)); dup {
 			t.Fatalf("value %q inserted twice", ops[w].Value)
 		}
 	}
-	if prev, dup := ix.insert(ops, writes, 3); !dup || prev != 1 {
+	if prev, dup := ix.insert(c, writes, 3); !dup || prev != 1 {
 		t.Errorf("inserting \"b\" again: %d, %v; want the first writer, 1, true", prev, dup)
 	}
 	tests := []struct {
@@ -47,7 +48,7 @@ func TestFastIndexCollisions(t *testing.T) {
 		{5, 0, false},
 	}
 	for _, tc := range tests {
-		got, ok := ix.lookup(ops, writes, 42, ops[tc.op].Value)
+		got, ok := ix.lookup(c, writes, 42, ops[tc.op].Value)
 		if ok != tc.found || (ok && got != tc.want) {
 			t.Errorf("lookup of %q: %d, %v; want %d, %v", ops[tc.op].Value, got, ok, tc.want, tc.found)
 		}

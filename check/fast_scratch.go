@@ -20,7 +20,7 @@ import (
 // was within the noise. Nothing a check returns refers to a scratch
 // buffer.
 type fastScratch struct {
-	ordered, sorting  []fastWrite
+	sorting           []fastWrite
 	rejects, rejected []fastReject
 	slots             []indexSlot
 	capWrites         []model.CapWrite
@@ -33,7 +33,7 @@ var scratchPool = sync.Pool{New: func() any { return new(fastScratch) }}
 // collectBuffers are a check's per-operation buffers (see collectFast),
 // reused through collectPool like fastScratch.
 type collectBuffers struct {
-	which  []int32
+	local  [][]int32 // each stretch's numbers of the resources
 	writes []fastWrite
 	// Each stretch's reads left for newFastProblem, with the number of
 	// their resource in the stretch; then all of them, by resource.

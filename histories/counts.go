@@ -27,18 +27,41 @@ func Count(ops []Operation) Counts {
 		}
 		resources[op.Resource] = struct{}{}
 		processes[op.Process] = struct{}{}
-		c.add(op)
+		c.add(op.IsWrite(), op.Status)
 	}
 	c.Resources, c.Processes = len(resources), len(processes)
 	return c
 }
 
-// add counts op, a client operation, by outcome.
-func (c *Counts) add(op *Operation) {
+// Count is Count of the compact history's operations.
+func (h *Compact) Count() Counts {
+	var c Counts
+	resources := make([]bool, len(h.resources.list))
+	processes := make([]bool, len(h.processes))
+	for i := range h.Ops {
+		op := &h.Ops[i]
+		if op.Initial() {
+			continue
+		}
+		if !resources[op.Resource] {
+			resources[op.Resource] = true
+			c.Resources++
+		}
+		if !processes[op.Process] {
+			processes[op.Process] = true
+			c.Processes++
+		}
+		c.add(op.IsWrite(), op.Status)
+	}
+	return c
+}
+
+// add counts one operation.
+func (c *Counts) add(write bool, status Status) {
 	c.Operations++
-	if op.IsWrite() {
+	if write {
 		c.Writes++
-		switch op.Status {
+		switch status {
 		case StatusAccepted:
 			c.Accepted++
 		case StatusRejected:
@@ -51,7 +74,7 @@ func (c *Counts) add(op *Operation) {
 		return
 	}
 	c.Reads++
-	switch op.Status {
+	switch status {
 	case StatusUnknown:
 		c.UnknownReads++
 	case StatusFailed:

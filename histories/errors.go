@@ -38,8 +38,8 @@ func (s *ErrorSummary) Total() int {
 	return n
 }
 
-func (s *ErrorSummary) add(op *Operation, text string) {
-	key := errorKey(op.F, text)
+func (s *ErrorSummary) add(f, text string) {
+	key := errorKey(f, text)
 	for i := range s.Kinds {
 		if s.Kinds[i].key == key {
 			s.Kinds[i].Count++
@@ -50,7 +50,7 @@ func (s *ErrorSummary) add(op *Operation, text string) {
 		s.Other++
 		return
 	}
-	s.Kinds = append(s.Kinds, ErrorKind{Example: text, F: op.F, Count: 1, key: key})
+	s.Kinds = append(s.Kinds, ErrorKind{Example: text, F: f, Count: 1, key: key})
 }
 
 // errorKey is an error's text with every run of digits replaced by one #.

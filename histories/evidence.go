@@ -86,7 +86,7 @@ func (h *History) Evidence() Evidence {
 			}
 			last, lastName = ev, op.Resource
 		}
-		last.add(op)
+		last.add(op.IsWrite(), op.Status, op.Call, op.Return)
 	}
 	out := Evidence{Resources: len(order), Errors: h.Errors}
 	for _, name := range order {
@@ -97,19 +97,47 @@ func (h *History) Evidence() Evidence {
 	return out
 }
 
-func (ev *resourceEvidence) add(op *Operation) {
-	if !op.IsWrite() {
-		if op.Status == StatusOK {
+// Evidence is History.Evidence of the compact history.
+func (h *Compact) Evidence() Evidence {
+	byNumber := make([]*resourceEvidence, len(h.resources.list))
+	var order []uint32
+	for i := range h.Ops {
+		op := &h.Ops[i]
+		if op.Initial() {
+			continue
+		}
+		ev := byNumber[op.Resource]
+		if ev == nil {
+			ev = &resourceEvidence{firstAck: Infinity, lastRead: -1}
+			byNumber[op.Resource] = ev
+			order = append(order, op.Resource)
+		}
+		ev.add(op.IsWrite(), op.Status, op.Call, op.Return)
+	}
+	out := Evidence{Resources: len(order), Errors: h.Errors}
+	for _, r := range order {
+		if why := byNumber[r].missing(); why != "" {
+			out.Thin = append(out.Thin, ThinResource{Resource: h.ResourceName(r), Why: why})
+		}
+	}
+	return out
+}
+
+// add counts an operation: a write or a read, invoked at call and
+// answered at ret.
+func (ev *resourceEvidence) add(write bool, status Status, call, ret int64) {
+	if !write {
+		if status == StatusOK {
 			ev.reads++
-			ev.lastRead = max(ev.lastRead, op.Call)
+			ev.lastRead = max(ev.lastRead, call)
 		}
 		return
 	}
 	ev.writes++
-	switch op.Status {
+	switch status {
 	case StatusAccepted, StatusRejected:
 		ev.acked++
-		ev.firstAck = min(ev.firstAck, op.Return)
+		ev.firstAck = min(ev.firstAck, ret)
 	case StatusUnknown:
 		ev.unknown++
 	case StatusFailed:

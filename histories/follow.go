@@ -60,13 +60,13 @@ func (f *Follower) Add(e *Event, line int) error {
 }
 
 // Format returns the format version of the history's header, 0 without one.
-func (f *Follower) Format() int { return f.p.format }
+func (f *Follower) Format() int { return f.p.c.Format }
 
 // Errors returns the first distinct errors the target answered with.
-func (f *Follower) Errors() ErrorSummary { return f.p.errors }
+func (f *Follower) Errors() ErrorSummary { return f.p.c.Errors }
 
 // Events returns the number of events read, the header not counted.
-func (f *Follower) Events() int { return f.p.events }
+func (f *Follower) Events() int { return f.p.c.Events }
 
 // InFlight returns the number of operations in flight.
 func (f *Follower) InFlight() int { return len(f.open) }
@@ -136,7 +136,7 @@ func (f *Follower) complete(e *Event) error {
 	if !ok {
 		return fieldErr("process", "%d completes with %s at index %d but has no invocation in flight", e.Process, e.Type, e.Index)
 	}
-	if err := f.p.finish(e, op); err != nil {
+	if err := f.finish(e, op); err != nil {
 		return err
 	}
 	delete(f.open, e.Process)

@@ -48,8 +48,8 @@ func checkFormat(n int64) error {
 // other event, and the events after it must have higher indexes.
 func (p *Pairer) header(e *Event) error {
 	if p.anyEvent {
-		return fieldErr("f", "a header after the event at index %d: the header must be the first line of a history", p.last.Index)
+		return fieldErr("f", "a header after the event at index %d: the header must be the first line of a history", p.lastIndex)
 	}
-	p.anyEvent, p.last, p.format = true, *e, int(e.Format)
+	p.anyEvent, p.lastIndex, p.lastTime, p.c.Format = true, e.Index, e.Time, int(e.Format)
 	return nil
 }

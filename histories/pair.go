@@ -18,17 +18,14 @@ import (
 //
 // Feed it with Add in history order and call Finish once.
 type Pairer struct {
-	ops      []Operation
-	others   []Event
-	initial  map[string]int64 // resource → index of its initial event
-	errors   ErrorSummary
-	pending  procTable // process → position in ops of its open operation
-	invoked  procTable // process → line of its open operation's invocation, when known
-	retired  procTable // process → index of its info completion
-	events   int
-	format   int // the header's, 0 without one
-	last     Event
-	anyEvent bool
+	c         Compact
+	initial   map[string]int64 // resource → index of its initial event
+	pending   procTable        // process → position in c.Ops of its open operation
+	invoked   procTable        // process → line of its open operation's invocation, when known
+	retired   procTable        // process → index of its info completion
+	lastIndex int64
+	lastTime  int64
+	anyEvent  bool
 }
 
 // NewPairer returns an empty Pairer.
@@ -53,7 +50,7 @@ func (p *Pairer) add(e *Event, line int) error {
 		return p.initialState(e)
 	}
 	if !e.IsClient() {
-		p.others = append(p.others, *e)
+		p.c.Others = append(p.c.Others, *e)
 		return nil
 	}
 	if e.Type == TypeInvoke {
@@ -66,16 +63,16 @@ func (p *Pairer) add(e *Event, line int) error {
 // and its time must not go backwards.
 func (p *Pairer) inOrder(e *Event) error {
 	if p.anyEvent {
-		if e.Index <= p.last.Index {
-			return fieldErr("index", "%d does not increase (previous event has %d)", e.Index, p.last.Index)
+		if e.Index <= p.lastIndex {
+			return fieldErr("index", "%d does not increase (previous event has %d)", e.Index, p.lastIndex)
 		}
-		if e.Time < p.last.Time {
-			return fieldErr("time", "goes backwards: %d after %d (index %d)", e.Time, p.last.Time, p.last.Index)
+		if e.Time < p.lastTime {
+			return fieldErr("time", "goes backwards: %d after %d (index %d)", e.Time, p.lastTime, p.lastIndex)
 		}
 	}
 	p.anyEvent = true
-	p.last = *e
-	p.events++
+	p.lastIndex, p.lastTime = e.Index, e.Time
+	p.c.Events++
 	return nil
 }
 
@@ -87,46 +84,59 @@ func (p *Pairer) initialState(e *Event) error {
 	if idx, twice := p.initial[e.Resource]; twice {
 		return fieldErr("f", "a second initial state of %q (the first is at index %d)", e.Resource, idx)
 	}
-	for i := range p.ops {
-		if op := &p.ops[i]; op.Resource == e.Resource && op.IsWrite() {
-			return fieldErr("f", "the initial state of %q comes after its write at index %d", e.Resource, op.InvokeIndex)
+	if r, ok := p.c.ResourceNumber(e.Resource); ok {
+		for i := range p.c.Ops {
+			if op := &p.c.Ops[i]; op.Resource == r && op.IsWrite() {
+				return fieldErr("f", "the initial state of %q comes after its write at index %d", e.Resource, op.InvokeIndex)
+			}
 		}
 	}
 	if p.initial == nil {
 		p.initial = make(map[string]int64)
 	}
 	p.initial[e.Resource] = e.Index
-	p.ops = append(p.ops, initialOperation(e, len(p.ops)))
+	p.grow()
+	p.c.Ops = append(p.c.Ops, CompactOp{
+		Process: p.c.process(-1), Resource: p.c.resources.number(e.Resource),
+		Token: e.Token, Value: p.c.values.add(e.Value), Status: StatusAccepted,
+		Call: InitialTime, Return: InitialTime, InvokeIndex: e.Index, flags: flagWrite | flagHasToken | flagInitial,
+	})
+	p.c.setComplete(len(p.c.Ops)-1, e.Index)
 	return nil
 }
 
-// initialOperation is the operation, numbered id, that an initial event
-// states: an accepted write before every operation of the history.
-func initialOperation(e *Event, id int) Operation {
-	return Operation{
-		ID: id, Process: -1, F: FWrite, Resource: e.Resource,
-		Token: e.Token, HasToken: true, Value: e.Value, HasValue: true, Status: StatusAccepted,
-		Call: InitialTime, Return: InitialTime, InvokeIndex: e.Index, CompleteIndex: e.Index, Initial: true,
-	}
-}
-
 func (p *Pairer) invoke(e *Event, line int) error {
-	if err := p.mayInvoke(e, func(at int64) int64 { return p.ops[at].InvokeIndex }); err != nil {
+	if err := p.mayInvoke(e, func(at int64) int64 { return p.c.Ops[at].InvokeIndex }); err != nil {
 		return err
 	}
-	op := newOperation(e, len(p.ops))
-	p.pending.set(e.Process, int64(len(p.ops)))
+	op := CompactOp{
+		Process:     p.c.process(e.Process),
+		Resource:    p.c.resources.number(e.Resource),
+		Status:      StatusUnknown,
+		Call:        e.Time,
+		Return:      Infinity,
+		InvokeIndex: e.Index,
+	}
+	switch e.F {
+	case FWrite:
+		op.flags = flagWrite | flagHasToken
+		op.Token, op.Value = e.Token, p.c.values.add(e.Value)
+	case FRead:
+	default:
+		// The decoder refuses any other function of a client; an event
+		// built in memory may still carry one.
+		return fieldErr("f", "%q is not a client function (want %q or %q)", e.F, FWrite, FRead)
+	}
+	k := len(p.c.Ops)
+	p.pending.set(e.Process, int64(k))
 	if line > 0 {
 		p.invoked.set(e.Process, int64(line))
 	}
-	if len(p.ops) == cap(p.ops) {
-		// Double, rather than append's 1.25 for large slices: a history
-		// of a million operations would otherwise be copied five times
-		// over while it is read. Start small, as most histories a fuzz
-		// target reads hold a few operations.
-		p.ops = slices.Grow(p.ops, max(len(p.ops), 64))
+	p.grow()
+	p.c.Ops = append(p.c.Ops, op)
+	if e.Trace != "" {
+		p.c.setTrace(k, e.Trace)
 	}
-	p.ops = append(p.ops, op)
 	return nil
 }
 
@@ -144,25 +154,14 @@ func (p *Pairer) mayInvoke(e *Event, invokedAt func(at int64) int64) error {
 	return nil
 }
 
-// newOperation is the operation, numbered id, that invocation e begins.
-func newOperation(e *Event, id int) Operation {
-	op := Operation{
-		ID:            id,
-		Process:       e.Process,
-		F:             e.F,
-		Resource:      e.Resource,
-		Status:        StatusUnknown,
-		Call:          e.Time,
-		Return:        Infinity,
-		InvokeIndex:   e.Index,
-		CompleteIndex: -1,
-		Trace:         e.Trace,
+// grow makes room for one more operation. It doubles, rather than
+// append's 1.25 for large slices: a history of a million operations would
+// otherwise be copied five times over while it is read. It starts small,
+// as most histories a fuzz target reads hold a few operations.
+func (p *Pairer) grow() {
+	if len(p.c.Ops) == cap(p.c.Ops) {
+		p.c.Ops = slices.Grow(p.c.Ops, max(len(p.c.Ops), 64))
 	}
-	if e.F == FWrite {
-		op.Token, op.HasToken = e.Token, true
-		op.Value, op.HasValue = e.Value, true
-	}
-	return op
 }
 
 func (p *Pairer) complete(e *Event) error {
@@ -170,19 +169,15 @@ func (p *Pairer) complete(e *Event) error {
 	if !ok {
 		return fieldErr("process", "%d completes with %s at index %d but has no invocation in flight", e.Process, e.Type, e.Index)
 	}
-	return p.finish(e, &p.ops[at])
-}
-
-// finish completes op, the operation in flight of e's process, with e.
-func (p *Pairer) finish(e *Event, op *Operation) error {
+	op := &p.c.Ops[at]
 	if err := p.sameAsInvocation(e, op); err != nil {
 		return err
 	}
 	p.pending.remove(e.Process)
 	p.invoked.remove(e.Process)
-	op.CompleteIndex = e.Index
+	p.c.setComplete(int(at), e.Index)
 	if e.Error != "" {
-		p.errors.add(op, e.Error)
+		p.c.Errors.add(op.F(), e.Error)
 	}
 	switch e.Type {
 	case TypeInfo:
@@ -192,15 +187,20 @@ func (p *Pairer) finish(e *Event, op *Operation) error {
 	case TypeFail:
 		op.Status = StatusFailed
 	case TypeOK:
-		if op.F == FWrite {
+		if op.IsWrite() {
 			op.Status = StatusRejected
 			if e.Outcome == Accepted {
 				op.Status = StatusAccepted
 			}
 		} else {
 			op.Status = StatusOK
-			op.Token, op.HasToken = e.Token, e.HasToken
-			op.Value, op.HasValue = e.Value, e.HasValue
+			op.Token = e.Token
+			if e.HasToken {
+				op.flags |= flagHasToken
+			}
+			if e.HasValue {
+				op.Value = p.c.values.add(e.Value)
+			}
 		}
 	}
 	op.Return = e.Time
@@ -211,26 +211,26 @@ func (p *Pairer) finish(e *Event, op *Operation) error {
 // the function and resource, and a write's token and value when the
 // completion carries them. A completion that says otherwise records a
 // different operation than its invocation, and no reading of it is safe.
-func (p *Pairer) sameAsInvocation(e *Event, op *Operation) error {
+func (p *Pairer) sameAsInvocation(e *Event, op *CompactOp) error {
 	switch {
-	case e.F != op.F:
-		return fieldErr("f", "completion %q does not match %q of %s", e.F, op.F, p.invocation(op))
-	case e.Resource != op.Resource:
-		return fieldErr("resource", "completion %s does not match %s of %s", quote(e.Resource), quote(op.Resource), p.invocation(op))
-	case op.F != FWrite:
+	case e.F != op.F():
+		return fieldErr("f", "completion %q does not match %q of %s", e.F, op.F(), p.invocation(op))
+	case e.Resource != p.c.ResourceName(op.Resource):
+		return fieldErr("resource", "completion %s does not match %s of %s", quote(e.Resource), quote(p.c.ResourceName(op.Resource)), p.invocation(op))
+	case !op.IsWrite():
 		return nil
 	case e.HasToken && e.Token != op.Token:
 		return fieldErr("token", "completion %d does not match %d of %s", e.Token, op.Token, p.invocation(op))
-	case e.HasValue && e.Value != op.Value:
-		return fieldErr("value", "completion %s does not match %s of %s", quote(e.Value), quote(op.Value), p.invocation(op))
+	case e.HasValue && e.Value != p.c.Value(op):
+		return fieldErr("value", "completion %s does not match %s of %s", quote(e.Value), quote(p.c.Value(op)), p.invocation(op))
 	}
 	return nil
 }
 
 // invocation names the invocation of op, pending, by its index and, when
 // known, its line.
-func (p *Pairer) invocation(op *Operation) string {
-	if line, ok := p.invoked.get(op.Process); ok {
+func (p *Pairer) invocation(op *CompactOp) string {
+	if line, ok := p.invoked.get(p.c.ProcessID(op.Process)); ok {
 		return fmt.Sprintf("the invocation at index %d (line %d)", op.InvokeIndex, line)
 	}
 	return fmt.Sprintf("the invocation at index %d", op.InvokeIndex)
@@ -259,15 +259,20 @@ func quote(s string) string {
 // reserve makes room for n operations in all, when it knows how many to
 // expect.
 func (p *Pairer) reserve(n int) {
-	if n > cap(p.ops) {
-		p.ops = slices.Grow(p.ops, n-len(p.ops))
+	if n > cap(p.c.Ops) {
+		p.c.Ops = slices.Grow(p.c.Ops, n-len(p.c.Ops))
+		p.c.values.refs = slices.Grow(p.c.values.refs, n-len(p.c.values.refs))
 	}
 }
 
 // Finish ends the stream. Operations still in flight keep an unknown
 // outcome, as if they had completed with info.
-func (p *Pairer) Finish() *History {
-	return &History{Operations: p.ops, Others: p.others, Events: p.events, Errors: p.errors, Format: p.format}
+func (p *Pairer) Finish() *History { return p.FinishCompact().History() }
+
+// FinishCompact is Finish in the compact form, which the checkers take.
+func (p *Pairer) FinishCompact() *Compact {
+	c := p.c
+	return &c
 }
 
 // History is a paired history: the client operations in order of

@@ -49,13 +49,17 @@ type block struct {
 // readParallel is Read for GOMAXPROCS > 1.
 // total, when positive, is the input's size in bytes, from which the pairer
 // estimates how many operations to make room for.
-func readParallel(r io.Reader, name string, workers int, total int64) (*History, error) {
-	return readBlocks(r, name, workers, blockBytes, total)
+func readParallel(r io.Reader, name string, workers int, total int64) (*Compact, error) {
+	return readBlocksCompact(r, name, workers, blockBytes, total)
 }
 
-// readBlocks is readParallel with blocks of size bytes; tests make them
-// tiny to put block boundaries everywhere.
+// readBlocks is readParallel with blocks of size bytes, in the full form;
+// tests make them tiny to put block boundaries everywhere.
 func readBlocks(r io.Reader, name string, workers, size int, total int64) (*History, error) {
+	return full(readBlocksCompact(r, name, workers, size, total))
+}
+
+func readBlocksCompact(r io.Reader, name string, workers, size int, total int64) (*Compact, error) {
 	p := pipeline{r: r, name: name, size: size, total: total, quit: make(chan struct{}), free: make(chan *block, 2*workers+2)}
 	ordered := make(chan *block, 2*workers)
 	work := make(chan *block, workers)
@@ -259,7 +263,7 @@ func (b *block) setValues() {
 }
 
 // pair consumes the decoded blocks in order.
-func (p *pipeline) pair(ordered <-chan *block) (*History, error) {
+func (p *pipeline) pair(ordered <-chan *block) (*Compact, error) {
 	pr := NewPairer()
 	base := 0
 	for b := range ordered {
@@ -277,15 +281,15 @@ func (p *pipeline) pair(ordered <-chan *block) (*History, error) {
 		case b.err != nil:
 			return nil, &LineError{File: p.name, Line: base + b.errLine, Err: b.err}
 		case b.partial:
-			h := pr.Finish()
-			h.Truncated = true
-			return h, nil
+			c := pr.FinishCompact()
+			c.Truncated = true
+			return c, nil
 		case b.long:
 			return nil, &LineError{File: p.name, Line: base + b.nlines + 1, Err: b.fail}
 		case b.fail != nil:
 			return nil, b.fail
 		case b.eof:
-			return pr.Finish(), nil
+			return pr.FinishCompact(), nil
 		}
 		base += b.nlines
 		select {

@@ -31,9 +31,9 @@ func (t *Tally) Add(op *Operation) {
 		t.resources[op.Resource] = ev
 		t.order = append(t.order, op.Resource)
 	}
-	ev.add(op)
+	ev.add(op.IsWrite(), op.Status, op.Call, op.Return)
 	t.process(op.Process)
-	t.c.add(op)
+	t.c.add(op.IsWrite(), op.Status)
 }
 
 // process counts a process id once.

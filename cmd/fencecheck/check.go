@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -144,22 +145,47 @@ func runCheck(ctx context.Context, stdout, stderr io.Writer, paths []string, f c
 		notes = append(notes, n.String())
 		fmt.Fprintf(stderr, "fencecheck: note: %s\n", n)
 	}
-	res := explain.Explain(h.Operations, checked, opts)
-	minimal, err := f.gates.shrink(h, res, opts)
+	rep := checkReport{Format: runstore.ResultFormat, Histories: placed, Truncated: h.Truncated, Counts: h.Count(), Evidence: h.Evidence(),
+		Notes: notes}
+	operations, others := len(h.Ops), h.Others
+	// The report and the visualization show the whole history, in the
+	// full form, made only for them.
+	var whole *histories.History
+	if f.html != "" || f.gates.reportDir != "" || f.gates.junit != "" {
+		whole = h.History()
+	}
+	// Explaining and shrinking judge one resource at a time, so they get
+	// the violating resources' operations in the full form, and nothing
+	// else of a history that may hold millions of operations.
+	violating := h.ExpandResources(checked.Blamed())
+	if len(violating) > 0 {
+		// The compact history and the checker's buffers are garbage
+		// now; collected before explaining, their memory serves it.
+		// Otherwise they are held beside it: fencecheck check on the
+		// 1,000,000-operation file with a late stale read peaked at
+		// 590-730 MB without this collection, 480-570 MB with it
+		// (docs/performance.md has the command).
+		h = nil
+		runtime.GC()
+	}
+	res := explain.Explain(violating, checked, opts)
+	minimal, err := f.gates.shrink(&histories.History{Operations: violating, Others: others}, res, opts)
 	if err != nil {
 		return err
 	}
-	rep := checkReport{Format: runstore.ResultFormat, Histories: placed, Truncated: h.Truncated, Counts: histories.Count(h.Operations), Evidence: h.Evidence(),
-		Result: res, Notes: notes, Minimal: minimal}
+	if minimal != nil {
+		minimal.From = operations
+	}
+	rep.Result, rep.Minimal = res, minimal
 	if len(paths) == 1 {
 		rep.History = paths[0]
 	}
 	rep.Verdict, rep.Reason = explain.Decide(res, rep.Evidence)
-	if err := f.gates.write(paths, h, rep, f); err != nil {
+	if err := f.gates.write(paths, whole, rep, f); err != nil {
 		return err
 	}
 	if f.html != "" {
-		if err := writeVisualization(f.html, h, res, opts); err != nil {
+		if err := writeVisualization(f.html, whole, res, opts); err != nil {
 			return err
 		}
 	}
@@ -181,11 +207,12 @@ func runCheck(ctx context.Context, stdout, stderr io.Writer, paths []string, f c
 	return exitFor(rep.Verdict)
 }
 
-// readHistories reads the history at each path; several are joined into
-// one (histories.Join), and placed says where each went.
-func readHistories(ctx context.Context, paths []string) (h *histories.History, placed []histories.Placed, err error) {
+// readHistories reads the history at each path, in the compact form (see
+// histories.CompactOp); several are joined into one (histories.Join), and
+// placed says where each went.
+func readHistories(ctx context.Context, paths []string) (h *histories.Compact, placed []histories.Placed, err error) {
 	if len(paths) == 1 {
-		h, err := readHistory(ctx, paths[0])
+		h, err := readFile(ctx, paths[0], histories.ReadCompactFile)
 		return h, nil, err
 	}
 	if err := distinctFiles(paths); err != nil {
@@ -193,7 +220,7 @@ func readHistories(ctx context.Context, paths []string) (h *histories.History, p
 	}
 	parts := make([]histories.Part, len(paths))
 	for i, p := range paths {
-		if parts[i].History, err = readHistory(ctx, p); err != nil {
+		if parts[i].History, err = readFile(ctx, p, histories.ReadFile); err != nil {
 			return nil, nil, err
 		}
 		parts[i].Name = p
@@ -202,7 +229,7 @@ func readHistories(ctx context.Context, paths []string) (h *histories.History, p
 	if err != nil {
 		return nil, nil, err
 	}
-	return joined.History, joined.Parts, nil
+	return histories.CompressHistory(joined.History), joined.Parts, nil
 }
 
 // distinctFiles refuses a file given twice: its resources would be in
@@ -222,24 +249,26 @@ func distinctFiles(paths []string) error {
 	return nil
 }
 
-// readHistory reads the history at path, unless ctx is done first: then it
-// returns ctx's error at once and leaves the reading to finish on its own,
-// as histories.ReadFile cannot be stopped (the command is about to exit).
-func readHistory(ctx context.Context, path string) (*histories.History, error) {
-	type read struct {
-		h   *histories.History
+// readFile reads the history at path with read, unless ctx is done first:
+// then it returns ctx's error at once and leaves the reading to finish on
+// its own, as histories.ReadFile cannot be stopped (the command is about
+// to exit).
+func readFile[H any](ctx context.Context, path string, read func(string) (H, error)) (H, error) {
+	type result struct {
+		h   H
 		err error
 	}
-	done := make(chan read, 1)
+	done := make(chan result, 1)
 	go func() {
-		h, err := histories.ReadFile(path)
-		done <- read{h, err}
+		h, err := read(path)
+		done <- result{h, err}
 	}()
 	select {
 	case r := <-done:
 		return r.h, r.err
 	case <-ctx.Done():
-		return nil, fmt.Errorf("read %s: %w", path, ctx.Err())
+		var none H
+		return none, fmt.Errorf("read %s: %w", path, ctx.Err())
 	}
 }
 

@@ -1,0 +1,101 @@
+package histories
+
+import "fmt"
+
+// The Follower pairs into whole operations, which it hands on and then
+// forgets; the Pairer pairs into the compact form it keeps. The rules and
+// their messages are the same (Pairer.inOrder, Pairer.mayInvoke and the
+// checks below mirror Pairer.complete), and FuzzFollowMatchesRead holds
+// the two to it.
+
+// initialOperation is the operation, numbered id, that an initial event
+// states: an accepted write before every operation of the history.
+func initialOperation(e *Event, id int) Operation {
+	return Operation{
+		ID: id, Process: -1, F: FWrite, Resource: e.Resource,
+		Token: e.Token, HasToken: true, Value: e.Value, HasValue: true, Status: StatusAccepted,
+		Call: InitialTime, Return: InitialTime, InvokeIndex: e.Index, CompleteIndex: e.Index, Initial: true,
+	}
+}
+
+// newOperation is the operation, numbered id, that invocation e begins.
+func newOperation(e *Event, id int) Operation {
+	op := Operation{
+		ID:            id,
+		Process:       e.Process,
+		F:             e.F,
+		Resource:      e.Resource,
+		Status:        StatusUnknown,
+		Call:          e.Time,
+		Return:        Infinity,
+		InvokeIndex:   e.Index,
+		CompleteIndex: -1,
+		Trace:         e.Trace,
+	}
+	if e.F == FWrite {
+		op.Token, op.HasToken = e.Token, true
+		op.Value, op.HasValue = e.Value, true
+	}
+	return op
+}
+
+// finish completes op, the operation in flight of e's process, with e.
+func (f *Follower) finish(e *Event, op *Operation) error {
+	if err := f.sameAsInvocation(e, op); err != nil {
+		return err
+	}
+	p := &f.p
+	p.pending.remove(e.Process)
+	p.invoked.remove(e.Process)
+	op.CompleteIndex = e.Index
+	if e.Error != "" {
+		p.c.Errors.add(op.F, e.Error)
+	}
+	switch e.Type {
+	case TypeInfo:
+		// Return stays at Infinity: the effect may happen at any later time.
+		p.retired.set(e.Process, e.Index)
+		return nil
+	case TypeFail:
+		op.Status = StatusFailed
+	case TypeOK:
+		if op.F == FWrite {
+			op.Status = StatusRejected
+			if e.Outcome == Accepted {
+				op.Status = StatusAccepted
+			}
+		} else {
+			op.Status = StatusOK
+			op.Token, op.HasToken = e.Token, e.HasToken
+			op.Value, op.HasValue = e.Value, e.HasValue
+		}
+	}
+	op.Return = e.Time
+	return nil
+}
+
+// sameAsInvocation is Pairer.sameAsInvocation for a whole operation.
+func (f *Follower) sameAsInvocation(e *Event, op *Operation) error {
+	switch {
+	case e.F != op.F:
+		return fieldErr("f", "completion %q does not match %q of %s", e.F, op.F, f.invocation(op))
+	case e.Resource != op.Resource:
+		return fieldErr("resource", "completion %s does not match %s of %s", quote(e.Resource), quote(op.Resource), f.invocation(op))
+	case op.F != FWrite:
+		return nil
+	case e.HasToken && e.Token != op.Token:
+		return fieldErr("token", "completion %d does not match %d of %s", e.Token, op.Token, f.invocation(op))
+	case e.HasValue && e.Value != op.Value:
+		return fieldErr("value", "completion %s does not match %s of %s", quote(e.Value), quote(op.Value), f.invocation(op))
+	}
+	return nil
+}
+
+// invocation names the invocation of op, pending, by its index and, when
+// known, its line.
+func (f *Follower) invocation(op *Operation) string {
+	if line, ok := f.p.invoked.get(op.Process); ok {
+		return fmt.Sprintf("the invocation at index %d (line %d)", op.InvokeIndex, line)
+	}
+	return fmt.Sprintf("the invocation at index %d", op.InvokeIndex)
+}
