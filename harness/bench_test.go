@@ -30,17 +30,25 @@ func benchConfig(b *testing.B, deterministic bool) Config {
 // BenchmarkHarness measures client operations per second through the whole
 // run loop with recording to disk, against the in-memory fenced receiver;
 // the -metrics modes with the Prometheus counters of run --metrics
-// observing every event on the recording path.
+// observing every event on the recording path. In real time the workers
+// call that receiver themselves, since it answers at once (the workload's
+// direct calls); realtime-tasks hides that, so that every request is a
+// task of its own, as against a receiver that may keep it waiting.
 func BenchmarkHarness(b *testing.B) {
 	for _, mode := range []struct {
 		name          string
 		deterministic bool
 		metrics       bool
-	}{{"realtime", false, false}, {"deterministic", true, false}, {"realtime-metrics", false, true}, {"deterministic-metrics", true, true}} {
+		tasks         bool
+	}{{"realtime", false, false, false}, {"realtime-tasks", false, false, true}, {"deterministic", true, false, false},
+		{"realtime-metrics", false, true, false}, {"deterministic-metrics", true, true, false}} {
 		b.Run(mode.name, func(b *testing.B) {
 			cfg := benchConfig(b, mode.deterministic)
 			if mode.metrics {
 				cfg.Observer = runmetrics.New(nil)
+			}
+			if mode.tasks {
+				cfg.Target = struct{ targets.Target }{cfg.Target} // not Immediate
 			}
 			b.ReportAllocs()
 			b.ResetTimer()

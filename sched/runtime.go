@@ -50,3 +50,17 @@ type Gate interface {
 	// a timeout ≤ 0 means none) or ctx is done (false).
 	Wait(ctx context.Context, timeout time.Duration) bool
 }
+
+// Ordered reports whether rt fixes the order in which its tasks act, so
+// that a seed fixes the history: Sim, and Real with distinct instants.
+// There every task's steps are part of what a seed explores; on a plain
+// Real the Go scheduler interleaves goroutines as it will.
+func Ordered(rt Runtime) bool {
+	switch r := rt.(type) {
+	case *Sim:
+		return true
+	case *Real:
+		return r.wakes != nil
+	}
+	return false
+}

@@ -1,7 +1,6 @@
 package sched
 
 import (
-	"container/heap"
 	"context"
 	"fmt"
 	"math/rand/v2"
@@ -10,18 +9,28 @@ import (
 	"time"
 )
 
-// Sim is a deterministic discrete-event runtime. Tasks are goroutines, but
-// only the task holding the baton runs; when it waits, the scheduler hands
-// the baton to a task that is ready, choosing among ready tasks by its
-// Order with the seeded generator, and advances the virtual clock to the
-// next timer only when no task is ready. No real time passes in Sleep.
+// Sim is a deterministic discrete-event runtime. Only the task holding the
+// baton runs; when it waits, the scheduler hands the baton to a task that
+// is ready, choosing among ready tasks by its Order with the seeded
+// generator, and advances the virtual clock to the next timer only when
+// no task is ready. No real time passes in Sleep.
+//
+// Tasks run on goroutines, but a task is not a goroutine of its own: a
+// goroutine whose task ended runs the next task the scheduler picks if
+// that task has not started yet, and otherwise waits, idle, to start a
+// later one; and an AfterFunc runs on no goroutine at all until its time
+// comes and it was not stopped. Which goroutine carries a task changes
+// nothing the tasks can see: the choices, the clock and the steps are
+// those of one goroutine per task. It saves what a goroutine per task
+// costs, the start of a goroutine and a hand-off between goroutines at
+// most of the steps (BenchmarkHarness/deterministic).
 //
 // Context cancellation is observed when a task next checks its context; a
 // task parked on a virtual timer resumes when the clock reaches it, which
 // under Sim is soon in real time.
 type Sim struct {
 	mu      sync.Mutex
-	now     int64
+	now     atomic.Int64 // read without mu by Now; written with mu held
 	rng     *rand.Rand
 	order   chooser
 	steps   int
@@ -30,13 +39,53 @@ type Sim struct {
 	seq     uint64
 	live    int
 	current *task
-	done    chan struct{}
-	err     error
+	// idle are goroutines whose task ended, waiting to carry a task that
+	// has not started.
+	idle []*carrier
+	free []*task // ended tasks, to be reused
+	done chan struct{}
+	err  error
 }
 
+// task is one of the simulation's tasks: a function that runs from the
+// step at which it is first picked until it ends, parking at each wait.
 type task struct {
-	wake chan struct{}
-	prio priority // under PCT
+	// fn is the body of a task that has not started; nil once it runs on
+	// its carrier.
+	fn      func()
+	carrier *carrier
+	// after is the state of an AfterFunc task that has not yet run its
+	// function (see AfterFunc); nil otherwise.
+	after *afterTask
+	prio  priority // under PCT
+
+	// The task's timer, while it is in the heap (at index heapAt).
+	at        int64
+	seq       uint64
+	heapAt    int
+	waitTimer bool // the timer is a gate wait's timeout, not a Sleep
+
+	// The task's gate wait: waitGen numbers its waits, so that a gate
+	// it stopped waiting for does not wake it later.
+	waitGen  uint64
+	fired    bool // the wait ended: the gate opened or the timeout passed
+	timedOut bool
+}
+
+// carrier is a goroutine that runs tasks, one after another. wake hands
+// it its parked task back, or, while it is idle, a task to start (nil:
+// the simulation ended).
+type carrier struct {
+	wake chan *task
+}
+
+// afterTask is an AfterFunc before it ran its function: it first sleeps
+// d, then runs fn unless stopped.
+type afterTask struct {
+	d       time.Duration
+	fn      func()
+	slept   bool
+	stopped atomic.Bool
 }
 
 // NewSim returns a simulation whose choices follow seed, in Random order.
@@ -57,7 +106,7 @@ func NewSimOrdered(seed uint64, order Order, steps int) *Sim {
 func (s *Sim) Run(main func()) error {
 	s.mu.Lock()
 	s.spawn(main)
-	s.dispatch()
+	s.resume(s.next())
 	s.mu.Unlock()
 	<-s.done
 	s.mu.Lock()
@@ -74,11 +123,7 @@ func (s *Sim) Steps() int {
 }
 
 // Now returns the virtual time.
-func (s *Sim) Now() int64 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.now
-}
+func (s *Sim) Now() int64 { return s.now.Load() }
 
 // Go starts fn as a task that is ready at the current virtual time.
 func (s *Sim) Go(fn func()) {
@@ -87,19 +132,20 @@ func (s *Sim) Go(fn func()) {
 	s.spawn(fn)
 }
 
-func (s *Sim) spawn(fn func()) {
-	t := &task{wake: make(chan struct{}, 1)}
+// spawn makes a task of fn ready. Called with mu held.
+func (s *Sim) spawn(fn func()) *task {
+	var t *task
+	if n := len(s.free); n > 0 {
+		t = s.free[n-1]
+		s.free = s.free[:n-1]
+	} else {
+		t = &task{heapAt: -1}
+	}
+	t.fn, t.after = fn, nil
 	s.order.spawned(t)
 	s.live++
 	s.ready = append(s.ready, t)
-	go func() {
-		<-t.wake
-		fn()
-		s.mu.Lock()
-		s.live--
-		s.dispatch()
-		s.mu.Unlock()
-	}()
+	return t
 }
 
 // Sleep parks the calling task for d of virtual time.
@@ -109,7 +155,7 @@ func (s *Sim) Sleep(ctx context.Context, d time.Duration) error {
 	}
 	s.mu.Lock()
 	t := s.current
-	s.pushTimer(s.now+int64(max(d, 0)), t, nil)
+	s.pushTimer(s.now.Load()+int64(max(d, 0)), t, false)
 	s.block(t)
 	return ctx.Err()
 }
@@ -124,79 +170,187 @@ func (s *Sim) Yield() {
 }
 
 // block hands the baton on and waits for it to come back. It is called
-// with mu held and returns with mu released.
+// with mu held and returns with mu released. When the scheduler picks t
+// again at once, no goroutine switches.
 func (s *Sim) block(t *task) {
-	s.dispatch()
-	s.mu.Unlock()
-	<-t.wake
-}
-
-// dispatch wakes the next task. Called with mu held.
-func (s *Sim) dispatch() {
-	if len(s.ready) == 0 {
-		s.advance()
-	}
-	if len(s.ready) == 0 {
-		if s.live > 0 && s.err == nil {
-			s.err = fmt.Errorf("sched: %d tasks wait on gates that nothing will open (deadlock at virtual time %v)", s.live, time.Duration(s.now))
-		}
-		s.current = nil
-		select {
-		case <-s.done:
-		default:
-			close(s.done)
-		}
+	next := s.next()
+	if next == t {
+		s.mu.Unlock()
 		return
 	}
-	i := s.order.pick(s.current, s.ready)
-	s.steps++
-	t := s.ready[i]
-	s.ready[i] = s.ready[len(s.ready)-1]
-	s.ready = s.ready[:len(s.ready)-1]
-	s.current = t
-	t.wake <- struct{}{}
+	s.resume(next)
+	c := t.carrier
+	s.mu.Unlock()
+	<-c.wake
+}
+
+// next picks the task that runs the next step and returns it, or nil when
+// no task can run any more. The steps of an AfterFunc before its function
+// runs are taken here, on whatever goroutine is scheduling. Called with mu
+// held.
+func (s *Sim) next() *task {
+	for {
+		if len(s.ready) == 0 {
+			s.advance()
+		}
+		if len(s.ready) == 0 {
+			s.finish()
+			return nil
+		}
+		i := s.order.pick(s.current, s.ready)
+		s.steps++
+		t := s.ready[i]
+		s.ready[i] = s.ready[len(s.ready)-1]
+		s.ready = s.ready[:len(s.ready)-1]
+		s.current = t
+		if t.after == nil || s.stepAfter(t) {
+			return t
+		}
+	}
+}
+
+// stepAfter takes a step of an AfterFunc task: its sleep, or once woken
+// its end when stopped. It reports whether the task goes on to run its
+// function, which then needs a goroutine. Called with mu held.
+func (s *Sim) stepAfter(t *task) bool {
+	a := t.after
+	if !a.slept {
+		a.slept = true
+		s.pushTimer(s.now.Load()+int64(max(a.d, 0)), t, false)
+		return false
+	}
+	t.after = nil
+	if a.stopped.Load() {
+		s.end(t)
+		return false
+	}
+	t.fn = a.fn
+	return true
+}
+
+// finish ends the simulation: nothing is ready and no timer is left.
+// Called with mu held.
+func (s *Sim) finish() {
+	if s.live > 0 && s.err == nil {
+		s.err = fmt.Errorf("sched: %d tasks wait on gates that nothing will open (deadlock at virtual time %v)", s.live, time.Duration(s.now.Load()))
+	}
+	s.current = nil
+	select {
+	case <-s.done:
+	default:
+		close(s.done)
+	}
+	for _, c := range s.idle {
+		c.wake <- nil
+	}
+	s.idle = nil
+}
+
+// end counts t finished. The task is reused only after the next pick,
+// which may still consult it (PCT's change points). Called with mu held.
+func (s *Sim) end(t *task) {
+	s.live--
+	if t.heapAt < 0 {
+		s.free = append(s.free, t)
+	}
+}
+
+// resume gives the baton to t: it wakes t's goroutine, or, for a task
+// that has not started, an idle goroutine or a new one to carry it.
+// Called with mu held.
+func (s *Sim) resume(t *task) {
+	switch {
+	case t == nil:
+	case t.fn == nil:
+		t.carrier.wake <- t
+	case len(s.idle) > 0:
+		c := s.idle[len(s.idle)-1]
+		s.idle = s.idle[:len(s.idle)-1]
+		t.carrier = c
+		c.wake <- t
+	default:
+		c := &carrier{wake: make(chan *task, 1)}
+		t.carrier = c
+		go s.carry(c, t)
+	}
+}
+
+// carry runs tasks on one goroutine: t, then, whenever the step after a
+// task's end belongs to a task that has not started, that one, without a
+// goroutine switch; otherwise it wakes the task picked and waits, idle,
+// for one to start.
+func (s *Sim) carry(c *carrier, t *task) {
+	for t != nil {
+		fn := t.fn
+		t.fn = nil
+		fn()
+		s.mu.Lock()
+		s.live--
+		next := s.next()
+		if t.heapAt < 0 && t != next {
+			s.free = append(s.free, t)
+		}
+		switch {
+		case next == nil:
+			s.mu.Unlock()
+			return
+		case next.fn != nil:
+			next.carrier = c
+			s.mu.Unlock()
+			t = next
+		default:
+			s.idle = append(s.idle, c)
+			next.carrier.wake <- next
+			s.mu.Unlock()
+			t = <-c.wake
+		}
+	}
 }
 
 // advance moves the clock to the earliest timer and readies every task
 // whose timer fires then.
 func (s *Sim) advance() {
-	for len(s.timers) > 0 {
-		at := s.timers[0].at
-		for len(s.timers) > 0 && s.timers[0].at == at {
-			tm := heap.Pop(&s.timers).(timer)
-			if tm.wait != nil {
-				if tm.wait.fired {
-					continue // the gate opened first
-				}
-				tm.wait.fired, tm.wait.timedOut = true, true
-			}
-			s.ready = append(s.ready, tm.task)
-		}
-		if len(s.ready) > 0 {
-			s.now = max(s.now, at)
-			return
-		}
+	if len(s.timers) == 0 {
+		return
 	}
+	at := s.timers[0].at
+	for len(s.timers) > 0 && s.timers[0].at == at {
+		t := s.timers.pop()
+		if t.waitTimer {
+			t.fired, t.timedOut = true, true
+		}
+		s.ready = append(s.ready, t)
+	}
+	s.now.Store(max(s.now.Load(), at))
 }
 
-func (s *Sim) pushTimer(at int64, t *task, w *waiter) {
+// pushTimer wakes t at virtual time at; wait says it is the timeout of a
+// gate wait. A task has at most one timer: it is parked until it fires,
+// or, for a wait, until the gate opens and takes it out of the heap.
+func (s *Sim) pushTimer(at int64, t *task, wait bool) {
 	s.seq++
-	heap.Push(&s.timers, timer{at: at, seq: s.seq, task: t, wait: w})
+	t.at, t.seq, t.waitTimer = at, s.seq, wait
+	s.timers.push(t)
 }
 
 // NewGate returns a gate whose waiters are parked tasks.
-func (s *Sim) NewGate() Gate { return &simGate{sim: s} }
+func (s *Sim) NewGate() Gate {
+	g := &simGate{sim: s}
+	g.waiters = g.first[:0]
+	return g
+}
 
-type waiter struct {
-	task     *task
-	fired    bool
-	timedOut bool
+// gateWaiter is a task waiting on a gate, in its gen-th wait.
+type gateWaiter struct {
+	task *task
+	gen  uint64
 }
 
 type simGate struct {
 	sim     *Sim
 	open    bool
-	waiters []*waiter
+	waiters []gateWaiter
+	first   [1]gateWaiter // most gates have one waiter
 }
 
 func (g *simGate) Open() {
@@ -208,9 +362,13 @@ func (g *simGate) Open() {
 	}
 	g.open = true
 	for _, w := range g.waiters {
-		if !w.fired {
-			w.fired = true
-			s.ready = append(s.ready, w.task)
+		t := w.task
+		if t.waitGen == w.gen && !t.fired {
+			t.fired = true
+			if t.heapAt >= 0 {
+				s.timers.remove(t)
+			}
+			s.ready = append(s.ready, t)
 		}
 	}
 	g.waiters = nil
@@ -226,49 +384,24 @@ func (g *simGate) Wait(ctx context.Context, timeout time.Duration) bool {
 		s.mu.Unlock()
 		return true
 	}
-	w := &waiter{task: s.current}
-	g.waiters = append(g.waiters, w)
+	t := s.current
+	t.waitGen++
+	t.fired, t.timedOut = false, false
+	g.waiters = append(g.waiters, gateWaiter{task: t, gen: t.waitGen})
 	if timeout > 0 {
-		s.pushTimer(s.now+int64(timeout), w.task, w)
+		s.pushTimer(s.now.Load()+int64(timeout), t, true)
 	}
-	s.block(w.task)
-	return !w.timedOut && ctx.Err() == nil
-}
-
-type timer struct {
-	at   int64
-	seq  uint64
-	task *task
-	wait *waiter
-}
-
-type timerHeap []timer
-
-func (h timerHeap) Len() int { return len(h) }
-func (h timerHeap) Less(i, j int) bool {
-	if h[i].at != h[j].at {
-		return h[i].at < h[j].at
-	}
-	return h[i].seq < h[j].seq
-}
-func (h timerHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *timerHeap) Push(x any)   { *h = append(*h, x.(timer)) }
-func (h *timerHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
+	s.block(t)
+	return !t.timedOut && ctx.Err() == nil
 }
 
 // AfterFunc starts a task that sleeps d of virtual time and then runs fn,
-// unless stop was called in the meantime.
+// unless stop was called in the meantime. Until fn runs the task needs no
+// goroutine: its steps are taken by the scheduler (stepAfter).
 func (s *Sim) AfterFunc(d time.Duration, fn func()) func() {
-	var stopped atomic.Bool
-	s.Go(func() {
-		_ = s.Sleep(context.Background(), d)
-		if !stopped.Load() {
-			fn()
-		}
-	})
-	return func() { stopped.Store(true) }
+	a := &afterTask{d: d, fn: fn}
+	s.mu.Lock()
+	s.spawn(nil).after = a
+	s.mu.Unlock()
+	return func() { a.stopped.Store(true) }
 }

@@ -3,10 +3,12 @@ package workload
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/nemesis"
+	"github.com/fencecheck/fencecheck/sched"
 	"github.com/fencecheck/fencecheck/targets"
 )
 
@@ -17,6 +19,19 @@ type worker struct {
 	id   int
 	proc int
 	jobs int
+}
+
+// value is the value of the worker's next job, unique in the run:
+// PREFIX + "w" + worker + "-j" + job, worded without fmt, whose Sprintf
+// showed in the profile of BenchmarkHarness/deterministic.
+func (w *worker) value(prefix string) string {
+	b := make([]byte, 0, 48)
+	b = append(b, prefix...)
+	b = append(b, 'w')
+	b = strconv.AppendInt(b, int64(w.id), 10)
+	b = append(b, "-j"...)
+	b = strconv.AppendInt(b, int64(w.jobs), 10)
+	return string(b)
 }
 
 // newProcess moves a client to a fresh process id, unique across workers:
@@ -31,11 +46,36 @@ func (p *Pool) noAnswer() error {
 	return fmt.Errorf("no answer within %v, the operation timeout", p.cfg.OpTimeout)
 }
 
+// immediate is implemented by a receiver that answers without waiting
+// (memory://): its Read and Write take a lock at most, never wait through
+// the run's runtime; Immediate says whether that holds now.
+type immediate interface {
+	Immediate() bool
+}
+
+// direct says whether a worker may send its requests itself rather than
+// as tasks of their own (call): only when no request can be on its way
+// when the worker would give up on it. The receiver answers at once, no
+// fault acts on requests, no latency is simulated; and the runtime leaves
+// the interleaving to the Go scheduler: under one that fixes it (Sim)
+// each request's steps are part of what a seed explores.
+func direct(cfg Config, run Run) bool {
+	im, ok := run.Target.(immediate)
+	return ok && im.Immediate() && len(run.Deliverers) == 0 && cfg.Latency == 0 && !sched.Ordered(run.Runtime)
+}
+
 // call runs op as a task of its own and waits for it at most OpTimeout. A
 // request that has left the worker is not withdrawn when the worker stops
 // waiting: it may still reach the target later, which is exactly an
-// unknown outcome.
+// unknown outcome. A request that cannot wait (direct) runs on the
+// worker's own task, which saves a goroutine, a gate and a timer per
+// operation (BenchmarkHarness/realtime); it is answered unless the run
+// is being stopped.
 func (p *Pool) call(ctx context.Context, op func(context.Context)) bool {
+	if p.direct {
+		op(p.Life)
+		return ctx.Err() == nil
+	}
 	done := p.Runtime.NewGate()
 	p.inflight.Go(func() {
 		op(p.Life)
@@ -74,10 +114,9 @@ func (p *Pool) write(ctx context.Context, w *worker, resource string, token uint
 	})
 	// Unanswered, the request may still arrive; its answer is not ours
 	// to read.
-	var out histories.Outcome
-	err := p.noAnswer()
-	if answered {
-		out, err = sentOut, sentErr
+	out, err := sentOut, sentErr
+	if !answered {
+		out, err = 0, p.noAnswer()
 	}
 	done := targets.WriteCompletion(inv, out, err)
 	p.Recorder.Record(&done)
@@ -153,10 +192,9 @@ func (p *Pool) readOnce(ctx context.Context, proc *int, resource string, keepTok
 		sentGot, sentErr = p.Target.Read(trace.into(ctx), resource)
 		p.latency(ctx)
 	})
-	var got targets.Reading
-	err := p.noAnswer()
-	if answered {
-		got, err = sentGot, sentErr
+	got, err := sentGot, sentErr
+	if !answered {
+		got, err = targets.Reading{}, p.noAnswer()
 	}
 	if !keepToken {
 		got.Token, got.HasToken = 0, false

@@ -37,16 +37,26 @@ func (j *Job) paused(t int64) bool {
 	return j.PausedTo > j.PausedFrom && j.PausedFrom <= t && t <= j.PausedTo
 }
 
-// jobLog keeps a run's jobs.
+// jobLog keeps a run's jobs, in chunks of jobChunk: a log that grows by
+// copying itself spent as long moving jobs as running them in a long run
+// (BenchmarkHarness).
 type jobLog struct {
-	mu   sync.Mutex
-	jobs []Job
+	mu     sync.Mutex
+	chunks [][]Job
+	n      int
 }
+
+const jobChunk = 512
 
 func (l *jobLog) add(j Job) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.jobs = append(l.jobs, j)
+	if l.n%jobChunk == 0 {
+		l.chunks = append(l.chunks, make([]Job, 0, jobChunk))
+	}
+	last := &l.chunks[len(l.chunks)-1]
+	*last = append(*last, j)
+	l.n++
 }
 
 // Jobs returns the jobs the workers ended so far, in the order they
@@ -54,7 +64,11 @@ func (l *jobLog) add(j Job) {
 func (p *Pool) Jobs() []Job {
 	p.jobs.mu.Lock()
 	defer p.jobs.mu.Unlock()
-	return append([]Job(nil), p.jobs.jobs...)
+	jobs := make([]Job, 0, p.jobs.n)
+	for _, c := range p.jobs.chunks {
+		jobs = append(jobs, c...)
+	}
+	return jobs
 }
 
 // holding is a worker's lease while its job runs, shared with the task

@@ -2,7 +2,6 @@ package workload
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/fencecheck/fencecheck/lease"
@@ -66,7 +65,7 @@ func (p *Pool) job(ctx context.Context, w *worker, l lease.Lease, j *Job, repeat
 	stop := p.keepRenewing(ctx, h)
 	defer stop()
 	p.read(ctx, &w.proc, l.Resource)
-	value := fmt.Sprintf("%sw%d-j%d", p.cfg.ValuePrefix, w.id, w.jobs)
+	value := w.value(p.cfg.ValuePrefix)
 	w.jobs++
 	if p.Runtime.Sleep(ctx, time.Duration((0.5+p.Rand.Float64())*float64(p.cfg.Think))) != nil {
 		return

@@ -99,6 +99,7 @@ type Pool struct {
 	cfg Config
 	Run
 	tokenless targets.TokenlessWriter // the target, for strategies that do not fence
+	direct    bool                    // requests run on their worker's task (see call)
 	traces    *traces                 // nil: the target carries no trace context
 	jobs      jobLog
 	accepted  *tokenWatch // tokens clients saw accepted
@@ -121,7 +122,7 @@ func New(cfg Config, run Run) (*Pool, error) {
 		return nil, fmt.Errorf("client strategy %s: the renewal interval must be positive, not %v", cfg.Strategy, cfg.RenewEvery)
 	}
 	p := &Pool{cfg: cfg, Run: run, accepted: newTokenWatch(run.Runtime), sent: newTokenWatch(run.Runtime),
-		inflight: sched.NewGroup(run.Runtime)}
+		inflight: sched.NewGroup(run.Runtime), direct: direct(cfg, run)}
 	if !cfg.Strategy.Fences() {
 		p.tokenless, _ = targets.Tokenless(run.Target) // CheckStrategy made sure
 	}

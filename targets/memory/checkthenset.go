@@ -49,3 +49,7 @@ func (c *CheckThenSet) Write(ctx context.Context, resource string, token uint64,
 func (c *CheckThenSet) SetWindow(window func(ctx context.Context, resource string, token uint64)) {
 	c.Window = window
 }
+
+// Immediate says whether the receiver answers without waiting: not once
+// a window is set, which may sleep or wait (the harness's does).
+func (c *CheckThenSet) Immediate() bool { return c.Window == nil }

@@ -86,3 +86,8 @@ func (t *table) WriteWithoutToken(ctx context.Context, resource, value string) (
 	t.cells[resource] = cell{value: value, token: t.cells[resource].token}
 	return histories.Accepted, nil
 }
+
+// Immediate says that the receiver answers without waiting: a read or a
+// write takes the table's lock and returns, so a worker may send it from
+// its own task (the workload's direct calls).
+func (t *table) Immediate() bool { return true }
