@@ -114,9 +114,12 @@ func (p *Pool) write(ctx context.Context, w *worker, resource string, token uint
 	})
 	// Unanswered, the request may still arrive; its answer is not ours
 	// to read.
-	out, err := sentOut, sentErr
-	if !answered {
-		out, err = 0, p.noAnswer()
+	var out histories.Outcome
+	var err error
+	if answered {
+		out, err = sentOut, sentErr
+	} else {
+		err = p.noAnswer() // made only here: it costs three allocations
 	}
 	done := targets.WriteCompletion(inv, out, err)
 	p.Recorder.Record(&done)
@@ -192,9 +195,12 @@ func (p *Pool) readOnce(ctx context.Context, proc *int, resource string, keepTok
 		sentGot, sentErr = p.Target.Read(trace.into(ctx), resource)
 		p.latency(ctx)
 	})
-	got, err := sentGot, sentErr
-	if !answered {
-		got, err = targets.Reading{}, p.noAnswer()
+	var got targets.Reading
+	var err error
+	if answered {
+		got, err = sentGot, sentErr
+	} else {
+		err = p.noAnswer()
 	}
 	if !keepToken {
 		got.Token, got.HasToken = 0, false
