@@ -49,11 +49,11 @@ func TestNothingTestedIsNoPass(t *testing.T) {
 			table := uniqueTable(t)
 			spec := postgresEngine.spec(t, dir)
 			return []string{"--target", spec,
-				"--sql-setup", "CREATE TABLE " + table + " (id TEXT PRIMARY KEY, token TEXT, value TEXT)",
+				"--sql-setup", "CREATE TABLE " + table + " (id TEXT PRIMARY KEY, token UUID, value TEXT)",
 				"--sql-write", "INSERT INTO " + table + " (id, token, value) VALUES (:resource, :token, :value) ON CONFLICT (id) DO UPDATE SET token = excluded.token, value = excluded.value WHERE " + table + ".token < excluded.token",
 				"--sql-read", "SELECT value FROM " + table + " WHERE id = :resource",
 				"--sql-teardown", "DROP TABLE " + table}
-		}, "unable to encode 1 into text format"},
+		}, `invalid input syntax for type uuid: "1" (SQLSTATE 22P02)`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
