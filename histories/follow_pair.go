@@ -4,9 +4,10 @@ import "fmt"
 
 // The Follower pairs into whole operations, which it hands on and then
 // forgets; the Pairer pairs into the compact form it keeps. The rules and
-// their messages are the same (Pairer.inOrder, Pairer.mayInvoke and the
-// checks below mirror Pairer.complete), and FuzzFollowMatchesRead holds
-// the two to it.
+// their messages are the same (Pairer.inOrder, Pairer.mayInvoke,
+// Pairer.close and completedStatus serve both; sameAsInvocation below
+// mirrors the Pairer's for a whole operation), and FuzzFollowMatchesRead
+// holds the two to it.
 
 // initialOperation is the operation, numbered id, that an initial event
 // states: an accepted write before every operation of the history.
@@ -44,31 +45,14 @@ func (f *Follower) finish(e *Event, op *Operation) error {
 	if err := f.sameAsInvocation(e, op); err != nil {
 		return err
 	}
-	p := &f.p
-	p.pending.remove(e.Process)
-	p.invoked.remove(e.Process)
 	op.CompleteIndex = e.Index
-	if e.Error != "" {
-		p.c.Errors.add(op.F, e.Error)
+	if !f.p.close(e, op.F) {
+		return nil // Return stays at Infinity: the effect may happen at any later time.
 	}
-	switch e.Type {
-	case TypeInfo:
-		// Return stays at Infinity: the effect may happen at any later time.
-		p.retired.set(e.Process, e.Index)
-		return nil
-	case TypeFail:
-		op.Status = StatusFailed
-	case TypeOK:
-		if op.F == FWrite {
-			op.Status = StatusRejected
-			if e.Outcome == Accepted {
-				op.Status = StatusAccepted
-			}
-		} else {
-			op.Status = StatusOK
-			op.Token, op.HasToken = e.Token, e.HasToken
-			op.Value, op.HasValue = e.Value, e.HasValue
-		}
+	op.Status = completedStatus(e, op.F == FWrite)
+	if op.Status == StatusOK {
+		op.Token, op.HasToken = e.Token, e.HasToken
+		op.Value, op.HasValue = e.Value, e.HasValue
 	}
 	op.Return = e.Time
 	return nil

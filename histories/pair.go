@@ -173,38 +173,55 @@ func (p *Pairer) complete(e *Event) error {
 	if err := p.sameAsInvocation(e, op); err != nil {
 		return err
 	}
-	p.pending.remove(e.Process)
-	p.invoked.remove(e.Process)
 	p.c.setComplete(int(at), e.Index)
-	if e.Error != "" {
-		p.c.Errors.add(op.F(), e.Error)
+	if !p.close(e, op.F()) {
+		return nil // Return stays at Infinity: the effect may happen at any later time.
 	}
-	switch e.Type {
-	case TypeInfo:
-		// Return stays at Infinity: the effect may happen at any later time.
-		p.retired.set(e.Process, e.Index)
-		return nil
-	case TypeFail:
-		op.Status = StatusFailed
-	case TypeOK:
-		if op.IsWrite() {
-			op.Status = StatusRejected
-			if e.Outcome == Accepted {
-				op.Status = StatusAccepted
-			}
-		} else {
-			op.Status = StatusOK
-			op.Token = e.Token
-			if e.HasToken {
-				op.flags |= flagHasToken
-			}
-			if e.HasValue {
-				op.Value = p.c.values.add(e.Value)
-			}
+	op.Status = completedStatus(e, op.IsWrite())
+	if op.Status == StatusOK {
+		op.Token = e.Token
+		if e.HasToken {
+			op.flags |= flagHasToken
+		}
+		if e.HasValue {
+			op.Value = p.c.values.add(e.Value)
 		}
 	}
 	op.Return = e.Time
 	return nil
+}
+
+// close ends the flight of e's process's operation, of function f, and
+// notes the error e carries; it reports whether e answered. An info
+// completion (an unknown outcome) does not: its process is retired.
+func (p *Pairer) close(e *Event, f string) bool {
+	p.pending.remove(e.Process)
+	p.invoked.remove(e.Process)
+	if e.Error != "" {
+		p.c.Errors.add(f, e.Error)
+	}
+	if e.Type == TypeInfo {
+		p.retired.set(e.Process, e.Index)
+		return false
+	}
+	return true
+}
+
+// completedStatus is the status an answering completion e (fail or ok)
+// gives its operation, a write or a read; the Pairer and the Follower
+// share it, and close, so that they judge completions alike.
+func completedStatus(e *Event, write bool) Status {
+	switch {
+	case e.Type == TypeFail:
+		return StatusFailed
+	case e.Type != TypeOK:
+		return StatusUnknown // no other type answers; the decoder refuses them
+	case !write:
+		return StatusOK
+	case e.Outcome == Accepted:
+		return StatusAccepted
+	}
+	return StatusRejected
 }
 
 // sameAsInvocation checks what a completion repeats of its invocation op:
