@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -189,14 +188,10 @@ func runCheck(ctx context.Context, stdout, stderr io.Writer, paths []string, f c
 			return err
 		}
 	}
-	if f.json {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
-			return err
-		}
-	} else {
-		printCheck(stdout, rep)
+	if err := printCheckReport(stdout, f.json, rep); err != nil {
+		return err
+	}
+	if !f.json {
 		if f.html != "" {
 			fmt.Fprintf(stdout, "visualization  %s\n", f.html)
 		}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -102,14 +101,8 @@ func runFollow(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, p
 		fmt.Fprintf(stderr, "fencecheck: note: %s\n", n)
 	}
 	rep.Verdict, rep.Reason = explain.Decide(res, rep.Evidence)
-	if f.json {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
-			return err
-		}
-	} else {
-		printCheck(stdout, rep)
+	if err := printCheckReport(stdout, f.json, rep); err != nil {
+		return err
 	}
 	return exitFor(rep.Verdict)
 }

@@ -25,6 +25,15 @@ func printResult(w io.Writer, asJSON bool, v any, summary func() string) error {
 	return err
 }
 
+// printCheckReport prints what check found, as JSON with --json.
+func printCheckReport(w io.Writer, asJSON bool, rep checkReport) error {
+	return printResult(w, asJSON, rep, func() string {
+		var b strings.Builder
+		printCheck(&b, rep)
+		return b.String()
+	})
+}
+
 func printCheck(w io.Writer, rep checkReport) {
 	c, res := rep.Counts, rep.Result
 	if len(rep.Histories) > 0 {
