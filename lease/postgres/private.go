@@ -87,23 +87,31 @@ func (i *PrivateIssuer) Open(ctx context.Context, env lease.Env) (lease.Service,
 		return nil, fail(err)
 	}
 	removeData := func() error { return os.RemoveAll(remove) }
-	port, err := private.FreePort()
-	if err == nil {
-		err = i.initdb(ctx, initdb, data, dir, port, cred)
-	}
-	if err != nil {
+	if err := i.initdb(ctx, initdb, data, dir, cred); err != nil {
 		return nil, fail(errors.Join(err, removeData()))
 	}
-	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-	dsn := fmt.Sprintf("postgres://postgres@%s/postgres?sslmode=disable&synchronous_commit=%s", addr, i.Settings.SynchronousCommit)
-	child := process.NewChild(shellescape.QuoteCommand([]string{postgres, "-D", data}), addr, connects(dsn))
-	child.Role = "private " + ServerName
-	child.Credential = cred
-	child.Tree = true // each server process starts a session of its own
-	child.StartTimeout = i.ReadyTimeout
-	child.SetLogFile(filepath.Join(dir, "postgres.log"))
-	if err := child.Start(ctx); err != nil {
-		return nil, fail(errors.Join(err, child.Stop(0), removeData()))
+	var dsn string
+	child, _, err := private.StartOnFreePort(ctx, func(ctx context.Context, port int) (*process.Child, error) {
+		// A later port line in postgresql.conf overrides an earlier one,
+		// so a port drawn again is simply appended.
+		if err := i.writeSettings(data, dir, port); err != nil {
+			return nil, err
+		}
+		addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+		dsn = fmt.Sprintf("postgres://postgres@%s/postgres?sslmode=disable&synchronous_commit=%s", addr, i.Settings.SynchronousCommit)
+		child := process.NewChild(shellescape.QuoteCommand([]string{postgres, "-D", data}), addr, connects(dsn))
+		child.Role = "private " + ServerName
+		child.Credential = cred
+		child.Tree = true // each server process starts a session of its own
+		child.StartTimeout = i.ReadyTimeout
+		child.SetLogFile(filepath.Join(dir, "postgres.log"))
+		if err := child.Start(ctx); err != nil {
+			return nil, errors.Join(err, child.Stop(0))
+		}
+		return child, nil
+	})
+	if err != nil {
+		return nil, fail(errors.Join(err, removeData()))
 	}
 	store, err := Connect(ctx, dsn)
 	if err != nil {
@@ -114,12 +122,11 @@ func (i *PrivateIssuer) Open(ctx context.Context, env lease.Env) (lease.Service,
 }
 
 // initdb makes the cluster in data, as the user of cred, with its output
-// in the log, and adds fencecheck's settings to its postgresql.conf (and
-// a copy of them to dir/settings.conf). The superuser is postgres, with
-// trust authentication: the server listens on loopback only, for one
-// run. --no-sync skips flushing the new cluster to disk, which only a
-// machine crash, never a crash of the server, could need.
-func (i *PrivateIssuer) initdb(ctx context.Context, initdb, data, dir string, port int, cred *spawn.Credential) error {
+// in the log. The superuser is postgres, with trust authentication: the
+// server listens on loopback only, for one run. --no-sync skips flushing
+// the new cluster to disk, which only a machine crash, never a crash of
+// the server, could need.
+func (i *PrivateIssuer) initdb(ctx context.Context, initdb, data, dir string, cred *spawn.Credential) error {
 	log, err := os.OpenFile(filepath.Join(dir, "postgres.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return err
@@ -134,6 +141,12 @@ func (i *PrivateIssuer) initdb(ctx context.Context, initdb, data, dir string, po
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("initdb: %w (its output is in %s)", err, log.Name())
 	}
+	return nil
+}
+
+// writeSettings adds fencecheck's settings, on port, to the cluster's
+// postgresql.conf, and writes a copy of them to dir/settings.conf.
+func (i *PrivateIssuer) writeSettings(data, dir string, port int) error {
 	conf := i.Settings.config(port)
 	if err := os.WriteFile(filepath.Join(dir, "settings.conf"), []byte(conf), 0o644); err != nil {
 		return err

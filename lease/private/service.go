@@ -20,7 +20,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/fencecheck/fencecheck/internal/spawn"
 	"github.com/fencecheck/fencecheck/lease"
 	"github.com/fencecheck/fencecheck/targets/process"
 )
@@ -148,7 +147,3 @@ func (s *Service) Close() error {
 	}
 	return errors.Join(err, s.child.Err(), s.removeData())
 }
-
-// FreePort returns a loopback TCP port for a private server: see
-// spawn.FreePort, the one place ports are chosen.
-func FreePort() (int, error) { return spawn.FreePort() }

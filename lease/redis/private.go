@@ -72,22 +72,25 @@ func (i *PrivateIssuer) Open(ctx context.Context, env lease.Env) (lease.Service,
 		return nil, fmt.Errorf("private %s: %w", ServerName, err)
 	}
 	removeData := func() error { return os.RemoveAll(data) }
-	port, err := private.FreePort()
+	conf := filepath.Join(dir, "redis.conf")
+	child, port, err := private.StartOnFreePort(ctx, func(ctx context.Context, port int) (*process.Child, error) {
+		if err := os.WriteFile(conf, []byte(i.Settings.config(port, data)), 0o644); err != nil {
+			return nil, err
+		}
+		addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+		child := process.NewChild(shellescape.QuoteCommand([]string{bin, conf}), addr, answers(addr))
+		child.Role = "private " + ServerName
+		child.StartTimeout = i.ReadyTimeout
+		child.SetLogFile(filepath.Join(dir, "redis.log"))
+		if err := child.Start(ctx); err != nil {
+			return nil, errors.Join(err, child.Stop(0))
+		}
+		return child, nil
+	})
 	if err != nil {
 		return nil, fmt.Errorf("private %s: %w", ServerName, errors.Join(err, removeData()))
 	}
-	conf := filepath.Join(dir, "redis.conf")
-	if err := os.WriteFile(conf, []byte(i.Settings.config(port, data)), 0o644); err != nil {
-		return nil, fmt.Errorf("private %s: %w", ServerName, errors.Join(err, removeData()))
-	}
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-	child := process.NewChild(shellescape.QuoteCommand([]string{bin, conf}), addr, answers(addr))
-	child.Role = "private " + ServerName
-	child.StartTimeout = i.ReadyTimeout
-	child.SetLogFile(filepath.Join(dir, "redis.log"))
-	if err := child.Start(ctx); err != nil {
-		return nil, errors.Join(err, child.Stop(0), removeData())
-	}
 	store, err := Connect(ctx, "redis://"+addr+"/0")
 	if err != nil {
 		return nil, errors.Join(err, child.Stop(0), removeData())

@@ -1,0 +1,90 @@
+package private
+
+import (
+	"context"
+	"errors"
+	"net"
+	"strconv"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fencecheck/fencecheck/targets/process"
+)
+
+// TestFreePort: a port nothing listens on, never the same twice.
+func TestFreePort(t *testing.T) {
+	t.Parallel()
+	seen := map[int]bool{}
+	for range 50 {
+		port, err := FreePort()
+		require.NoError(t, err)
+		assert.False(t, seen[port], "port %d handed out twice", port)
+		seen[port] = true
+		ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+		require.NoError(t, err, "port %d is not free", port)
+		require.NoError(t, ln.Close())
+	}
+}
+
+// TestStartOnFreePort: a server whose drawn port another process took
+// between the draw and the start is started on another port, not
+// reported as a failed run; any other start error is reported at once;
+// a port taken every time ends in an error that says so.
+func TestStartOnFreePort(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	// takenStart starts a real child on port while something else
+	// listens there, as another process that drew the same port would.
+	takenStart := func(ctx context.Context, port int) (*process.Child, error) {
+		addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			return nil, err
+		}
+		defer ln.Close()
+		c := process.NewChild("sleep 60", addr, process.DialReady(addr))
+		return nil, errors.Join(c.Start(ctx), c.Stop(0))
+	}
+	t.Run("taken once", func(t *testing.T) {
+		t.Parallel()
+		var ports []int
+		want := process.NewChild("true", "", nil)
+		got, port, err := StartOnFreePort(ctx, func(ctx context.Context, port int) (*process.Child, error) {
+			ports = append(ports, port)
+			if len(ports) == 1 {
+				return takenStart(ctx, port)
+			}
+			return want, nil
+		})
+		require.NoError(t, err)
+		assert.Same(t, want, got)
+		require.Len(t, ports, 2)
+		assert.NotEqual(t, ports[0], ports[1], "the taken port was drawn again")
+		assert.Equal(t, ports[1], port)
+	})
+	t.Run("other error", func(t *testing.T) {
+		t.Parallel()
+		calls := 0
+		boom := errors.New("initdb failed")
+		_, _, err := StartOnFreePort(ctx, func(context.Context, int) (*process.Child, error) {
+			calls++
+			return nil, boom
+		})
+		require.ErrorIs(t, err, boom)
+		assert.Equal(t, 1, calls, "an error other than a taken port is not retried")
+	})
+	t.Run("always taken", func(t *testing.T) {
+		t.Parallel()
+		calls := 0
+		_, _, err := StartOnFreePort(ctx, func(ctx context.Context, port int) (*process.Child, error) {
+			calls++
+			return takenStart(ctx, port)
+		})
+		require.ErrorIs(t, err, process.ErrAddrInUse)
+		assert.Equal(t, portAttempts, calls)
+		assert.Contains(t, err.Error(), "ports drawn in a row were taken by other processes")
+		assert.Contains(t, err.Error(), "another process already listens on")
+	})
+}
