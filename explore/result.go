@@ -106,9 +106,14 @@ func (r *Result) Summary() string {
 	case StoppedInterrupted:
 		fmt.Fprintf(&b, "stopped     interrupted\n")
 	}
-	t := r.Totals
-	fmt.Fprintf(&b, "exercised   in %s: %d operations, %d stale writes (%d rejected, %d accepted, %d unknown); fault actions %s\n",
-		plural(t.Runs, "checked run"), t.Operations, t.StaleWrites, t.StaleRejected, t.StaleAccepted, t.StaleUnknown, actions(t.FaultActions))
+	// Only runs checked to the end with no violation count (Totals): a
+	// sweep that stopped at its first seeds can have none, and then
+	// saying that they exercised nothing would read as a run that tested
+	// nothing.
+	if t := r.Totals; t.Runs > 0 || r.Violated == 0 {
+		fmt.Fprintf(&b, "exercised   in %s with no violation: %d operations, %d stale writes (%d rejected, %d accepted, %d unknown); fault actions %s\n",
+			plural(t.Runs, "checked run"), t.Operations, t.StaleWrites, t.StaleRejected, t.StaleAccepted, t.StaleUnknown, actions(t.FaultActions))
+	}
 	fmt.Fprintf(&b, "verdict     %s: %s\n", strings.ToUpper(string(r.Verdict)), r.Reason)
 	if r.Dir != "" {
 		fmt.Fprintf(&b, "log         %s\n", filepath.Join(r.Dir, LogFile))

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sync/atomic"
@@ -90,6 +91,13 @@ func TestSweepFindsTheFirstFailingSeed(t *testing.T) {
 		assert.Len(t, runs, res.Violated, "only the runs that violated are stored")
 		assert.Contains(t, res.Summary(), "failing seed "+itoa(f.Seed))
 		assert.Contains(t, res.Summary(), "reproduce   repeat check-then-set")
+		if res.Totals.Runs == 0 {
+			// Every seed run violated: no line may say that the sweep
+			// exercised nothing.
+			assert.NotContains(t, res.Summary(), "exercised   in ")
+		} else {
+			assert.Contains(t, res.Summary(), "checked runs with no violation: ")
+		}
 	}
 	assert.Equal(t, first[1], first[3], "the first failing seed does not depend on the parallelism")
 }
@@ -110,6 +118,7 @@ func TestSweepOfACorrectReceiverHolds(t *testing.T) {
 	assert.Zero(t, res.Totals.StaleAccepted)
 	assert.Positive(t, res.Totals.FaultActions["pause"])
 	assert.Len(t, readLog(t, res.Dir), 30)
+	assert.Contains(t, res.Summary(), fmt.Sprintf("exercised   in %d checked runs with no violation: %d operations", res.Totals.Runs, res.Totals.Operations))
 	_, err = os.Stat(filepath.Join(cfg.StoreDir, "memory-fenced"))
 	assert.True(t, os.IsNotExist(err), "no run stored")
 	for _, f := range []string{runstore.Result, runstore.Summary} {
