@@ -24,7 +24,7 @@ func bubbleTest(t T) (*testing.T, error) {
 	case testingT:
 		return v.TestingT(), nil
 	}
-	return nil, fmt.Errorf("Synctest runs in a testing/synctest bubble, which needs a *testing.T (or a T with a method TestingT() *testing.T); %T is neither", t)
+	return nil, fmt.Errorf("a run with Synctest set runs in a testing/synctest bubble, which needs a *testing.T (or a T with a method TestingT() *testing.T); %T is neither", t)
 }
 
 // runInBubble runs cfg inside a synctest bubble: everything the run
