@@ -28,7 +28,7 @@ func (res *Result) JUnit() report.Suite {
 	s.Cases = append(s.Cases, evidence)
 	if res.Interrupted {
 		s.Cases = append(s.Cases, report.Case{Name: "the run ran to its end", Classname: "run",
-			Error: &report.Failure{Type: "interrupted", Message: "the run was stopped early"}})
+			Error: &report.Failure{Type: "interrupted", Message: res.stopWords()}})
 	}
 	if cfg.RequireExclusive {
 		c := report.Case{Name: "no write accepted after its lease ended", Classname: "exclusive"}

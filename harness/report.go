@@ -55,7 +55,7 @@ func (res *Result) ReportInput() report.Input {
 		{Name: "fencecheck version", Value: cfg.Version},
 	}
 	if res.Interrupted {
-		in.Findings = append(in.Findings, "The run was interrupted; the verdict covers the history recorded until then.")
+		in.Findings = append(in.Findings, "The run was interrupted ("+res.stopWords()+"); the verdict covers the history recorded until then.")
 	}
 	for i, x := range res.Exclusive {
 		if i == 10 {

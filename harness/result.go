@@ -47,8 +47,12 @@ type Result struct {
 	Started     time.Time        `json:"started"`
 	Elapsed     time.Duration    `json:"elapsed_ns"`
 	Interrupted bool             `json:"interrupted,omitempty"`
-	Truncated   bool             `json:"history_truncated,omitempty"`
-	Notes       []string         `json:"notes,omitempty"`
+	// StoppedBecause is why an interrupted run was stopped, when whoever
+	// cancelled its context said (context.Cause): "interrupt signal
+	// received", or the violation that run --stop-on-violation found.
+	StoppedBecause string   `json:"stopped_because,omitempty"`
+	Truncated      bool     `json:"history_truncated,omitempty"`
+	Notes          []string `json:"notes,omitempty"`
 	// Warnings are what went wrong around the run without touching its
 	// verdict: a tear-down that left a table or a process behind.
 	Warnings []string `json:"warnings,omitempty"`
@@ -183,7 +187,8 @@ func (c *Config) summary(runID string, resources []string) RunConfig {
 // Reading the recorded bytes (the file, or under KeepViolations the same
 // bytes in memory) rather than the events as the workers made them checks
 // exactly what a user would re-check later with fencecheck check.
-func (r *run) judge(st *storage, interrupted bool) (Result, error) {
+func (r *run) judge(st *storage, stopped error) (Result, error) {
+	interrupted := stopped != nil
 	h, err := st.read()
 	if err != nil {
 		return Result{}, fmt.Errorf("read back the recorded history: %w", err)
@@ -200,6 +205,9 @@ func (r *run) judge(st *storage, interrupted bool) (Result, error) {
 	res := Result{Format: runstore.ResultFormat, Check: explained, Counts: histories.Count(h.Operations), Coverage: cov, Evidence: h.Evidence(),
 		Config: r.cfg.summary(r.runID, r.resources), Truncated: h.Truncated, Interrupted: interrupted, history: h, words: r.cfg.Terms,
 		Jobs: r.measureStrategy(h)}
+	if interrupted && stopped != context.Canceled { // a bare cancel says nothing more than Interrupted
+		res.StoppedBecause = stopped.Error()
+	}
 	res.Config.issuerServers = r.issuerServers
 	res.Coverage.measureFailover(h, res.Config.issuerFaults)
 	for _, n := range checked.Notes {
@@ -323,7 +331,7 @@ func (res *Result) Summary() string {
 		fmt.Fprintf(&b, "warning     %s\n", w)
 	}
 	if res.Interrupted {
-		fmt.Fprintf(&b, "interrupted the run was stopped early; the verdict covers the history recorded until then\n")
+		fmt.Fprintf(&b, "interrupted %s; the verdict covers the history recorded until then\n", res.stopWords())
 	}
 	fmt.Fprintf(&b, "verdict     %s: %s\n", strings.ToUpper(string(res.Verdict)), res.Reason)
 	if res.Dir != "" && !res.Config.NoReport {
@@ -421,4 +429,13 @@ func actionList(actions map[string]int) string {
 		parts = append(parts, fmt.Sprintf("%s %d", name, actions[name]))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// stopWords says that an interrupted run was stopped early, and why when
+// it is known.
+func (res *Result) stopWords() string {
+	if res.StoppedBecause == "" {
+		return "the run was stopped early"
+	}
+	return "the run was stopped early: " + res.StoppedBecause
 }

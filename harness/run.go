@@ -187,7 +187,11 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 	if cfg.skipJudge {
 		return Result{}, nil
 	}
-	res, err = r.judge(st, ctx.Err() != nil)
+	var stopped error
+	if ctx.Err() != nil {
+		stopped = context.Cause(ctx)
+	}
+	res, err = r.judge(st, stopped)
 	if err != nil {
 		return Result{}, err
 	}

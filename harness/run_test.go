@@ -165,6 +165,7 @@ func TestInterruptedRunLeavesACheckableHistory(t *testing.T) {
 	}))
 	require.NoError(t, err)
 	assert.True(t, res.Interrupted)
+	assert.Equal(t, context.DeadlineExceeded.Error(), res.StoppedBecause, "the context's cause")
 	assert.Positive(t, res.Counts.Operations)
 	h, err := histories.ReadFile(filepath.Join(res.Dir, runstore.History))
 	require.NoError(t, err)

@@ -89,7 +89,8 @@ func TestStatementsThatCannotBeJudgedAreRefused(t *testing.T) {
 }
 
 // TestSignalsInterrupt: SIGINT and SIGTERM stop a run early; it reports
-// INTERRUPTED and exits 2, and its history reads back.
+// INTERRUPTED and which signal stopped it, exits 2, and its history reads
+// back.
 func TestSignalsInterrupt(t *testing.T) {
 	t.Parallel()
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
@@ -105,6 +106,10 @@ func TestSignalsInterrupt(t *testing.T) {
 			summary, err := os.ReadFile(filepath.Join(dir, "s", "latest", "summary.txt"))
 			require.NoError(t, err)
 			assert.Contains(t, string(summary), "verdict     INTERRUPTED:")
+			assert.Contains(t, string(summary), "the run was stopped early: "+sig.String()+" signal received;", "the summary says which signal")
+			stored, err := os.ReadFile(filepath.Join(dir, "s", "latest", "result.json"))
+			require.NoError(t, err)
+			assert.Contains(t, string(stored), `"stopped_because": "`+sig.String()+` signal received"`)
 			r := fencecheck(t, dir, "check", "s/latest/history.jsonl")
 			assert.NotEqual(t, exitError, r.code, fmt.Sprintf("the history reads back:\n%s%s", r.stdout, r.stderr))
 		})

@@ -159,13 +159,21 @@ func TestRunStopOnViolation(t *testing.T) {
 	require.Equal(t, exitViolated, r.code, r.stderr)
 	assert.Contains(t, r.stderr, "stopped the run early: a violation on")
 	var res struct {
-		Interrupted bool   `json:"interrupted"`
-		Verdict     string `json:"verdict"`
-		Dir         string `json:"dir"`
+		Interrupted    bool   `json:"interrupted"`
+		StoppedBecause string `json:"stopped_because"`
+		Verdict        string `json:"verdict"`
+		Dir            string `json:"dir"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(r.stdout), &res))
 	assert.True(t, res.Interrupted)
+	assert.Regexp(t, `^a violation on \S+, found after \d+ events \(--stop-on-violation\)$`, res.StoppedBecause)
 	assert.Equal(t, "violated", res.Verdict)
+	stored, err := os.ReadFile(filepath.Join(dir, res.Dir, "result.json"))
+	require.NoError(t, err)
+	assert.Contains(t, string(stored), `"stopped_because": "`+res.StoppedBecause+`"`, "the stored result says why the run stopped")
+	summary, err := os.ReadFile(filepath.Join(dir, res.Dir, "summary.txt"))
+	require.NoError(t, err)
+	assert.Contains(t, string(summary), "interrupted the run was stopped early: "+res.StoppedBecause+"; the verdict covers")
 	again := fencecheck(t, dir, "check", filepath.Join(res.Dir, "history.jsonl"))
 	assert.Equal(t, exitViolated, again.code, again.stdout)
 }

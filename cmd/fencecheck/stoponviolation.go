@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -22,7 +23,7 @@ import (
 // queues the event.
 type violationStop struct {
 	next   histories.Observer
-	cancel context.CancelFunc
+	cancel context.CancelCauseFunc
 	mu     sync.Mutex
 	queue  []histories.Event
 	wake   chan struct{}
@@ -35,7 +36,7 @@ type violationStop struct {
 // context it returns; stop ends the judging and returns why the run was
 // stopped, "" when it was not.
 func stopOnViolation(ctx context.Context, cfg *harness.Config) (context.Context, func() string) {
-	ctx, cancel := context.WithCancel(ctx)
+	ctx, cancel := context.WithCancelCause(ctx)
 	v := &violationStop{next: cfg.Observer, cancel: cancel, wake: make(chan struct{}, 1), done: make(chan struct{}), stop: make(chan struct{})}
 	cfg.Observer = v
 	so := check.DefaultStreamOptions()
@@ -44,7 +45,7 @@ func stopOnViolation(ctx context.Context, cfg *harness.Config) (context.Context,
 	return ctx, func() string {
 		close(v.stop)
 		<-v.done
-		cancel()
+		cancel(nil)
 		return v.reason
 	}
 }
@@ -70,7 +71,7 @@ func (v *violationStop) judge(so check.StreamOptions) {
 	stream := check.NewStream(context.Background(), so, func(sv check.StreamViolation) {
 		if v.reason == "" {
 			v.reason = fmt.Sprintf("a violation on %s, found after %d events (--stop-on-violation)", sv.Resource, sv.Events)
-			v.cancel()
+			v.cancel(errors.New(v.reason))
 		}
 	})
 	follower := histories.NewFollower(stream)
