@@ -94,19 +94,32 @@ type StreamViolation struct {
 // Applied cut by cut, the verdict of every window is the verdict of the
 // whole, and a window is judged before it is released.
 //
+// The state before the run is the one operation that begins before its
+// event: an accepted write at histories.InitialTime, before every
+// operation, whose event may come after reads of the resource (the
+// harness reads a resource, then states what it found). A window cut
+// before it came was judged from the unwritten state, and Detect would
+// judge reads that returned before the latest event against that state
+// too, where the statement may yet make them legal. The Follower refuses
+// a resource's initial state once a write of it began, as the Pairer
+// does; until then, or until the state came, a resource is neither cut
+// nor judged by Detect (one that is only ever read is held whole, as a
+// whole-file check holds it).
+//
 // Detect judges the current window with its operations in flight, and
 // those that returned at the time of the latest event or later, as of
 // unknown outcome. An unknown outcome allows everything an answer does
 // (an accepted or rejected write, a read, a failure are each one of the
 // things an unknown operation may have done). Every operation still to
-// come begins at that time or later, so after every operation that
-// returned before it, in real time: a legal order of the window and what
-// comes next, cut after the last of those and with the unknown ones left
-// as no-ops, is a legal order of the window. So a window found violated
-// this way is violated whatever is read next: Detect never reports a
-// violation the whole history does not have. (Without the second part it
-// would: a read that returns at t a value whose write begins at t is
-// legal, intervals being closed, and the write's line may come next.)
+// come begins at that time or later (a state before the run aside, see
+// above), so after every operation that returned before it, in real
+// time: a legal order of the window and what comes next, cut after the
+// last of those and with the unknown ones left as no-ops, is a legal
+// order of the window. So a window found violated this way is violated
+// whatever is read next: Detect never reports a violation the whole
+// history does not have. (Without the second part it would: a read that
+// returns at t a value whose write begins at t is legal, intervals being
+// closed, and the write's line may come next.)
 //
 // What it does not cover: a resource whose operations never pause all
 // at once (many clients overlapping on one resource), or whose unknown
@@ -161,7 +174,10 @@ func (s *Stream) Invoked(op *histories.Operation) {
 	if r.violated {
 		return
 	}
-	if len(r.open) == 0 && len(r.window) >= s.opts.Window && op.Call > r.maxReturn {
+	if op.IsWrite() {
+		r.settled = true // the Follower refuses an initial state from now on
+	}
+	if r.settled && len(r.open) == 0 && len(r.window) >= s.opts.Window && op.Call > r.maxReturn {
 		s.cut(r)
 	}
 	if r.violated {
@@ -179,6 +195,9 @@ func (s *Stream) Completed(op *histories.Operation) {
 		return
 	}
 	r.ended(op.ID)
+	if op.Initial {
+		r.settled = true
+	}
 	r.window = append(r.window, *op)
 	if op.Return != histories.Infinity {
 		r.maxReturn = max(r.maxReturn, op.Return)
@@ -233,7 +252,7 @@ func (s *Stream) Detect() {
 	s.dirty = nil
 	for _, r := range dirty {
 		r.dirty = false
-		if !r.violated {
+		if !r.violated && r.settled {
 			s.judge(r, r.judged(true, s.now), s.now)
 		}
 	}
@@ -349,6 +368,10 @@ type streamResource struct {
 	// maxReturn is the latest return in the window: the next operation
 	// must begin after it for a cut.
 	maxReturn int64
+	// settled is set once no state before the run can be stated any more:
+	// a write of the resource began, or its initial state came. Until
+	// then the resource is neither cut nor judged by Detect (see Stream).
+	settled bool
 	// context holds released windows, oldest first, each led by its pin.
 	context    [][]histories.Operation
 	contextOps int
