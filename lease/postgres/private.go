@@ -91,7 +91,7 @@ func (i *PrivateIssuer) Open(ctx context.Context, env lease.Env) (lease.Service,
 		return nil, fail(errors.Join(err, removeData()))
 	}
 	var dsn string
-	child, _, err := private.StartOnFreePort(ctx, func(ctx context.Context, port int) (*process.Child, error) {
+	child, _, err := private.StartOnFreePort(ctx, func(port int) (*process.Child, error) {
 		// A later port line in postgresql.conf overrides an earlier one,
 		// so a port drawn again is simply appended.
 		if err := i.writeSettings(data, dir, port); err != nil {
@@ -105,9 +105,6 @@ func (i *PrivateIssuer) Open(ctx context.Context, env lease.Env) (lease.Service,
 		child.Tree = true // each server process starts a session of its own
 		child.StartTimeout = i.ReadyTimeout
 		child.SetLogFile(filepath.Join(dir, "postgres.log"))
-		if err := child.Start(ctx); err != nil {
-			return nil, errors.Join(err, child.Stop(0))
-		}
 		return child, nil
 	})
 	if err != nil {

@@ -18,28 +18,33 @@ const portAttempts = 5
 // spawn.FreePort, the one place ports are chosen.
 func FreePort() (int, error) { return spawn.FreePort() }
 
-// StartOnFreePort starts a server on a port from FreePort: start writes
-// the server's settings for port and starts its Child. When something
+// StartOnFreePort starts a server on a port from FreePort: child writes
+// the server's settings for port and returns its Child, not started yet;
+// StartOnFreePort starts it and waits until it is ready. When something
 // else already answers on that port (process.ErrAddrInUse: another
-// process on the machine drew the same port at random between the draw
-// and the start), it draws another port and calls start again; start
-// must have stopped what it started before it returns that error. Any
-// other error ends it at once.
-func StartOnFreePort(ctx context.Context, start func(ctx context.Context, port int) (*process.Child, error)) (*process.Child, int, error) {
+// process on the machine chose the same port between the choice and the
+// start), it stops that child, takes another port and calls child again.
+// Any other error ends it at once.
+func StartOnFreePort(ctx context.Context, child func(port int) (*process.Child, error)) (*process.Child, int, error) {
 	var taken []error
 	for range portAttempts {
 		port, err := FreePort()
 		if err != nil {
 			return nil, 0, errors.Join(append(taken, err)...)
 		}
-		child, err := start(ctx, port)
-		if err == nil {
-			return child, port, nil
-		}
-		if !errors.Is(err, process.ErrAddrInUse) {
+		c, err := child(port)
+		if err != nil {
 			return nil, 0, err
 		}
-		taken = append(taken, err)
+		if err := c.Start(ctx); err != nil {
+			err = errors.Join(err, c.Stop(0))
+			if !errors.Is(err, process.ErrAddrInUse) {
+				return nil, 0, err
+			}
+			taken = append(taken, err)
+			continue
+		}
+		return c, port, nil
 	}
-	return nil, 0, fmt.Errorf("%d ports drawn in a row were taken by other processes: %w", portAttempts, errors.Join(taken...))
+	return nil, 0, fmt.Errorf("%d ports chosen in a row were taken by other processes: %w", portAttempts, errors.Join(taken...))
 }

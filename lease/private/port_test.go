@@ -28,47 +28,48 @@ func TestFreePort(t *testing.T) {
 	}
 }
 
-// TestStartOnFreePort: a server whose drawn port another process took
-// between the draw and the start is started on another port, not
-// reported as a failed run; any other start error is reported at once;
-// a port taken every time ends in an error that says so.
+// TestStartOnFreePort: a server whose chosen port another process took
+// between the choice and the start is started on another port, not
+// reported as a failed run; any other error is reported at once; a port
+// taken every time ends in an error that says so.
 func TestStartOnFreePort(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	// takenStart starts a real child on port while something else
-	// listens there, as another process that drew the same port would.
-	takenStart := func(ctx context.Context, port int) (*process.Child, error) {
+	// taken returns a real child for port while something else listens
+	// there, as another process that chose the same port would, until
+	// the test ends.
+	taken := func(t *testing.T, port int) (*process.Child, error) {
 		addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 		ln, err := net.Listen("tcp", addr)
 		if err != nil {
 			return nil, err
 		}
-		defer ln.Close()
-		c := process.NewChild("sleep 60", addr, process.DialReady(addr))
-		return nil, errors.Join(c.Start(ctx), c.Stop(0))
+		t.Cleanup(func() { _ = ln.Close() })
+		return process.NewChild("sleep 60", addr, process.DialReady(addr)), nil
 	}
 	t.Run("taken once", func(t *testing.T) {
 		t.Parallel()
 		var ports []int
-		want := process.NewChild("true", "", nil)
-		got, port, err := StartOnFreePort(ctx, func(ctx context.Context, port int) (*process.Child, error) {
+		want := process.NewChild("sleep 60", "", func(context.Context) error { return nil })
+		got, port, err := StartOnFreePort(ctx, func(port int) (*process.Child, error) {
 			ports = append(ports, port)
 			if len(ports) == 1 {
-				return takenStart(ctx, port)
+				return taken(t, port)
 			}
 			return want, nil
 		})
 		require.NoError(t, err)
+		t.Cleanup(func() { _ = got.Stop(0) })
 		assert.Same(t, want, got)
 		require.Len(t, ports, 2)
-		assert.NotEqual(t, ports[0], ports[1], "the taken port was drawn again")
+		assert.NotEqual(t, ports[0], ports[1], "the taken port was chosen again")
 		assert.Equal(t, ports[1], port)
 	})
 	t.Run("other error", func(t *testing.T) {
 		t.Parallel()
 		calls := 0
 		boom := errors.New("initdb failed")
-		_, _, err := StartOnFreePort(ctx, func(context.Context, int) (*process.Child, error) {
+		_, _, err := StartOnFreePort(ctx, func(int) (*process.Child, error) {
 			calls++
 			return nil, boom
 		})
@@ -78,13 +79,13 @@ func TestStartOnFreePort(t *testing.T) {
 	t.Run("always taken", func(t *testing.T) {
 		t.Parallel()
 		calls := 0
-		_, _, err := StartOnFreePort(ctx, func(ctx context.Context, port int) (*process.Child, error) {
+		_, _, err := StartOnFreePort(ctx, func(port int) (*process.Child, error) {
 			calls++
-			return takenStart(ctx, port)
+			return taken(t, port)
 		})
 		require.ErrorIs(t, err, process.ErrAddrInUse)
 		assert.Equal(t, portAttempts, calls)
-		assert.Contains(t, err.Error(), "ports drawn in a row were taken by other processes")
+		assert.Contains(t, err.Error(), "ports chosen in a row were taken by other processes")
 		assert.Contains(t, err.Error(), "another process already listens on")
 	})
 }

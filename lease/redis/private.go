@@ -73,7 +73,7 @@ func (i *PrivateIssuer) Open(ctx context.Context, env lease.Env) (lease.Service,
 	}
 	removeData := func() error { return os.RemoveAll(data) }
 	conf := filepath.Join(dir, "redis.conf")
-	child, port, err := private.StartOnFreePort(ctx, func(ctx context.Context, port int) (*process.Child, error) {
+	child, port, err := private.StartOnFreePort(ctx, func(port int) (*process.Child, error) {
 		if err := os.WriteFile(conf, []byte(i.Settings.config(port, data)), 0o644); err != nil {
 			return nil, err
 		}
@@ -82,9 +82,6 @@ func (i *PrivateIssuer) Open(ctx context.Context, env lease.Env) (lease.Service,
 		child.Role = "private " + ServerName
 		child.StartTimeout = i.ReadyTimeout
 		child.SetLogFile(filepath.Join(dir, "redis.log"))
-		if err := child.Start(ctx); err != nil {
-			return nil, errors.Join(err, child.Stop(0))
-		}
 		return child, nil
 	})
 	if err != nil {
