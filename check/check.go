@@ -83,27 +83,23 @@ func (s *source) full() []histories.Operation {
 	return s.ops
 }
 
-// checkers are the two checkers Check chooses from; tests replace them.
-// compact, when set, is the fast checker on the compact form, which
-// judges a compact source without expanding it.
-type checkers struct {
-	fast      func(context.Context, []histories.Operation, Options) (Result, error)
-	porcupine func(context.Context, []histories.Operation, Options) (Result, error)
-	compact   func(context.Context, *histories.Compact, Options) (Result, error)
-}
-
-var defaultCheckers = checkers{fast: checkFast, porcupine: checkPorcupine, compact: checkFastCompact}
-
-func (c checkers) check(ctx context.Context, ops []histories.Operation, opts Options) (Result, error) {
-	return c.judge(ctx, &source{ops: ops}, opts)
-}
-
-func (c checkers) judgeFast(ctx context.Context, src *source, opts Options) (Result, error) {
-	if src.compact != nil && c.compact != nil {
-		return c.compact(ctx, src.compact, opts)
+// compacted is the history in the compact form the fast checker judges.
+// One made from the full form is not kept: it is garbage once the fast
+// checker is done, before porcupine, under Both, judges the full form.
+func (s *source) compacted() *histories.Compact {
+	if s.compact != nil {
+		return s.compact
 	}
-	return c.fast(ctx, src.full(), opts)
+	return histories.Compress(s.ops)
 }
+
+// checkers are the two checkers Check chooses from; tests replace them.
+type checkers struct {
+	fast      func(context.Context, *histories.Compact, Options) (Result, error)
+	porcupine func(context.Context, []histories.Operation, Options) (Result, error)
+}
+
+var defaultCheckers = checkers{fast: checkFast, porcupine: checkPorcupine}
 
 func (c checkers) judge(ctx context.Context, src *source, opts Options) (Result, error) {
 	if err := ctx.Err(); err != nil {
@@ -112,7 +108,7 @@ func (c checkers) judge(ctx context.Context, src *source, opts Options) (Result,
 	if opts.Checker == Porcupine {
 		return c.porcupine(ctx, src.full(), opts)
 	}
-	fast, err := c.judgeFast(ctx, src, opts)
+	fast, err := c.fast(ctx, src.compacted(), opts)
 	var unsupported *Unsupported
 	if errors.As(err, &unsupported) {
 		res, err := c.porcupine(ctx, src.full(), opts)

@@ -77,14 +77,14 @@ func TestCheckBoth(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			c := checkers{
-				fast: func(context.Context, []histories.Operation, Options) (Result, error) {
+				fast: func(context.Context, *histories.Compact, Options) (Result, error) {
 					return verdict(tc.fast, "fast"), nil
 				},
 				porcupine: func(context.Context, []histories.Operation, Options) (Result, error) {
 					return verdict(tc.ref, "porcupine"), nil
 				},
 			}
-			res, err := c.check(context.Background(), nil, Options{Checker: Both})
+			res, err := c.judge(context.Background(), sourceOf[[]histories.Operation](nil), Options{Checker: Both})
 			if tc.err != "" {
 				require.Error(t, err)
 				assert.True(t, IsDisagreement(err), "%v is a Disagreement", err)

@@ -13,15 +13,10 @@ import (
 	"github.com/fencecheck/fencecheck/model"
 )
 
-// checkFast is the fast checker (see the package documentation): it
-// returns an *Unsupported error when it cannot judge ops. It judges the
-// compact form (histories.CompactOp), into which it puts ops first.
-func checkFast(ctx context.Context, ops []histories.Operation, opts Options) (Result, error) {
-	return checkFastIn(ctx, ops, opts, stretches(len(ops)))
-}
-
-// checkFastCompact is checkFast on a history read in the compact form.
-func checkFastCompact(ctx context.Context, c *histories.Compact, opts Options) (Result, error) {
+// checkFast is the fast checker (see the package documentation), on the
+// compact form (histories.CompactOp): it returns an *Unsupported error
+// when it cannot judge c.
+func checkFast(ctx context.Context, c *histories.Compact, opts Options) (Result, error) {
 	return checkCompactIn(ctx, c, opts, stretches(len(c.Ops)))
 }
 
@@ -29,8 +24,9 @@ func stretches(n int) int {
 	return max(1, min(runtime.GOMAXPROCS(0), n/4096))
 }
 
-// checkFastIn is checkFast with the history collected in the given number
-// of stretches, so that tests can compare any split with none.
+// checkFastIn is checkFast on the full form with the history collected in
+// the given number of stretches, so that tests can compare any split with
+// none.
 func checkFastIn(ctx context.Context, ops []histories.Operation, opts Options, chunks int) (Result, error) {
 	return checkCompactIn(ctx, histories.Compress(ops), opts, chunks)
 }
