@@ -246,8 +246,10 @@ func (s *Sim) finish() {
 	s.idle = nil
 }
 
-// end counts t finished. The task is reused only after the next pick,
-// which may still consult it (PCT's change points). Called with mu held.
+// end counts t finished and keeps it for reuse, by both a carrier whose
+// task returned and an AfterFunc stopped before its time. Only spawn
+// reuses a task, never during a pick, so the next pick may still consult
+// it (PCT's change points). Called with mu held.
 func (s *Sim) end(t *task) {
 	s.live--
 	if t.heapAt < 0 {
@@ -285,11 +287,8 @@ func (s *Sim) carry(c *carrier, t *task) {
 		t.fn = nil
 		fn()
 		s.mu.Lock()
-		s.live--
+		s.end(t)
 		next := s.next()
-		if t.heapAt < 0 && t != next {
-			s.free = append(s.free, t)
-		}
 		switch {
 		case next == nil:
 			s.mu.Unlock()

@@ -5,7 +5,11 @@ package sched
 // task knowing its place (heapAt) so that a gate that opens can take its
 // waiter's timeout out at once. A heap of tasks rather than of boxed
 // timer values sets and fires timers without allocating
-// (BenchmarkHarness/deterministic).
+// (BenchmarkHarness/deterministic). It is written out rather than left
+// to container/heap, which would not allocate either with task pointers
+// but calls Less and Swap through an interface: over it, four pairs of
+// BenchmarkHarness/deterministic took 0.70 to 0.90 of the time per
+// operation.
 type timerHeap []*task
 
 func (h timerHeap) less(i, j int) bool {
