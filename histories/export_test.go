@@ -44,9 +44,5 @@ func (d *BlockDecoder) Decode(data []byte) (int, error) {
 
 // ReadSized is Read knowing the input's size, as ReadFile reads a file.
 func ReadSized(r io.Reader, name string, size int64) (*History, error) {
-	c, err := read(r, name, size)
-	if err != nil {
-		return nil, err
-	}
-	return c.History(), nil
+	return full(read(r, name, size))
 }
