@@ -46,3 +46,9 @@ func (d *BlockDecoder) Decode(data []byte) (int, error) {
 func ReadSized(r io.Reader, name string, size int64) (*History, error) {
 	return full(read(r, name, size))
 }
+
+// readBlocks is readBlocksCompact in the full form, which the tests
+// compare.
+func readBlocks(r io.Reader, name string, workers, size int, total int64) (*History, error) {
+	return full(readBlocksCompact(r, name, workers, size, total))
+}
