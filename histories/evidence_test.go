@@ -34,11 +34,14 @@ func TestEvidence(t *testing.T) {
 			thin: []string{"a: no read returned"}},
 		{name: "the only read began before the write returned", ops: []Operation{r(0, "a", StatusOK, 1, 5), w(1, "a", StatusAccepted, 2, 3)},
 			thin: []string{"a: no read began after an acknowledged write had returned"}},
+		{name: "the only read began while the write was in flight", ops: []Operation{w(0, "a", StatusAccepted, 1, 5), r(1, "a", StatusOK, 3, 6)},
+			thin: []string{"a: no read began after an acknowledged write had returned"}},
 		{name: "one resource of two", ops: []Operation{w(0, "a", StatusAccepted, 1, 2), r(1, "a", StatusOK, 3, 4), r(2, "b", StatusOK, 5, 6)},
 			thin: []string{"b: no write was sent"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ev := (&History{Operations: tc.ops}).Evidence()
+			assert.Equal(t, ev, Compress(tc.ops).Evidence(), "the compact form measures alike")
 			var thin []string
 			for _, th := range ev.Thin {
 				thin = append(thin, th.Resource+": "+th.Why)

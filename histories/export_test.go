@@ -44,9 +44,11 @@ func (d *BlockDecoder) Decode(data []byte) (int, error) {
 
 // ReadSized is Read knowing the input's size, as ReadFile reads a file.
 func ReadSized(r io.Reader, name string, size int64) (*History, error) {
-	c, err := read(r, name, size)
-	if err != nil {
-		return nil, err
-	}
-	return c.History(), nil
+	return full(read(r, name, size))
+}
+
+// readBlocks is readBlocksCompact in the full form, which the tests
+// compare.
+func readBlocks(r io.Reader, name string, workers, size int, total int64) (*History, error) {
+	return full(readBlocksCompact(r, name, workers, size, total))
 }

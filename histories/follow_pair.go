@@ -1,13 +1,11 @@
 package histories
 
-import "fmt"
-
 // The Follower pairs into whole operations, which it hands on and then
 // forgets; the Pairer pairs into the compact form it keeps. The rules and
 // their messages are the same (Pairer.inOrder, Pairer.mayInvoke,
-// Pairer.close and completedStatus serve both; sameAsInvocation below
-// mirrors the Pairer's for a whole operation), and FuzzFollowMatchesRead
-// holds the two to it.
+// Pairer.close, Pairer.invocationAt and completedStatus serve both;
+// sameAsInvocation below mirrors the Pairer's for a whole operation),
+// and FuzzFollowMatchesRead holds the two to it.
 
 // initialOperation is the operation, numbered id, that an initial event
 // states: an accepted write before every operation of the history.
@@ -75,11 +73,7 @@ func (f *Follower) sameAsInvocation(e *Event, op *Operation) error {
 	return nil
 }
 
-// invocation names the invocation of op, pending, by its index and, when
-// known, its line.
+// invocation names the invocation of op, pending.
 func (f *Follower) invocation(op *Operation) string {
-	if line, ok := f.p.invoked.get(op.Process); ok {
-		return fmt.Sprintf("the invocation at index %d (line %d)", op.InvokeIndex, line)
-	}
-	return fmt.Sprintf("the invocation at index %d", op.InvokeIndex)
+	return f.p.invocationAt(op.Process, op.InvokeIndex)
 }

@@ -82,6 +82,9 @@ func FuzzFollowMatchesRead(f *testing.F) {
 		assert.Equal(t, len(h.Others), len(c.others))
 		assert.Equal(t, Count(h.Operations), tally.Counts())
 		assert.Equal(t, h.Evidence(), tally.Evidence(fl.Errors()))
+		ch := CompressHistory(h) // what fencecheck check counts and measures
+		assert.Equal(t, Count(h.Operations), ch.Count())
+		assert.Equal(t, h.Evidence(), ch.Evidence())
 		assert.Equal(t, h.Format, fl.Format())
 		assert.Equal(t, h.Events, fl.Events())
 		for _, op := range c.invoked {

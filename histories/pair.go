@@ -244,13 +244,18 @@ func (p *Pairer) sameAsInvocation(e *Event, op *CompactOp) error {
 	return nil
 }
 
-// invocation names the invocation of op, pending, by its index and, when
-// known, its line.
+// invocation names the invocation of op, pending.
 func (p *Pairer) invocation(op *CompactOp) string {
-	if line, ok := p.invoked.get(p.c.ProcessID(op.Process)); ok {
-		return fmt.Sprintf("the invocation at index %d (line %d)", op.InvokeIndex, line)
+	return p.invocationAt(p.c.ProcessID(op.Process), op.InvokeIndex)
+}
+
+// invocationAt names the pending invocation of process at index, by its
+// index and, when known, its line; the Follower names its own with it.
+func (p *Pairer) invocationAt(process int, index int64) string {
+	if line, ok := p.invoked.get(process); ok {
+		return fmt.Sprintf("the invocation at index %d (line %d)", index, line)
 	}
-	return fmt.Sprintf("the invocation at index %d", op.InvokeIndex)
+	return fmt.Sprintf("the invocation at index %d", index)
 }
 
 // maxQuoted bounds a value quoted in an error: values can be long, and the

@@ -53,12 +53,8 @@ func readParallel(r io.Reader, name string, workers int, total int64) (*Compact,
 	return readBlocksCompact(r, name, workers, blockBytes, total)
 }
 
-// readBlocks is readParallel with blocks of size bytes, in the full form;
-// tests make them tiny to put block boundaries everywhere.
-func readBlocks(r io.Reader, name string, workers, size int, total int64) (*History, error) {
-	return full(readBlocksCompact(r, name, workers, size, total))
-}
-
+// readBlocksCompact is readParallel with blocks of size bytes; tests make
+// them tiny to put block boundaries everywhere (readBlocks).
 func readBlocksCompact(r io.Reader, name string, workers, size int, total int64) (*Compact, error) {
 	p := pipeline{r: r, name: name, size: size, total: total, quit: make(chan struct{}), free: make(chan *block, 2*workers+2)}
 	ordered := make(chan *block, 2*workers)
