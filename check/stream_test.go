@@ -139,7 +139,7 @@ func TestStreamCounterexampleIsTheWholeChecks(t *testing.T) {
 				require.NoError(t, err)
 				require.Equal(t, check.Violated, whole.Verdict)
 				wantEx := explain.Explain(h.Operations, whole, opts)
-				wantMin, ok, err := explain.Shrink(h, wantEx.Violations[wantEx.First()], opts, explain.DefaultShrinkOptions())
+				wantMin, ok, err := explain.Shrink(context.Background(), h, wantEx.Violations[wantEx.First()], opts, explain.DefaultShrinkOptions())
 				require.NoError(t, err)
 				require.True(t, ok)
 
@@ -151,7 +151,7 @@ func TestStreamCounterexampleIsTheWholeChecks(t *testing.T) {
 				v := found[0]
 				gotEx := explain.Explain(v.Ops, v.Result, opts)
 				assert.Equal(t, wantEx.Violations[wantEx.First()], gotEx.Violations[0], "explanation")
-				gotMin, ok, err := explain.Shrink(&histories.History{Operations: v.Ops}, gotEx.Violations[0], opts, explain.DefaultShrinkOptions())
+				gotMin, ok, err := explain.Shrink(context.Background(), &histories.History{Operations: v.Ops}, gotEx.Violations[0], opts, explain.DefaultShrinkOptions())
 				require.NoError(t, err)
 				require.True(t, ok)
 				assert.Equal(t, wantMin.OpIDs, gotMin.OpIDs, "minimal counterexample")

@@ -1,6 +1,7 @@
 package explain_test
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"maps"
@@ -153,7 +154,7 @@ func judgeCase(h *histories.History, res explain.Result, opts check.Options, tl 
 	}
 	so := explain.DefaultShrinkOptions()
 	so.Timeout = time.Minute
-	s, ok, err := explain.Shrink(h, first, opts, so)
+	s, ok, err := explain.Shrink(context.Background(), h, first, opts, so)
 	if err != nil {
 		problems = append(problems, fmt.Sprintf("shrink the first cause: %v", err))
 	}

@@ -3,10 +3,11 @@ package explain
 import (
 	"testing"
 
-	"github.com/fencecheck/fencecheck/check"
-	"github.com/fencecheck/fencecheck/model"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/fencecheck/fencecheck/check"
+	"github.com/fencecheck/fencecheck/model"
 )
 
 func TestFencedRegister(t *testing.T) {

@@ -1,8 +1,11 @@
 package explain
 
 import (
+	"fmt"
+
 	"github.com/fencecheck/fencecheck/check"
 	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/internal/termsafe"
 )
 
 // Result is a check's result with each violation worded: one Violation
@@ -75,4 +78,10 @@ type Step struct {
 	// (histories.Operation.Trace), by which a person finds them in the
 	// receiver's logs; empty when the target carries none.
 	Trace string `json:"trace,omitempty"`
+}
+
+// Headline is the violation in one line, for a verdict's reason: the
+// resource, when its evidence was complete, and the summary.
+func (v *Violation) Headline() string {
+	return fmt.Sprintf("%s at %s: %s", termsafe.String(v.Resource), when(v.At), v.Summary)
 }

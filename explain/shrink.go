@@ -116,13 +116,15 @@ func (s *Shrunk) Events() []histories.Event { return histories.Subset(s.Ops, s.O
 // witness, whose account Explain cannot give), the first account Explain
 // gives of them is adopted, and kept fixed from then on (Shrunk.Adopted).
 // It returns false when nothing reproduces within the bound, and an error
-// only for options out of range (ShrinkOptions.Validate).
-func Shrink(h *histories.History, v Violation, opts check.Options, so ShrinkOptions) (Shrunk, bool, error) {
+// only for options out of range (ShrinkOptions.Validate). A ctx that ends
+// ends the search as its bound does: with the smallest counterexample
+// found so far, which is then not called minimal.
+func Shrink(ctx context.Context, h *histories.History, v Violation, opts check.Options, so ShrinkOptions) (Shrunk, bool, error) {
 	if err := so.Validate(); err != nil {
 		return Shrunk{}, false, err
 	}
 	start := time.Now()
-	s := &shrinker{opts: opts, rule: v.Rule, culprit: culpritOf(v), perCheck: so.CheckTimeout,
+	s := &shrinker{ctx: ctx, opts: opts, rule: v.Rule, culprit: culpritOf(v), perCheck: so.CheckTimeout,
 		resource: v.Resource, all: h.Operations, u: newUniverse(h.Operations, v.Resource, opts)}
 	if so.Timeout > 0 {
 		s.deadline = start.Add(so.Timeout)
@@ -182,6 +184,7 @@ func culpritOf(v Violation) int {
 }
 
 type shrinker struct {
+	ctx      context.Context
 	opts     check.Options
 	rule     string
 	culprit  int           // the ID of the operation whose answer the resource must not have given
@@ -197,7 +200,9 @@ type shrinker struct {
 	last     Violation // the explanation of the last failing candidate
 }
 
-func (s *shrinker) expired() bool { return !s.deadline.IsZero() && time.Now().After(s.deadline) }
+func (s *shrinker) expired() bool {
+	return s.ctx.Err() != nil || !s.deadline.IsZero() && time.Now().After(s.deadline)
+}
 
 // checkTimeout bounds the check of one candidate: the per-check bound, or
 // what is left of the search's, whichever is less; 0 (check.Options'
@@ -250,7 +255,7 @@ func (s *shrinker) fails(ops []histories.Operation) bool {
 	}
 	o := s.opts
 	o.Checker, o.Timeout = check.Porcupine, s.checkTimeout()
-	if res, err := check.Check(context.Background(), groups[0].Ops, o); err != nil || res.Verdict != check.Violated {
+	if res, err := check.Check(s.ctx, groups[0].Ops, o); err != nil || res.Verdict != check.Violated {
 		return false
 	}
 	member := make(map[int]bool, len(ops))
@@ -282,7 +287,7 @@ func (s *shrinker) invalidWithWrites(ops []histories.Operation, member map[int]b
 	slices.SortFunc(union, func(a, b histories.Operation) int { return cmp.Compare(a.ID, b.ID) })
 	o := s.opts
 	o.Checker, o.Timeout = check.Fast, s.checkTimeout()
-	res, err := check.Check(context.Background(), union, o)
+	res, err := check.Check(s.ctx, union, o)
 	return err == nil && res.Verdict == check.Violated
 }
 

@@ -1,6 +1,7 @@
 package explain
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -105,7 +106,7 @@ func TestShrinkSyntheticHistories(t *testing.T) {
 			start := time.Now()
 			so := DefaultShrinkOptions()
 			so.NoHint, so.Timeout = tc.noHint, 20*time.Second
-			s, ok, err := Shrink(h, v, opts, so)
+			s, ok, err := Shrink(context.Background(), h, v, opts, so)
 			require.NoError(t, err)
 			elapsed := time.Since(start)
 			require.True(t, ok)
@@ -131,7 +132,7 @@ func TestShrinkTheSeedsStep4ToTwoWrites(t *testing.T) {
 	h := synthetic(2000, 3, staleAccepted)
 	opts := check.Options{Policy: model.Strict}
 	v := CheckPorcupine(h.Operations, opts).Violations[0]
-	s, ok, err := Shrink(h, v, opts, DefaultShrinkOptions())
+	s, ok, err := Shrink(context.Background(), h, v, opts, DefaultShrinkOptions())
 	require.NoError(t, err)
 	require.True(t, ok)
 	require.Len(t, s.Ops, 2, "the newer accepted write and the stale accepted write")
@@ -144,7 +145,7 @@ func TestShrunkEventsAreACheckableHistory(t *testing.T) {
 	h := synthetic(500, 5, staleRead)
 	opts := check.Options{Policy: model.Strict}
 	v := CheckPorcupine(h.Operations, opts).Violations[0]
-	s, ok, err := Shrink(h, v, opts, DefaultShrinkOptions())
+	s, ok, err := Shrink(context.Background(), h, v, opts, DefaultShrinkOptions())
 	require.NoError(t, err)
 	require.True(t, ok)
 	back, err := histories.Pair(s.Events())
@@ -156,7 +157,7 @@ func TestShrunkEventsAreACheckableHistory(t *testing.T) {
 func TestShrinkRefusesAValidHistory(t *testing.T) {
 	t.Parallel()
 	h := &histories.History{Operations: new(hb).W(0, 1, "a", 0, 5, acc).W(1, 2, "b", 10, 15, acc).Ops}
-	_, ok, err := Shrink(h, Violation{Resource: "report", Rule: RuleStaleAccepted}, check.Options{}, DefaultShrinkOptions())
+	_, ok, err := Shrink(context.Background(), h, Violation{Resource: "report", Rule: RuleStaleAccepted}, check.Options{}, DefaultShrinkOptions())
 	require.NoError(t, err)
 	assert.False(t, ok)
 }
@@ -167,7 +168,7 @@ func TestShrinkWithZeroBoundsRunsToTheEnd(t *testing.T) {
 	h := synthetic(2000, 3, staleAccepted)
 	opts := check.Options{Policy: model.Strict}
 	v := CheckPorcupine(h.Operations, opts).Violations[0]
-	s, ok, err := Shrink(h, v, opts, ShrinkOptions{})
+	s, ok, err := Shrink(context.Background(), h, v, opts, ShrinkOptions{})
 	require.NoError(t, err)
 	require.True(t, ok)
 	assert.True(t, s.Minimal)
@@ -187,7 +188,7 @@ func TestShrinkRejectsNegativeBounds(t *testing.T) {
 		{"CheckTimeout", ShrinkOptions{CheckTimeout: -time.Second}},
 	} {
 		t.Run(tc.field, func(t *testing.T) {
-			_, ok, err := Shrink(h, v, opts, tc.so)
+			_, ok, err := Shrink(context.Background(), h, v, opts, tc.so)
 			require.ErrorContains(t, err, tc.field+" -1s is negative")
 			assert.False(t, ok)
 		})
