@@ -3,6 +3,7 @@ package browse
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -239,4 +240,36 @@ func TestLatestWithoutAResult(t *testing.T) {
 	assert.Equal(t, http.StatusNotFound, rec.Code)
 	assert.Contains(t, rec.Body.String(), "run killed/20260102T030405.000Z has no result")
 	assert.Contains(t, rec.Body.String(), "fencecheck check "+filepath.Join(dir, runstore.History))
+}
+
+// TestResultFormats: a store keeps runs written by older fencechecks, so
+// a result.json of every format up to this one's is shown as its run
+// recorded it (format 1, before check --json and result.json shared the
+// judgement's schema, holds the same fields a row shows); one of a newer
+// format is not guessed at: its row says to browse it with a newer
+// fencecheck.
+func TestResultFormats(t *testing.T) {
+	t.Parallel()
+	store := t.TempDir() // not validated: holds a result of a format this fencecheck does not write
+	for format := 1; format <= runstore.ResultFormat+1; format++ {
+		dir := filepath.Join(store, fmt.Sprintf("format-%d", format), "20260102T030405.000Z")
+		require.NoError(t, os.MkdirAll(dir, 0o755))
+		res := fmt.Sprintf(`{"format":%d,"verdict":"held","reason":"fine","started":"2026-01-02T03:04:05Z","counts":{"operations":835},"coverage":{"stale_writes":11},"config":{"target":"memory://fenced"}}`, format)
+		require.NoError(t, os.WriteFile(filepath.Join(dir, runstore.Result), []byte(res), 0o644))
+	}
+	s, err := New(store)
+	require.NoError(t, err)
+	t.Cleanup(func() { s.Close() })
+	ts := httptest.NewServer(s)
+	t.Cleanup(ts.Close)
+	code, _, page := get(t, ts, http.MethodGet, "/")
+	require.Equal(t, http.StatusOK, code)
+	for format := 1; format <= runstore.ResultFormat; format++ {
+		row := rowOf(page, fmt.Sprintf("format-%d", format))
+		assert.Equal(t, []string{"held", "held"}, statuses.FindStringSubmatch(row)[1:], "format %d", format)
+		assert.Contains(t, row, "<code>memory://fenced</code>")
+	}
+	newer := rowOf(page, fmt.Sprintf("format-%d", runstore.ResultFormat+1))
+	assert.Equal(t, []string{"error", "unreadable"}, statuses.FindStringSubmatch(newer)[1:])
+	assert.Contains(t, newer, "newer than this fencecheck reads")
 }

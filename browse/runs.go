@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"embed"
 	"encoding/json"
+	"fmt"
 	"html/template"
 	"net/http"
 	"slices"
@@ -72,6 +73,7 @@ var rowFiles = []struct{ name, label string }{
 // counts, coverage, configuration) or a verify battery's (target,
 // passed, scenarios).
 type result struct {
+	Format   int                      `json:"format"`
 	Verdict  string                   `json:"verdict"`
 	Reason   string                   `json:"reason"`
 	Started  time.Time                `json:"started"`
@@ -155,6 +157,11 @@ func (s *Server) describeResult(r *runRow, dir string) {
 	switch {
 	case err != nil:
 		r.Status, r.Class, r.Reason = "unreadable", "error", runstore.Result+": "+err.Error()
+	case res.Format > runstore.ResultFormat:
+		// Every format up to this fencecheck's reads the same for the
+		// fields shown here; a newer one may not.
+		r.Status, r.Class = "unreadable", "error"
+		r.Reason = fmt.Sprintf("%s is in format %d, newer than this fencecheck reads (up to %d): browse it with a newer fencecheck", runstore.Result, res.Format, runstore.ResultFormat)
 	case res.Verdict == "" && res.Passed != nil: // a verify battery
 		r.Target, r.Status, r.Class, r.Reason = res.Target, "failed", "violated", verify.Summary(res.Scenarios)
 		if *res.Passed {

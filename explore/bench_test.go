@@ -4,9 +4,9 @@ import (
 	"context"
 	"testing"
 
-	"github.com/fencecheck/fencecheck/check"
 	"github.com/fencecheck/fencecheck/docs/schema"
 	"github.com/fencecheck/fencecheck/harness"
+	"github.com/fencecheck/fencecheck/judge"
 	"github.com/fencecheck/fencecheck/targets"
 	"github.com/fencecheck/fencecheck/targets/memory"
 )
@@ -30,7 +30,7 @@ func BenchmarkSweepFenced(b *testing.B) {
 	if res.Violated > 0 || res.Runs != b.N {
 		b.Fatalf("%d runs, %s: %s", res.Runs, res.Verdict, res.Reason)
 	}
-	if b.N >= 20 && res.Verdict != check.Held {
+	if b.N >= 20 && res.Verdict != judge.Held {
 		b.Fatalf("%s: %s", res.Verdict, res.Reason)
 	}
 	b.ReportMetric(float64(res.Runs)/b.Elapsed().Seconds(), "runs/s")

@@ -4,9 +4,9 @@ import (
 	"slices"
 	"time"
 
-	"github.com/fencecheck/fencecheck/check"
 	"github.com/fencecheck/fencecheck/harness"
 	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/judge"
 	"github.com/fencecheck/fencecheck/nemesis"
 )
 
@@ -15,8 +15,8 @@ import (
 // exercised and to pick a seed to run again.
 type Entry struct {
 	Seed    uint64        `json:"seed"`
-	Verdict check.Verdict `json:"verdict"`
-	Gate    harness.Gate  `json:"gate"`
+	Verdict judge.Verdict `json:"verdict"`
+	Gate    judge.Gate    `json:"gate"`
 	// Reason is the run's reason for a verdict other than held.
 	Reason   string           `json:"reason,omitempty"`
 	Counts   histories.Counts `json:"counts"`
@@ -64,11 +64,10 @@ func entryOf(tr Trial, res *harness.Result) Entry {
 			GrantsAfterFailover: cov.GrantsAfterFailover},
 		minStale: res.Config.MinStale, faults: res.Config.Faults, interrupted: res.Interrupted,
 		issuerFaults: slices.ContainsFunc(res.Config.Faults, isIssuerFault)}
-	if res.Verdict != check.Held {
+	if res.Verdict != judge.Held {
 		e.Reason, e.Command = res.Reason, res.Config.Command
 	}
-	e.checked = res.Verdict == check.Held ||
-		res.Verdict == check.Inconclusive && (res.Gate == harness.GateMinStale || res.Gate == harness.GateFailover)
+	e.checked = judge.Exercised(res.Verdict, res.Gate)
 	return e
 }
 

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/fencecheck/fencecheck/check"
 	"github.com/fencecheck/fencecheck/harness"
+	"github.com/fencecheck/fencecheck/judge"
 )
 
 // Why a sweep stopped before its last seed (Result.Stopped).
@@ -23,7 +23,7 @@ type Result struct {
 	// Format is result.json's format (runstore.ResultFormat), as every
 	// result of fencecheck names it.
 	Format  int           `json:"format"`
-	Verdict check.Verdict `json:"verdict"`
+	Verdict judge.Verdict `json:"verdict"`
 	Reason  string        `json:"reason"`
 	// Target names the receiver; Mode the runs' clock, as the first run
 	// gave them.
@@ -43,8 +43,8 @@ type Result struct {
 	ByGate       byGate `json:"inconclusive_by_gate,omitempty"`
 	// Undecided are the first inconclusive seeds (up to maxUndecided), in
 	// seed order.
-	Undecided []Entry `json:"undecided,omitempty"`
-	Totals    Totals  `json:"totals"`
+	Undecided []Entry      `json:"undecided,omitempty"`
+	Totals    judge.Totals `json:"totals"`
 	// Failures are the seeds that violated, in seed order, with their
 	// stored runs; the first is the lowest seed that violated among
 	// those run, and, when the sweep stopped at it, the lowest in Seeds.

@@ -10,9 +10,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/fencecheck/fencecheck/check"
 	"github.com/fencecheck/fencecheck/harness"
 	"github.com/fencecheck/fencecheck/internal/tick"
+	"github.com/fencecheck/fencecheck/judge"
 	"github.com/fencecheck/fencecheck/nemesis"
 	"github.com/fencecheck/fencecheck/runstore"
 	"github.com/fencecheck/fencecheck/targets"
@@ -277,11 +277,11 @@ func (s *sweep) record(ctx context.Context, tr Trial, res *harness.Result, err e
 	r.Runs++
 	e := entryOf(tr, res)
 	switch {
-	case e.interrupted && res.Verdict != check.Violated:
+	case e.interrupted && res.Verdict != judge.Violated:
 		r.Interrupted++
-	case res.Verdict == check.Held:
+	case res.Verdict == judge.Held:
 		r.Held++
-	case res.Verdict == check.Violated:
+	case res.Verdict == judge.Violated:
 		r.Violated++
 		r.Failures = append(r.Failures, Failure{Seed: tr.Seed, Draw: tr.Draw, Result: *res})
 		if !s.opts.KeepGoing {
@@ -293,7 +293,8 @@ func (s *sweep) record(ctx context.Context, tr Trial, res *harness.Result, err e
 		r.Undecided = append(r.Undecided, e)
 	}
 	if e.checked {
-		r.Totals.add(&e)
+		r.Totals.Add(judge.RunTotals{Operations: e.Counts.Operations, Coverage: res.Coverage, Faults: e.faults, MinStale: e.minStale,
+			IssuerFaults: e.issuerFaults})
 	}
 	if ctx.Err() != nil {
 		s.stopFor(StoppedInterrupted)

@@ -15,9 +15,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/fencecheck/fencecheck/check"
 	"github.com/fencecheck/fencecheck/docs/schema"
 	"github.com/fencecheck/fencecheck/harness"
+	"github.com/fencecheck/fencecheck/judge"
 	"github.com/fencecheck/fencecheck/lease"
 	"github.com/fencecheck/fencecheck/runstore"
 	"github.com/fencecheck/fencecheck/sched"
@@ -67,7 +67,7 @@ func TestSweepFindsTheFirstFailingSeed(t *testing.T) {
 		cfg, opts := memoryConfig(t, "check-then-set", Seeds{1, 200}, parallel)
 		res, err := Sweep(context.Background(), cfg, opts)
 		require.NoError(t, err)
-		require.Equal(t, check.Violated, res.Verdict, res.Reason)
+		require.Equal(t, judge.Violated, res.Verdict, res.Reason)
 		require.NotEmpty(t, res.Failures)
 		f := res.Failures[0]
 		first[parallel] = f.Seed
@@ -110,7 +110,7 @@ func TestSweepOfACorrectReceiverHolds(t *testing.T) {
 	cfg, opts := memoryConfig(t, "fenced", Seeds{1, 30}, 2)
 	res, err := Sweep(context.Background(), cfg, opts)
 	require.NoError(t, err)
-	require.Equal(t, check.Held, res.Verdict, res.Reason)
+	require.Equal(t, judge.Held, res.Verdict, res.Reason)
 	assert.Equal(t, 30, res.Runs)
 	assert.Equal(t, 30, res.Held+res.Inconclusive)
 	assert.Empty(t, res.Stopped)
@@ -134,7 +134,7 @@ func TestSweepSwarm(t *testing.T) {
 	opts.Swarm = true
 	res, err := Sweep(context.Background(), cfg, opts)
 	require.NoError(t, err)
-	require.Equal(t, check.Violated, res.Verdict, res.Reason)
+	require.Equal(t, judge.Violated, res.Verdict, res.Reason)
 	f := res.Failures[0]
 	require.NotNil(t, f.Draw)
 	assert.Equal(t, DrawSwarm(f.Seed, Space{}), *f.Draw)
@@ -170,14 +170,15 @@ func TestSweepRefusesSharedState(t *testing.T) {
 func itoa(n uint64) string { b, _ := json.Marshal(n); return string(b) }
 
 // fake is a run's result as a RunFunc returns it.
-func fake(v check.Verdict, gate harness.Gate, stale int, actions map[string]int, faults ...string) harness.Result {
+func fake(v judge.Verdict, gate judge.Gate, stale int, actions map[string]int, faults ...string) harness.Result {
 	minStale := 0
 	if len(faults) > 0 && faults[0] == "pause" {
 		minStale = 1
 	}
-	return harness.Result{Verdict: v, Gate: gate, Reason: string(v) + " for a reason",
-		Coverage: harness.Coverage{StaleWrites: stale, StaleRejected: stale, FaultActions: actions},
-		Config:   harness.RunConfig{Target: "fake://", Faults: faults, MinStale: minStale}}
+	res := harness.Result{Config: harness.RunConfig{Target: "fake://", Faults: faults, MinStale: minStale}}
+	res.Verdict, res.Gate, res.Reason = v, gate, string(v)+" for a reason"
+	res.Coverage = judge.Coverage{StaleWrites: stale, StaleRejected: stale, FaultActions: actions}
+	return res
 }
 
 // TestSweepVerdict: the rules that judge the seeds together.
@@ -187,45 +188,45 @@ func TestSweepVerdict(t *testing.T) {
 	cases := []struct {
 		name   string
 		run    func(seed uint64) harness.Result
-		want   check.Verdict
+		want   judge.Verdict
 		reason string
 	}{
 		{"every seed held and exercised its faults", func(uint64) harness.Result {
-			return fake(check.Held, harness.GateCheck, 2, pauseActs, "pause")
-		}, check.Held, "no violation in 6 runs, which together exercised 12 stale writes (12 rejected) and every fault they had (pause 18)"},
+			return fake(judge.Held, judge.GateCheck, 2, pauseActs, "pause")
+		}, judge.Held, "no violation in 6 runs, which together exercised 12 stale writes (12 rejected) and every fault they had (pause 18)"},
 		{"a seed violated", func(s uint64) harness.Result {
 			if s == 4 {
-				return fake(check.Violated, harness.GateCheck, 2, pauseActs, "pause")
+				return fake(judge.Violated, judge.GateCheck, 2, pauseActs, "pause")
 			}
-			return fake(check.Held, harness.GateCheck, 2, pauseActs, "pause")
-		}, check.Violated, "seed 4: violated for a reason"},
+			return fake(judge.Held, judge.GateCheck, 2, pauseActs, "pause")
+		}, judge.Violated, "seed 4: violated for a reason"},
 		{"seeds short of stale writes count with the others", func(s uint64) harness.Result {
 			if s%2 == 0 {
-				return fake(check.Inconclusive, harness.GateMinStale, 0, pauseActs, "pause")
+				return fake(judge.Inconclusive, judge.GateMinStale, 0, pauseActs, "pause")
 			}
-			return fake(check.Held, harness.GateCheck, 1, pauseActs, "pause")
-		}, check.Held, "no violation in 6 runs, which together exercised 3 stale writes (3 rejected) and every fault they had (pause 18)"},
+			return fake(judge.Held, judge.GateCheck, 1, pauseActs, "pause")
+		}, judge.Held, "no violation in 6 runs, which together exercised 3 stale writes (3 rejected) and every fault they had (pause 18)"},
 		{"no seed held", func(uint64) harness.Result {
-			return fake(check.Inconclusive, harness.GateEvidence, 0, nil, "pause")
-		}, check.Inconclusive, "no seed held: all 6 runs were inconclusive (evidence 6)"},
+			return fake(judge.Inconclusive, judge.GateEvidence, 0, nil, "pause")
+		}, judge.Inconclusive, "no seed held: all 6 runs were inconclusive (evidence 6)"},
 		{"a fault never acted", func(uint64) harness.Result {
-			return fake(check.Held, harness.GateCheck, 1, pauseActs, "pause", "expire")
-		}, check.Inconclusive, "no seed violated, but expire never acted in the 6 checked runs that had it"},
+			return fake(judge.Held, judge.GateCheck, 1, pauseActs, "pause", "expire")
+		}, judge.Inconclusive, "no seed violated, but expire never acted in the 6 checked runs that had it"},
 		{"no stale write in all", func(uint64) harness.Result {
-			r := fake(check.Held, harness.GateCheck, 0, pauseActs, "pause")
+			r := fake(judge.Held, judge.GateCheck, 0, pauseActs, "pause")
 			r.Config.MinStale = 0
 			if r.Config.Faults[0] == "pause" {
 				r.Config.MinStale = 1
-				r.Verdict, r.Gate = check.Inconclusive, harness.GateMinStale
+				r.Verdict, r.Gate = judge.Inconclusive, judge.GateMinStale
 			}
 			return r
-		}, check.Inconclusive, "no seed held: all 6 runs were inconclusive (min-stale 6)"},
+		}, judge.Inconclusive, "no seed held: all 6 runs were inconclusive (min-stale 6)"},
 		{"a check that gave up does not count", func(s uint64) harness.Result {
 			if s == 1 {
-				return fake(check.Held, harness.GateCheck, 0, map[string]int{}, "pause")
+				return fake(judge.Held, judge.GateCheck, 0, map[string]int{}, "pause")
 			}
-			return fake(check.Inconclusive, harness.GateCheck, 5, pauseActs, "pause")
-		}, check.Inconclusive, "no seed violated, but pause never acted in the 1 checked run that had it; 0 stale writes were submitted in all, and a run asks for at least 1"},
+			return fake(judge.Inconclusive, judge.GateCheck, 5, pauseActs, "pause")
+		}, judge.Inconclusive, "no seed violated, but pause never acted in the 1 checked run that had it; 0 stale writes were submitted in all, and a run asks for at least 1"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -247,7 +248,7 @@ func TestSweepVerdict(t *testing.T) {
 // context interrupts it; a budget that has run out starts no run.
 func TestSweepStops(t *testing.T) {
 	t.Parallel()
-	held := fake(check.Held, harness.GateCheck, 1, map[string]int{"pause": 1}, "pause")
+	held := fake(judge.Held, judge.GateCheck, 1, map[string]int{"pause": 1}, "pause")
 	t.Run("error", func(t *testing.T) {
 		t.Parallel()
 		opts := DefaultOptions()
@@ -278,7 +279,7 @@ func TestSweepStops(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, StoppedInterrupted, res.Stopped)
 		assert.Equal(t, 5, res.Runs)
-		assert.Equal(t, check.Inconclusive, res.Verdict)
+		assert.Equal(t, judge.Inconclusive, res.Verdict)
 	})
 	t.Run("budget", func(t *testing.T) {
 		t.Parallel()
@@ -298,6 +299,6 @@ func TestSweepStops(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, StoppedBudget, res.Stopped)
 		assert.GreaterOrEqual(t, res.Runs, 7)
-		assert.Equal(t, check.Held, res.Verdict, res.Reason)
+		assert.Equal(t, judge.Held, res.Verdict, res.Reason)
 	})
 }

@@ -6,9 +6,9 @@ import (
 	"os"
 	"time"
 
-	"github.com/fencecheck/fencecheck/check"
 	"github.com/fencecheck/fencecheck/fencetest"
 	"github.com/fencecheck/fencecheck/harness"
+	"github.com/fencecheck/fencecheck/judge"
 	"github.com/fencecheck/fencecheck/targets/httptarget/receiver"
 	"github.com/fencecheck/fencecheck/targets/memory"
 )
@@ -26,7 +26,7 @@ func (*exampleT) Logf(string, ...any)              {}
 func (t *exampleT) Errorf(string, ...any)          { t.failed = true }
 func (t *exampleT) Fatalf(format string, a ...any) { t.failed = true; fmt.Printf(format+"\n", a...) }
 func (*exampleT) Context() context.Context         { return context.Background() }
-func (t *exampleT) result(verdict check.Verdict) string {
+func (t *exampleT) result(verdict judge.Verdict) string {
 	if t.failed {
 		return fmt.Sprintf("%s: the test fails", verdict)
 	}

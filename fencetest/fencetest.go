@@ -33,9 +33,9 @@ import (
 
 	"al.essio.dev/pkg/shellescape"
 
-	"github.com/fencecheck/fencecheck/check"
 	"github.com/fencecheck/fencecheck/harness"
 	"github.com/fencecheck/fencecheck/internal/redact"
+	"github.com/fencecheck/fencecheck/judge"
 	"github.com/fencecheck/fencecheck/lease"
 	leasespec "github.com/fencecheck/fencecheck/lease/spec"
 	"github.com/fencecheck/fencecheck/targets"
@@ -128,7 +128,7 @@ func run(t T, cfg harness.Config, bubbled bool) harness.Result {
 		return res
 	}
 	where := fmt.Sprintf("run directory %s (report: %s)", res.Dir, filepath.Join(res.Dir, "report.html"))
-	if res.Verdict == check.Held {
+	if res.Verdict == judge.Held {
 		t.Logf("fencetest: %s held: %s; %d stale writes exercised; seed %d; %s", cfg.TargetName, res.Reason, res.Coverage.StaleWrites, cfg.Seed, where)
 		return res
 	}

@@ -11,12 +11,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/fencecheck/fencecheck/check"
 	"github.com/fencecheck/fencecheck/docs/schema"
 	"github.com/fencecheck/fencecheck/harness"
 	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/internal/redact"
 	"github.com/fencecheck/fencecheck/internal/testdb"
+	"github.com/fencecheck/fencecheck/judge"
 	"github.com/fencecheck/fencecheck/targets/memory"
 )
 
@@ -72,7 +72,7 @@ func TestRun(t *testing.T) {
 			assert.FileExists(t, filepath.Join(res.Dir, "report.html"))
 			if len(tc.fails) == 0 {
 				assert.Empty(t, rec.errors)
-				assert.Equal(t, check.Held, res.Verdict)
+				assert.Equal(t, judge.Held, res.Verdict)
 				require.Len(t, rec.logs, 1)
 				assert.Contains(t, rec.logs[0], res.Dir)
 				return
@@ -139,7 +139,7 @@ func TestLeasesFromTheEnvironment(t *testing.T) {
 		cfg.OpTimeout = 2 * time.Second
 		res := Run(rec, cfg)
 		require.Empty(t, rec.errors)
-		assert.Equal(t, check.Held, res.Verdict, res.Reason)
+		assert.Equal(t, judge.Held, res.Verdict, res.Reason)
 		assert.False(t, res.Config.Deterministic, "a real issuer runs on the real clock")
 		assert.Contains(t, strings.Join(rec.logs, "\n"), "the run is on the real clock")
 		assert.Equal(t, redact.Spec(dsn), res.Config.Leases, "result.json names the issuer")
@@ -162,7 +162,7 @@ func TestLeasesFromTheEnvironment(t *testing.T) {
 		cfg.StoreDir, cfg.Duration, cfg.Ops, cfg.OpTimeout = schema.TempDir(t), 0, 300, 2*time.Second
 		res := RunSynctest(rec, cfg)
 		require.Empty(t, rec.errors)
-		assert.Equal(t, check.Held, res.Verdict, res.Reason)
+		assert.Equal(t, judge.Held, res.Verdict, res.Reason)
 		assert.False(t, res.Config.VirtualClock, "a real issuer's servers are outside any bubble")
 		assert.Contains(t, strings.Join(rec.logs, "\n"), "the run is on the real clock, not the deterministic simulation or a synctest bubble")
 	})

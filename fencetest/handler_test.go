@@ -15,9 +15,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/fencecheck/fencecheck/check"
 	"github.com/fencecheck/fencecheck/docs/schema"
 	"github.com/fencecheck/fencecheck/harness"
+	"github.com/fencecheck/fencecheck/judge"
 	"github.com/fencecheck/fencecheck/targets/httptarget/receiver"
 )
 
@@ -106,10 +106,10 @@ func (s *tokenStore) put(id string, c cell) bool {
 var stores = []struct {
 	name   string
 	window time.Duration
-	want   check.Verdict
+	want   judge.Verdict
 }{
-	{"check-then-set is violated", 5 * time.Millisecond, check.Violated},
-	{"compare-and-set under a lock holds", 0, check.Held},
+	{"check-then-set is violated", 5 * time.Millisecond, judge.Violated},
+	{"compare-and-set under a lock holds", 0, judge.Held},
 }
 
 // runStore runs Handler with Synctest for ten seconds of virtual time
@@ -139,7 +139,7 @@ func TestHandlerSynctest(t *testing.T) {
 			assert.Equal(t, tc.want, res.Verdict, res.Reason)
 			assert.True(t, res.Config.VirtualClock)
 			assert.GreaterOrEqual(t, res.Elapsed, 10*time.Second, "ten seconds of virtual time")
-			if tc.want == check.Held {
+			if tc.want == judge.Held {
 				assert.Empty(t, rec.errors)
 				return
 			}
@@ -175,7 +175,7 @@ func TestSynctestHistoriesRepeat(t *testing.T) {
 				o.Synctest, o.Seed = true, seed
 				o.Config = func(c *harness.Config) { c.StoreDir, c.Duration = schema.TempDir(t), 3*time.Second }
 				res := Handler(t, tc.handler(t), o)
-				require.Equal(t, check.Held, res.Verdict, res.Reason)
+				require.Equal(t, judge.Held, res.Verdict, res.Reason)
 				b, err := os.ReadFile(filepath.Join(res.Dir, "history.jsonl"))
 				require.NoError(t, err)
 				return b

@@ -5,9 +5,9 @@ import (
 	"runtime"
 	"time"
 
-	"github.com/fencecheck/fencecheck/check"
 	"github.com/fencecheck/fencecheck/explore"
 	"github.com/fencecheck/fencecheck/harness"
+	"github.com/fencecheck/fencecheck/judge"
 	"github.com/fencecheck/fencecheck/targets"
 )
 
@@ -84,7 +84,7 @@ func Sweep(t T, cfg harness.Config, seeds explore.Seeds, opts SweepOptions) expl
 	if res.Dir != "" {
 		where = "; the sweep's log is in " + res.Dir
 	}
-	if res.Verdict == check.Held {
+	if res.Verdict == judge.Held {
 		t.Logf("fencetest: sweep of %s held: %s (%d inconclusive seeds)%s", cfg.TargetName, res.Reason, res.Inconclusive, where)
 		return res
 	}

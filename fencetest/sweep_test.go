@@ -9,9 +9,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/fencecheck/fencecheck/check"
 	"github.com/fencecheck/fencecheck/docs/schema"
 	"github.com/fencecheck/fencecheck/explore"
+	"github.com/fencecheck/fencecheck/judge"
 	"github.com/fencecheck/fencecheck/targets"
 	"github.com/fencecheck/fencecheck/targets/memory"
 )
@@ -35,7 +35,7 @@ func TestSweepAHandler(t *testing.T) {
 			require.False(t, rec.fatal, "%v", rec.errors)
 			assert.Equal(t, tc.want, res.Verdict, res.Reason)
 			assert.Equal(t, "virtual time", res.Mode)
-			if tc.want == check.Held {
+			if tc.want == judge.Held {
 				assert.Empty(t, rec.errors)
 				assert.Equal(t, 12, res.Runs)
 				assert.Zero(t, res.Violated)
@@ -75,7 +75,7 @@ func TestSweepSwarmInTheSimulation(t *testing.T) {
 	res := Sweep(rec, cfg, explore.Seeds{First: 1, Last: 40}, SweepOptions{Swarm: true,
 		NewTarget: func() (targets.Target, error) { return memory.NewCheckThenSet(), nil }})
 	require.False(t, rec.fatal, "%v", rec.errors)
-	assert.Equal(t, check.Violated, res.Verdict, res.Reason)
+	assert.Equal(t, judge.Violated, res.Verdict, res.Reason)
 	require.NotNil(t, res.Failures[0].Draw)
 	assert.Equal(t, explore.DrawSwarm(res.Failures[0].Seed, explore.Space{}), *res.Failures[0].Draw)
 }

@@ -8,9 +8,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/fencecheck/fencecheck/check"
 	"github.com/fencecheck/fencecheck/docs/schema"
 	"github.com/fencecheck/fencecheck/harness"
+	"github.com/fencecheck/fencecheck/judge"
 	"github.com/fencecheck/fencecheck/targets/httptarget/exampleapi"
 	"github.com/fencecheck/fencecheck/targets/memory"
 )
@@ -22,11 +22,11 @@ func TestRunSynctest(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
 		target string
-		want   check.Verdict
+		want   judge.Verdict
 	}{
-		{"fenced", check.Held},
-		{"check-then-set", check.Violated},
-		{"unfenced", check.Violated},
+		{"fenced", judge.Held},
+		{"check-then-set", judge.Violated},
+		{"unfenced", judge.Violated},
 	}
 	for _, tc := range cases {
 		t.Run(tc.target, func(t *testing.T) {
@@ -40,7 +40,7 @@ func TestRunSynctest(t *testing.T) {
 			require.False(t, rec.fatal, "%v", rec.errors)
 			assert.Equal(t, tc.want, res.Verdict, res.Reason)
 			assert.True(t, res.Config.VirtualClock)
-			assert.Equal(t, tc.want != check.Held, len(rec.errors) == 1, "a violation fails the test: %v", rec.errors)
+			assert.Equal(t, tc.want != judge.Held, len(rec.errors) == 1, "a violation fails the test: %v", rec.errors)
 		})
 	}
 }
@@ -54,11 +54,11 @@ func TestHandlerWithAnAdapter(t *testing.T) {
 		name    string
 		bug     exampleapi.Bug
 		adapter string
-		want    check.Verdict
+		want    judge.Verdict
 		fatal   string
 	}{
-		{"a correct receiver holds", exampleapi.Correct, adapter, check.Held, ""},
-		{"one that applies every write is violated", exampleapi.NoComparison, adapter, check.Violated, ""},
+		{"a correct receiver holds", exampleapi.Correct, adapter, judge.Held, ""},
+		{"one that applies every write is violated", exampleapi.NoComparison, adapter, judge.Violated, ""},
 		{"a missing adapter file", exampleapi.Correct, "missing.json", "", "fencetest: read adapter: open missing.json"},
 	}
 	for _, tc := range cases {

@@ -10,10 +10,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/fencecheck/fencecheck/check"
 	"github.com/fencecheck/fencecheck/docs/schema"
 	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/internal/testdb"
+	"github.com/fencecheck/fencecheck/judge"
 	"github.com/fencecheck/fencecheck/lease"
 	"github.com/fencecheck/fencecheck/targets"
 	"github.com/fencecheck/fencecheck/targets/redistarget"
@@ -66,7 +66,7 @@ func TestRealTargetsWithTheirOptions(t *testing.T) {
 			cfg.Tokens = lease.Sparse()
 			res := Run(rec, cfg)
 			require.Empty(t, rec.errors)
-			assert.Equal(t, check.Held, res.Verdict, res.Reason)
+			assert.Equal(t, judge.Held, res.Verdict, res.Reason)
 			assert.Equal(t, tc.domain, res.Config.MaxToken, "the run keeps inside the target's declared domain")
 			h, err := histories.ReadFile(filepath.Join(res.Dir, "history.jsonl"))
 			require.NoError(t, err)

@@ -156,6 +156,10 @@ type Config struct {
 	// writes were submitted. DefaultMinStale gives what a run with given
 	// faults should ask for.
 	MinStale int
+	// StopOnViolation judges the history as it is recorded and stops the
+	// run at the first violation (judge.Watch); the run then ends as an
+	// interrupted one does, its history judged again whole.
+	StopOnViolation bool
 
 	// Command is the command that repeats this run as its caller would
 	// type it (the CLI's flags, a go test line), shown in the summary,

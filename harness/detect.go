@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/fencecheck/fencecheck/check"
+	"github.com/fencecheck/fencecheck/judge"
 )
 
 // Detection is what SeedsToDetection found.
@@ -58,7 +58,7 @@ func SeedsToDetection(ctx context.Context, configFor func(seed uint64) (Config, 
 			return d, fmt.Errorf("seed %d: %w", seed, err)
 		}
 		d.Runs, d.Seed, d.Result = i+1, seed, res
-		if res.Verdict == check.Violated {
+		if res.Verdict == judge.Violated {
 			d.Found = true
 			return d, nil
 		}

@@ -14,8 +14,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/fencecheck/fencecheck/check"
 	"github.com/fencecheck/fencecheck/docs/schema"
+	"github.com/fencecheck/fencecheck/judge"
 	"github.com/fencecheck/fencecheck/lease"
 	"github.com/fencecheck/fencecheck/nemesis"
 	"github.com/fencecheck/fencecheck/sched"
@@ -56,7 +56,7 @@ func TestSeedsToDetection(t *testing.T) {
 		assert.True(t, d.Found)
 		assert.Equal(t, 1, d.Runs, "check-then-set is found by every seed (TestDetection)")
 		assert.Equal(t, uint64(40), d.Seed)
-		assert.Equal(t, check.Violated, d.Result.Verdict)
+		assert.Equal(t, judge.Violated, d.Result.Verdict)
 		assert.DirExists(t, d.Result.Dir, "the violated run stays")
 		assert.NoFileExists(t, filepath.Join(d.Result.Dir, "report.html"))
 	})
@@ -67,7 +67,7 @@ func TestSeedsToDetection(t *testing.T) {
 		assert.False(t, d.Found)
 		assert.Equal(t, 3, d.Runs)
 		assert.Equal(t, uint64(3), d.Seed)
-		assert.Equal(t, check.Held, d.Result.Verdict)
+		assert.Equal(t, judge.Held, d.Result.Verdict)
 		runs, err := os.ReadDir(filepath.Dir(d.Result.Dir))
 		require.NoError(t, err)
 		assert.Len(t, runs, 1, "only the last run stays in the store")

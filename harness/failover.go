@@ -2,10 +2,8 @@ package harness
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
-	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/lease"
 	"github.com/fencecheck/fencecheck/nemesis"
 )
@@ -72,39 +70,4 @@ func (r *run) attachIssuer(svc lease.Service) error {
 		}
 	}
 	return nil
-}
-
-// measureFailover counts, for the issuer faults named, the leader changes
-// they saw and the lease grants recorded after the first server they took
-// down came back (the end of its outage).
-func (c *Coverage) measureFailover(h *histories.History, faults []string) {
-	back := false
-	for _, e := range h.Others {
-		switch {
-		case e.Actor == histories.ActorNemesis && e.F == histories.FLeader:
-			c.LeaderChanges++
-		case e.Actor == histories.ActorNemesis && e.F == histories.FEnd && slices.Contains(faults, e.Fault):
-			back = true
-		case back && e.Actor == histories.ActorLease && e.F == histories.FAcquire:
-			c.GrantsAfterFailover++
-		}
-	}
-}
-
-// failoverUntested says why a run with issuer faults has no grant after
-// an outage, or "" when it has one (or no issuer fault).
-func (res *Result) failoverUntested() string {
-	faults, cov := res.Config.issuerFaults, res.Coverage
-	if len(faults) == 0 || cov.GrantsAfterFailover > 0 {
-		return ""
-	}
-	outages := 0
-	for _, f := range faults {
-		outages += cov.FaultActions[f]
-	}
-	why := "the issuer faults never acted: no worker reached its pause point in the fault phase"
-	if outages > 0 {
-		why = fmt.Sprintf("the run's work ended before a server came back (%d outages, %d leader changes)", outages, cov.LeaderChanges)
-	}
-	return "no lease was granted after an issuer server came back from an outage, so the token sequence across a failover was not exercised: " + why
 }

@@ -5,14 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/fencecheck/fencecheck/check"
 	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/judge"
 	"github.com/fencecheck/fencecheck/lease"
 	"github.com/fencecheck/fencecheck/lease/etcd/embedded"
 	"github.com/fencecheck/fencecheck/nemesis"
@@ -140,8 +141,8 @@ func TestIssuerFaultRun(t *testing.T) {
 				c.Faults = []nemesis.Fault{nemesis.NewPause(), nemesis.NewDelay(), fault}
 			}))
 			require.NoError(t, err)
-			assert.NotEqual(t, check.Violated, res.Verdict, res.Reason)
-			assert.NotEqual(t, GateFailover, res.Gate, res.Reason)
+			assert.NotEqual(t, judge.Violated, res.Verdict, res.Reason)
+			assert.NotEqual(t, judge.GateFailover, res.Gate, res.Reason)
 			assert.GreaterOrEqual(t, res.Coverage.LeaderChanges, 1)
 			assert.Positive(t, res.Coverage.GrantsAfterFailover)
 			assert.Contains(t, res.Summary(), "issuer leader changes;")
@@ -182,39 +183,47 @@ func TestFailoverGate(t *testing.T) {
 		servers  bool
 		changes  int
 		after    int
-		gate     Gate
+		gate     judge.Gate
 		reason   string // in the reason and the gaps
 		gapAdded string
 	}{
-		{"never acted", []histories.Event{grant}, []string{"issuer-kill"}, true, 0, 0, GateFailover,
+		{"never acted", []histories.Event{grant}, []string{"issuer-kill"}, true, 0, 0, judge.GateFailover,
 			"the issuer faults never acted", ""},
-		{"the work ended first", []histories.Event{grant, begin, leader, end}, []string{"issuer-kill"}, true, 1, 0, GateFailover,
+		{"the work ended first", []histories.Event{grant, begin, leader, end}, []string{"issuer-kill"}, true, 1, 0, judge.GateFailover,
 			"the run's work ended before a server came back (1 outages, 1 leader changes)", ""},
-		{"a grant after", []histories.Event{grant, begin, leader, end, later}, []string{"issuer-kill"}, true, 1, 1, GateCheck, "", ""},
-		{"servers without a fault", []histories.Event{grant}, nil, true, 0, 0, GateCheck, "",
+		{"a grant after", []histories.Event{grant, begin, leader, end, later}, []string{"issuer-kill"}, true, 1, 1, judge.GateCheck, "", ""},
+		{"servers without a fault", []histories.Event{grant}, nil, true, 0, 0, judge.GateCheck, "",
 			"the token sequence across a failover of the issuer is not tested by this run (add nemesis.IssuerKill to Config.Faults)"},
-		{"no servers, no fault", []histories.Event{grant}, nil, false, 0, 0, GateCheck, "", ""},
+		{"no servers, no fault", []histories.Event{grant}, nil, false, 0, 0, judge.GateCheck, "", ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			h, err := histories.Pair(tc.events)
+			// A write acknowledged and a read after it give the check its
+			// evidence: the failover gate decides.
+			client := []histories.Event{
+				{Index: 10, Time: 100, Type: histories.TypeInvoke, F: histories.FWrite, Resource: "r", Token: 1, HasToken: true, Value: "v", HasValue: true},
+				{Index: 11, Time: 110, Type: histories.TypeOK, F: histories.FWrite, Resource: "r", Token: 1, HasToken: true, Outcome: histories.Accepted},
+				{Index: 12, Time: 120, Type: histories.TypeInvoke, F: histories.FRead, Resource: "r"},
+				{Index: 13, Time: 130, Type: histories.TypeOK, F: histories.FRead, Resource: "r", Token: 1, HasToken: true, Value: "v", HasValue: true},
+			}
+			h, err := histories.Pair(append(slices.Clone(tc.events), client...))
 			require.NoError(t, err)
-			// A held check with evidence: the failover gate decides.
-			res := Result{Config: RunConfig{issuerFaults: tc.faults, issuerServers: tc.servers}, Evidence: histories.Evidence{Resources: 1}}
-			res.Check.Verdict = check.Held
-			res.Coverage, _ = measureCoverage(h)
-			res.Coverage.measureFailover(h, tc.faults)
+			o := judge.DefaultOptions()
+			o.IssuerFaults = tc.faults
+			rep, err := judge.Judge(context.Background(), h, o)
+			require.NoError(t, err)
+			res := Result{Report: rep, Config: RunConfig{issuerFaults: tc.faults, issuerServers: tc.servers, judged: o}}
 			assert.Equal(t, tc.changes, res.Coverage.LeaderChanges)
 			assert.Equal(t, tc.after, res.Coverage.GrantsAfterFailover)
-			verdict, gate, reason := res.decide()
+			verdict, gate, reason := res.Verdict, res.Gate, res.Reason
 			assert.Equal(t, tc.gate, gate, reason)
 			var gaps []string
 			for _, g := range res.NotCovered() {
 				gaps = append(gaps, g.Text(ConfigTerms{}))
 			}
 			if tc.reason != "" {
-				assert.Equal(t, check.Inconclusive, verdict)
+				assert.Equal(t, judge.Inconclusive, verdict)
 				assert.Contains(t, reason, "no lease was granted after an issuer server came back from an outage")
 				assert.Contains(t, reason, tc.reason)
 				assert.Contains(t, gaps, reason)

@@ -24,9 +24,9 @@ func (g Gap) Text(t Terms) string {
 // it excluded.
 func (res *Result) NotCovered() []Gap {
 	var gaps []Gap
-	cov := res.Coverage
+	cov, o := res.Coverage, res.Config.judged
 	if cov.StaleWrites == 0 {
-		gaps = append(gaps, Gap{Hazard: "NO STALE WRITE WAS SUBMITTED: the protected case was never exercised: " + res.staleCause(), Protected: true})
+		gaps = append(gaps, Gap{Hazard: "NO STALE WRITE WAS SUBMITTED: the protected case was never exercised: " + res.StaleCause(&o), Protected: true})
 	}
 	if cov.EqualTokenRepeats == 0 {
 		gaps = append(gaps, Gap{Hazard: "no equal-token repeat was sent"})
@@ -41,8 +41,8 @@ func (res *Result) NotCovered() []Gap {
 		gaps = append(gaps, Gap{Hazard: "durability across receiver crashes is not tested by this run", Add: []Setting{processTarget, addFault("kill")}})
 	}
 	switch {
-	case res.failoverUntested() != "":
-		gaps = append(gaps, Gap{Hazard: res.failoverUntested()})
+	case res.FailoverUntested(&o) != "":
+		gaps = append(gaps, Gap{Hazard: res.FailoverUntested(&o)})
 	case len(res.Config.issuerFaults) == 0 && res.Config.issuerServers:
 		gaps = append(gaps, Gap{Hazard: "the token sequence across a failover of the issuer is not tested by this run", Add: []Setting{addFault("issuer-kill")}})
 	}

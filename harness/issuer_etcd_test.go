@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/fencecheck/fencecheck/check"
 	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/judge"
 	"github.com/fencecheck/fencecheck/lease/etcd/embedded"
 	"github.com/fencecheck/fencecheck/nemesis"
 	"github.com/fencecheck/fencecheck/runstore"
@@ -35,7 +35,7 @@ func TestEtcdIssuerRun(t *testing.T) {
 		c.Faults = []nemesis.Fault{nemesis.NewPause(), nemesis.NewDelay(), nemesis.NewExpire()}
 	}))
 	require.NoError(t, err)
-	assert.NotEqual(t, check.Violated, res.Verdict, res.Reason) // held, or inconclusive on a starved machine
+	assert.NotEqual(t, judge.Violated, res.Verdict, res.Reason) // held, or inconclusive on a starved machine
 	h, err := histories.ReadFile(filepath.Join(res.Dir, runstore.History))
 	require.NoError(t, err)
 	last := map[string]uint64{}

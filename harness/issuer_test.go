@@ -12,8 +12,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/fencecheck/fencecheck/check"
 	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/judge"
 	"github.com/fencecheck/fencecheck/lease"
 	"github.com/fencecheck/fencecheck/runstore"
 	"github.com/fencecheck/fencecheck/targets/memory"
@@ -57,7 +57,7 @@ func TestIssuerOpensWithTheRunsRecorder(t *testing.T) {
 		c.Deterministic, c.Issuer, c.Duration = false, iss, time.Second
 	}))
 	require.NoError(t, err)
-	assert.NotEqual(t, check.Violated, res.Verdict, res.Reason) // held, or inconclusive on a starved machine
+	assert.NotEqual(t, judge.Violated, res.Verdict, res.Reason) // held, or inconclusive on a starved machine
 	assert.Equal(t, 1, iss.opened)
 	assert.Equal(t, 1, iss.closed)
 	history, err := os.ReadFile(filepath.Join(res.Dir, runstore.History))
@@ -121,9 +121,9 @@ func TestIssuerViolationDecidesTheVerdict(t *testing.T) {
 		c.Deterministic, c.Issuer, c.Duration = false, doublingIssuer{}, time.Second
 	}))
 	require.NoError(t, err)
-	assert.Equal(t, check.Violated, res.Verdict)
-	assert.Equal(t, GateIssuer, res.Gate)
-	assert.NotEqual(t, check.Violated, res.Check.Verdict, "the receiver's own verdict")
+	assert.Equal(t, judge.Violated, res.Verdict)
+	assert.Equal(t, judge.GateIssuer, res.Gate)
+	assert.NotEqual(t, judge.Violated, res.Check.Verdict, "the receiver's own verdict")
 	require.NotEmpty(t, res.Check.Issuer)
 	assert.True(t, strings.HasPrefix(res.Reason, "the token issuer, not the receiver: the issuer handed token 1 on resource "), res.Reason)
 	summary := res.Summary()

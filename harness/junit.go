@@ -54,7 +54,7 @@ func (res *Result) JUnit() report.Suite {
 	}
 	if len(cfg.issuerFaults) > 0 {
 		c := report.Case{Name: "a lease granted after an issuer server came back from an outage", Classname: "coverage"}
-		if why := res.failoverUntested(); why != "" {
+		if why := res.FailoverUntested(&res.Config.judged); why != "" {
 			c.Error = &report.Failure{Type: "inconclusive", Message: why}
 		}
 		s.Cases = append(s.Cases, c)

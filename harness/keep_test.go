@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/fencecheck/fencecheck/check"
 	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/judge"
 	"github.com/fencecheck/fencecheck/nemesis"
 	"github.com/fencecheck/fencecheck/runstore"
 	"github.com/fencecheck/fencecheck/targets/memory"
@@ -23,10 +23,10 @@ func TestKeepViolations(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
 		target string
-		want   check.Verdict
+		want   judge.Verdict
 	}{
-		{"fenced", check.Held},
-		{"check-then-set", check.Violated},
+		{"fenced", judge.Held},
+		{"check-then-set", judge.Violated},
 	}
 	for _, tc := range cases {
 		t.Run(tc.target, func(t *testing.T) {
@@ -51,7 +51,7 @@ func TestKeepViolations(t *testing.T) {
 				require.NotNil(t, some.Minimal)
 				assert.Equal(t, all.Minimal.OpIDs, some.Minimal.OpIDs, "the same minimal counterexample")
 			}
-			if tc.want != check.Violated {
+			if tc.want != judge.Violated {
 				assert.Empty(t, some.Dir, "a run that held has no directory")
 				return
 			}
@@ -76,7 +76,7 @@ func TestKeepViolations(t *testing.T) {
 			cfg.Seed, cfg.Target = seed, memory.NewFenced()
 			res, err := Run(context.Background(), cfg)
 			require.NoError(t, err)
-			require.Equal(t, check.Held, res.Verdict, res.Reason)
+			require.Equal(t, judge.Held, res.Verdict, res.Reason)
 		}
 		entries, err := os.ReadDir(cfg.StoreDir)
 		require.NoError(t, err)

@@ -12,6 +12,7 @@ import (
 	"github.com/fencecheck/fencecheck/check"
 	"github.com/fencecheck/fencecheck/explain"
 	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/judge"
 	"github.com/fencecheck/fencecheck/model"
 	"github.com/fencecheck/fencecheck/nemesis"
 	"github.com/fencecheck/fencecheck/runstore"
@@ -33,7 +34,7 @@ func bigRun(t *testing.T, target string, seed uint64, ops int, policy model.Poli
 		}
 	}))
 	require.NoError(t, err)
-	require.Equal(t, check.Violated, res.Verdict, "seed %d", seed)
+	require.Equal(t, judge.Violated, res.Verdict, "seed %d", seed)
 	h, err := histories.ReadFile(filepath.Join(res.Dir, runstore.History))
 	require.NoError(t, err)
 	return res, h
@@ -61,7 +62,7 @@ func TestMinimalCounterexamples(t *testing.T) {
 					opts := check.Options{Policy: model.Strict}
 					start := time.Now()
 					// Zero bounds: the search runs to its end however loaded the machine.
-					s, ok, err := explain.Shrink(h, res.Check.Violations[res.Check.First()], opts, explain.ShrinkOptions{NoHint: noHint})
+					s, ok, err := explain.Shrink(context.Background(), h, res.Check.Violations[res.Check.First()], opts, explain.ShrinkOptions{NoHint: noHint})
 					require.NoError(t, err)
 					elapsed := time.Since(start)
 					require.True(t, ok)
@@ -111,7 +112,7 @@ func TestTheSeedsKindShrinksToTwoWrites(t *testing.T) {
 		require.NotEmpty(t, res.Violations, "seed %d", seed)
 		v := res.Violations[0]
 		require.Equal(t, explain.RuleStaleAccepted, v.Rule, "seed %d: %s", seed, v.Summary)
-		s, ok, err := explain.Shrink(h, v, opts, explain.DefaultShrinkOptions())
+		s, ok, err := explain.Shrink(context.Background(), h, v, opts, explain.DefaultShrinkOptions())
 		require.NoError(t, err)
 		require.True(t, ok)
 		t.Logf("seed %d: %d writes → %d: %s", seed, len(h.Operations), len(s.Ops), s.Violation.Summary)

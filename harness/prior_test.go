@@ -16,6 +16,7 @@ import (
 	"github.com/fencecheck/fencecheck/check"
 	"github.com/fencecheck/fencecheck/docs/schema"
 	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/judge"
 	"github.com/fencecheck/fencecheck/nemesis"
 	"github.com/fencecheck/fencecheck/runstore"
 	"github.com/fencecheck/fencecheck/targets"
@@ -61,10 +62,10 @@ func TestSecondRunAgainstADurableReceiver(t *testing.T) {
 				}
 			}
 			first := runAgainst(t, tgt, cfg)
-			require.Equal(t, check.Held, first.Verdict, first.Reason)
+			require.Equal(t, judge.Held, first.Verdict, first.Reason)
 			assert.Zero(t, first.Coverage.InitialStates)
 			second := runAgainst(t, tgt, cfg)
-			require.Equal(t, check.Held, second.Verdict, second.Summary())
+			require.Equal(t, judge.Held, second.Verdict, second.Summary())
 			assert.Equal(t, 4, second.Coverage.InitialStates)
 			assert.Positive(t, second.Coverage.StaleWrites)
 			assert.Contains(t, second.Summary(), "4 resources held state from before the run")
@@ -173,8 +174,8 @@ func TestNoEvidenceIsNoPass(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			res := runAgainst(t, failing{tc.err}, func(c *Config) { c.Seed, c.Duration = 1, time.Second })
-			assert.Equal(t, check.Inconclusive, res.Verdict)
-			assert.Equal(t, GateEvidence, res.Gate)
+			assert.Equal(t, judge.Inconclusive, res.Verdict)
+			assert.Equal(t, judge.GateEvidence, res.Gate)
 			assert.Contains(t, res.Reason, "no write was acknowledged")
 			assert.Contains(t, res.Reason, tc.kind)
 			summary := res.Summary()
@@ -220,11 +221,11 @@ func TestNoStaleWriteIsNoPass(t *testing.T) {
 			}
 			res := run(1)
 			require.Zero(t, res.Coverage.StaleWrites)
-			assert.Equal(t, check.Inconclusive, res.Verdict)
+			assert.Equal(t, judge.Inconclusive, res.Verdict)
 			assert.Contains(t, res.Reason, "0 stale writes were submitted, and the run asks for at least 1: ")
 			assert.Contains(t, res.Reason, tc.cause)
 			assert.Contains(t, res.Summary(), "NO STALE WRITE WAS SUBMITTED: the protected case was never exercised: ")
-			assert.Equal(t, check.Held, run(0).Verdict)
+			assert.Equal(t, judge.Held, run(0).Verdict)
 		})
 	}
 	faults, err := nemesis.Parse("pause,delay")
@@ -246,8 +247,8 @@ func TestInterruptedRunIsNoPass(t *testing.T) {
 		c.Faults, c.Seed, c.Duration = faults, 1, time.Hour
 	}))
 	require.NoError(t, err)
-	assert.Equal(t, check.Interrupted, res.Verdict, res.Reason)
-	assert.Equal(t, GateInterrupted, res.Gate)
+	assert.Equal(t, judge.Interrupted, res.Verdict, res.Reason)
+	assert.Equal(t, judge.GateInterrupted, res.Gate)
 	assert.True(t, res.Interrupted)
 	h, err := histories.ReadFile(filepath.Join(res.Dir, runstore.History))
 	require.NoError(t, err)

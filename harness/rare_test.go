@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/fencecheck/fencecheck/check"
+	"github.com/fencecheck/fencecheck/judge"
 	"github.com/fencecheck/fencecheck/lease"
 )
 
@@ -46,7 +46,7 @@ func TestRareDefectsAreFoundAndFencedHolds(t *testing.T) {
 			fenced.Seed = d.Seed
 			res, err := Run(context.Background(), fenced)
 			require.NoError(t, err)
-			assert.Equal(t, check.Held, res.Verdict, "memory://fenced, seed %d: %s", d.Seed, res.Reason)
+			assert.Equal(t, judge.Held, res.Verdict, "memory://fenced, seed %d: %s", d.Seed, res.Reason)
 		})
 	}
 }
@@ -59,5 +59,5 @@ func TestUint32TokensHoldsBelow2To32(t *testing.T) {
 	d, err := SeedsToDetection(context.Background(), defaultRunFor(t, "uint32-tokens", nil), 1, 10)
 	require.NoError(t, err)
 	assert.False(t, d.Found, "seed %d: %s", d.Seed, d.Result.Reason)
-	assert.Equal(t, check.Held, d.Result.Verdict)
+	assert.Equal(t, judge.Held, d.Result.Verdict)
 }

@@ -12,15 +12,9 @@ type logScanner interface {
 	ScanLog() (logscan.Report, error)
 }
 
-// ReceiverLog is what the receiver's log showed: every line that matched
-// a sign of a bug, counted, the first of them quoted, and why the log
-// could not be read to its end, when it could not; a run cannot hold
-// then, as a clean log was not seen.
-type ReceiverLog = logscan.Outcome
-
 // scanReceiverLog reads the target's receiver log, once the receiver has
 // stopped; nil when the target has none.
-func scanReceiverLog(target any) *ReceiverLog {
+func scanReceiverLog(target any) *logscan.Outcome {
 	s, ok := target.(logScanner)
 	if !ok {
 		return nil

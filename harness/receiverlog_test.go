@@ -12,8 +12,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/fencecheck/fencecheck/check"
 	"github.com/fencecheck/fencecheck/internal/logscan"
+	"github.com/fencecheck/fencecheck/judge"
 	"github.com/fencecheck/fencecheck/runstore"
 	"github.com/fencecheck/fencecheck/targets"
 	"github.com/fencecheck/fencecheck/targets/memory"
@@ -48,22 +48,22 @@ func TestReceiverLogDecides(t *testing.T) {
 		target  string
 		log     string
 		readErr error
-		verdict check.Verdict
-		gate    Gate
+		verdict judge.Verdict
+		gate    judge.Gate
 		summary []string
 	}{
-		{"clean log", "fenced", "listening\nserved\n", nil, check.Held, GateCheck,
+		{"clean log", "fenced", "listening\nserved\n", nil, judge.Held, judge.GateCheck,
 			[]string{"receiver    receiver.log: 2 lines, no panic, fatal error, data race or pattern asked for"}},
-		{"a data race", "fenced", race, nil, check.Violated, GateReceiverLog,
+		{"a data race", "fenced", race, nil, judge.Violated, judge.GateReceiverLog,
 			[]string{"receiver    receiver.log: 1 line with signs of a bug: DATA RACE 1 (first at line 3)",
 				"verdict     VIOLATED: the receiver's log shows 1 line with signs of a bug: DATA RACE 1 (first at line 3)",
 				"the receiver's log (/run/receiver.log):\n  DATA RACE at line 3:\n         1 | listening\n         2 | ==================\n         3 | WARNING: DATA RACE\n         4 | Write at 0x1 by goroutine 8:"}},
-		{"a data race and a fencing violation", "unfenced", race, nil, check.Violated, GateCheck,
+		{"a data race and a fencing violation", "unfenced", race, nil, judge.Violated, judge.GateCheck,
 			[]string{"receiver    receiver.log: 1 line with signs of a bug", "the receiver's log (/run/receiver.log):"}},
-		{"an unreadable log", "fenced", "", errors.New("read the receiver's log: permission denied"), check.Inconclusive, GateReceiverLog,
+		{"an unreadable log", "fenced", "", errors.New("read the receiver's log: permission denied"), judge.Inconclusive, judge.GateReceiverLog,
 			[]string{"receiver    receiver.log not read to its end (read the receiver's log: permission denied)",
 				"verdict     INCONCLUSIVE: the receiver's log could not be read to its end"}},
-		{"a panic before the log could not be read further", "fenced", "panic: boom\n", errors.New("i/o error"), check.Violated, GateReceiverLog,
+		{"a panic before the log could not be read further", "fenced", "panic: boom\n", errors.New("i/o error"), judge.Violated, judge.GateReceiverLog,
 			[]string{"panic 1 (first at line 1)"}},
 	}
 	for _, tc := range cases {
@@ -84,8 +84,8 @@ func TestReceiverLogDecides(t *testing.T) {
 			data, err := os.ReadFile(filepath.Join(res.Dir, runstore.Result))
 			require.NoError(t, err)
 			var back struct {
-				Verdict     check.Verdict `json:"verdict"`
-				ReceiverLog *ReceiverLog  `json:"receiver_log"`
+				Verdict     judge.Verdict    `json:"verdict"`
+				ReceiverLog *logscan.Outcome `json:"receiver_log"`
 			}
 			require.NoError(t, json.Unmarshal(data, &back))
 			assert.Equal(t, tc.verdict, back.Verdict)

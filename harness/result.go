@@ -13,6 +13,7 @@ import (
 	"github.com/fencecheck/fencecheck/explain"
 	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/internal/termsafe"
+	"github.com/fencecheck/fencecheck/judge"
 	"github.com/fencecheck/fencecheck/lease"
 	"github.com/fencecheck/fencecheck/nemesis"
 	"github.com/fencecheck/fencecheck/report"
@@ -21,24 +22,14 @@ import (
 	"github.com/fencecheck/fencecheck/workload"
 )
 
-// Result is what a run concluded. It is written to result.json.
+// Result is what a run concluded: the judgement of its history
+// (judge.Report), and what the run was. It is written to result.json,
+// whose judgement fields are those of fencecheck check --json.
 type Result struct {
 	// Format is the version of result.json's format,
 	// runstore.ResultFormat.
-	Format  int           `json:"format"`
-	Verdict check.Verdict `json:"verdict"`
-	// Gate is what decided the verdict; Reason says it in words. Gate is
-	// not in result.json, whose reason says the same.
-	Gate      Gate                 `json:"-"`
-	Reason    string               `json:"reason"`
-	Check     explain.Result       `json:"check"`
-	Counts    histories.Counts     `json:"counts"`
-	Coverage  Coverage             `json:"coverage"`
-	Evidence  histories.Evidence   `json:"evidence"`
-	Exclusive []ExclusiveViolation `json:"exclusive_violations,omitempty"`
-	// ReceiverLog is what the log of a receiver fencecheck started
-	// showed (a process.Target's receiver.log); nil without one.
-	ReceiverLog *ReceiverLog `json:"receiver_log,omitempty"`
+	Format int `json:"format"`
+	judge.Report
 	// Jobs is what the workers' strategy cost them: job latency and the
 	// leases taken from live workers (workload.Metrics).
 	Jobs        workload.Metrics `json:"job_metrics"`
@@ -50,15 +41,12 @@ type Result struct {
 	// StoppedBecause is why an interrupted run was stopped, when whoever
 	// cancelled its context said (context.Cause): "interrupt signal
 	// received", or the violation that run --stop-on-violation found.
-	StoppedBecause string   `json:"stopped_because,omitempty"`
-	Truncated      bool     `json:"history_truncated,omitempty"`
-	Notes          []string `json:"notes,omitempty"`
+	StoppedBecause string `json:"stopped_because,omitempty"`
+	Truncated      bool   `json:"history_truncated,omitempty"`
 	// Warnings are what went wrong around the run without touching its
 	// verdict: a tear-down that left a table or a process behind.
 	Warnings []string `json:"warnings,omitempty"`
 
-	// Minimal is the first violation shrunk to a minimal counterexample.
-	Minimal *explain.Shrunk    `json:"minimal,omitempty"`
 	history *histories.History // the checked history, for the report
 	words   Terms              // Config.Terms, for the summary and the report
 }
@@ -121,10 +109,10 @@ type RunConfig struct {
 	// job's.
 	Shard string `json:"shard,omitempty"`
 
-	crossed       []uint64 // the boundaries the tokens' sequence crosses
-	staleFaults   []string // the faults that exist to make stale writes
-	issuerFaults  []string // the faults that take the issuer's servers down
-	issuerServers bool     // the issuer had servers to take down
+	crossed       []uint64      // the boundaries the tokens' sequence crosses
+	judged        judge.Options // what the run's history was judged with
+	issuerFaults  []string      // the faults that take the issuer's servers down
+	issuerServers bool          // the issuer had servers to take down
 }
 
 // Clock says what clock the run was on, in a word or two:
@@ -151,12 +139,9 @@ func (c *RunConfig) mode(long bool) string {
 }
 
 func (c *Config) summary(runID string, resources []string) RunConfig {
-	var faults, stale []string
+	var faults []string
 	for _, f := range c.Faults {
 		faults = append(faults, f.Name())
-		if _, ok := f.(nemesis.StaleWriter); ok {
-			stale = append(stale, f.Name())
-		}
 	}
 	shard := ""
 	if c.Shard != nil {
@@ -167,7 +152,7 @@ func (c *Config) summary(runID string, resources []string) RunConfig {
 		Ops: c.Ops, Rate: c.Rate, LeaseTTL: c.LeaseTTL.String(), Faults: faults, Seed: c.Seed,
 		Deterministic: c.Deterministic, VirtualClock: c.VirtualClock, Policy: c.Policy.String(), RequireExclusive: c.RequireExclusive,
 		MinStale: c.MinStale, NoReport: c.NoReport, Version: c.Version,
-		Command: c.Command, RunID: runID, ResourceNames: resources, FixedNames: len(c.ResourceNames) > 0, staleFaults: stale,
+		Command: c.Command, RunID: runID, ResourceNames: resources, FixedNames: len(c.ResourceNames) > 0,
 		ClientStrategy: c.Strategy.String(), Tokens: c.Tokens.String(), MaxToken: c.domain(), crossed: c.Tokens.Crossed(c.domain()),
 		issuerFaults: issuerFaults(c.Faults),
 	}
@@ -183,96 +168,46 @@ func (c *Config) summary(runID string, resources []string) RunConfig {
 	return rc
 }
 
-// judge reads the recorded history back, checks it and measures coverage.
-// Reading the recorded bytes (the file, or under KeepViolations the same
-// bytes in memory) rather than the events as the workers made them checks
-// exactly what a user would re-check later with fencecheck check.
+// judge reads the recorded history back and judges it. Reading the
+// recorded bytes (the file, or under KeepViolations the same bytes in
+// memory) rather than the events as the workers made them judges exactly
+// what a user would re-check later with fencecheck check.
 func (r *run) judge(st *storage, stopped error) (Result, error) {
-	interrupted := stopped != nil
 	h, err := st.read()
 	if err != nil {
 		return Result{}, fmt.Errorf("read back the recorded history: %w", err)
 	}
-	opts := check.Options{Policy: r.cfg.Policy, Timeout: r.cfg.CheckTimeout}
+	o := r.cfg.judgeOptions()
+	o.ReceiverLog, o.Stopped = r.receiverLog, stopped
 	// An interrupted run is judged all the same, on what it recorded: the
-	// check does not share the run's context.
-	checked, err := check.CheckHistory(context.Background(), h, opts)
+	// judgement does not share the run's context.
+	rep, err := judge.Judge(context.Background(), h, o)
 	if err != nil {
-		return Result{}, fmt.Errorf("check the recorded history: %w", err)
+		return Result{}, fmt.Errorf("judge the recorded history: %w", err)
 	}
-	explained := explain.Explain(h.Operations, checked, opts)
-	cov, excl := measureCoverage(h)
-	res := Result{Format: runstore.ResultFormat, Check: explained, Counts: histories.Count(h.Operations), Coverage: cov, Evidence: h.Evidence(),
-		Config: r.cfg.summary(r.runID, r.resources), Truncated: h.Truncated, Interrupted: interrupted, history: h, words: r.cfg.Terms,
-		Jobs: r.measureStrategy(h)}
-	if interrupted && stopped != context.Canceled { // a bare cancel says nothing more than Interrupted
+	res := Result{Format: runstore.ResultFormat, Report: rep, Config: r.cfg.summary(r.runID, r.resources), Truncated: h.Truncated,
+		Interrupted: stopped != nil, history: h, words: r.cfg.Terms, Jobs: r.measureStrategy(h)}
+	if stopped != nil && stopped != context.Canceled { // a bare cancel says nothing more than Interrupted
 		res.StoppedBecause = stopped.Error()
 	}
-	res.Config.issuerServers = r.issuerServers
-	res.Coverage.measureFailover(h, res.Config.issuerFaults)
-	for _, n := range checked.Notes {
-		res.Notes = append(res.Notes, n.String())
-	}
-	if res.Minimal, err = shrinkFirst(h, explained, opts, r.cfg.ShrinkTimeout); err != nil {
-		return Result{}, err
-	}
-	if r.cfg.RequireExclusive {
-		res.Exclusive = excl
-	}
-	res.ReceiverLog = r.receiverLog
-	res.Verdict, res.Gate, res.Reason = res.decide()
+	res.Config.issuerServers, res.Config.judged = r.issuerServers, o
 	return res, nil
 }
 
-// decide combines the check, its evidence, the exclusive requirement, the
-// receiver's log, an interruption and the coverage gate into one verdict.
-// A violation found is a violation even in an interrupted run; nothing
-// else is a pass unless the run ran to its end and tested what it was
-// asked to, and the receiver's log, when there is one, was read.
-func (res *Result) decide() (check.Verdict, Gate, string) {
-	verdict, reason := explain.Decide(res.Check, res.Evidence)
-	cfg, cov := res.Config, res.Coverage
-	switch {
-	case len(res.Check.Issuer) > 0:
-		return verdict, GateIssuer, reason
-	case verdict == check.Violated:
-		return verdict, GateCheck, reason
-	case len(res.Exclusive) > 0:
-		return check.Violated, GateExclusive, fmt.Sprintf("%d writes were accepted after their lease had ended (exclusive requirement)", len(res.Exclusive))
-	case res.ReceiverLog.Hit():
-		return check.Violated, GateReceiverLog, res.ReceiverLog.Reason()
-	case res.Interrupted:
-		return check.Interrupted, GateInterrupted, fmt.Sprintf("the run was stopped early; no violation in what it recorded, but it exercised only %d stale writes", cov.StaleWrites)
-	case verdict == check.Inconclusive && res.Check.Verdict == check.Inconclusive:
-		return verdict, GateCheck, reason
-	case verdict == check.Inconclusive:
-		return verdict, GateEvidence, reason
-	case cov.StaleWrites < cfg.MinStale:
-		return check.Inconclusive, GateMinStale, fmt.Sprintf("%d stale writes were submitted, and the run asks for at least %d: %s", cov.StaleWrites, cfg.MinStale, res.staleCause())
-	case res.failoverUntested() != "":
-		return check.Inconclusive, GateFailover, res.failoverUntested()
-	case res.ReceiverLog.Unread() && verdict == check.Held:
-		return check.Inconclusive, GateReceiverLog, res.ReceiverLog.UnreadReason()
+// judgeOptions are the judgement's options for a run of c: its policy,
+// check and shrink bounds, its gates, and the faults that say why a run
+// made no stale write or did not test a failover.
+func (c *Config) judgeOptions() judge.Options {
+	o := judge.DefaultOptions()
+	o.Check = check.Options{Policy: c.Policy, Timeout: c.CheckTimeout}
+	o.ShrinkTimeout, o.MinStale, o.RequireExclusive = c.ShrinkTimeout, c.MinStale, c.RequireExclusive
+	o.IssuerFaults = issuerFaults(c.Faults)
+	for _, f := range c.Faults {
+		if _, ok := f.(nemesis.StaleWriter); ok {
+			o.StaleFaults = append(o.StaleFaults, f.Name())
+		}
 	}
-	return verdict, GateCheck, reason
-}
-
-// staleCause says why a run submitted no stale write, as far as the
-// history tells.
-func (res *Result) staleCause() string {
-	makers := 0
-	for _, f := range res.Config.staleFaults {
-		makers += res.Coverage.FaultActions[f]
-	}
-	switch {
-	case res.Counts.Accepted+res.Counts.Rejected == 0:
-		return "no write was acknowledged: every write failed or went unanswered"
-	case len(res.Config.staleFaults) == 0:
-		return "no fault of the run holds a worker or a write until a newer token was accepted (add pause or delay to the nemesis)"
-	case makers == 0:
-		return "the faults that make stale writes never acted: the fault phase ended before they did (lengthen the duration)"
-	}
-	return fmt.Sprintf("the faults acted (%d fault actions), but no held worker's lease expired and was reassigned while it was held (lengthen the duration or shorten the lease TTL)", makers)
+	return o
 }
 
 // Summary renders the result for people; it is summary.txt and the end of

@@ -6,7 +6,9 @@ import (
 	"io"
 	"time"
 
-	"github.com/fencecheck/fencecheck/check"
+	"github.com/fencecheck/fencecheck/internal/logscan"
+	"github.com/fencecheck/fencecheck/judge"
+
 	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/internal/tick"
 	"github.com/fencecheck/fencecheck/lease"
@@ -46,7 +48,7 @@ type run struct {
 	failure failure
 	// receiverLog is what the receiver's log showed, read after the
 	// tear-down stopped the receiver; nil for a target without one.
-	receiverLog *ReceiverLog
+	receiverLog *logscan.Outcome
 	// ended are the leases the nemesis ended, for the strategy's
 	// measures (strategy.go).
 	ended nemesisEnds
@@ -82,6 +84,8 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 	if err := cfg.Validate(); err != nil {
 		return Result{}, fmt.Errorf("invalid configuration: %w", err)
 	}
+	ctx, stopWatching := stopOnViolation(ctx, &cfg)
+	defer stopWatching()
 	begun := time.Now() // the run's own clock: virtual inside a bubble
 	started := cfg.Started
 	if started.IsZero() {
@@ -197,7 +201,7 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 	}
 	res.Started, res.Elapsed = started, time.Since(begun)
 	res.Warnings = warnings
-	if cfg.Keep == KeepViolations && res.Verdict != check.Violated {
+	if cfg.Keep == KeepViolations && res.Verdict != judge.Violated {
 		if err := st.discard(); err != nil {
 			res.Warnings = append(res.Warnings, err.Error())
 		}

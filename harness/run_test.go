@@ -14,9 +14,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/fencecheck/fencecheck/check"
 	"github.com/fencecheck/fencecheck/docs/schema"
 	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/judge"
 	"github.com/fencecheck/fencecheck/model"
 	"github.com/fencecheck/fencecheck/nemesis"
 	"github.com/fencecheck/fencecheck/runstore"
@@ -70,12 +70,12 @@ func TestDetection(t *testing.T) {
 	const seeds = 20
 	cases := []struct {
 		target string
-		want   check.Verdict
+		want   judge.Verdict
 	}{
-		{"fenced", check.Held},
-		{"unfenced", check.Violated},
-		{"check-then-set", check.Violated},
-		{"accept-equal", check.Violated},
+		{"fenced", judge.Held},
+		{"unfenced", judge.Violated},
+		{"check-then-set", judge.Violated},
+		{"accept-equal", judge.Violated},
 	}
 	for _, tc := range cases {
 		t.Run(tc.target, func(t *testing.T) {
@@ -83,13 +83,13 @@ func TestDetection(t *testing.T) {
 			for seed := uint64(1); seed <= seeds; seed++ {
 				res := defaultRun(t, tc.target, seed)
 				assert.Equal(t, tc.want, res.Verdict, "seed %d: %s", seed, res.Reason)
-				assert.Equal(t, GateCheck, res.Gate, "seed %d", seed)
+				assert.Equal(t, judge.GateCheck, res.Gate, "seed %d", seed)
 				assert.Empty(t, res.Check.Issuer, "seed %d: the local leases broke the issuer's invariant", seed)
 				if tc.target == "fenced" {
 					assert.Positive(t, res.Coverage.StaleWrites, "seed %d exercised no stale write", seed)
 					assert.Equal(t, res.Coverage.StaleWrites, res.Coverage.StaleRejected+res.Coverage.StaleUnknown, "seed %d", seed)
 				}
-				if tc.want == check.Violated {
+				if tc.want == judge.Violated {
 					require.NotEmpty(t, res.Check.Violations, "seed %d", seed)
 				}
 			}
@@ -105,7 +105,7 @@ func TestAcceptEqualIsValidUnderItsPolicy(t *testing.T) {
 		c.Faults, c.Seed, c.Policy = faults, 3, model.AcceptEqual
 	}))
 	require.NoError(t, err)
-	assert.Equal(t, check.Held, res.Verdict, res.Reason)
+	assert.Equal(t, judge.Held, res.Verdict, res.Reason)
 	assert.Positive(t, res.Coverage.EqualTokenAccepted)
 }
 
@@ -186,8 +186,8 @@ func TestRequireExclusive(t *testing.T) {
 		assert.Empty(t, res.Check.Violations, "seed %d: fencing itself held", seed)
 		if len(res.Exclusive) > 0 {
 			found = true
-			assert.Equal(t, check.Violated, res.Verdict)
-			assert.Equal(t, GateExclusive, res.Gate)
+			assert.Equal(t, judge.Violated, res.Verdict)
+			assert.Equal(t, judge.GateExclusive, res.Gate)
 			assert.Contains(t, res.Summary(), "after their lease had ended")
 		}
 	}
@@ -201,8 +201,8 @@ func TestMinStaleGate(t *testing.T) {
 	}))
 	require.NoError(t, err)
 	assert.Equal(t, 0, res.Coverage.StaleWrites)
-	assert.Equal(t, check.Inconclusive, res.Verdict)
-	assert.Equal(t, GateMinStale, res.Gate)
+	assert.Equal(t, judge.Inconclusive, res.Verdict)
+	assert.Equal(t, judge.GateMinStale, res.Gate)
 	assert.Contains(t, res.Summary(), "NO STALE WRITE WAS SUBMITTED")
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/fencecheck/fencecheck/check"
 	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/judge"
 	"github.com/fencecheck/fencecheck/nemesis"
 	"github.com/fencecheck/fencecheck/runstore"
 	"github.com/fencecheck/fencecheck/targets/memory"
@@ -142,8 +143,8 @@ func TestShardsOfOneJob(t *testing.T) {
 	names := []string{"j-r0", "j-r1", "j-r2", "j-r3", "j-r4", "j-r5", "j-r6", "j-r7"}
 	for _, tc := range []struct {
 		target string
-		want   check.Verdict
-	}{{"fenced", check.Held}, {"unfenced", check.Violated}} {
+		want   judge.Verdict
+	}{{"fenced", judge.Held}, {"unfenced", judge.Violated}} {
 		t.Run(tc.target, func(t *testing.T) {
 			t.Parallel()
 			tgt, err := memory.Open(tc.target)
@@ -180,7 +181,7 @@ func TestShardsOfOneJob(t *testing.T) {
 			require.NoError(t, err)
 			res, err := check.CheckHistory(context.Background(), joined.History, check.Options{})
 			require.NoError(t, err)
-			assert.Equal(t, tc.want, res.Verdict)
+			assert.Equal(t, tc.want, judge.Verdict(res.Verdict))
 			assert.Empty(t, res.Issuer)
 		})
 	}

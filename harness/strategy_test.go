@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/fencecheck/fencecheck/check"
 	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/judge"
 	"github.com/fencecheck/fencecheck/lease"
 	"github.com/fencecheck/fencecheck/nemesis"
 	"github.com/fencecheck/fencecheck/runstore"
@@ -60,12 +60,12 @@ func TestOnlyFencingHoldsAgainstTheFencedReceiver(t *testing.T) {
 				assert.Equal(t, s.String(), res.Config.ClientStrategy)
 				assert.Positive(t, res.Jobs.Jobs)
 				if name == "fenced" && s == workload.Fencing {
-					assert.Equal(t, check.Held, res.Verdict, res.Reason)
+					assert.Equal(t, judge.Held, res.Verdict, res.Reason)
 					assert.Zero(t, res.Coverage.StaleAccepted)
 					assert.Positive(t, res.Coverage.StaleRejected)
 					return
 				}
-				assert.Equal(t, check.Violated, res.Verdict, res.Reason)
+				assert.Equal(t, judge.Violated, res.Verdict, res.Reason)
 				assert.Positive(t, res.Coverage.StaleAccepted, "stale writes accepted")
 			})
 		}

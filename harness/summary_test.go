@@ -6,9 +6,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fencecheck/fencecheck/check"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/fencecheck/fencecheck/judge"
 )
 
 // TestSummaryTellsEachViolationOnceFirstCauseFirst is the README's
@@ -17,7 +18,7 @@ import (
 func TestSummaryTellsEachViolationOnceFirstCauseFirst(t *testing.T) {
 	t.Parallel()
 	res := defaultRun(t, "check-then-set", 7)
-	require.Equal(t, check.Violated, res.Verdict)
+	require.Equal(t, judge.Violated, res.Verdict)
 	require.NotEmpty(t, res.Check.Violations)
 	first := res.Check.Violations[res.Check.First()]
 	for _, v := range res.Check.Violations {

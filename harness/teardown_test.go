@@ -12,8 +12,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/fencecheck/fencecheck/check"
 	"github.com/fencecheck/fencecheck/docs/schema"
+	"github.com/fencecheck/fencecheck/judge"
 	"github.com/fencecheck/fencecheck/runstore"
 	sqltarget "github.com/fencecheck/fencecheck/targets/sqltarget"
 )
@@ -59,7 +59,7 @@ func TestTeardownFailureIsAWarning(t *testing.T) {
 	})
 	res, err := Run(context.Background(), cfg)
 	require.NoError(t, err)
-	assert.Equal(t, check.Held, res.Verdict, res.Reason)
+	assert.Equal(t, judge.Held, res.Verdict, res.Reason)
 	table := tgt.Table()
 	require.Len(t, res.Warnings, 1)
 	assert.Contains(t, res.Warnings[0], "tear down "+tgt.Name()+": table "+table+" was left behind in ")

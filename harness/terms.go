@@ -21,6 +21,7 @@ type Setting struct {
 // The settings the harness points at.
 var (
 	requireExclusive = Setting{Field: "RequireExclusive"}
+	stopAtViolation  = Setting{Field: "StopOnViolation"}
 	processTarget    = Setting{Field: "Target", Value: "process"}
 	// issuerServers is an issuer whose servers fencecheck runs itself,
 	// which the issuer faults can crash and freeze.

@@ -11,8 +11,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/fencecheck/fencecheck/check"
 	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/judge"
 	"github.com/fencecheck/fencecheck/lease"
 	"github.com/fencecheck/fencecheck/nemesis"
 	"github.com/fencecheck/fencecheck/sched"
@@ -50,7 +50,7 @@ func TestSparseTokensStayInsideTheDomain(t *testing.T) {
 			})
 			res, err := Run(context.Background(), cfg)
 			require.NoError(t, err)
-			assert.Equal(t, check.Held, res.Verdict)
+			assert.Equal(t, judge.Held, res.Verdict)
 			assert.Equal(t, "sparse", res.Config.Tokens)
 			assert.Equal(t, tc.max, res.Config.MaxToken)
 			assert.Contains(t, res.Summary(), "sparse across 10, 100, 1000, 2^31, 2^32, "+tc.crossed+", none above "+targets.TokenName(tc.max))

@@ -12,8 +12,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/fencecheck/fencecheck/check"
 	"github.com/fencecheck/fencecheck/docs/schema"
+	"github.com/fencecheck/fencecheck/judge"
 	"github.com/fencecheck/fencecheck/nemesis"
 	"github.com/fencecheck/fencecheck/targets/memory"
 )
@@ -50,7 +50,7 @@ func TestVirtualClock(t *testing.T) {
 		return b
 	}
 	a, b, other := run("fenced", 3), run("fenced", 3), run("fenced", 4)
-	assert.Equal(t, check.Held, a.Verdict, a.Reason)
+	assert.Equal(t, judge.Held, a.Verdict, a.Reason)
 	assert.True(t, bytes.Equal(history(a), history(b)), "the same seed gives the same history")
 	assert.False(t, bytes.Equal(history(a), history(other)), "another seed another")
 	assert.Equal(t, a.Config.RunID, b.Config.RunID, "the run id is drawn from the seed")
@@ -60,5 +60,5 @@ func TestVirtualClock(t *testing.T) {
 	assert.Contains(t, a.Summary(), "(virtual time, seed 3)")
 
 	bug := run("check-then-set", 3)
-	assert.Equal(t, check.Violated, bug.Verdict, "the race window of a memory receiver is explored on the virtual clock too")
+	assert.Equal(t, judge.Violated, bug.Verdict, "the race window of a memory receiver is explored on the virtual clock too")
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/fencecheck/fencecheck/docs/schema"
 	"github.com/fencecheck/fencecheck/explain"
 	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/judge"
 	"github.com/fencecheck/fencecheck/model"
 	"github.com/fencecheck/fencecheck/runstore"
 )
@@ -41,7 +42,7 @@ func TestEachViolationIsToldOnce(t *testing.T) {
 	require.Len(t, res.Violations, 2)
 	first := res.Violations[res.First()]
 	require.Equal(t, "a", first.Resource)
-	s, ok, err := explain.Shrink(h, first, opts, explain.DefaultShrinkOptions())
+	s, ok, err := explain.Shrink(context.Background(), h, first, opts, explain.DefaultShrinkOptions())
 	require.NoError(t, err)
 	require.True(t, ok)
 	a, b := res.Violations[0].Summary, res.Violations[1].Summary
@@ -63,7 +64,7 @@ func TestEachViolationIsToldOnce(t *testing.T) {
 	assert.Contains(t, many[0].Failure.Message, "first: "+a)
 
 	dir := schema.TempDir(t)
-	in := Input{Title: "t", Verdict: res.Verdict, Reason: "because", History: h, Check: res, Options: opts, Minimal: &s}
+	in := Input{Title: "t", Verdict: judge.Verdict(res.Verdict), Reason: "because", History: h, Check: res, Options: opts, Minimal: &s}
 	_, err = Write(dir, in, DefaultLimits())
 	require.NoError(t, err)
 	page := read(t, dir, runstore.Report)

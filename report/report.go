@@ -11,6 +11,7 @@ import (
 	"github.com/fencecheck/fencecheck/check"
 	"github.com/fencecheck/fencecheck/explain"
 	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/judge"
 	"github.com/fencecheck/fencecheck/runstore"
 )
 
@@ -18,7 +19,7 @@ import (
 // they know; the report leaves out what is empty.
 type Input struct {
 	Title   string // what was tested: a target spec or a history file
-	Verdict check.Verdict
+	Verdict judge.Verdict
 	Reason  string // one sentence that explains the verdict
 	Command string // the command that reproduces it
 	Started time.Time

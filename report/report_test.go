@@ -17,6 +17,7 @@ import (
 	"github.com/fencecheck/fencecheck/docs/schema"
 	"github.com/fencecheck/fencecheck/explain"
 	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/judge"
 	"github.com/fencecheck/fencecheck/model"
 	"github.com/fencecheck/fencecheck/runstore"
 )
@@ -28,11 +29,11 @@ func input(t *testing.T, h *histories.History, shrink bool) Input {
 	checked, err := check.Check(context.Background(), h.Operations, opts)
 	require.NoError(t, err)
 	res := explain.Explain(h.Operations, checked, opts)
-	in := Input{Title: "memory://test", Verdict: res.Verdict, Reason: "because", Command: "fencecheck run --target memory://test --seed 1",
+	in := Input{Title: "memory://test", Verdict: judge.Verdict(res.Verdict), Reason: "because", Command: "fencecheck run --target memory://test --seed 1",
 		History: h, Check: res, Options: opts, NotCovered: []string{"NO STALE WRITE WAS SUBMITTED", "no duplicate"},
 		Exercised: []Fact{{"stale writes", "3"}}, Config: []Fact{{"seed", "1"}}}
 	if shrink && res.Verdict == check.Violated {
-		s, ok, err := explain.Shrink(h, res.Violations[0], opts, explain.DefaultShrinkOptions())
+		s, ok, err := explain.Shrink(context.Background(), h, res.Violations[0], opts, explain.DefaultShrinkOptions())
 		require.NoError(t, err)
 		require.True(t, ok)
 		in.Minimal = &s
@@ -47,7 +48,7 @@ func TestReportOfAViolation(t *testing.T) {
 	t.Parallel()
 	dir := schema.TempDir(t)
 	in := input(t, history(600, 3, true), true)
-	require.Equal(t, check.Violated, in.Verdict)
+	require.Equal(t, judge.Violated, in.Verdict)
 	w, err := Write(dir, in, DefaultLimits())
 	require.NoError(t, err)
 	assert.Len(t, w.Files, 4)
@@ -82,7 +83,7 @@ func TestReportOfAValidHistory(t *testing.T) {
 	t.Parallel()
 	dir := schema.TempDir(t)
 	in := input(t, history(300, 2, false), true)
-	require.Equal(t, check.Held, in.Verdict)
+	require.Equal(t, judge.Held, in.Verdict)
 	w, err := Write(dir, in, DefaultLimits())
 	require.NoError(t, err)
 	assert.Len(t, w.Files, 2, "no minimal counterexample for a valid history")
@@ -154,7 +155,7 @@ func TestTimelineStaysBounded(t *testing.T) {
 			assert.Contains(t, note, tc.note)
 			has(t, buf.String(), tc.note, "the page says what it shows")
 			assert.Less(t, buf.Len(), 2<<20, "the page stays small")
-			if in.Verdict == check.Violated {
+			if in.Verdict == judge.Violated {
 				has(t, buf.String(), "violation r1", "the violation is in view")
 			}
 			v, _ := chooseView(&in, tc.limit)

@@ -7,9 +7,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/fencecheck/fencecheck/check"
 	"github.com/fencecheck/fencecheck/docs/schema"
 	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/judge"
 	"github.com/fencecheck/fencecheck/runstore"
 )
 
@@ -34,7 +34,7 @@ func TestTheReportShowsEachNamedOperationsTrace(t *testing.T) {
 			t.Parallel()
 			dir := schema.TempDir(t)
 			in := input(t, traced(200, 3), shrink)
-			require.Equal(t, check.Violated, in.Verdict)
+			require.Equal(t, judge.Violated, in.Verdict)
 			_, err := Write(dir, in, DefaultLimits())
 			require.NoError(t, err)
 			page, timeline := read(t, dir, runstore.Report), read(t, dir, runstore.Timeline)

@@ -8,4 +8,4 @@ package runstore
 // added does not change it, as readers skip fields they do not know.
 // docs/schema/result.schema.json describes this version, and
 // docs/running.md says what a change means.
-const ResultFormat = 1
+const ResultFormat = 2

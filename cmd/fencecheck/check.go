@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -16,6 +15,7 @@ import (
 	"github.com/fencecheck/fencecheck/harness"
 	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/internal/files"
+	"github.com/fencecheck/fencecheck/judge"
 	"github.com/fencecheck/fencecheck/model"
 	"github.com/fencecheck/fencecheck/report"
 	"github.com/fencecheck/fencecheck/runstore"
@@ -101,25 +101,29 @@ func (f checkFlags) options() (check.Options, error) {
 	return opts, nil
 }
 
-// checkReport is what --json prints. One file is History; several are
-// Histories, with where each went in the history checked.
+// checkReport is what --json prints: the judgement (judge.Report, the
+// schema a run's result.json shares) and the histories judged. One file
+// is History; several are Histories, with where each went in the history
+// checked.
 type checkReport struct {
 	Format    int                `json:"format"` // runstore.ResultFormat
 	History   string             `json:"history,omitempty"`
 	Histories []histories.Placed `json:"histories,omitempty"`
 	Truncated bool               `json:"truncated,omitempty"`
-	Verdict   check.Verdict      `json:"verdict"`
-	Reason    string             `json:"reason"`
-	Counts    histories.Counts   `json:"counts"`
-	Evidence  histories.Evidence `json:"evidence"`
-	Result    explain.Result     `json:"result"`
-	Minimal   *explain.Shrunk    `json:"minimal,omitempty"`
-	Notes     []string           `json:"notes,omitempty"`
+	judge.Report
+}
+
+// judgeOptions are the judgement's options from check's flags.
+func (f checkFlags) judgeOptions() (judge.Options, error) {
+	o := judge.DefaultOptions()
+	var err error
+	o.Check, err = f.options()
+	o.ShrinkTimeout = f.gates.shrinkTimeout
+	return o, err
 }
 
 // runCheck judges the histories at paths as one. ctx, which Ctrl-C
-// cancels, stops reading and checking; what follows the check
-// (explaining, shrinking, writing) is bounded by its own limits.
+// cancels, stops reading, checking and shrinking.
 func runCheck(ctx context.Context, stdout, stderr io.Writer, paths []string, f checkFlags) error {
 	if f.follow || len(paths) == 1 && paths[0] == "-" {
 		if err := f.followable(paths); err != nil {
@@ -127,7 +131,7 @@ func runCheck(ctx context.Context, stdout, stderr io.Writer, paths []string, f c
 		}
 		return runFollow(ctx, os.Stdin, stdout, stderr, paths[0], f)
 	}
-	opts, err := f.options()
+	o, err := f.judgeOptions()
 	if err != nil {
 		return err
 	}
@@ -135,56 +139,28 @@ func runCheck(ctx context.Context, stdout, stderr io.Writer, paths []string, f c
 	if err != nil {
 		return err
 	}
-	checked, err := check.CheckHistory(ctx, h, opts)
-	if err != nil {
-		return err
+	rep := checkReport{Format: runstore.ResultFormat, Histories: placed, Truncated: h.Truncated}
+	if len(paths) == 1 {
+		rep.History = paths[0]
 	}
-	var notes []string
-	for _, n := range checked.Notes {
-		notes = append(notes, n.String())
-		fmt.Fprintf(stderr, "fencecheck: note: %s\n", n)
-	}
-	rep := checkReport{Format: runstore.ResultFormat, Histories: placed, Truncated: h.Truncated, Counts: h.Count(), Evidence: h.Evidence(),
-		Notes: notes}
-	operations, others := len(h.Ops), h.Others
 	// The report and the visualization show the whole history, in the
-	// full form, made only for them.
+	// full form, made only for them; otherwise the judge holds the only
+	// reference to the compact one, and frees it before it explains.
 	var whole *histories.History
 	if f.html != "" || f.gates.reportDir != "" || f.gates.junit != "" {
 		whole = h.History()
 	}
-	// Explaining and shrinking judge one resource at a time, so they get
-	// the violating resources' operations in the full form, and nothing
-	// else of a history that may hold millions of operations.
-	violating := h.ExpandResources(checked.Blamed())
-	if len(violating) > 0 {
-		// The compact history and the checker's buffers are garbage
-		// now; collected before explaining, their memory serves it.
-		// Otherwise they are held beside it: fencecheck check on the
-		// 1,000,000-operation file with a late stale read peaked at
-		// 590-730 MB without this collection, 480-570 MB with it
-		// (docs/performance.md has the command).
-		h = nil
-		runtime.GC()
-	}
-	res := explain.Explain(violating, checked, opts)
-	minimal, err := f.gates.shrink(&histories.History{Operations: violating, Others: others}, res, opts)
-	if err != nil {
+	if rep.Report, err = judge.Judge(ctx, h, o); err != nil {
 		return err
 	}
-	if minimal != nil {
-		minimal.From = operations
+	for _, n := range rep.Notes {
+		fmt.Fprintf(stderr, "fencecheck: note: %s\n", n)
 	}
-	rep.Result, rep.Minimal = res, minimal
-	if len(paths) == 1 {
-		rep.History = paths[0]
-	}
-	rep.Verdict, rep.Reason = explain.Decide(res, rep.Evidence)
 	if err := f.gates.write(paths, whole, rep, f); err != nil {
 		return err
 	}
 	if f.html != "" {
-		if err := writeVisualization(f.html, whole, res, opts); err != nil {
+		if err := writeVisualization(f.html, whole, rep.Check, o.Check); err != nil {
 			return err
 		}
 	}

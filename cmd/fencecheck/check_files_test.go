@@ -189,16 +189,16 @@ type checked struct {
 	code    int
 	Verdict string           `json:"verdict"`
 	Counts  histories.Counts `json:"counts"`
-	Result  struct {
+	Check   struct {
 		Violations []struct {
 			Resource string `json:"resource"`
 		} `json:"violations"`
-	} `json:"result"`
+	} `json:"check"`
 }
 
 func (c checked) violated() []string {
 	var out []string
-	for _, v := range c.Result.Violations {
+	for _, v := range c.Check.Violations {
 		out = append(out, v.Resource)
 	}
 	slices.Sort(out)

@@ -10,8 +10,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/fencecheck/fencecheck/check"
 	"github.com/fencecheck/fencecheck/harness"
+	"github.com/fencecheck/fencecheck/judge"
 	"github.com/fencecheck/fencecheck/workload"
 )
 
@@ -53,10 +53,10 @@ use).`,
 
 // fixRow is one strategy's line of the comparison.
 type fixRow struct {
-	Strategy    string `json:"strategy"`
-	Verdict     string `json:"verdict"`
-	Reason      string `json:"reason"`
-	StaleWrites int    `json:"stale_writes"`
+	Strategy    string        `json:"strategy"`
+	Verdict     judge.Verdict `json:"verdict"`
+	Reason      string        `json:"reason"`
+	StaleWrites int           `json:"stale_writes"`
 	// StaleAccepted is the stale writes the receiver accepted.
 	StaleAccepted int `json:"stale_accepted"`
 	// ViolatedResources is how many resources' histories were violated,
@@ -101,7 +101,7 @@ func runCompareFixes(ctx context.Context, cmd *cobra.Command, f runFlags) error 
 		table.Target, table.Seed, table.Deterministic = cfg.Target, cfg.Seed, cfg.Deterministic
 		table.Workload = fmt.Sprintf("%d workers, %d resources, %s, lease TTL %s, nemesis %s", cfg.Workers, cfg.Resources,
 			runLength(cfg), cfg.LeaseTTL, strings.Join(cfg.Faults, ","))
-		table.Rows = append(table.Rows, fixRow{Strategy: s.String(), Verdict: string(res.Verdict), Reason: res.Reason,
+		table.Rows = append(table.Rows, fixRow{Strategy: s.String(), Verdict: res.Verdict, Reason: res.Reason,
 			StaleWrites: res.Coverage.StaleWrites, StaleAccepted: res.Coverage.StaleAccepted,
 			ViolatedResources: len(res.Check.Violations), Resources: cfg.Resources, Metrics: res.Jobs, Dir: res.Dir, Command: cfg.Command})
 	}
@@ -162,8 +162,8 @@ func (t *fixTable) write(w io.Writer) error {
 
 // verdict words a row's verdict: how many resources a violation was on.
 func (r fixRow) verdict() string {
-	if r.Verdict == string(check.Violated) && r.ViolatedResources > 0 {
+	if r.Verdict == judge.Violated && r.ViolatedResources > 0 {
 		return fmt.Sprintf("violated (%d of %d resources)", r.ViolatedResources, r.Resources)
 	}
-	return r.Verdict
+	return string(r.Verdict)
 }

@@ -81,7 +81,7 @@ func TestCheckFollowPipeAgreesWithFile(t *testing.T) {
 			assert.Equal(t, w.Verdict, f.Verdict)
 			assert.Equal(t, w.Reason, f.Reason)
 			assert.Equal(t, w.Counts, f.Counts)
-			assert.Equal(t, w.Result.Violations, f.Result.Violations)
+			assert.Equal(t, w.Check.Violations, f.Check.Violations)
 			if tt.violateAt >= 0 {
 				require.NotNil(t, w.Minimal)
 				require.NotNil(t, f.Minimal)
@@ -97,9 +97,9 @@ type checkReportForTest struct {
 	Verdict string          `json:"verdict"`
 	Reason  string          `json:"reason"`
 	Counts  json.RawMessage `json:"counts"`
-	Result  struct {
+	Check   struct {
 		Violations json.RawMessage `json:"violations"`
-	} `json:"result"`
+	} `json:"check"`
 	Minimal *struct {
 		Ops       []int           `json:"ops"`
 		Violation json.RawMessage `json:"violation"`

@@ -53,7 +53,7 @@ func TestCheckReportsTheIssuer(t *testing.T) {
 		require.Equal(t, 1, r.code, r.stderr)
 		var got struct {
 			Verdict string `json:"verdict"`
-			Result  struct {
+			Check   struct {
 				Verdict string `json:"verdict"`
 				Issuer  []struct {
 					Kind   string `json:"kind"`
@@ -61,16 +61,16 @@ func TestCheckReportsTheIssuer(t *testing.T) {
 					Index  int64  `json:"index"`
 					Worker int    `json:"worker"`
 				} `json:"issuer_violations"`
-			} `json:"result"`
+			} `json:"check"`
 		}
 		require.NoError(t, json.Unmarshal([]byte(r.stdout), &got))
 		assert.Equal(t, "violated", got.Verdict)
-		assert.Equal(t, "held", got.Result.Verdict, "the receiver's own verdict")
-		require.Len(t, got.Result.Issuer, 1)
-		assert.Equal(t, "reused", got.Result.Issuer[0].Kind)
-		assert.Equal(t, uint64(57), got.Result.Issuer[0].Token)
-		assert.Equal(t, int64(4), got.Result.Issuer[0].Index)
-		assert.Equal(t, 5, got.Result.Issuer[0].Worker)
+		assert.Equal(t, "held", got.Check.Verdict, "the receiver's own verdict")
+		require.Len(t, got.Check.Issuer, 1)
+		assert.Equal(t, "reused", got.Check.Issuer[0].Kind)
+		assert.Equal(t, uint64(57), got.Check.Issuer[0].Token)
+		assert.Equal(t, int64(4), got.Check.Issuer[0].Index)
+		assert.Equal(t, 5, got.Check.Issuer[0].Worker)
 	})
 }
 

@@ -260,18 +260,18 @@ func TestCheckJSON(t *testing.T) {
 	require.Equal(t, 1, r.code)
 	var got struct {
 		Counts struct{ Accepted int } `json:"counts"`
-		Result struct {
+		Check  struct {
 			Verdict    string `json:"verdict"`
 			Violations []struct {
 				Resource string `json:"resource"`
 				Steps    []struct{ Expected string }
 			} `json:"violations"`
-		} `json:"result"`
+		} `json:"check"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(r.stdout), &got))
-	assert.Equal(t, "violated", got.Result.Verdict)
+	assert.Equal(t, "violated", got.Check.Verdict)
 	assert.Equal(t, 2, got.Counts.Accepted)
-	require.Len(t, got.Result.Violations, 1)
-	assert.Equal(t, "report", got.Result.Violations[0].Resource)
-	assert.Len(t, got.Result.Violations[0].Steps, 2)
+	require.Len(t, got.Check.Violations, 1)
+	assert.Equal(t, "report", got.Check.Violations[0].Resource)
+	assert.Len(t, got.Check.Violations[0].Steps, 2)
 }

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/fencecheck/fencecheck/check"
+	"github.com/fencecheck/fencecheck/judge"
 )
 
 // Exit codes, the same for every command that judges.
@@ -22,11 +22,11 @@ type verdictExit struct{ code int }
 
 func (v *verdictExit) Error() string { return fmt.Sprintf("exit %d", v.code) }
 
-func exitFor(v check.Verdict) error {
+func exitFor(v judge.Verdict) error {
 	switch v {
-	case check.Held:
+	case judge.Held:
 		return nil
-	case check.Violated:
+	case judge.Violated:
 		return &verdictExit{exitViolated}
 	default:
 		return &verdictExit{exitInconclusive}

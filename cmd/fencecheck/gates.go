@@ -9,8 +9,6 @@ import (
 	"al.essio.dev/pkg/shellescape"
 	"github.com/spf13/cobra"
 
-	"github.com/fencecheck/fencecheck/check"
-	"github.com/fencecheck/fencecheck/explain"
 	"github.com/fencecheck/fencecheck/harness"
 	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/report"
@@ -32,24 +30,6 @@ func (g *checkGates) flags(cmd *cobra.Command) {
 	fl.StringVar(&g.junit, "junit", "", "write the verdict as JUnit XML to this file (one test case per resource)")
 }
 
-// shrink returns the minimal counterexample of the first cause (the
-// violation whose evidence was complete earliest), if any.
-func (g *checkGates) shrink(h *histories.History, res explain.Result, opts check.Options) (*explain.Shrunk, error) {
-	if res.Verdict != check.Violated || g.shrinkTimeout <= 0 || len(res.Violations) == 0 {
-		return nil, nil
-	}
-	so := explain.DefaultShrinkOptions()
-	so.Timeout = g.shrinkTimeout
-	s, ok, err := explain.Shrink(h, res.Violations[res.First()], opts, so)
-	if err != nil {
-		return nil, fmt.Errorf("shrink the first violation: %w", err)
-	}
-	if !ok {
-		return nil, nil
-	}
-	return &s, nil
-}
-
 // write writes the report directory and the JUnit file that were asked for.
 func (g *checkGates) write(paths []string, h *histories.History, rep checkReport, f checkFlags) error {
 	path := strings.Join(paths, " ")
@@ -59,7 +39,7 @@ func (g *checkGates) write(paths []string, h *histories.History, rep checkReport
 			props = []report.Fact{{Name: "histories", Value: path}}
 		}
 		suite := report.Suite{Name: "fencecheck check " + path, Properties: props,
-			Cases: report.CheckCases(rep.Result, report.Resources(h.Operations), rep.Minimal)}
+			Cases: report.CheckCases(rep.Check, report.Resources(h.Operations), rep.Minimal)}
 		if err := report.WriteJUnitFile(g.junit, suite); err != nil {
 			return err
 		}
@@ -72,7 +52,7 @@ func (g *checkGates) write(paths []string, h *histories.History, rep checkReport
 	}
 	opts, _ := f.options()
 	in := report.Input{
-		Title: path, Verdict: rep.Verdict, Reason: rep.Reason, History: h, Check: rep.Result,
+		Title: path, Verdict: rep.Verdict, Reason: rep.Reason, History: h, Check: rep.Check,
 		Options: opts, Minimal: rep.Minimal,
 		Command: fmt.Sprintf("fencecheck check %s --policy %s --model %s --checker %s", quoteAll(paths), f.policy, f.model, f.checker),
 	}

@@ -35,7 +35,7 @@ func printCheckReport(w io.Writer, asJSON bool, rep checkReport) error {
 }
 
 func printCheck(w io.Writer, rep checkReport) {
-	c, res := rep.Counts, rep.Result
+	c, res := rep.Counts, rep.Check
 	if len(rep.Histories) > 0 {
 		printHistories(w, rep.Histories)
 	} else {

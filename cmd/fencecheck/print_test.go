@@ -10,11 +10,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/fencecheck/fencecheck/check"
-	"github.com/fencecheck/fencecheck/explain"
-	"github.com/fencecheck/fencecheck/harness"
 	"github.com/fencecheck/fencecheck/histories"
-	"github.com/fencecheck/fencecheck/model"
+	"github.com/fencecheck/fencecheck/judge"
 )
 
 // TestCheckPrintsEachViolationOnce: check's output tells the first cause
@@ -30,15 +27,9 @@ func TestCheckPrintsEachViolationOnce(t *testing.T) {
 	h := &histories.History{Operations: []histories.Operation{
 		w(0, "a", 2, "a2", 0, 1), w(1, "b", 2, "b2", 0, 1), w(2, "b", 1, "b1", 2, 3), w(3, "a", 1, "a1", 4, 5),
 	}}
-	opts := check.Options{Policy: model.Strict}
-	checked, err := check.Check(context.Background(), h.Operations, opts)
+	judged, err := judge.Judge(context.Background(), h, judge.DefaultOptions())
 	require.NoError(t, err)
-	res := explain.Explain(h.Operations, checked, opts)
-	minimal, err := (&checkGates{shrinkTimeout: harness.DefaultConfig().ShrinkTimeout}).shrink(h, res, opts)
-	require.NoError(t, err)
-	rep := checkReport{History: "h.jsonl", Counts: histories.Count(h.Operations), Evidence: h.Evidence(), Result: res,
-		Minimal: minimal}
-	rep.Verdict, rep.Reason = explain.Decide(res, rep.Evidence)
+	rep := checkReport{History: "h.jsonl", Report: judged}
 	require.NotNil(t, rep.Minimal)
 	assert.Equal(t, "b", rep.Minimal.Resource)
 	var out bytes.Buffer

@@ -418,14 +418,11 @@ func runOnce(ctx context.Context, cmd *cobra.Command, f runFlags, o once) (harne
 	if o.progress {
 		cfg.Progress, stopProgress = progressLine(stderr)
 	}
-	stopJudging := func() string { return "" }
-	if f.stopOnViolation {
-		ctx, stopJudging = stopOnViolation(ctx, &cfg)
-	}
+	cfg.StopOnViolation = f.stopOnViolation
 	res, err := harness.Run(ctx, cfg)
 	stopProgress()
-	if why := stopJudging(); why != "" && err == nil {
-		fmt.Fprintf(stderr, "fencecheck: stopped the run early: %s\n", why)
+	if f.stopOnViolation && res.StoppedBecause != "" && err == nil {
+		fmt.Fprintf(stderr, "fencecheck: stopped the run early: %s\n", res.StoppedBecause)
 	}
 	return res, err
 }

@@ -21,6 +21,8 @@ func (runTerms) Setting(s harness.Setting) string {
 		return "--exec"
 	case s.Field == "RequireExclusive":
 		return "--require exclusive"
+	case s.Field == "StopOnViolation":
+		return "--stop-on-violation"
 	case s.Field == "Issuer" && s.Value == "servers":
 		return "--leases etcd, redis or postgres"
 	}

@@ -225,14 +225,7 @@ func fieldsOf(t reflect.Type) []goField {
 }
 
 func (w *goWalker) object(path string, node map[string]any, t reflect.Type) {
-	props, _ := node["properties"].(map[string]any)
-	var required []string
-	if r, ok := node["required"].([]any); ok {
-		for _, v := range r {
-			s, _ := v.(string)
-			required = append(required, s)
-		}
-	}
+	props, required := w.fields(path, node)
 	written := map[string]bool{}
 	for _, f := range fieldsOf(t) {
 		written[f.name] = true
@@ -262,4 +255,36 @@ func (w *goWalker) object(path string, node map[string]any, t reflect.Type) {
 			w.fail(path+"."+name, "documented, but %s has no such field", t)
 		}
 	}
+}
+
+// fields are the properties and the required names of an object schema,
+// with those of the schemas it is allOf (the run's and check's results
+// are the judgement and fields of their own).
+func (w *goWalker) fields(path string, node map[string]any) (map[string]any, []string) {
+	props := map[string]any{}
+	var required []string
+	parts := []map[string]any{node}
+	all, _ := node["allOf"].([]any)
+	for _, a := range all {
+		if m, ok := a.(map[string]any); ok {
+			parts = append(parts, w.resolve(path, m))
+		}
+	}
+	for _, part := range parts {
+		if p, ok := part["properties"].(map[string]any); ok {
+			for k, v := range p {
+				if _, dup := props[k]; dup {
+					w.fail(path+"."+k, "documented twice (in an allOf part too)")
+				}
+				props[k] = v
+			}
+		}
+		if r, ok := part["required"].([]any); ok {
+			for _, v := range r {
+				s, _ := v.(string)
+				required = append(required, s)
+			}
+		}
+	}
+	return props, required
 }

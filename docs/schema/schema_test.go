@@ -17,6 +17,7 @@ import (
 	"github.com/fencecheck/fencecheck/explore"
 	"github.com/fencecheck/fencecheck/harness"
 	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/judge"
 	"github.com/fencecheck/fencecheck/runstore"
 	"github.com/fencecheck/fencecheck/verify"
 )
@@ -106,7 +107,7 @@ func TestValidateDir(t *testing.T) {
 		require.NoError(t, os.WriteFile(path, []byte(content), 0o644))
 	}
 	put("run/a/history.jsonl", `{"index":0,"time":0,"actor":"harness","f":"header","format":1}`+"\n")
-	put("run/a/result.json", `{"format":1,"target":"memory://fenced","max_token":0,"require_exclusive":false,"passed":true,"dir":"run/a","scenarios":[]}`)
+	put("run/a/result.json", `{"format":2,"target":"memory://fenced","max_token":0,"require_exclusive":false,"passed":true,"dir":"run/a","scenarios":[]}`)
 	put("run/a/summary.txt", "not json")
 	put("run/a/comparison.json", "[]")
 	n, err := schema.ValidateDir(dir)
@@ -123,16 +124,17 @@ func TestValidateDir(t *testing.T) {
 func TestValidateResultNeedsAFormat(t *testing.T) {
 	t.Parallel()
 	battery := `{"target":"t","max_token":0,"require_exclusive":false,"passed":true,"dir":"d","scenarios":null%s}`
-	assert.NoError(t, schema.ValidateResult(strings.NewReader(fmt.Sprintf(battery, `,"format":1`)), "result.json"))
+	assert.NoError(t, schema.ValidateResult(strings.NewReader(fmt.Sprintf(battery, `,"format":2`)), "result.json"))
 	assert.Error(t, schema.ValidateResult(strings.NewReader(fmt.Sprintf(battery, ``)), "result.json"), "no format")
-	assert.Error(t, schema.ValidateResult(strings.NewReader(fmt.Sprintf(battery, `,"format":2`)), "result.json"), "a newer format")
+	assert.Error(t, schema.ValidateResult(strings.NewReader(fmt.Sprintf(battery, `,"format":3`)), "result.json"), "a newer format")
 }
 
 // TestResultSchemaDocumentsTheGoTypes: the result schema describes
-// exactly what encoding/json writes of a run's and a battery's result
-// (cmd/fencecheck checks check --json's).
+// exactly what encoding/json writes of a judgement, and of a run's, a
+// battery's and a sweep's result (cmd/fencecheck checks check --json's).
 func TestResultSchemaDocumentsTheGoTypes(t *testing.T) {
 	t.Parallel()
+	assert.NoError(t, schema.CheckGoType(schema.ResultFile, "/$defs/judgement", reflect.TypeFor[judge.Report]()))
 	assert.NoError(t, schema.CheckGoType(schema.ResultFile, "/$defs/run", reflect.TypeFor[harness.Result]()))
 	assert.NoError(t, schema.CheckGoType(schema.ResultFile, "/$defs/battery", reflect.TypeFor[verify.Report]()))
 	assert.NoError(t, schema.CheckGoType(schema.ResultFile, "/$defs/sweep", reflect.TypeFor[explore.Result]()))
