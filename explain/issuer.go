@@ -3,26 +3,7 @@ package explain
 import (
 	"fmt"
 	"io"
-
-	"github.com/fencecheck/fencecheck/check"
 )
-
-// issuerReason is the reason of a verdict that the token issuer's
-// violations decided: the issuer named first, with its first violation,
-// then the receiver's own verdict, reason and all.
-func issuerReason(issuer []check.IssuerViolation, receiver check.Verdict, reason string) string {
-	first := issuer[0].String()
-	if n := len(issuer) - 1; n > 0 {
-		first += fmt.Sprintf(" (and %d more issuer violations)", n)
-	}
-	switch receiver {
-	case check.Held:
-		return fmt.Sprintf("the token issuer, not the receiver: %s; the receiver's history is linearizable given these tokens", first)
-	case check.Violated:
-		return fmt.Sprintf("the token issuer, and the receiver too: %s; and %s", first, reason)
-	}
-	return fmt.Sprintf("the token issuer, not the receiver: %s; the receiver's verdict alone is %s: %s", first, receiver, reason)
-}
 
 // maxIssuerShown bounds the issuer violations written out; the rest are
 // counted.

@@ -2,6 +2,7 @@ package judge
 
 import (
 	"errors"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -45,6 +46,10 @@ func TestRulesDecide(t *testing.T) {
 			"every resource's history is linearizable for a fenced register (strict policy)"},
 		{"the issuer reused a token, the receiver held", func(r *Report) { r.Check.Issuer = issuer }, nil, Violated, GateIssuer,
 			"the token issuer, not the receiver: the issuer handed token 7 on resource r1 to two workers (worker 2 at index 3, worker 1 at index 9); the receiver's history is linearizable given these tokens"},
+		{"the issuer reused a token and went backwards", func(r *Report) {
+			r.Check.Issuer = append(slices.Clone(issuer), check.IssuerViolation{Kind: check.NotIncreasing, Resource: "r1", Token: 5, Earlier: 7, Index: 12, EarlierIndex: 9, Holder: 3, EarlierHolder: 1})
+		}, nil, Violated, GateIssuer,
+			"the token issuer, not the receiver: the issuer handed token 7 on resource r1 to two workers (worker 2 at index 3, worker 1 at index 9) (and 1 more issuer violations); the receiver's history is linearizable given these tokens"},
 		{"the issuer and the receiver both broke", func(r *Report) { r.Check.Issuer = issuer; violated(r) }, nil, Violated, GateIssuer,
 			"the token issuer, and the receiver too: the issuer handed token 7 on resource r1 to two workers (worker 2 at index 3, worker 1 at index 9); and the history is not linearizable for a fenced register (strict policy) on 1 of 1 resources; first on r1 at 5ms: stale write accepted"},
 		{"the issuer broke, the receiver's evidence is thin", func(r *Report) { r.Check.Issuer = issuer; r.Evidence.Resources = 0 }, nil, Violated, GateIssuer,
