@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -140,9 +141,11 @@ func TestREADMEOutput(t *testing.T) {
 			continue
 		}
 		assert.Equal(t, b.code, code, "README.md:%d: %s exits %d, the marker says %d", b.marker+1, b.command, code, b.code)
-		assert.Equal(t, normalizeReadmeOutput(want), normalizeReadmeOutput(got),
-			"README.md:%d: the block differs from what %s prints; if the change is intended, rewrite it with\n"+
-				"\tgo test ./cmd/fencecheck -run '^TestREADMEOutput$' -update", b.marker+1, b.command)
+		if w, g := normalizeReadmeOutput(want), normalizeReadmeOutput(got); w != g {
+			t.Errorf("README.md:%d: the block differs from what %s prints (- README, + the command, both normalized):\n%s"+
+				"if the change is intended, rewrite the block with\n\tgo test ./cmd/fencecheck -run '^TestREADMEOutput$' -update",
+				b.marker+1, b.command, lineDiff(w, g, b.start+1))
+		}
 	}
 	if changed {
 		require.NoError(t, os.WriteFile(readmePath, []byte(strings.Join(lines, "\n")), 0o644))
@@ -169,4 +172,29 @@ func runReadmeCommand(t *testing.T, command string) (string, int) {
 		require.NoError(t, err, command)
 	}
 	return "$ " + command + "\n" + strings.TrimRight(out.String(), "\n"), code
+}
+
+// lineDiff shows where two texts differ, as one hunk: the lines between
+// the lines they share at the start and at the end, "-" for want's and
+// "+" for got's. first is the line number of want's first line, so that
+// the hunk names the README's line.
+func lineDiff(want, got string, first int) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	pre := 0
+	for pre < len(w) && pre < len(g) && w[pre] == g[pre] {
+		pre++
+	}
+	suf := 0
+	for suf < len(w)-pre && suf < len(g)-pre && w[len(w)-1-suf] == g[len(g)-1-suf] {
+		suf++
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "@@ README.md:%d @@\n", first+pre)
+	for _, l := range w[pre : len(w)-suf] {
+		b.WriteString("-" + l + "\n")
+	}
+	for _, l := range g[pre : len(g)-suf] {
+		b.WriteString("+" + l + "\n")
+	}
+	return b.String()
 }
