@@ -23,12 +23,12 @@ import (
 )
 
 // mainHistorySHA256 is the SHA-256 of the history of defaultRun
-// ("check-then-set", seed 99) as fencecheck wrote it before it carried
-// trace ids (main at f48e962, history format 0, without a header). A
-// target that carries no trace context must leave its histories exactly
-// as they were: the same seed gives the same history, byte for byte,
-// across versions, but for the format header that format 1 put first
-// (which moved every index up by one).
+// ("check-then-set", seed 99) as a fencecheck without trace ids wrote it
+// (history format 0, without a header). A target that carries no trace
+// context must leave its histories exactly as they were: a user who kept
+// a seed gets the same history, byte for byte, from a newer version, but
+// for the format header that format 1 put first (which moved every index
+// up by one).
 const mainHistorySHA256 = "861bf428a0442dd8af5018173d74620205209ff865f62f3a298103bc90979b5e"
 
 func TestAMemoryTargetsHistoryIsAsBeforeTraceIDs(t *testing.T) {

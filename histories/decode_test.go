@@ -119,8 +119,9 @@ func TestEncodeReplacesInvalidUTF8(t *testing.T) {
 }
 
 // TestDecodeRejectsWhatJSONForbids: the decoder reads RFC 8259 JSON and
-// nothing more lenient, and only valid text (issue 19, case 7). Each line
-// names the field at fault.
+// nothing more lenient, and only valid text, so a history another tool
+// wrote means to fencecheck what it means to any JSON reader. Each error
+// names the field at fault, so a user can fix the writer of the line.
 func TestDecodeRejectsWhatJSONForbids(t *testing.T) {
 	t.Parallel()
 	const head = `{"index":0,"time":0,"process":0,"type":"invoke","f":"write","resource":"r","token":1`

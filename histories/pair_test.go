@@ -100,9 +100,10 @@ func TestPairOutcomes(t *testing.T) {
 
 // TestCompletionMustRepeatItsInvocation: a write completion that repeats
 // its invocation's value or token must repeat it unchanged, in both
-// readers, and the error names the completion's line and its
-// invocation's (issue 19, case 7). Blank lines make lines and indices
-// differ.
+// readers, so that no history is judged on a token or value its writer
+// contradicted; the error names the completion's line and its
+// invocation's, so the user finds both. Blank lines make lines and
+// indices differ.
 func TestCompletionMustRepeatItsInvocation(t *testing.T) {
 	t.Parallel()
 	invoke := `{"index":0,"time":10,"process":3,"type":"invoke","f":"write","resource":"r","token":7,"value":"mine"}`

@@ -200,9 +200,9 @@ func FuzzParseOrder(f *testing.F) {
 }
 
 // TestRandomOrderIsAsBefore: the default order draws exactly as the
-// simulation did before it had orders, so a seed's interleaving is the
-// one it always was; these are trace's lines on main before orders
-// (5bc27ac).
+// simulation did before it had orders, so a seed a user kept gives the
+// interleaving it always gave; these are trace's lines as that
+// simulation printed them.
 func TestRandomOrderIsAsBefore(t *testing.T) {
 	t.Parallel()
 	assert.Equal(t, "t3.0@0 t3.1@0 t1.0@0 t0.0@0 t2.0@0 t4.0@0 t2.1@0 t0.1@0 t1.1@0 t4.1@0 "+

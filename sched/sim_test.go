@@ -69,8 +69,8 @@ func wakeTrace(t *testing.T, seed uint64, order Order) (string, int) {
 // TestSimIsAsBefore: the simulation that carries tasks on reused
 // goroutines and takes an AfterFunc's first steps without one makes the
 // choices, keeps the clock and counts the steps of the simulation with a
-// goroutine per task; these traces and steps are that simulation's, on
-// main before the change (57909d1).
+// goroutine per task, so a seed a user kept gives the same history; these
+// traces and steps were recorded from that simpler simulation.
 func TestSimIsAsBefore(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {

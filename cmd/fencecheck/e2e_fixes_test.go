@@ -36,8 +36,8 @@ type fixesJSON struct {
 }
 
 // TestCompareFixes runs the built binary's compare-fixes against the
-// receiver that ignores tokens and the one that checks them, as the
-// README shows: exit 0 (a comparison, not a gate), one row per strategy
+// receiver that ignores tokens and the one that checks them, as
+// docs/fixes.md shows: exit 0 (a comparison, not a gate), one row per strategy
 // in the article's order, only fencing holding against memory://fenced,
 // every strategy with stale writes accepted against memory://unfenced,
 // each row a stored run of its own strategy, the same table for the

@@ -14,7 +14,7 @@ import (
 	sqltarget "github.com/fencecheck/fencecheck/targets/sqltarget"
 )
 
-// runTwice runs the same command twice, as a user who runs a README
+// runTwice runs the same command twice, as a user who runs a documented
 // command again does, and asserts both verdicts, returning the second
 // run's output.
 func runTwice(t *testing.T, dir string, want int, args ...string) result {
@@ -70,8 +70,9 @@ func TestSecondRunHolds(t *testing.T) {
 			t.Parallel()
 			dir := schema.TempDir(t)
 			table := uniqueTable(t)
-			// The README's statements, without the set-up that empties
-			// the table: the second run meets the first one's rows.
+			// The statements of docs/sql-receivers.md's examples, without
+			// a set-up that empties the table: the second run meets the
+			// first one's rows.
 			args := append(run, "--target", e.spec(t, dir), "--seed", "1",
 				"--sql-setup", "CREATE TABLE IF NOT EXISTS "+table+" (id VARCHAR(64) PRIMARY KEY, token BIGINT NOT NULL, value TEXT)",
 				"--sql-write", "INSERT INTO "+table+" (id, token, value) VALUES (:resource, :token, :value) "+upsert(e.name, table),

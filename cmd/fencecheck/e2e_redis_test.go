@@ -65,9 +65,10 @@ func assertNoKeysLeft(t *testing.T, spec, stdout string) {
 	assert.Empty(t, left, "the run's keys are removed at its end")
 }
 
-// TestRunRedisModes is the promise for Redis: the atomic script
-// and WATCH/MULTI/EXEC hold (exit 0), check-then-set is found (exit 1),
-// and the stored history agrees; no key of the run is left behind.
+// TestRunRedisModes: against a real Redis, the atomic script and
+// WATCH/MULTI/EXEC hold (exit 0), check-then-set is found (exit 1), and
+// the stored history agrees; no key of the run is left behind on the
+// user's server.
 func TestRunRedisModes(t *testing.T) {
 	t.Parallel()
 	spec := redisSpec(t)

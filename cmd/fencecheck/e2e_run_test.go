@@ -30,7 +30,7 @@ func TestRunExitCodes(t *testing.T) {
 		stderr string
 	}{
 		{"correct receiver holds", []string{"--target", "memory://fenced", "--seed", "7"}, 0, "HELD", ""},
-		{"the issue's command finds check-then-set", []string{"--target", "memory://check-then-set", "--workers", "8", "--resources", "4", "--duration", "5s", "--nemesis", "pause,delay", "--seed", "7"}, 1, "VIOLATED", ""},
+		{"check-then-set is found with the defaults spelled out", []string{"--target", "memory://check-then-set", "--workers", "8", "--resources", "4", "--duration", "5s", "--nemesis", "pause,delay", "--seed", "7"}, 1, "VIOLATED", ""},
 		{"coverage gate not met", []string{"--target", "memory://fenced", "--seed", "7", "--nemesis", "none", "--min-stale", "1"}, 2, "NO STALE WRITE WAS SUBMITTED", ""},
 		{"unknown target", []string{"--target", "memory://fencd"}, 3, "", `unknown memory target "fencd"`},
 		{"unsupported scheme", []string{"--target", "ftp://x"}, 3, "", `unsupported scheme "ftp"`},

@@ -66,8 +66,8 @@ func (s *servedLeases) stop(t *testing.T) {
 	assert.NoError(t, err, "leases serve did not stop cleanly; stderr:\n%s", s.stderr)
 }
 
-// TestShardsShareOneIssuerAndReceiver is issue 20's scale-out on the local
-// machine: one `fencecheck leases serve` (an embedded etcd), one reference
+// TestShardsShareOneIssuerAndReceiver is the scale-out of
+// docs/scale-out.md on the local machine, as a user runs it: one `fencecheck leases serve` (an embedded etcd), one reference
 // receiver, four `fencecheck run --shard i/4` processes at once sharing
 // both, and one `fencecheck check` of the four histories: one verdict,
 // HELD against the correct receiver and VIOLATED against one with the

@@ -65,9 +65,9 @@ func ownStatements(table, write string) []string {
 	}
 }
 
-// TestRunOwnStatements is the promise for a user's own statements:
-// a guard that is subtly wrong is caught (exit 1), and the correct one on
-// the same table holds (exit 0), on every engine.
+// TestRunOwnStatements: with a user's own statements, a guard that is
+// subtly wrong is caught (exit 1), and the correct one on the same table
+// holds (exit 0), on every engine.
 func TestRunOwnStatements(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
@@ -174,8 +174,8 @@ var upserts = map[string]string{
 		"ON CONFLICT (id) DO UPDATE SET token = excluded.token, value = excluded.value WHERE excluded.token %[2]s %[1]s.token",
 }
 
-// TestRunOwnUpsert is the case as a user types it: a correct
-// token-guarded upsert as the user's own write, with the target spec as
+// TestRunOwnUpsert: a user's own upsert, as they would type it: a correct
+// token-guarded upsert as the --sql-write, with the target spec as
 // given (for MySQL no clientFoundRows), holds (exit 0), and the same upsert
 // guarded with >= under strict is found (exit 1), on every engine. A
 // MySQL spec that asks for clientFoundRows=true, which would read every

@@ -74,12 +74,13 @@ const (
 	rcuUpdate = "UPDATE %[1]s SET value = :value, token = :token WHERE id = :resource"
 )
 
-// TestRunSQLGuardedTransaction is the issue's case: an application's
-// read-compare-update as a guarded transaction (--sql-guard, then
-// --sql-write) at READ COMMITTED is found when the delay fault holds a
-// write between its guard and its update, and the same guard with FOR
-// UPDATE, which locks the row until COMMIT, holds. On PostgreSQL as the
-// issue asks, and on MariaDB at its default, REPEATABLE READ.
+// TestRunSQLGuardedTransaction: an application's read-compare-update as
+// a guarded transaction (--sql-guard, then --sql-write) at READ COMMITTED
+// is found when the delay fault holds a write between its guard and its
+// update, and the same guard with FOR UPDATE, which locks the row until
+// COMMIT, holds: a user learns which of the two their code is. On
+// PostgreSQL at READ COMMITTED, and on MariaDB at its default,
+// REPEATABLE READ.
 func TestRunSQLGuardedTransaction(t *testing.T) {
 	t.Parallel()
 	cases := []struct {

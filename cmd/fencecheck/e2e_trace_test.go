@@ -15,8 +15,9 @@ import (
 	"github.com/fencecheck/fencecheck/docs/schema"
 )
 
-// TestACounterexamplesRequestsAreInTheReceiversLog is issue 22's trace
-// ids end to end: run finds the reference receiver's check-then-set bug
+// TestACounterexamplesRequestsAreInTheReceiversLog: a user finds each
+// request of a counterexample in the receiver's own log by its trace id
+// (docs/reports.md), end to end: run finds the reference receiver's check-then-set bug
 // through --exec, and every operation of the counterexample it prints
 // (the summary, result.json) is found by its trace id in the receiver's
 // request log in the run directory (receiver.log), on the resource the

@@ -137,15 +137,19 @@ func TestLayersNameOnlyPackagesThatExist(t *testing.T) {
 
 var layoutRow = regexp.MustCompile("^\\| `([a-z0-9/]+)/` \\|")
 
-// TestReadmeLayoutMatchesTree: the README's layout table lists every
-// top-level folder that holds Go code, each once, in the order of the
-// layers, and nothing else.
-func TestReadmeLayoutMatchesTree(t *testing.T) {
+// folderTable is the manual's page whose folder table a newcomer reads
+// to find each stage by its folder.
+const folderTable = "docs/architecture.md"
+
+// TestFolderTableMatchesTreeAndLayers: the folder table of
+// docs/architecture.md lists every top-level folder that holds Go code,
+// each once, in the order of the layers, and nothing else.
+func TestFolderTableMatchesTreeAndLayers(t *testing.T) {
 	root := moduleRoot(t)
-	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	doc, err := os.ReadFile(filepath.Join(root, folderTable))
 	require.NoError(t, err)
 	var rows []string
-	for line := range strings.SplitSeq(string(readme), "\n") {
+	for line := range strings.SplitSeq(string(doc), "\n") {
 		if m := layoutRow.FindStringSubmatch(line); m != nil {
 			rows = append(rows, m[1])
 		}
@@ -163,11 +167,11 @@ func TestReadmeLayoutMatchesTree(t *testing.T) {
 	// Compact once: it zeroes the tail it drops but keeps got's length, so
 	// a second Compact(got) would count the duplicate's "" as a folder.
 	got = slices.Compact(got)
-	assert.Equal(t, want, got, "README.md's layout table lists these folders")
-	assert.Len(t, rows, len(got), "a folder is listed twice")
+	assert.Equal(t, want, got, "%s's folder table lists these folders", folderTable)
+	assert.Len(t, rows, len(got), "a folder is listed twice in %s", folderTable)
 	order := slices.Clone(rows)
 	slices.SortStableFunc(order, func(a, b string) int { return minLayer(a) - minLayer(b) })
-	assert.Equal(t, order, rows, "README.md's layout table is not in the order of the layers")
+	assert.Equal(t, order, rows, "%s's folder table is not in the order of the layers", folderTable)
 }
 
 // minLayer is the lowest layer of any package under the top-level folder.

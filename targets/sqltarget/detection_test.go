@@ -44,9 +44,10 @@ func runHarness(t *testing.T, spec string, mode Mode, seed uint64) harness.Resul
 	return res
 }
 
-// TestDetectionOnRealDatabases is the promise, per engine: the
-// atomic upsert holds in every seed with stale writes exercised, and
-// check-then-set is found invalid in every seed.
+// TestDetectionOnRealDatabases: on every engine a user can point
+// fencecheck at, the atomic upsert holds in every seed with stale writes
+// exercised, and check-then-set is found invalid in every seed, so a
+// verdict on a real database tells the two apart.
 func TestDetectionOnRealDatabases(t *testing.T) {
 	t.Parallel()
 	for _, e := range engines {
