@@ -34,6 +34,7 @@ var layers = [][]string{
 	{"workload"},
 	{"check/..."},
 	{"explain"},
+	{"judge"},
 	{"report"},
 	{"replay", "verify", "harness"},
 	{"explore"},
