@@ -116,8 +116,9 @@ func pick[T any](rng *rand.Rand, choices []T) T { return choices[rng.IntN(len(ch
 // Apply sets the draw on c, with faults the drawn faults made afresh for
 // the run: the lease TTL and the timings that follow it
 // (harness.Config.SetLeaseTTL), then the think time, the workers, the
-// resources unless they are fixed, the read share, the tokens and the
-// stale-write gate the faults ask for (harness.DefaultMinStale).
+// resources unless they are fixed, the read share and the tokens. The
+// stale-write gate stays c's: a draw without a fault that makes stale
+// writes is inconclusive unless a stale write came all the same.
 func (d Draw) Apply(c *harness.Config, faults []nemesis.Fault) error {
 	tokens, err := lease.ParseTokens(d.Tokens)
 	if err != nil {
@@ -128,7 +129,7 @@ func (d Draw) Apply(c *harness.Config, faults []nemesis.Fault) error {
 	if d.Resources > 0 {
 		c.Resources = d.Resources
 	}
-	c.Faults, c.MinStale = faults, harness.DefaultMinStale(faults)
+	c.Faults = faults
 	return nil
 }
 

@@ -83,7 +83,8 @@ func TestDrawSwarmVaries(t *testing.T) {
 }
 
 // TestDrawApply: a draw sets what it drew and the timings that follow the
-// lease, and the stale-write gate its faults ask for.
+// lease, and leaves the stale-write gate as the sweep asked: a draw
+// without a fault that makes stale writes is no pass unless one came.
 func TestDrawApply(t *testing.T) {
 	t.Parallel()
 	d := Draw{Faults: []string{"expire"}, Workers: 3, Resources: 2, LeaseTTL: 25 * time.Millisecond, Think: 0, ReadShare: 0.5, Tokens: "sparse"}
@@ -98,6 +99,6 @@ func TestDrawApply(t *testing.T) {
 	assert.Zero(t, c.Think)
 	assert.Equal(t, 0.5, c.ReadShare)
 	assert.Equal(t, lease.Sparse(), c.Tokens)
-	assert.Zero(t, c.MinStale, "expire alone makes no stale write to ask for")
+	assert.Equal(t, harness.DefaultConfig().MinStale, c.MinStale, "expire alone still needs a stale write for a pass")
 	assert.Equal(t, "nemesis expire; 3 workers, 2 resources, lease TTL 25ms, think 0s, read share 0.5, tokens sparse", d.String())
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/fencecheck/fencecheck/explain"
 	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/internal/buildinfo"
+	"github.com/fencecheck/fencecheck/judge"
 	"github.com/fencecheck/fencecheck/lease"
 	"github.com/fencecheck/fencecheck/model"
 	"github.com/fencecheck/fencecheck/nemesis"
@@ -153,8 +154,9 @@ type Config struct {
 	Policy           model.Policy
 	RequireExclusive bool // also fail accepted writes sent after their lease had ended on the issuer or been reassigned
 	// MinStale makes a run inconclusive unless at least this many stale
-	// writes were submitted. DefaultMinStale gives what a run with given
-	// faults should ask for.
+	// writes were submitted, whatever its faults (judge.Options.MinStale):
+	// DefaultConfig asks for one; 0 is the explicit opt-out, and a pass
+	// then says it tested no stale write.
 	MinStale int
 	// StopOnViolation judges the history as it is recorded and stops the
 	// run at the first violation (judge.Watch); the run then ends as an
@@ -220,7 +222,7 @@ func DefaultConfig() Config {
 		StoreDir: "store", CheckTimeout: 60 * time.Second, ShrinkTimeout: explain.DefaultShrinkOptions().Timeout, Version: buildinfo.Read("").Version,
 	}
 	c.SetLeaseTTL(100 * time.Millisecond)
-	c.MinStale = DefaultMinStale(c.Faults)
+	c.MinStale = judge.DefaultMinStale
 	return c
 }
 
@@ -418,16 +420,3 @@ type FieldError struct {
 
 func (e *FieldError) Error() string { return e.Field + ": " + e.Err.Error() }
 func (e *FieldError) Unwrap() error { return e.Err }
-
-// DefaultMinStale is the MinStale a run with faults should ask for: one
-// stale write when a fault exists to produce them (nemesis.StaleWriter:
-// pause, delay, hold), so that a run in which no stale write reached the
-// receiver is inconclusive rather than a pass; none otherwise.
-func DefaultMinStale(faults []nemesis.Fault) int {
-	for _, f := range faults {
-		if _, ok := f.(nemesis.StaleWriter); ok {
-			return 1
-		}
-	}
-	return 0
-}

@@ -210,7 +210,7 @@ func TestFailoverGate(t *testing.T) {
 			h, err := histories.Pair(append(slices.Clone(tc.events), client...))
 			require.NoError(t, err)
 			o := judge.DefaultOptions()
-			o.IssuerFaults = tc.faults
+			o.IssuerFaults, o.MinStale = tc.faults, 0
 			rep, err := judge.Judge(context.Background(), h, o)
 			require.NoError(t, err)
 			res := Result{Report: rep, Config: RunConfig{issuerFaults: tc.faults, issuerServers: tc.servers, judged: o}}

@@ -206,8 +206,21 @@ func (c *Config) judgeOptions() judge.Options {
 		if _, ok := f.(nemesis.StaleWriter); ok {
 			o.StaleFaults = append(o.StaleFaults, f.Name())
 		}
+		if _, ok := f.(*nemesis.Kill); ok {
+			o.CrashFaults = append(o.CrashFaults, f.Name())
+		}
 	}
 	return o
+}
+
+// crashes counts the actions of the run's faults that crashed the
+// receiver.
+func (res *Result) crashes() int {
+	n := 0
+	for _, f := range res.Config.judged.CrashFaults {
+		n += res.Coverage.FaultActions[f]
+	}
+	return n
 }
 
 // Summary renders the result for people; it is summary.txt and the end of
@@ -238,8 +251,9 @@ func (res *Result) Summary() string {
 		c.Operations, c.Writes, c.Accepted, c.Rejected, c.UnknownWrites, c.FailedWrites, c.Reads, c.UnknownReads)
 	fmt.Fprintf(&b, "exercised   %d stale writes (%d rejected, %d accepted, %d unknown); %d equal-token repeats (%d accepted);\n",
 		cov.StaleWrites, cov.StaleRejected, cov.StaleAccepted, cov.StaleUnknown, cov.EqualTokenRepeats, cov.EqualTokenAccepted)
-	fmt.Fprintf(&b, "            %d old tokens accepted before the newer one arrived (allowed by fencing); %d unknown outcomes;\n",
-		cov.OldTokenFirst, cov.UnknownOutcomes)
+	fmt.Fprintf(&b, "            %d old tokens accepted before the newer one arrived (allowed by fencing); %d concurrent writes on one resource;\n",
+		cov.OldTokenFirst, cov.ConcurrentWrites)
+	fmt.Fprintf(&b, "            %d unknown outcomes; %d receiver crashes;\n", cov.UnknownOutcomes, res.crashes())
 	fmt.Fprintf(&b, "            %d lease grants, %d expiries; fault actions %s\n", cov.LeaseGrants, cov.LeaseExpiries, actionList(cov.FaultActions))
 	if len(cfg.issuerFaults) > 0 {
 		fmt.Fprintf(&b, "            %d issuer leader changes; %d lease grants after a server the issuer faults took down came back\n",
@@ -268,7 +282,10 @@ func (res *Result) Summary() string {
 	if res.Interrupted {
 		fmt.Fprintf(&b, "interrupted %s; the verdict covers the history recorded until then\n", res.stopWords())
 	}
-	fmt.Fprintf(&b, "verdict     %s: %s\n", strings.ToUpper(string(res.Verdict)), res.Reason)
+	fmt.Fprintf(&b, "verdict     %s: %s\n", res.Headline(), res.Reason)
+	if res.Verdict == judge.Held && res.Power.StaleTested > 0 {
+		fmt.Fprintf(&b, "power       %s\n", res.Power.Sentence())
+	}
 	if res.Dir != "" && !res.Config.NoReport {
 		fmt.Fprintf(&b, "report      %s\n", filepath.Join(res.Dir, runstore.Report))
 	}

@@ -30,7 +30,7 @@ func strategyRun(t *testing.T, name string, s workload.Strategy, set func(*Confi
 	faults, err := nemesis.Parse("pause,delay")
 	require.NoError(t, err)
 	res, err := Run(context.Background(), testConfig(t, tgt, "memory://"+name, func(c *Config) {
-		c.Faults, c.MinStale, c.Seed, c.Strategy = faults, DefaultMinStale(faults), 7, s
+		c.Faults, c.Seed, c.Strategy = faults, 7, s
 		c.Duration, c.ShrinkTimeout, c.NoReport = 2*time.Second, 0, true
 		if set != nil {
 			set(c)

@@ -41,11 +41,12 @@ type Followed struct {
 // ends when src does; ctx cancels it.
 //
 // The Report is Judge's for the same history, but for what needs the
-// whole history at once: the coverage of hazards is not measured, so a
-// gate on stale writes (Options.MinStale) cannot be met and must be 0.
+// whole history at once: the coverage leaves out equal tokens and old
+// tokens first (Coverage.Unmeasured), and the exclusive requirement is
+// not judged (Options.RequireExclusive must be false).
 func Follow(ctx context.Context, src io.Reader, name string, o Options, found func(Found)) (Followed, error) {
-	if o.MinStale > 0 {
-		return Followed{}, errors.New("judge: a followed history's coverage is not measured: MinStale must be 0")
+	if o.RequireExclusive {
+		return Followed{}, errors.New("judge: the exclusive requirement needs the whole history, not one followed as it is written")
 	}
 	so := check.DefaultStreamOptions()
 	so.Options = o.Check
@@ -55,7 +56,8 @@ func Follow(ctx context.Context, src io.Reader, name string, o Options, found fu
 		}
 	})
 	var tally histories.Tally
-	follower := histories.NewFollower(followSink{stream, &tally})
+	m := newMeter(o.IssuerFaults)
+	follower := histories.NewFollower(followSink{stream, &tally, m})
 	rd := histories.NewReader(&idleReader{r: src, detect: stream.Detect}, name)
 	var e histories.Event
 	for {
@@ -78,7 +80,8 @@ func Follow(ctx context.Context, src io.Reader, name string, o Options, found fu
 	if err != nil {
 		return Followed{}, err
 	}
-	r := Report{Check: explain.Result{Result: checked}, Counts: tally.Counts(), Evidence: tally.Evidence(follower.Errors()), ReceiverLog: o.ReceiverLog}
+	r := Report{Check: explain.Result{Result: checked}, Counts: tally.Counts(), Coverage: m.cov, Power: powerOf(m.cov),
+		Evidence: tally.Evidence(follower.Errors()), ReceiverLog: o.ReceiverLog}
 	for _, v := range violations {
 		ex := explain.Explain(v.Ops, v.Result, o.Check)
 		r.Check.Violations = append(r.Check.Violations, ex.Violations...)
@@ -109,18 +112,29 @@ func shrinkFollowed(ctx context.Context, found []check.StreamViolation, res expl
 	return nil, nil
 }
 
-// followSink hands the Follower's operations to the stream and the tally.
+// followSink hands the Follower's operations to the stream, the tally
+// and the meter.
 type followSink struct {
 	stream *check.Stream
 	tally  *histories.Tally
+	meter  *meter
 }
 
-func (s followSink) Invoked(op *histories.Operation) { s.stream.Invoked(op) }
+func (s followSink) Invoked(op *histories.Operation) {
+	s.meter.invoked(op)
+	s.stream.Invoked(op)
+}
+
 func (s followSink) Completed(op *histories.Operation) {
 	s.tally.Add(op)
+	s.meter.completed(op)
 	s.stream.Completed(op)
 }
-func (s followSink) Other(e *histories.Event) { s.stream.Other(e) }
+
+func (s followSink) Other(e *histories.Event) {
+	s.meter.other(e)
+	s.stream.Other(e)
+}
 
 // idleReader reads r on a goroutine of its own, so that it knows when
 // the next read would wait: then, and at least every detectEvery while

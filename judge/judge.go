@@ -40,7 +40,7 @@ func Judge[H History](ctx context.Context, h H, o Options) (Report, error) {
 		return Report{}, fmt.Errorf("check the history: %w", err)
 	}
 	cov, exclusive := measure(c, o.IssuerFaults)
-	r := Report{Counts: c.Count(), Coverage: cov, Evidence: c.Evidence(), ReceiverLog: o.ReceiverLog}
+	r := Report{Counts: c.Count(), Coverage: cov, Power: powerOf(cov), Evidence: c.Evidence(), ReceiverLog: o.ReceiverLog}
 	if o.RequireExclusive {
 		r.Exclusive = exclusive
 	}

@@ -29,7 +29,9 @@ type checkFlags struct {
 	html    string
 	json    bool
 	follow  bool
-	gates   checkGates
+	// minStale is the stale writes a pass needs (judge.Options.MinStale).
+	minStale int
+	gates    checkGates
 }
 
 func newCheckCommand() *cobra.Command {
@@ -68,6 +70,7 @@ violation is reported as soon as it is found (docs/checking.md).`,
 	fl.StringVar(&f.model, "model", "fenced", "model: fenced (fenced register) or register (plain register, last writer wins)")
 	fl.StringVar(&f.checker, "checker", check.Fast.String(), "checker: fast, porcupine, or both (exit 3 if they disagree)")
 	fl.DurationVar(&f.timeout, "timeout", harness.DefaultConfig().CheckTimeout, "give up and report inconclusive after this long (0: never)")
+	fl.IntVar(&f.minStale, "min-stale", judge.DefaultMinStale, "exit 2 unless the history holds at least this many stale writes (a write sent after a newer token was accepted on its resource); 0 accepts a history without one, and says HELD (no stale write tested)")
 	fl.StringVar(&f.html, "html", "", "write porcupine's interactive visualization to this file")
 	fl.BoolVar(&f.json, "json", false, "print the result as JSON")
 	fl.BoolVar(&f.follow, "follow", false, "check one HISTORY as it is written, until its run's result.json appears (\"-\": standard input, until it ends), in memory bounded by the live window")
@@ -111,6 +114,7 @@ type checkReport struct {
 	Histories []histories.Placed `json:"histories,omitempty"`
 	Truncated bool               `json:"truncated,omitempty"`
 	judge.Report
+	judged judge.Options // what the history was judged with
 }
 
 // judgeOptions are the judgement's options from check's flags.
@@ -118,7 +122,10 @@ func (f checkFlags) judgeOptions() (judge.Options, error) {
 	o := judge.DefaultOptions()
 	var err error
 	o.Check, err = f.options()
-	o.ShrinkTimeout = f.gates.shrinkTimeout
+	o.ShrinkTimeout, o.MinStale = f.gates.shrinkTimeout, f.minStale
+	if f.minStale < 0 {
+		return o, &usageError{fmt.Errorf("--min-stale: must not be negative")}
+	}
 	return o, err
 }
 
@@ -139,7 +146,7 @@ func runCheck(ctx context.Context, stdout, stderr io.Writer, paths []string, f c
 	if err != nil {
 		return err
 	}
-	rep := checkReport{Format: runstore.ResultFormat, Histories: placed, Truncated: h.Truncated}
+	rep := checkReport{Format: runstore.ResultFormat, Histories: placed, Truncated: h.Truncated, judged: o}
 	if len(paths) == 1 {
 		rep.History = paths[0]
 	}

@@ -58,7 +58,6 @@ type runFlags struct {
 	junit           string
 	noReport        bool
 	seedGenerated   bool
-	minStaleSet     bool
 	resourcesSet    bool
 	durationSet     bool
 	opTimeoutSet    bool
@@ -162,7 +161,6 @@ const (
 func (f *runFlags) noteChanged(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	f.seedGenerated = !fl.Changed("seed")
-	f.minStaleSet = fl.Changed("min-stale")
 	f.resourcesSet = fl.Changed("resources")
 	f.durationSet = fl.Changed("duration")
 	f.opTimeoutSet = fl.Changed("op-timeout")
@@ -199,7 +197,7 @@ func (f *runFlags) register(fl *pflag.FlagSet, cmd runCommand) {
 	fl.StringVar(&f.schedule, "schedule", d.TaskOrder.String(), "how the deterministic simulation (memory targets) orders tasks ready at the same virtual instant: random, or pct:D, PCT's priority schedules, which find a bug that needs D ordering constraints with a probability they guarantee (see docs/exploration.md)")
 	fl.StringVar(&f.policy, "policy", d.Policy.String(), "fencing policy: strict or accept-equal")
 	fl.StringSliceVar(&f.require, "require", nil, "extra invariants: exclusive (no write accepted that was sent after its lease had ended on the issuer or been reassigned)")
-	fl.IntVar(&f.minStale, "min-stale", 0, "exit 2 unless at least this many stale writes were exercised (default 1 when the nemesis has pause, delay or hold; 0 accepts a run without one)")
+	fl.IntVar(&f.minStale, "min-stale", d.MinStale, "exit 2 unless at least this many stale writes reached the receiver, whatever the nemesis (0: accept a run without one, and say HELD (no stale write tested))")
 	fl.StringVar(&f.store, "store", d.StoreDir, "run store directory")
 	fl.StringVar(&f.name, "name", "", "run name (default: derived from the target)")
 	fl.BoolVar(&f.json, "json", false, "print the result as JSON")
@@ -262,9 +260,6 @@ func (f *runFlags) config(t *openedTarget, faults []nemesis.Fault) (harness.Conf
 		return cfg, err
 	}
 	cfg.MinStale, cfg.StoreDir, cfg.RunName, cfg.CheckTimeout, cfg.NoReport = f.minStale, f.store, f.name, f.checkTimeout, f.noReport
-	if !f.minStaleSet {
-		cfg.MinStale = harness.DefaultMinStale(faults)
-	}
 	if f.ops > 0 && !f.durationSet {
 		cfg.Duration = 0 // --ops alone bounds the run by its work, not by time
 	}
