@@ -30,7 +30,7 @@ func (res *Result) ReportInput() report.Input {
 	in := report.Input{
 		Title: cfg.Target, Verdict: res.Verdict, Reason: res.Reason, Command: cfg.Command,
 		Started: res.Started, Elapsed: res.Elapsed, History: res.history, Check: res.Check,
-		Options: check.Options{Policy: policy}, Minimal: res.Minimal, NotCovered: res.notCovered(),
+		Options: check.Options{Policy: policy}, Minimal: res.Minimal, Kinds: res.Findings, NotCovered: res.notCovered(),
 		Files: []string{runstore.History, runstore.Result, runstore.Summary},
 	}
 	for _, h := range res.Hazards(&res.Config.judged) {

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/fencecheck/fencecheck/check"
-	"github.com/fencecheck/fencecheck/explain"
 	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/internal/termsafe"
 	"github.com/fencecheck/fencecheck/judge"
@@ -286,13 +285,14 @@ func (res *Result) Summary() string {
 	if res.Verdict == judge.Held && res.Power.StaleTested > 0 {
 		fmt.Fprintf(&b, "power       %s\n", res.Power.Sentence())
 	}
+	_ = judge.WriteFindingLines(&b, &res.Report, "finding     ")
 	if res.Dir != "" && !res.Config.NoReport {
 		fmt.Fprintf(&b, "report      %s\n", filepath.Join(res.Dir, runstore.Report))
 	}
 	if cfg.Command != "" {
 		fmt.Fprintf(&b, "reproduce   %s\n", cfg.Command)
 	}
-	_ = explain.WriteViolations(&b, &res.Check, res.Minimal)
+	_ = judge.WriteFindings(&b, &res.Report)
 	res.ReceiverLog.WriteQuoted(&b)
 	for i, x := range res.Exclusive {
 		if i == 0 {

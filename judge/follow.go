@@ -89,6 +89,7 @@ func Follow(ctx context.Context, src io.Reader, name string, o Options, found fu
 	for _, n := range checked.Notes {
 		r.Notes = append(r.Notes, n.String())
 	}
+	r.Findings = findings(&r, evidenceHints{})
 	if r.Minimal, err = shrinkFollowed(ctx, violations, r.Check, o); err != nil {
 		return Followed{}, err
 	}
@@ -106,7 +107,7 @@ func shrinkFollowed(ctx context.Context, found []check.StreamViolation, res expl
 	}
 	for _, v := range found {
 		if v.Resource == res.Violations[first].Resource {
-			return shrinkFirst(ctx, &histories.History{Operations: v.Ops}, explain.Result{Result: v.Result, Violations: res.Violations[first : first+1]}, o.Check, o.ShrinkTimeout)
+			return shrinkFirst(ctx, &histories.History{Operations: v.Ops}, explain.Result{Result: v.Result, Violations: res.Violations[first : first+1]}, 0, o.Check, o.ShrinkTimeout)
 		}
 	}
 	return nil, nil

@@ -52,6 +52,7 @@ func Judge[H History](ctx context.Context, h H, o Options) (Report, error) {
 	// else of a history that may hold millions of operations.
 	operations, others := len(c.Ops), c.Others
 	violating := c.ExpandResources(checked.Blamed())
+	hints := gatherHints(c, violating, o.CrashFaults)
 	if len(violating) > 0 {
 		// The compact history and the checker's buffers are garbage
 		// now, unless the caller holds them; collected before
@@ -63,7 +64,8 @@ func Judge[H History](ctx context.Context, h H, o Options) (Report, error) {
 		runtime.GC()
 	}
 	r.Check = explain.Explain(violating, checked, o.Check)
-	r.Minimal, err = shrinkFirst(ctx, &histories.History{Operations: violating, Others: others}, r.Check, o.Check, o.ShrinkTimeout)
+	r.Findings = findings(&r, hints)
+	r.Minimal, err = shrinkFirst(ctx, &histories.History{Operations: violating, Others: others}, r.Check, r.shrinkTarget(), o.Check, o.ShrinkTimeout)
 	if err != nil {
 		return Report{}, err
 	}

@@ -31,6 +31,9 @@ type Report struct {
 	Exclusive []ExclusiveViolation `json:"exclusive_violations,omitempty"`
 	// ReceiverLog is what the receiver's log showed (Options.ReceiverLog).
 	ReceiverLog *logscan.Outcome `json:"receiver_log,omitempty"`
+	// Findings are the failures found, by kind, root causes first, each
+	// with its count and its first example; empty when none was found.
+	Findings []Finding `json:"findings,omitempty"`
 	// Notes say what the check did besides judging: why it fell back to
 	// porcupine, what a second checker found.
 	Notes []string `json:"notes,omitempty"`

@@ -95,6 +95,14 @@ func receiverViolated(r *Report, _ *Options) (decision, bool) {
 		return decision{}, false
 	}
 	reason := fmt.Sprintf("the history is not linearizable for %s on %d of %d resources", modelName(&r.Check), len(r.Check.Violations), r.Check.Resources)
+	if f := r.rootCause(); f != nil {
+		// The root cause first: the other violations may follow from it.
+		more := ""
+		if f.Count > 1 {
+			more = fmt.Sprintf(" (and %d more resources like it)", f.Count-1)
+		}
+		return decision{Violated, GateCheck, fmt.Sprintf("%s: %s%s; %s", f.Title, f.First, more, reason)}, true
+	}
 	if i := r.Check.First(); i >= 0 {
 		reason += "; first on " + r.Check.Violations[i].Headline()
 	}
@@ -235,4 +243,15 @@ func modelName(res *explain.Result) string {
 		return "a plain register"
 	}
 	return fmt.Sprintf("a fenced register (%s policy)", res.Policy)
+}
+
+// rootCause is the first finding on the receiver's history that others
+// may follow from (scope, restart), nil when there is none.
+func (r *Report) rootCause() *Finding {
+	for i := range r.Findings {
+		if f := &r.Findings[i]; f.RootCause && f.example >= 0 {
+			return f
+		}
+	}
+	return nil
 }

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/fencecheck/fencecheck/explain"
 	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/internal/termsafe"
 	"github.com/fencecheck/fencecheck/judge"
@@ -57,8 +56,9 @@ func printCheck(w io.Writer, rep checkReport) {
 	if rep.Verdict == judge.Held && rep.Power.StaleTested > 0 {
 		fmt.Fprintf(w, "power          %s\n", rep.Power.Sentence())
 	}
+	_ = judge.WriteFindingLines(w, &rep.Report, "finding        ")
 	report.WriteErrors(w, "errors         ", rep.Evidence.Errors)
-	_ = explain.WriteViolations(w, &res, rep.Minimal)
+	_ = judge.WriteFindings(w, &rep.Report)
 }
 
 // partialLine says what a history whose last line was cut short lost.

@@ -7,7 +7,7 @@ import (
 )
 
 // Names lists the in-memory receivers, for help texts and errors.
-var Names = []string{"fenced", "unfenced", "check-then-set", "accept-equal", "check-then-set-rare", "lost-write-rare", "uint32-tokens"}
+var Names = []string{"fenced", "unfenced", "check-then-set", "accept-equal", "check-then-set-rare", "lost-write-rare", "uint32-tokens", "one-store"}
 
 // Open returns a fresh receiver by name: the part after memory:// in a
 // target spec.
@@ -27,6 +27,8 @@ func Open(name string) (targets.Target, error) {
 		return NewLostWriteRare(), nil
 	case "uint32-tokens":
 		return NewUint32Tokens(), nil
+	case "one-store":
+		return NewOneStore(), nil
 	}
 	return nil, fmt.Errorf("unknown memory target %q (want one of %v)", name, Names)
 }
