@@ -31,3 +31,11 @@ func (o *OneStore) Read(ctx context.Context, _ string) (targets.Reading, error) 
 
 // Immediate says that the receiver answers without waiting.
 func (o *OneStore) Immediate() bool { return true }
+
+// CheckTokenless implements targets.TokenlessWriter.
+func (o *OneStore) CheckTokenless() error { return nil }
+
+// WriteWithoutToken implements targets.TokenlessWriter, on the one cell.
+func (o *OneStore) WriteWithoutToken(ctx context.Context, _, value string) (histories.Outcome, error) {
+	return o.f.WriteWithoutToken(ctx, "", value)
+}
