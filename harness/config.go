@@ -79,7 +79,7 @@ type Config struct {
 	// Deterministic.
 	Issuer lease.Issuer
 	// Tokens is the sequence of tokens the run's own lease service grants
-	// on each resource: lease.Dense (the zero value), lease.Sparse(),
+	// on each resource: lease.Dense() (the zero value), lease.Sparse(),
 	// which jumps across 2^31, 2^32, 2^53 and 2^63 inside the receiver's
 	// domain, or lease.From(n). Only the run's own service renumbers its
 	// tokens: with Leases or Issuer it must be Dense.
@@ -121,7 +121,7 @@ type Config struct {
 	// never block outside the harness (the memory targets).
 	Deterministic bool
 	// TaskOrder is how the deterministic scheduler chooses among tasks
-	// ready at the same virtual instant: sched.Random (the default) or
+	// ready at the same virtual instant: sched.Random() (the default) or
 	// sched.PCT(d), priority schedules that find a bug of depth d with a
 	// probability PCT guarantees (see steps.go and docs/exploration.md).
 	// Anything but Random needs Deterministic: no other run is scheduled
@@ -210,7 +210,7 @@ type Config struct {
 // run needs.
 func DefaultConfig() Config {
 	c := Config{
-		Workers: 8, Resources: 4, Duration: 5 * time.Second, Strategy: workload.Fencing, LeaseMultiplier: 3, TaskOrder: sched.Random,
+		Workers: 8, Resources: 4, Duration: 5 * time.Second, Strategy: workload.Fencing, LeaseMultiplier: 3, TaskOrder: sched.Random(),
 		ReadShare: 0.2, RepeatShare: 0.2, Latency: 500 * time.Microsecond,
 		Faults:   []nemesis.Fault{nemesis.NewPause(), nemesis.NewDelay()},
 		StoreDir: "store", CheckTimeout: 60 * time.Second, ShrinkTimeout: explain.DefaultShrinkOptions().Timeout, Version: buildinfo.Read("").Version,
@@ -379,7 +379,7 @@ func (c *Config) Validate() error {
 // A real issuer's capabilities are known only once the run opens it.
 func (c *Config) validateStrategy(bad func(field, format string, args ...any)) {
 	s := c.Strategy
-	if !slices.Contains(workload.Strategies, s) {
+	if !slices.Contains(workload.Strategies(), s) {
 		bad("Strategy", "%v is not a strategy (want one of %s)", s, workload.StrategyNames())
 		return
 	}

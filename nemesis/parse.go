@@ -6,7 +6,7 @@ import (
 )
 
 // Names lists the faults Parse knows.
-var Names = []string{"pause", "delay", "expire", "duplicate"}
+func Names() []string { return []string{"pause", "delay", "expire", "duplicate"} }
 
 // Parse builds faults from a comma-separated list such as "pause,delay".
 // "none" or "" means no faults.
@@ -53,7 +53,7 @@ func newFault(name string, extras []Extra) (Fault, error) {
 	case "duplicate":
 		return NewDuplicate(), nil
 	}
-	names := Names
+	names := Names()
 	for _, x := range extras {
 		if f, ok := x.New(name); ok {
 			return f, nil

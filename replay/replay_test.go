@@ -118,7 +118,7 @@ func TestReplayIsDeterministic(t *testing.T) {
 		assert.True(t, bytes.Equal(a, b), "%s differs between runs", rel)
 		return nil
 	}))
-	assert.Equal(t, 6+2+2*len(workload.Strategies), n, "the cases, the comparison, the strategy table and its traces")
+	assert.Equal(t, 6+2+2*len(workload.Strategies()), n, "the cases, the comparison, the strategy table and its traces")
 }
 
 // porcupineVerdict is porcupine's verdict on ops under policy p.

@@ -84,7 +84,7 @@ func runCompareFixes(ctx context.Context, cmd *cobra.Command, f runFlags) error 
 	}
 	progress := !f.noProgress && !f.json && isTerminal(stderr)
 	var table fixTable
-	for _, s := range workload.Strategies {
+	for _, s := range workload.Strategies() {
 		g := f
 		g.clientStrategy = s.String()
 		res, err := runOnce(ctx, cmd, g, once{progress: progress, command: func(cfg harness.Config) string {

@@ -99,8 +99,8 @@ func isHTTP(spec string) bool {
 // TCP) and the receiver process's faults (with --exec).
 func parseFaults(list, spec string, child *process.Child) ([]nemesis.Fault, error) {
 	extras := []nemesis.Extra{
-		{Names: proxy.Names, New: proxy.New},
-		{Names: tcpproxy.Names, New: tcpproxy.New},
+		{Names: proxy.Names(), New: proxy.New},
+		{Names: tcpproxy.Names(), New: tcpproxy.New},
 		nemesis.IssuerExtra(),
 		{Names: []string{"kill", "pause-receiver"}, New: func(name string) (nemesis.Fault, bool) {
 			var proc nemesis.Process = child

@@ -45,7 +45,7 @@ With --store sqlite:PATH every accepted write is committed durably before the
 answer, so the highest token survives a crash; PATH is taken as it is ('?',
 '#', '%' are part of the name), and sqlite:file:URI passes a SQLite URI
 filename. It refuses a store that SQLite could not put in WAL mode. --bug introduces one defect:
-` + strings.Join(receiver.BugNames, ", ") + `.
+` + strings.Join(receiver.BugNames(), ", ") + `.
 
 It listens on loopback only, and answers only requests for loopback names
 (localhost, 127.0.0.1, [::1]), the --listen host and each --host, so a web
@@ -71,7 +71,7 @@ fencecheck run --exec the lines land in the run's receiver.log.`,
 	fl := cmd.Flags()
 	fl.StringVar(&f.listen, "listen", "127.0.0.1:8787", "address to listen on (port 0 picks a free one)")
 	fl.StringVar(&f.store, "store", "memory", "memory, or a durable store: sqlite:PATH (the path as it is) or sqlite:file:URI (a SQLite URI)")
-	fl.StringVar(&f.bug, "bug", "none", "deliberate defect: none, "+strings.Join(receiver.BugNames, ", "))
+	fl.StringVar(&f.bug, "bug", "none", "deliberate defect: none, "+strings.Join(receiver.BugNames(), ", "))
 	fl.Int64Var(&f.maxBody, "max-body", receiver.DefaultOptions().MaxBody, "largest accepted body in bytes (413 above)")
 	fl.DurationVar(&f.window, "window", receiver.DefaultOptions().Window, "with --bug check-then-set: the wait between the check and the write (0: none)")
 	fl.BoolVar(&f.allowRemote, "allow-remote", false, "allow a --listen address that is not loopback, and answer requests for any host")

@@ -29,9 +29,9 @@ func (s *sqlFlags) register(fl *pflag.FlagSet) {
 		"Given several times: the ordered statements of one transaction, the last one's result read")
 	fl.StringVar(&s.guard, "sql-guard", "", "SQL targets: a statement run first in the write's transaction, with the same placeholders; when it returns no row the write is rejected and rolled back, "+
 		"e.g. SELECT 1 FROM t WHERE id = :resource AND token < :token [FOR UPDATE]")
-	fl.StringVar(&s.isolation, "sql-isolation", "", fmt.Sprintf("SQL targets: run the write as a transaction at this isolation level, one of %v (default: the engine's)", sqltarget.Isolations))
+	fl.StringVar(&s.isolation, "sql-isolation", "", fmt.Sprintf("SQL targets: run the write as a transaction at this isolation level, one of %v (default: the engine's)", sqltarget.Isolations()))
 	fl.StringVar(&s.accepted, "sql-accepted", "", fmt.Sprintf("SQL targets: how the write's last statement says it was accepted, one of %v "+
-		"(default: it affects a row, or RETURNING returns one; or a boolean column named accepted in its result says)", sqltarget.AcceptedRules))
+		"(default: it affects a row, or RETURNING returns one; or a boolean column named accepted in its result says)", sqltarget.AcceptedRules()))
 	fl.StringVar(&s.read, "sql-read", "", "SQL targets: your read statement, with :resource; returns value [, token], or no row")
 	fl.StringArrayVar(&s.teardown, "sql-teardown", nil, "SQL targets: a statement to run after the run (repeatable)")
 	fl.DurationVar(&s.timeout, "sql-timeout", sqltarget.DefaultOptions().Timeout, "SQL targets: deadline of every statement")

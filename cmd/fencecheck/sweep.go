@@ -160,7 +160,7 @@ func (f *sweepFlags) options() (explore.Options, error) {
 			return o, &usageError{fmt.Errorf("--seeds: %w", err)}
 		}
 	default:
-		o.Seeds = explore.Unbounded // the budget ends it
+		o.Seeds = explore.Unbounded() // the budget ends it
 	}
 	if f.budget < 0 {
 		return o, &usageError{fmt.Errorf("--budget: must not be negative")}

@@ -76,10 +76,10 @@ func openSpec(ctx context.Context, spec string, o targetOptions) (*openedTarget,
 		return nil, &usageError{fmt.Errorf("--header and --basic-auth-file need an http:// target, not %q", scheme)}
 	}
 	if o.sqlSet && !sqltarget.IsSpec(spec) {
-		return nil, &usageError{fmt.Errorf("--sql-* flags need a SQL target (%v), not %q", sqltarget.Schemes, scheme)}
+		return nil, &usageError{fmt.Errorf("--sql-* flags need a SQL target (%v), not %q", sqltarget.Schemes(), scheme)}
 	}
 	if o.redisSet && !redistarget.IsSpec(spec) {
-		return nil, &usageError{fmt.Errorf("--redis-* flags need a Redis target (%v), not %q", redistarget.Schemes, scheme)}
+		return nil, &usageError{fmt.Errorf("--redis-* flags need a Redis target (%v), not %q", redistarget.Schemes(), scheme)}
 	}
 	switch scheme {
 	case "memory":

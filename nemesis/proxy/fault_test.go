@@ -13,7 +13,7 @@ import (
 
 func TestNew(t *testing.T) {
 	t.Parallel()
-	for _, name := range Names {
+	for _, name := range Names() {
 		f, ok := New(name)
 		require.True(t, ok, name)
 		assert.Equal(t, name, f.Name())

@@ -37,7 +37,7 @@ func TestStartRefusesAnAddressWithoutPort(t *testing.T) {
 
 func TestNamesAreTheFaults(t *testing.T) {
 	t.Parallel()
-	for _, name := range Names {
+	for _, name := range Names() {
 		f, ok := New(name)
 		require.True(t, ok, name)
 		assert.Equal(t, name, f.Name())

@@ -113,7 +113,7 @@ func TestOpenRejectsUnknownNames(t *testing.T) {
 // highest token it was sent.
 func TestWritesWithoutTokenBypassTheFence(t *testing.T) {
 	t.Parallel()
-	for _, name := range Names {
+	for _, name := range Names() {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()

@@ -7,7 +7,9 @@ import (
 )
 
 // Names lists the in-memory receivers, for help texts and errors.
-var Names = []string{"fenced", "unfenced", "check-then-set", "accept-equal", "check-then-set-rare", "lost-write-rare", "uint32-tokens"}
+func Names() []string {
+	return []string{"fenced", "unfenced", "check-then-set", "accept-equal", "check-then-set-rare", "lost-write-rare", "uint32-tokens"}
+}
 
 // Open returns a fresh receiver by name: the part after memory:// in a
 // target spec.
@@ -28,5 +30,5 @@ func Open(name string) (targets.Target, error) {
 	case "uint32-tokens":
 		return NewUint32Tokens(), nil
 	}
-	return nil, fmt.Errorf("unknown memory target %q (want one of %v)", name, Names)
+	return nil, fmt.Errorf("unknown memory target %q (want one of %v)", name, Names())
 }
