@@ -406,3 +406,9 @@ func (p *Polled) Close() error {
 	}
 	return nil
 }
+
+// The capabilities the harness and verify look for.
+var (
+	_ Floored   = (*Polled)(nil)
+	_ Suspender = (*Polled)(nil)
+)

@@ -186,4 +186,5 @@ var (
 	_ targets.Teardowner      = (*Target)(nil)
 	_ targets.TokenDomain     = (*Target)(nil)
 	_ targets.TokenlessWriter = (*Target)(nil)
+	_ targets.Windowed        = (*Target)(nil)
 )

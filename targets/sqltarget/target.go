@@ -285,4 +285,6 @@ var (
 	_ targets.Setupper        = (*Target)(nil)
 	_ targets.Teardowner      = (*Target)(nil)
 	_ targets.TokenlessWriter = (*Target)(nil)
+	_ targets.Windowed        = (*Target)(nil)
+	_ targets.RunDirUser      = (*Target)(nil)
 )
