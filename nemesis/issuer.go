@@ -175,6 +175,15 @@ func newIssuerFault(name string, o outage) issuerFault {
 	return issuerFault{toggle: toggle{name: name}, LeaderShare: 0.5, outage: o}
 }
 
+// Available implements Fault: the issuer faults act on servers
+// fencecheck started itself, which the site must have.
+func (f *issuerFault) Available(site Site) error {
+	if !site.IssuerServers {
+		return &Unavailable{Fault: f.name, Needs: NeedIssuerServers}
+	}
+	return nil
+}
+
 // AttachIssuer implements IssuerAttacher.
 func (f *issuerFault) AttachIssuer(s *SharedIssuer) { f.issuer = s }
 
