@@ -1,0 +1,107 @@
+package targetspec
+
+import (
+	"fmt"
+	"net"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/fencecheck/fencecheck/internal/redact"
+	"github.com/fencecheck/fencecheck/nemesis"
+	"github.com/fencecheck/fencecheck/nemesis/tcpproxy"
+)
+
+// tcpDefaultPorts are the schemes whose receiver fencecheck reaches over
+// one plain TCP address, which the TCP fault proxy can stand in front of,
+// with the port each connects to when the spec names none. TLS schemes
+// (https, rediss) are not among them: the client would check the
+// receiver's certificate against the proxy's loopback address.
+var tcpDefaultPorts = map[string]string{
+	"postgres": "5432", "postgresql": "5432", "mysql": "3306", "redis": "6379", "http": "80",
+}
+
+// tcpSchemes lists tcpDefaultPorts' schemes for messages.
+func tcpSchemes() string {
+	var s []string
+	for k := range tcpDefaultPorts {
+		s = append(s, k+"://")
+	}
+	slices.Sort(s)
+	return strings.Join(s, ", ")
+}
+
+// proxiedSpec returns the address the spec's client connects to
+// (upstream) and the spec with that address replaced by proxy, where the
+// TCP fault proxy listens. Everything else of the spec (user, password,
+// database, parameters) is kept. Its error says why the TCP proxy cannot
+// stand in front of the spec's receiver.
+func proxiedSpec(spec, proxy string) (upstream, proxied string, err error) {
+	scheme, _, _ := strings.Cut(spec, "://")
+	port, ok := tcpDefaultPorts[scheme]
+	if !ok {
+		return "", "", fmt.Errorf("needs a target reached over TCP (%s), not %s://", tcpSchemes(), scheme)
+	}
+	u, err := url.Parse(spec)
+	if err != nil {
+		return "", "", fmt.Errorf("target %q is not a URL", redact.Spec(spec))
+	}
+	q := u.Query()
+	for _, k := range []string{"host", "hostaddr", "port"} {
+		if q.Has(k) {
+			return "", "", fmt.Errorf("the target's address is given as the parameter %q; name the one host:port in the URL instead", k)
+		}
+	}
+	host := u.Hostname()
+	if host == "" || strings.ContainsAny(u.Host, ",/") {
+		return "", "", fmt.Errorf("target %q names no single host:port", redact.Spec(spec))
+	}
+	if p := u.Port(); p != "" {
+		port = p
+	}
+	upstream = net.JoinHostPort(host, port)
+	if _, _, err := net.SplitHostPort(upstream); err != nil {
+		return "", "", fmt.Errorf("target %q names no single host:port", redact.Spec(spec))
+	}
+	u.Host = proxy
+	return upstream, u.String(), nil
+}
+
+// tcpProxiable says why the TCP fault proxy cannot stand in front of
+// spec's receiver, nil when it can.
+func tcpProxiable(spec string) error {
+	_, _, err := proxiedSpec(spec, "127.0.0.1:1")
+	return err
+}
+
+// openThroughTCPProxy opens the target behind the TCP fault proxy when
+// faults has the proxy's toxics: the target's client connects to the
+// proxy, which relays to the receiver. The target keeps the spec's name,
+// and its Close closes the proxy too. What the target's errors quote
+// still names the proxy's address.
+func (s *Spec) openThroughTCPProxy(faults []nemesis.Fault, open func(spec string) (*Target, error)) (*Target, error) {
+	toxics := tcpproxy.Toxics(faults)
+	if len(toxics) == 0 {
+		return open(s.spec)
+	}
+	upstream, _, err := proxiedSpec(s.spec, "127.0.0.1:1")
+	if err != nil {
+		return nil, err // CheckFaults refused it already
+	}
+	p, err := tcpproxy.Start(upstream, toxics...)
+	if err != nil {
+		return nil, err
+	}
+	_, proxied, _ := proxiedSpec(s.spec, p.Addr())
+	t, err := open(proxied)
+	if err != nil {
+		_ = p.Close()
+		return nil, fmt.Errorf("through the TCP fault proxy: %w", err)
+	}
+	u, _ := url.Parse(s.spec)
+	// The receiver is the same with or without the faults: so is its
+	// name, which also names its folder in the run store.
+	t.Name = strings.Replace(t.Name, p.Addr(), u.Host, 1)
+	t.closers = append([]func() error{p.Close}, t.closers...)
+	return t, nil
+}
