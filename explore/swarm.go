@@ -62,6 +62,7 @@ type Space struct {
 	// DenseTokens keeps the tokens dense: the leases come from a service
 	// other than the run's own, which does not renumber its tokens.
 	DenseTokens bool
+	_           struct{} // keyed fields only: the struct may grow
 }
 
 // Draw is the configuration one seed of a swarm runs with.

@@ -32,3 +32,15 @@ func Open(name string) (targets.Target, error) {
 	}
 	return nil, fmt.Errorf("unknown memory target %q (want one of %v)", name, Names())
 }
+
+// Maker returns a constructor of fresh receivers of the name Open takes,
+// each empty, or Open's error for a name it does not know.
+func Maker(name string) (func() targets.Target, error) {
+	if _, err := Open(name); err != nil {
+		return nil, err
+	}
+	return func() targets.Target {
+		t, _ := Open(name)
+		return t
+	}, nil
+}
