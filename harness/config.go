@@ -198,6 +198,7 @@ type Config struct {
 	// stepsTaken, if set, is told how many steps a deterministic run's
 	// scheduler took, so that tests can hold estimatedSteps to them.
 	stepsTaken func(int)
+	_          struct{} // keyed fields only: the struct may grow
 }
 
 // DefaultConfig is the run `fencecheck run --target …` makes with no other
