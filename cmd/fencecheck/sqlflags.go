@@ -46,7 +46,9 @@ func (s *sqlFlags) given() bool {
 // own reports whether the run writes with the user's own statements.
 func (s *sqlFlags) own() bool { return len(s.write) > 0 || s.read != "" }
 
-func (s *sqlFlags) options(workers int, acceptEqual bool) sqltarget.Options {
+// options are the SQL target's options; targets/spec sets the workers
+// and the policy.
+func (s *sqlFlags) options() sqltarget.Options {
 	o := sqltarget.DefaultOptions()
 	o.Statements = sqltarget.Statements{Setup: s.setup, Write: s.write, Guard: s.guard, Isolation: sqltarget.Isolation(s.isolation),
 		Accepted: sqltarget.Accepted(s.accepted), Read: s.read, Teardown: s.teardown}
@@ -55,18 +57,6 @@ func (s *sqlFlags) options(workers int, acceptEqual bool) sqltarget.Options {
 	if s.given() {
 		o.Mode = sqltarget.Mode(s.mode)
 	}
-	o.Workers = max(workers, 1) // a bad --workers is reported by the run's configuration
-	o.AcceptEqual = acceptEqual
 	o.Timeout = s.timeout
 	return o
-}
-
-// sqlTargetName is the run's target name: the spec without its password,
-// and how it writes.
-func sqlTargetName(t *sqltarget.Target) string {
-	how := string(t.Mode())
-	if how == "" {
-		how = "own statements"
-	}
-	return fmt.Sprintf("%s (%s)", t.Name(), how)
 }
