@@ -81,11 +81,6 @@ func (s *Spec) Process() nemesis.Process {
 	return s.child
 }
 
-// Deterministic says whether the target never blocks outside the
-// harness (the memory receivers), so that a run can use the seeded
-// simulation.
-func (s *Spec) Deterministic() bool { return s.scheme == "memory" }
-
 // Secrets are the credentials of the spec and of Options.HTTP, in every
 // form an error may quote them: what internal/redact masks.
 func (s *Spec) Secrets() []string { return Secrets(s.spec, s.o.HTTP) }

@@ -54,6 +54,7 @@ func TestParseRefusesWhatCannotBeOpened(t *testing.T) {
 		{"a process for another kind", "memory://fenced", func(o *Options) { o.Exec.Command = "true" }, `Options.Exec.Command: needs an http:// target, got "memory://fenced"`, "--exec: needs an http:// target"},
 		{"a bad readiness check", "http://127.0.0.1:1", func(o *Options) { o.Exec.Command, o.Exec.Ready = "true", "udp" }, "Options.Exec.Ready: \"udp\" is not tcp", "--ready: \"udp\""},
 		{"memory", "memory://fenced", zero, "", ""},
+		// not validated: Parse opens nothing, and nothing is written there
 		{"SQLite", "sqlite://" + filepath.Join(t.TempDir(), "x.db"), zero, "", ""},
 		{"PostgreSQL", "postgres://u:s3cret@127.0.0.1:1/db", zero, "", ""},
 		{"Redis", "redis://127.0.0.1:1/0", zero, "", ""},
