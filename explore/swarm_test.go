@@ -23,7 +23,7 @@ func TestDrawSwarmIsTheSeeds(t *testing.T) {
 		require.Equal(t, a, b, "seed %d", seed)
 		fixed := DrawSwarm(seed, Space{FixedResources: true, DenseTokens: true})
 		assert.Zero(t, fixed.Resources)
-		assert.Equal(t, lease.Dense.String(), fixed.Tokens)
+		assert.Equal(t, lease.Dense().String(), fixed.Tokens)
 		fixed.Resources, fixed.Tokens = a.Resources, a.Tokens
 		assert.Equal(t, a, fixed, "seed %d: the other settings are drawn the same", seed)
 	}
@@ -68,7 +68,7 @@ func TestDrawSwarmVaries(t *testing.T) {
 		assert.Positive(t, without[f], f)
 	}
 	assert.Greater(t, len(distinct), seeds*9/10, "nearly every seed draws a configuration of its own")
-	assert.Equal(t, nemesis.Names, func() []string {
+	assert.Equal(t, nemesis.Names(), func() []string {
 		var all []string
 		for seed := range uint64(100) {
 			for _, f := range DrawSwarm(seed, Space{}).Faults {
@@ -77,7 +77,7 @@ func TestDrawSwarmVaries(t *testing.T) {
 				}
 			}
 		}
-		slices.SortFunc(all, func(a, b string) int { return slices.Index(nemesis.Names, a) - slices.Index(nemesis.Names, b) })
+		slices.SortFunc(all, func(a, b string) int { return slices.Index(nemesis.Names(), a) - slices.Index(nemesis.Names(), b) })
 		return all
 	}(), "an empty pool is every fault of the nemesis package")
 }

@@ -79,7 +79,7 @@ func (p *pretendServers) Freeze(i int) error                   { return p.takeDo
 func (p *pretendServers) Start(_ context.Context, i int) error { return p.bringUp(i) }
 func (p *pretendServers) Thaw(i int) error                     { return p.bringUp(i) }
 
-var _ nemesis.IssuerServers = (*pretendServers)(nil)
+var _ lease.Servers = (*pretendServers)(nil)
 
 // TestIssuerFaultsNeedServers: a run with an issuer fault whose issuer
 // has no servers is refused before it starts, in the caller's terms: by

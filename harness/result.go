@@ -235,7 +235,7 @@ func (res *Result) Summary() string {
 	fmt.Fprintf(&b, "target      %s (%s, seed %d)\n", cfg.Target, mode, cfg.Seed)
 	fmt.Fprintf(&b, "workload    %d workers, %s, %s, lease TTL %s, nemesis %s\n", cfg.Workers, cfg.resourcesSummary(),
 		workloadLength(cfg), cfg.LeaseTTL, faultList(cfg.Faults))
-	if cfg.Tokens != lease.Dense.String() || cfg.MaxToken != math.MaxUint64 {
+	if cfg.Tokens != lease.Dense().String() || cfg.MaxToken != math.MaxUint64 {
 		across := ""
 		if len(cfg.crossed) > 0 {
 			names := make([]string, len(cfg.crossed))
@@ -363,7 +363,7 @@ func actionList(actions map[string]int) string {
 		return "none"
 	}
 	var parts []string
-	for _, name := range nemesis.Names {
+	for _, name := range nemesis.Names() {
 		if n, ok := actions[name]; ok {
 			parts = append(parts, fmt.Sprintf("%s %d", name, n))
 		}
@@ -372,7 +372,7 @@ func actionList(actions map[string]int) string {
 	// in name order.
 	var others []string
 	for name := range actions {
-		if !slices.Contains(nemesis.Names, name) {
+		if !slices.Contains(nemesis.Names(), name) {
 			others = append(others, name)
 		}
 	}

@@ -51,7 +51,7 @@ func strategyRun(t *testing.T, name string, s workload.Strategy, set func(*Confi
 func TestOnlyFencingHoldsAgainstTheFencedReceiver(t *testing.T) {
 	t.Parallel()
 	for _, name := range []string{"fenced", "unfenced"} {
-		for _, s := range workload.Strategies {
+		for _, s := range workload.Strategies() {
 			t.Run(name+"/"+s.String(), func(t *testing.T) {
 				t.Parallel()
 				res := strategyRun(t, name, s, nil)
