@@ -9,12 +9,13 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/fencecheck/fencecheck/check"
 	"github.com/fencecheck/fencecheck/docs/schema"
 	"github.com/fencecheck/fencecheck/internal/testdb"
+	"github.com/fencecheck/fencecheck/judge"
 	"github.com/fencecheck/fencecheck/nemesis"
 	"github.com/fencecheck/fencecheck/nemesis/tcpproxy"
 	targetspec "github.com/fencecheck/fencecheck/targets/spec"
+	sqltarget "github.com/fencecheck/fencecheck/targets/sqltarget"
 )
 
 // TestTargetFromASpec: a test opens its receiver from the spec it would
@@ -28,10 +29,12 @@ func TestTargetFromASpec(t *testing.T) {
 		tgt = Target(t, "sqlite://"+filepath.Join(schema.TempDir(t), "r.db"), targetspec.DefaultOptions())
 		rec := &recorder{TB: t}
 		cfg := TargetConfig(rec, tgt, nil)
-		cfg.StoreDir, cfg.Duration, cfg.Ops = schema.TempDir(t), 0, 100
+		// No fault: this test is about opening the receiver, so it opts
+		// out of the stale-write gate, and the pass says it tested none.
+		cfg.StoreDir, cfg.Duration, cfg.Ops, cfg.MinStale = schema.TempDir(t), 0, 100, 0
 		res := Run(rec, cfg)
 		require.Empty(t, rec.errors)
-		assert.Equal(t, check.Held, res.Verdict, res.Reason)
+		assert.Equal(t, judge.Held, res.Verdict, res.Reason)
 		assert.False(t, cfg.Deterministic, "a database is on the real clock")
 	})
 	_, err := tgt.Target.Write(context.Background(), "r", 1, "after the test")
@@ -71,8 +74,39 @@ func TestTCPFaultsInFrontOfARealPostgreSQL(t *testing.T) {
 			cfg.Schedule = script
 			res := Run(rec, cfg)
 			require.Empty(t, rec.errors)
-			assert.Equal(t, check.Held, res.Verdict, res.Reason)
+			assert.Equal(t, judge.Held, res.Verdict, res.Reason)
 			assert.Positive(t, res.Coverage.FaultActions[name], "%s acted on the connections to PostgreSQL", name)
 		})
 	}
+}
+
+// TestStopAtTheFirstViolationOfARealPostgreSQL: a test against a real
+// receiver that is broken need not run its whole length to fail: with
+// StopOnViolation the history is judged as it is recorded and the run
+// stops at the first violation, whose counterexample fails the test. The
+// receiver is PostgreSQL's check-then-set statements (a read, a
+// comparison in Go, a write), opened from its spec as fencecheck run
+// would open it; the run would last a minute, and stops long before.
+func TestStopAtTheFirstViolationOfARealPostgreSQL(t *testing.T) {
+	t.Parallel()
+	dsn, skip := testdb.Postgres().DSN()
+	if skip != "" {
+		t.Skip(skip)
+	}
+	o := targetspec.DefaultOptions()
+	sql := sqltarget.DefaultOptions()
+	sql.Mode = sqltarget.ModeCheckThenSet
+	o.Workers, o.SQL = 8, &sql
+	tgt := Target(t, dsn, o)
+	rec := &recorder{TB: t}
+	cfg := TargetConfig(rec, tgt, []nemesis.Fault{nemesis.NewPause(), nemesis.NewDelay()})
+	cfg.StoreDir, cfg.Duration, cfg.StopOnViolation = schema.TempDir(t), time.Minute, true
+	res := Run(rec, cfg)
+	require.NotEmpty(t, rec.errors, "a broken receiver fails the test")
+	assert.Contains(t, rec.errors[0], "violated")
+	assert.Equal(t, judge.Violated, res.Verdict, res.Reason)
+	assert.True(t, res.Interrupted, "stopped before its end")
+	assert.Contains(t, res.StoppedBecause, "a violation on ")
+	assert.Contains(t, res.StoppedBecause, "(Config.StopOnViolation)", "the reason in the library's own terms")
+	assert.Less(t, res.Elapsed, cfg.Duration, "the run stopped at the violation, not at its end")
 }

@@ -11,10 +11,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/fencecheck/fencecheck/check"
-	"github.com/fencecheck/fencecheck/explain"
 	"github.com/fencecheck/fencecheck/harness"
 	"github.com/fencecheck/fencecheck/histories"
-	"github.com/fencecheck/fencecheck/internal/files"
 	"github.com/fencecheck/fencecheck/judge"
 	"github.com/fencecheck/fencecheck/model"
 	"github.com/fencecheck/fencecheck/report"
@@ -39,28 +37,8 @@ func newCheckCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "check HISTORY [HISTORY…]",
 		Short: "Check recorded histories against the fenced-register model",
-		Long: `check reads a history in the JSON Lines format (docs/history-format.md),
-pairs invocations with completions and judges the result against the
-fenced-register model. For a violation it prints the operations that make it
-as a short timeline.
-
-Several histories, the shards of one job (run --shard), are checked as one:
-one verdict over all of them. Each resource must be in one file (a resource
-recorded by two processes has two clocks); the processes of different files
-are distinct, numbered one file after another (see docs/scale-out.md).
-
-The fast checker (the default) is exact and takes O(n log n); it needs each
-value to be written once per resource. When that does not hold, or with
---model register, check falls back to porcupine and says why. --checker both
-runs the two and exits 3 if they reach opposite verdicts.
-
---follow FILE checks a history as it is written, like tail -f, until the
-run's result.json appears beside it; "-" checks standard input (a pipe) as
-it is written, until it ends. Each resource's operations are judged and
-released as soon as nothing still to come can change their verdict, so
-memory is bounded by the operations in flight, not by the history, and a
-violation is reported as soon as it is found (docs/checking.md).`,
-		Args: minArgs(1, "one HISTORY file or more"),
+		Long:  help("check"),
+		Args:  minArgs(1, "one HISTORY file or more"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runCheck(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), args, f)
 		},
@@ -167,7 +145,7 @@ func runCheck(ctx context.Context, stdout, stderr io.Writer, paths []string, f c
 		return err
 	}
 	if f.html != "" {
-		if err := writeVisualization(f.html, whole, rep.Check, o.Check); err != nil {
+		if err := report.WriteVisualization(f.html, whole, rep.Check, o.Check); err != nil {
 			return err
 		}
 	}
@@ -248,26 +226,4 @@ func readFile[H any](ctx context.Context, path string, read func(string) (H, err
 		var none H
 		return none, fmt.Errorf("read %s: %w", path, ctx.Err())
 	}
-}
-
-// writeVisualization shows the violating resources, or every resource when
-// the history held.
-func writeVisualization(path string, h *histories.History, res explain.Result, opts check.Options) error {
-	groups, _ := model.Prepare(h.Operations, opts.Kind, opts.Policy)
-	if len(res.Violations) > 0 {
-		bad := make(map[string]bool)
-		for _, v := range res.Violations {
-			bad[v.Resource] = true
-		}
-		kept := groups[:0]
-		for _, g := range groups {
-			if bad[g.Resource] {
-				kept = append(kept, g)
-			}
-		}
-		groups = kept
-	}
-	return files.Write(path, "visualization", func(w io.Writer) error {
-		return report.Visualize(w, groups, h.Others, opts, opts.Timeout)
-	})
 }
