@@ -42,7 +42,7 @@ type runFlags struct {
 	// The flags whose defaults depend on others, as given or not
 	// (noteChanged), and seedGenerated: no --seed.
 	seedGenerated, resourcesSet, durationSet, opTimeoutSet bool
-	scheduleSet, thinkSet, renewEverySet                                bool
+	scheduleSet, thinkSet, renewEverySet                   bool
 }
 
 func newRunCommand() *cobra.Command {
