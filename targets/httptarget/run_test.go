@@ -10,9 +10,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/fencecheck/fencecheck/check"
 	"github.com/fencecheck/fencecheck/docs/schema"
 	"github.com/fencecheck/fencecheck/harness"
+	"github.com/fencecheck/fencecheck/judge"
 	"github.com/fencecheck/fencecheck/nemesis"
 	"github.com/fencecheck/fencecheck/nemesis/proxy"
 	httptarget "github.com/fencecheck/fencecheck/targets/httptarget"
@@ -49,8 +49,8 @@ func runReceiver(t *testing.T, bug receiver.Bug, seed uint64) harness.Result {
 	tgt, err := httptarget.New(p.URL(), o)
 	require.NoError(t, err)
 	cfg := harness.DefaultConfig()
-	cfg.Target, cfg.TargetName, cfg.Workers, cfg.Resources, cfg.Duration, cfg.Ops = tgt, srv.URL, 16, 2, 0, 1500
-	cfg.Faults, cfg.Schedule, cfg.Seed, cfg.StoreDir, cfg.MinStale = faults, script, seed, schema.TempDir(t), 0
+	cfg.Target.Receiver, cfg.Target.Name, cfg.Workload.Workers, cfg.Workload.Resources, cfg.Workload.Duration, cfg.Workload.Ops = tgt, srv.URL, 16, 2, 0, 1500
+	cfg.Nemesis.Faults, cfg.Nemesis.Schedule, cfg.Runtime.Seed, cfg.Store.Dir, cfg.Gates.MinStale = faults, script, seed, schema.TempDir(t), 0
 	res, err := harness.Run(context.Background(), cfg)
 	require.NoError(t, err)
 	return res
@@ -64,7 +64,7 @@ func TestReferenceReceiverInRun(t *testing.T) {
 	t.Run("correct", func(t *testing.T) {
 		t.Parallel()
 		res := runReceiver(t, receiver.NoBug, 1)
-		assert.Equal(t, check.Held, res.Verdict, res.Summary())
+		assert.Equal(t, judge.Held, res.Verdict, res.Summary())
 		assert.Positive(t, res.Coverage.StaleWrites, "no stale write was exercised")
 		assert.Zero(t, res.Coverage.StaleAccepted)
 		assert.Positive(t, res.Coverage.UnknownOutcomes, "drop-response should leave unknown outcomes")
@@ -78,7 +78,7 @@ func TestReferenceReceiverInRun(t *testing.T) {
 		t.Run(bug.String(), func(t *testing.T) {
 			t.Parallel()
 			res := runReceiver(t, bug, 1)
-			assert.Equal(t, check.Violated, res.Verdict, res.Summary())
+			assert.Equal(t, judge.Violated, res.Verdict, res.Summary())
 		})
 	}
 }

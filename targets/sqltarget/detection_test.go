@@ -8,9 +8,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/fencecheck/fencecheck/check"
 	"github.com/fencecheck/fencecheck/docs/schema"
 	"github.com/fencecheck/fencecheck/harness"
+	"github.com/fencecheck/fencecheck/judge"
 	"github.com/fencecheck/fencecheck/nemesis"
 )
 
@@ -36,9 +36,9 @@ func runHarness(t *testing.T, spec string, mode Mode, seed uint64) harness.Resul
 	require.NoError(t, err)
 	cfg := harness.DefaultConfig()
 	cfg.SetLeaseTTL(30 * time.Millisecond)
-	cfg.Target, cfg.TargetName, cfg.Workers, cfg.Resources = tgt, tgt.Name(), workers, 4
-	cfg.Duration, cfg.Ops, cfg.OpTimeout = 0, 600, 2*time.Second
-	cfg.Faults, cfg.Seed, cfg.StoreDir, cfg.MinStale = faults, seed, schema.TempDir(t), 0
+	cfg.Target.Receiver, cfg.Target.Name, cfg.Workload.Workers, cfg.Workload.Resources = tgt, tgt.Name(), workers, 4
+	cfg.Workload.Duration, cfg.Workload.Ops, cfg.Workload.OpTimeout = 0, 600, 2*time.Second
+	cfg.Nemesis.Faults, cfg.Runtime.Seed, cfg.Store.Dir, cfg.Gates.MinStale = faults, seed, schema.TempDir(t), 0
 	res, err := harness.Run(context.Background(), cfg)
 	require.NoError(t, err)
 	return res
@@ -59,12 +59,12 @@ func TestDetectionOnRealDatabases(t *testing.T) {
 				t.Logf("%s atomic seed %d: %s; %d ops, %d stale writes (%d rejected, %d unknown), %d unknown outcomes",
 					e.name, seed, res.Verdict, res.Counts.Operations, res.Coverage.StaleWrites, res.Coverage.StaleRejected,
 					res.Coverage.StaleUnknown, res.Coverage.UnknownOutcomes)
-				assert.Equal(t, check.Held, res.Verdict, "atomic, seed %d: %s\n%s", seed, res.Reason, res.Summary())
+				assert.Equal(t, judge.Held, res.Verdict, "atomic, seed %d: %s\n%s", seed, res.Reason, res.Summary())
 				assert.Positive(t, res.Coverage.StaleWrites, "atomic, seed %d exercised no stale write", seed)
 
 				res = runHarness(t, spec, ModeCheckThenSet, seed)
 				t.Logf("%s check-then-set seed %d: %s; %d ops, violations on %d of 4 resources", e.name, seed, res.Verdict, res.Counts.Operations, len(res.Check.Violations))
-				assert.Equal(t, check.Violated, res.Verdict, "check-then-set, seed %d: %s\n%s", seed, res.Reason, res.Summary())
+				assert.Equal(t, judge.Violated, res.Verdict, "check-then-set, seed %d: %s\n%s", seed, res.Reason, res.Summary())
 			}
 		})
 	}

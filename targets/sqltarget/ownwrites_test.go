@@ -11,10 +11,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/fencecheck/fencecheck/check"
 	"github.com/fencecheck/fencecheck/docs/schema"
 	"github.com/fencecheck/fencecheck/harness"
 	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/judge"
 	"github.com/fencecheck/fencecheck/nemesis"
 	"github.com/fencecheck/fencecheck/targets"
 )
@@ -260,17 +260,17 @@ func TestOwnWritesInARun(t *testing.T) {
 		name  string
 		write func(dialect string) string
 		rows  bool
-		want  check.Verdict
+		want  judge.Verdict
 	}{
-		{"upsert with the correct guard holds", func(d string) string { return guardedUpsert(d, ">") }, false, check.Held},
-		{"upsert with >= under strict is found", func(d string) string { return guardedUpsert(d, ">=") }, false, check.Violated},
-		{"upsert without a guard is found", func(d string) string { return guardedUpsert(d, "") }, false, check.Violated},
+		{"upsert with the correct guard holds", func(d string) string { return guardedUpsert(d, ">") }, false, judge.Held},
+		{"upsert with >= under strict is found", func(d string) string { return guardedUpsert(d, ">=") }, false, judge.Violated},
+		{"upsert without a guard is found", func(d string) string { return guardedUpsert(d, "") }, false, judge.Violated},
 		{"UPDATE with the correct guard holds", func(string) string {
 			return "UPDATE %[1]s SET value = :value, token = :token WHERE id = :resource AND token < :token"
-		}, true, check.Held},
+		}, true, judge.Held},
 		{"UPDATE without a guard is found", func(string) string {
 			return "UPDATE %[1]s SET value = :value, token = :token WHERE id = :resource"
-		}, true, check.Violated},
+		}, true, judge.Violated},
 	}
 	for _, e := range engines {
 		if e.memory {
@@ -291,16 +291,16 @@ func TestOwnWritesInARun(t *testing.T) {
 					cfg.SetLeaseTTL(30 * time.Millisecond)
 					// The set-up creates the rows r0 … r3 that an
 					// UPDATE needs; work, not time, bounds the run.
-					cfg.Target, cfg.TargetName, cfg.Workers, cfg.ResourceNames = tgt, tgt.Name(), 8, []string{"r0", "r1", "r2", "r3"}
-					cfg.Resources, cfg.Duration, cfg.Ops, cfg.RepeatShare, cfg.OpTimeout = 4, 0, 600, 0.5, 10*time.Second
-					cfg.Faults, cfg.Seed, cfg.StoreDir, cfg.MinStale = faults, 1, schema.TempDir(t), 0
+					cfg.Target.Receiver, cfg.Target.Name, cfg.Workload.Workers, cfg.Workload.ResourceNames = tgt, tgt.Name(), 8, []string{"r0", "r1", "r2", "r3"}
+					cfg.Workload.Resources, cfg.Workload.Duration, cfg.Workload.Ops, cfg.Workload.RepeatShare, cfg.Workload.OpTimeout = 4, 0, 600, 0.5, 10*time.Second
+					cfg.Nemesis.Faults, cfg.Runtime.Seed, cfg.Store.Dir, cfg.Gates.MinStale = faults, 1, schema.TempDir(t), 0
 					res, err := harness.Run(context.Background(), cfg)
 					require.NoError(t, err)
 					t.Logf("%s, %s: %s; %d writes (%d accepted, %d rejected, %d unknown); %d repeats (%d accepted); %d stale writes (%d accepted)",
 						e.name, tc.name, res.Verdict, res.Counts.Writes, res.Counts.Accepted, res.Counts.Rejected, res.Counts.UnknownWrites,
 						res.Coverage.EqualTokenRepeats, res.Coverage.EqualTokenAccepted, res.Coverage.StaleWrites, res.Coverage.StaleAccepted)
 					require.Equal(t, tc.want, res.Verdict, "%s\n%s", res.Reason, res.Summary())
-					if tc.want == check.Held {
+					if tc.want == judge.Held {
 						assert.Positive(t, res.Coverage.EqualTokenRepeats, "no repeat of a token was written")
 						assert.Positive(t, res.Counts.Rejected, "no write was rejected")
 					}

@@ -11,11 +11,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/fencecheck/fencecheck/check"
 	"github.com/fencecheck/fencecheck/docs/schema"
 	"github.com/fencecheck/fencecheck/harness"
 	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/internal/scrape"
+	"github.com/fencecheck/fencecheck/judge"
 	"github.com/fencecheck/fencecheck/runstore"
 	"github.com/fencecheck/fencecheck/targets/httptarget"
 	"github.com/fencecheck/fencecheck/targets/httptarget/receiver"
@@ -44,11 +44,11 @@ func TestMetricsEqualTheHistory(t *testing.T) {
 			require.NoError(t, err)
 
 			cfg := harness.DefaultConfig()
-			cfg.Target, cfg.TargetName, cfg.StoreDir = tgt, "http://reference", schema.TempDir(t)
-			cfg.Workers, cfg.Resources, cfg.Duration, cfg.Ops = 4, 2, 0, 300
+			cfg.Target.Receiver, cfg.Target.Name, cfg.Store.Dir = tgt, "http://reference", schema.TempDir(t)
+			cfg.Workload.Workers, cfg.Workload.Resources, cfg.Workload.Duration, cfg.Workload.Ops = 4, 2, 0, 300
 			cfg.SetLeaseTTL(50 * time.Millisecond)
-			cfg.OpTimeout = 5 * time.Minute // no unknown outcome, however loaded the machine
-			cfg.NoReport, cfg.MinStale = true, 0
+			cfg.Workload.OpTimeout = 5 * time.Minute // no unknown outcome, however loaded the machine
+			cfg.Store.NoReport, cfg.Gates.MinStale = true, 0
 			res, err := harness.Run(context.Background(), cfg)
 			require.NoError(t, err)
 
@@ -59,7 +59,7 @@ func TestMetricsEqualTheHistory(t *testing.T) {
 			require.Positive(t, c.Accepted)
 			require.Positive(t, c.Rejected, "repeated tokens and stale writes are rejected")
 			if bug == receiver.AcceptEqual {
-				require.Equal(t, check.Violated, res.Verdict, "a repeated token accepted")
+				require.Equal(t, judge.Violated, res.Verdict, "a repeated token accepted")
 			}
 
 			fams, err := scrape.Get(context.Background(), http.DefaultClient, srv.URL+"/metrics")
