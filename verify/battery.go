@@ -121,8 +121,7 @@ func RunBattery(ctx context.Context, b Battery) (Report, error) {
 		rep.ReceiverLog = logscan.NewOutcome(l.ScanLog())
 		rep.Outcomes = append(rep.Outcomes, ReceiverLogRow(rep.ReceiverLog))
 	}
-	rep.Passed = Passed(rep.Outcomes)
-	return rep, nil
+	return rep.judged(), nil
 }
 
 // RunIssuerBattery opens the issuer (nil: the run's own lease service on
@@ -156,7 +155,7 @@ func RunIssuerBattery(ctx context.Context, issuer lease.Issuer, dir string, o Is
 	if closeErr != nil {
 		return Report{}, fmt.Errorf("close lease issuer: %w (the grants' history is in %s)", closeErr, dir)
 	}
-	return Report{Battery: "issuer", Passed: Passed(outcomes), Dir: dir, Outcomes: outcomes}, nil
+	return Report{Battery: "issuer", Dir: dir, Outcomes: outcomes}.judged(), nil
 }
 
 // WriteFiles writes the report's table and result.json into dir.

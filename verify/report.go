@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/fencecheck/fencecheck/internal/logscan"
+	"github.com/fencecheck/fencecheck/judge"
 	"github.com/fencecheck/fencecheck/runstore"
 	"github.com/fencecheck/fencecheck/targets"
 )
@@ -37,6 +38,12 @@ type Report struct {
 	ReceiverLog *logscan.Outcome `json:"receiver_log,omitempty"`
 	// Command repeats the battery, as its caller would type it.
 	Command string `json:"command,omitempty"`
+	// Verdict is the battery's verdict (Decide), Gate what decided it
+	// and Reason the same in words, as the summary line says it. They
+	// are not in result.json, whose rows say the same.
+	Verdict judge.Verdict `json:"-"`
+	Gate    judge.Gate    `json:"-"`
+	Reason  string        `json:"-"`
 }
 
 // WriteTable writes the outcomes as a Markdown table.
@@ -59,13 +66,20 @@ func cell(s string) string {
 	return s
 }
 
-// Summary counts the results, e.g. "7 passed, 0 failed, 1 info, 0 skipped".
+// Summary counts the results, e.g. "7 passed, 0 failed, 1 info, 0
+// skipped", and when a row failed names the failures as the battery's
+// verdict does (Decide), root causes first: "1 passed, 7 failed, 0 info,
+// 1 skipped: scope failed, and equal-token-repeat, … may follow from it".
 func Summary(outcomes []Row) string {
 	n := map[Result]int{}
 	for _, o := range outcomes {
 		n[o.Result]++
 	}
-	return fmt.Sprintf("%d passed, %d failed, %d info, %d skipped", n[Pass], n[Fail], n[Info], n[Skip])
+	counts := fmt.Sprintf("%d passed, %d failed, %d info, %d skipped", n[Pass], n[Fail], n[Info], n[Skip])
+	if v, _, reason := Decide(outcomes, nil); v != judge.Held {
+		return counts + ": " + reason
+	}
+	return counts
 }
 
 // WriteJSON writes the report as indented JSON, in the current format
