@@ -1,6 +1,8 @@
 package verify
 
 import (
+	"strings"
+
 	"github.com/fencecheck/fencecheck/internal/logscan"
 	"github.com/fencecheck/fencecheck/judge"
 )
@@ -12,8 +14,14 @@ import (
 func Decide(outcomes []Row, log *logscan.Outcome) (judge.Verdict, judge.Gate, string) {
 	b := judge.Battery{ReceiverLog: log}
 	for _, o := range outcomes {
-		if o.Result == Fail {
+		switch {
+		case o.Result == Fail:
 			b.Failed = append(b.Failed, judge.FailedScenario{Name: o.Scenario})
+		case o.NotRun:
+			if b.Stopped == "" {
+				b.Stopped = strings.TrimPrefix(o.Observed, "not run: ")
+			}
+			b.NotRun = append(b.NotRun, o.Scenario)
 		}
 	}
 	return judge.DecideBattery(b)

@@ -92,7 +92,8 @@ func WriteJSON(w io.Writer, r Report) error {
 }
 
 // WriteText writes the report for people: what was tested, the table,
-// the lines of the receiver's log that show a bug, the tally, where the
+// the last lines of a receiver that went away during a scenario, the
+// lines of the receiver's log that show a bug, the tally, where the
 // report was written and the line that repeats it.
 func WriteText(w io.Writer, r Report) error {
 	if r.Battery == "issuer" {
@@ -108,6 +109,14 @@ func WriteText(w io.Writer, r Report) error {
 		return err
 	}
 	var quoted strings.Builder
+	for _, o := range r.Outcomes {
+		if len(o.lastLines) > 0 {
+			fmt.Fprintf(&quoted, "\nthe receiver's output when it went away during %s ends:\n", o.Scenario)
+			for _, l := range o.lastLines {
+				fmt.Fprintf(&quoted, "  %s\n", l)
+			}
+		}
+	}
 	r.ReceiverLog.WriteQuoted(&quoted)
 	_, err := fmt.Fprintf(w, "%s\n%s; wrote %s\nreproduce with: %s\n", quoted.String(), Summary(r.Outcomes), r.Dir, r.Command)
 	return err
