@@ -16,7 +16,7 @@ func Decide(outcomes []Row, log *logscan.Outcome) (judge.Verdict, judge.Gate, st
 	for _, o := range outcomes {
 		switch {
 		case o.Result == Fail:
-			b.Failed = append(b.Failed, judge.FailedScenario{Name: o.Scenario})
+			b.Failed = append(b.Failed, judge.FailedScenario{Name: o.Scenario, FollowsFrom: o.FollowsFrom})
 		case o.NotRun:
 			if b.Stopped == "" {
 				b.Stopped = strings.TrimPrefix(o.Observed, "not run: ")

@@ -46,15 +46,25 @@ type Report struct {
 	Reason  string        `json:"-"`
 }
 
-// WriteTable writes the outcomes as a Markdown table.
+// WriteTable writes the outcomes as a Markdown table; a failure that may
+// follow from a root cause says so in its result.
 func WriteTable(w io.Writer, outcomes []Row) error {
 	var b strings.Builder
 	b.WriteString("| scenario | expected | observed | result |\n|---|---|---|---|\n")
 	for _, o := range outcomes {
-		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", o.Scenario, cell(o.Expected), cell(o.Observed), o.Result)
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", o.Scenario, cell(o.Expected), cell(o.Observed), o.resultCell())
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// resultCell is the row's result, with the root causes its failure may
+// follow from: "FAIL (may follow from scope)".
+func (o Row) resultCell() string {
+	if len(o.FollowsFrom) == 0 {
+		return string(o.Result)
+	}
+	return fmt.Sprintf("%s (may follow from %s)", o.Result, strings.Join(o.FollowsFrom, ", "))
 }
 
 // cell keeps a table cell on one line and readable.

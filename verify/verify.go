@@ -41,6 +41,10 @@ type Row struct {
 	Expected string `json:"expected"`
 	Observed string `json:"observed"`
 	Result   Result `json:"result"`
+	// FollowsFrom names the failed root-cause rows (scope,
+	// restart-durability) this failed row may follow from: fix those
+	// first (markRootCauses). Empty for a failure of its own.
+	FollowsFrom []string `json:"follows_from,omitempty"`
 	// NotRun marks a scenario that was not played: the receiver had
 	// gone away during an earlier one and could not be started again.
 	// Its Result is Skip, its Observed says why.
@@ -183,6 +187,7 @@ func Run(ctx context.Context, t targets.Target, o Options) ([]Row, error) {
 		s.mark(histories.FStop, fmt.Sprintf("%s: observed %s", res.Result, res.Observed))
 		out = append(out, res)
 	}
+	markRootCauses(out)
 	return out, nil
 }
 

@@ -168,3 +168,33 @@ func TestVerifySurvivesAReceiverThatExits(t *testing.T) {
 		})
 	}
 }
+
+// TestVerifyMarksWhatFollowsFromScope: against a receiver that keeps one
+// store for every resource, scope fails and every other failure is
+// marked as one that may follow from it, in the table, result.json and
+// JUnit, and the summary line names scope first; verify exits 1.
+func TestVerifyMarksWhatFollowsFromScope(t *testing.T) {
+	t.Parallel()
+	dir := schema.TempDir(t)
+	r := fencecheck(t, dir, "verify", "--target", "memory://one-store", "--store", "s", "--junit", "verify.xml")
+	require.Equal(t, 1, r.code, r.stdout+r.stderr)
+	assert.Regexp(t, `(?m)^\| scope \| .* \| FAIL \|$`, r.stdout, "the root cause is a plain failure")
+	result, err := os.ReadFile(filepath.Join(dir, "s", "latest", "result.json"))
+	require.NoError(t, err)
+	var rep verify.Report
+	require.NoError(t, json.Unmarshal(result, &rep))
+	var followers []string
+	for _, o := range rep.Outcomes {
+		if o.Result == verify.Fail && o.Scenario != "scope" {
+			assert.Equal(t, []string{"scope"}, o.FollowsFrom, o.Scenario)
+			assert.Regexp(t, `(?m)^\| `+o.Scenario+` \| .* \| FAIL \(may follow from scope\) \|$`, r.stdout)
+			followers = append(followers, o.Scenario)
+		}
+	}
+	require.NotEmpty(t, followers)
+	assert.Regexp(t, `\d+ passed, \d+ failed, \d+ info, \d+ skipped: scope failed, and `+strings.Join(followers[:len(followers)-1], ", ")+
+		` and `+followers[len(followers)-1]+` may follow from it; wrote `, r.stdout)
+	xml, err := os.ReadFile(filepath.Join(dir, "verify.xml"))
+	require.NoError(t, err)
+	assert.Equal(t, len(followers), strings.Count(string(xml), `(may follow from scope): expected`))
+}
