@@ -32,13 +32,16 @@ type Reviver interface {
 var _ Reviver = (*process.Target)(nil)
 
 const (
-	// exitGrace bounds the wait, after a scenario the receiver left an
-	// operation of unanswered, for it to either answer again or be seen
-	// to have exited: a receiver that dies closes its connections a
-	// moment before its exit is reported, and a loaded machine can make
-	// that moment long. Only a receiver that is alive but answers no
-	// read waits it out.
+	// exitGrace and exitWait bound the wait, after a scenario the
+	// receiver left an operation of unanswered, for it to either answer
+	// again or be seen to have exited: a receiver that dies closes its
+	// connections a moment before its exit is reported, and a loaded
+	// machine can make that moment long. While nothing listens on its
+	// address, it is exiting, and its exit is waited for up to exitWait,
+	// a bound that only ends a wait that went wrong; a receiver that
+	// listens but answers no read waits out exitGrace.
 	exitGrace = 5 * time.Second
+	exitWait  = time.Minute
 	// probeInterval is the pause between two looks in that wait.
 	probeInterval = 20 * time.Millisecond
 	// quotedLines is how many of an exited receiver's last lines a row
@@ -62,7 +65,7 @@ func (s *script) survive(ctx context.Context, row *Row) (stopped string) {
 		return ""
 	}
 	_, err := s.t.Read(ctx, s.probeResource())
-	if !errors.Is(err, syscall.ECONNREFUSED) {
+	if !refused(err) {
 		return "" // it answers, or is slow: the row says what it saw
 	}
 	row.exited, row.Result = true, Fail
@@ -91,25 +94,57 @@ func (s *script) revive(ctx context.Context, rv Reviver, row *Row) (stopped stri
 	s.mark(histories.FBegin, "start the receiver again: it is not running")
 	if err := rv.StartAgain(ctx); err != nil {
 		s.mark(histories.FEnd, "the receiver did not start again")
-		return fmt.Sprintf("the receiver went away during %s and did not start again (%s)", s.scenario, short(err))
+		return fmt.Sprintf("the receiver went away during %s and did not start again: %s", s.scenario, startWords(err))
 	}
 	s.mark(histories.FEnd, "the receiver answers again")
 	return ""
 }
 
+// startWords words why the receiver did not start again: how it exited
+// and its last lines, or the error.
+func startWords(err error) string {
+	var exit *process.ExitError
+	if !errors.As(err, &exit) {
+		return short(err)
+	}
+	w := fmt.Sprintf("it exited (%s)", exit.State)
+	if !exit.Ready {
+		w += " before it was ready"
+	}
+	if lines := quoted(exit); len(lines) > 0 {
+		w += `; its output ends: "` + strings.Join(lines, `" "`) + `"`
+	}
+	return w
+}
+
+// quoted are the last lines of an exited receiver, safe to print.
+func quoted(exit *process.ExitError) []string {
+	var lines []string
+	for _, l := range exit.LastLines(quotedLines) {
+		lines = append(lines, termsafe.String(l)) // the receiver's words
+	}
+	return lines
+}
+
 // settle waits until the receiver answers a read, or is seen to have
-// exited (its Down error), for at most exitGrace; nil when it answers or
-// the wait ran out.
+// exited (its Down error), for at most exitGrace, or exitWait while
+// nothing listens on its address; nil when it answers or the wait ran
+// out.
 func (s *script) settle(ctx context.Context, rv Reviver) error {
-	deadline := time.Now().Add(exitGrace)
+	start := time.Now()
 	for {
 		if down := rv.Down(); down != nil {
 			return down
 		}
-		if _, err := s.t.Read(ctx, s.probeResource()); err == nil {
+		_, err := s.t.Read(ctx, s.probeResource())
+		if err == nil {
 			return rv.Down() // it answered: alive then
 		}
-		if !time.Now().Before(deadline) {
+		bound := exitGrace
+		if refused(err) {
+			bound = exitWait
+		}
+		if time.Since(start) >= bound {
 			return nil
 		}
 		select {
@@ -119,6 +154,10 @@ func (s *script) settle(ctx context.Context, rv Reviver) error {
 		}
 	}
 }
+
+// refused reports whether err says nothing listens on the receiver's
+// address: a connection to it was refused.
+func refused(err error) bool { return errors.Is(err, syscall.ECONNREFUSED) }
 
 // probeResource is the resource the receiver is asked about between
 // scenarios: never written, so a read of it changes nothing and is not
@@ -137,9 +176,7 @@ func (s *script) exitNote(row *Row, what string, exit *process.ExitError) string
 			targets.TokenName(on), targets.TokenName(largest), s.o.word(DeclaredMaxToken), largest)
 	}
 	if exit != nil {
-		for _, l := range exit.LastLines(quotedLines) {
-			row.lastLines = append(row.lastLines, termsafe.String(l)) // the receiver's words
-		}
+		row.lastLines = quoted(exit)
 	}
 	if len(row.lastLines) > 0 {
 		b.WriteString(`; its output ends: "` + strings.Join(row.lastLines, `" "`) + `"`)
