@@ -50,6 +50,8 @@ func (verifyTerms) Setting(s verify.Setting) string {
 		return "--require exclusive"
 	case verify.RestartableTarget:
 		return "--exec"
+	case verify.DeclaredMaxToken:
+		return "--max-token"
 	}
 	return string(s)
 }
