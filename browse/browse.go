@@ -91,7 +91,7 @@ func (s *Server) runDir(w http.ResponseWriter, r *http.Request) (string, bool) {
 // landings are the files a run's page opens, the first a run has: a
 // run's report, a battery's table, the summary of a run written with
 // --no-report, why the run has no result, or what result it has.
-var landings = []string{runstore.Report, runstore.Table, runstore.Summary, runstore.Error, runstore.Result}
+var landings = []string{runstore.AuditPage, runstore.Report, runstore.Table, runstore.Summary, runstore.Error, runstore.Result}
 
 // landing returns the page of the run directory dir, or "" when it has
 // none of the landings (a killed run).

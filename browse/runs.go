@@ -58,6 +58,7 @@ type rowLink struct{ Label, Href string }
 
 // rowFiles are the files a row links to, when the run has them.
 var rowFiles = []struct{ name, label string }{
+	{runstore.AuditPage, "audit"},
 	{runstore.Report, "report"},
 	{runstore.Table, "table"},
 	{runstore.Timeline, "timeline"},
@@ -65,6 +66,7 @@ var rowFiles = []struct{ name, label string }{
 	{runstore.Summary, "summary"},
 	{runstore.Error, "error"},
 	{runstore.Result, "result.json"},
+	{runstore.Audit, "audit.json"},
 	{runstore.History, "history"},
 	{runstore.MinimalHistory, "minimal history"},
 }
@@ -131,7 +133,9 @@ func (s *Server) row(e runstore.Entry) runRow {
 	r.Status, r.Class = "no result", "incomplete"
 	switch {
 	case has[runstore.Result]:
-		s.describeResult(&r, e.Dir())
+		s.describeResult(&r, e.Dir(), runstore.Result)
+	case has[runstore.Audit]:
+		s.describeResult(&r, e.Dir(), runstore.Audit)
 	case has[runstore.History]:
 		r.Reason = "no result.json: the run was killed, or is still running; its history can be checked"
 		r.Check = "fencecheck check " + s.historyPath(e.Dir())
@@ -147,16 +151,18 @@ func (s *Server) row(e runstore.Entry) runRow {
 	return r
 }
 
-// describeResult fills the row from the run's result.json.
-func (s *Server) describeResult(r *runRow, dir string) {
-	data, err := s.readFile(dir+"/"+runstore.Result, maxResultBytes)
+// describeResult fills the row from the run's result.json, or an
+// audit's audit.json (name), which names its verdict, reason and target
+// as a run's result does.
+func (s *Server) describeResult(r *runRow, dir, name string) {
+	data, err := s.readFile(dir+"/"+name, maxResultBytes)
 	var res result
 	if err == nil {
 		err = json.Unmarshal(data, &res)
 	}
 	switch {
 	case err != nil:
-		r.Status, r.Class, r.Reason = "unreadable", "error", runstore.Result+": "+err.Error()
+		r.Status, r.Class, r.Reason = "unreadable", "error", name+": "+err.Error()
 	case res.Format > runstore.ResultFormat:
 		// Every format up to this fencecheck's reads the same for the
 		// fields shown here; a newer one may not.
@@ -167,6 +173,8 @@ func (s *Server) describeResult(r *runRow, dir string) {
 		if *res.Passed {
 			r.Status, r.Class = "passed", "held"
 		}
+	case name == runstore.Audit:
+		r.Target, r.Status, r.Class, r.Reason = res.Target, res.Verdict, res.Verdict, res.Reason
 	default:
 		r.Target, r.Status, r.Class, r.Reason = res.Config.Target, res.Verdict, res.Verdict, res.Reason
 		r.Operations, r.StaleWrites, r.HasCounts = res.Counts.Operations, res.Coverage.StaleWrites, true

@@ -22,7 +22,7 @@ type Power struct {
 	// 1-BoundConfidence: with n stale writes all rejected, 1-(1-0.95)^(1/n),
 	// the exact binomial bound for no failure in n trials (about 3/n for
 	// large n, the rule of three). A receiver that accepts stale writes at
-	// this rate or more would have failed with probability 0.95 or more.
+	// this rate or more would have failed this run with probability 0.95 or more.
 	// 1 when no stale write was tested: nothing is ruled out. It assumes
 	// each stale write is accepted independently; a receiver that accepts
 	// only under a condition the run never made is not bounded by it.
@@ -31,9 +31,14 @@ type Power struct {
 
 // powerOf is the power of a history whose coverage is c.
 func powerOf(c Coverage) Power {
-	n := c.StaleRejected + c.StaleAccepted
-	return Power{StaleTested: n, StaleBound: staleBound(n, BoundConfidence)}
+	return stalePower(c.StaleRejected + c.StaleAccepted)
 }
+
+// PowerOf is the power of the runs t totals together: their stale writes
+// are the trials of one bound.
+func PowerOf(t Totals) Power { return stalePower(t.StaleRejected + t.StaleAccepted) }
+
+func stalePower(n int) Power { return Power{StaleTested: n, StaleBound: staleBound(n, BoundConfidence)} }
 
 // staleBound is the rate p at which n independent trials all pass with
 // probability 1-confidence: (1-p)^n = 1-confidence. Expm1 keeps it exact
@@ -47,8 +52,14 @@ func staleBound(n int, confidence float64) float64 {
 
 // Sentence words the bound for a gate owner: "a receiver that accepted 1
 // stale write in 7 would have failed this run with 95 % probability (20
-// stale writes, all rejected)"; "" when nothing was tested.
-func (p Power) Sentence() string {
+// stale writes tested, all rejected)"; "" when nothing was tested.
+func (p Power) Sentence() string { return p.sentence("this run") }
+
+// SweepSentence is Sentence for the runs of a sweep, whose stale writes
+// together are the trials.
+func (p Power) SweepSentence() string { return p.sentence("these runs together") }
+
+func (p Power) sentence(what string) string {
 	if p.StaleTested == 0 {
 		return ""
 	}
@@ -59,8 +70,8 @@ func (p Power) Sentence() string {
 	if k <= 1 {
 		rate = "every stale write"
 	}
-	return fmt.Sprintf("a receiver that accepted %s would have failed this run with %.0f %% probability (%d stale writes tested, all rejected; the rate ruled out at %.0f %% confidence is %s)",
-		rate, 100*BoundConfidence, p.StaleTested, 100*BoundConfidence, percent(p.StaleBound))
+	return fmt.Sprintf("a receiver that accepted %s would have failed %s with %.0f %% probability (%d stale writes tested, all rejected; the rate ruled out at %.0f %% confidence is %s)",
+		rate, what, 100*BoundConfidence, p.StaleTested, 100*BoundConfidence, percent(p.StaleBound))
 }
 
 // percent words a rate as a percentage with three significant digits.

@@ -18,6 +18,13 @@ type Totals struct {
 	StaleRejected int `json:"stale_rejected"`
 	StaleAccepted int `json:"stale_accepted"`
 	StaleUnknown  int `json:"stale_unknown"`
+	// The other hazards of the runs together (Coverage): what fencing
+	// allows or does not cover, which a sweep's pass states as it does
+	// its stale writes.
+	OldTokenFirst     int `json:"old_token_first"`
+	EqualTokenRepeats int `json:"equal_token_repeats"`
+	ConcurrentWrites  int `json:"concurrent_writes"`
+	UnknownOutcomes   int `json:"unknown_outcomes"`
 	// FaultActions counts each fault's actions; Drawn the runs that had
 	// each fault.
 	FaultActions map[string]int `json:"fault_actions"`
@@ -61,6 +68,10 @@ func (t *Totals) Add(run RunTotals) {
 	t.StaleRejected += c.StaleRejected
 	t.StaleAccepted += c.StaleAccepted
 	t.StaleUnknown += c.StaleUnknown
+	t.OldTokenFirst += c.OldTokenFirst
+	t.EqualTokenRepeats += c.EqualTokenRepeats
+	t.ConcurrentWrites += c.ConcurrentWrites
+	t.UnknownOutcomes += c.UnknownOutcomes
 	for f, n := range c.FaultActions {
 		t.FaultActions[f] += n
 	}

@@ -2,6 +2,7 @@ package lease
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/fencecheck/fencecheck/histories"
@@ -45,3 +46,36 @@ func Record(rec *histories.Recorder, f string, l Lease, detail string) {
 	rec.Record(&histories.Event{Process: -1, Actor: histories.ActorLease, F: f, Resource: l.Resource,
 		Token: l.Token, HasToken: true, Holder: l.Worker, HasHolder: true, Detail: detail})
 }
+
+// TokenSource is an Issuer that says what its tokens are, for a person
+// deciding whether to adopt it: "the revision at which the lock key was
+// created". An audit names it beside the issuer (audit's first step);
+// an issuer without it is described by its name alone.
+type TokenSource interface {
+	Issuer
+	TokenSource() string
+}
+
+// TokenSource implements TokenSource: a Polled issuer's tokens are its
+// store's, named by the spec's scheme.
+func (i *PolledIssuer) TokenSource() string {
+	switch scheme, _, _ := strings.Cut(i.Spec, "://"); scheme {
+	case "redis", "rediss":
+		return redisTokens
+	case "postgres", "postgresql":
+		return postgresTokens
+	}
+	return "what its store's grant returns"
+}
+
+// What the tokens of the Redis and PostgreSQL issuers are: the private
+// servers' issuers say the same (lease/redis, lease/postgres).
+const (
+	redisTokens    = "INCR of a counter key per resource (<prefix>:token:<resource>), set on the lease key in one script"
+	postgresTokens = "nextval of a sequence per run (fencecheck_lease_<id>_seq), taken in the transaction that writes the lease row"
+)
+
+// RedisTokens and PostgresTokens say what the Redis and PostgreSQL
+// issuers' tokens are.
+func RedisTokens() string    { return redisTokens }
+func PostgresTokens() string { return postgresTokens }

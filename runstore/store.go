@@ -39,6 +39,8 @@ const (
 	Table          = "table.txt"     // a verify battery's table
 	Error          = "error.txt"     // why a run ended without a result (Fail)
 	SweepLog       = "sweep.jsonl"   // a sweep's log: one line per seed run
+	Audit          = "audit.json"    // an audit's report (fencecheck audit), its result
+	AuditPage      = "audit.html"    // an audit's page
 	// Latest is the store's link to the run that most recently finished
 	// with a result (Publish).
 	Latest = "latest"
@@ -103,7 +105,8 @@ func Create(store, name string, at time.Time) (string, error) {
 }
 
 // Publish points store/latest at the run directory dir (as Create
-// returned it) once the run has written its result.json. An interrupted
+// returned it) once the run has written its result.json (an audit, its
+// audit.json). An interrupted
 // run checks what it recorded and writes a result, so it may be
 // published; a run without one is refused with ErrNoResult. Concurrent
 // runs each publish atomically: latest ends at the one that finished last.
@@ -112,11 +115,12 @@ func Publish(store, dir string) error {
 	if err != nil || !validRel(rel) {
 		return fmt.Errorf("publish %s: not a run directory of the store %s", dir, store)
 	}
-	st, err := os.Lstat(filepath.Join(dir, Result))
-	if err != nil || !st.Mode().IsRegular() {
-		return fmt.Errorf("publish %s: %w", dir, ErrNoResult)
+	for _, name := range []string{Result, Audit} {
+		if st, err := os.Lstat(filepath.Join(dir, name)); err == nil && st.Mode().IsRegular() {
+			return pointLatest(store, rel)
+		}
 	}
-	return pointLatest(store, rel)
+	return fmt.Errorf("publish %s: %w", dir, ErrNoResult)
 }
 
 // ErrNoResult is Publish's error for a run that has not written its

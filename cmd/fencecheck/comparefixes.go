@@ -48,10 +48,11 @@ func runCompareFixes(ctx context.Context, cmd *cobra.Command, f runFlags) error 
 	return printResult(stdout, f.json, table, table.Summary)
 }
 
-// runLine turns compare-fixes's reproduce line into the run command that
-// repeats one of its runs.
+// runLine turns compare-fixes's or audit's reproduce line into the run
+// command that repeats one of its runs.
 func runLine(line string, s workload.Strategy) string {
 	line = strings.Replace(line, "fencecheck compare-fixes", "fencecheck run", 1)
+	line = strings.Replace(line, "fencecheck audit", "fencecheck run", 1)
 	if s == workload.Fencing {
 		return line
 	}

@@ -68,6 +68,7 @@ const (
 	cmdRun     runCommand = iota // run: one run
 	cmdCompare                   // compare-fixes: one run per client strategy
 	cmdSweep                     // sweep: one run per seed
+	cmdAudit                     // audit: batteries, a sweep and the fixes
 )
 
 // noteChanged notes which flags whose defaults depend on others the user
@@ -105,7 +106,7 @@ func (f *runFlags) register(fl *pflag.FlagSet, cmd runCommand) {
 	fl.DurationVar(&f.think, "think", d.Workload.Think, fmt.Sprintf("mean time a worker works on a job between reading and writing (virtual time for memory targets; with another --lease-ttl: lease-ttl/%d)", d.Leases.TTL/d.Workload.Think))
 	fl.StringVar(&f.nemesis, "nemesis", strings.Join(nemesis.NamesOf(d.Nemesis.Faults), ","), "faults to inject: pause,delay,expire,duplicate; http: hold,duplicate-request,drop-response,latency; postgres, mysql, redis, http: net-latency,net-hold,net-blackhole,net-reset; --exec: kill,pause-receiver; --leases etcd, redis or postgres: issuer-kill,issuer-pause; or none")
 	fl.StringVar(&f.script, "nemesis-script", "", `scripted fault windows instead of random ones, e.g. "500ms:+pause,2s:-pause"`)
-	if cmd != cmdSweep {
+	if cmd != cmdSweep && cmd != cmdAudit {
 		fl.Uint64Var(&f.seed, "seed", 0, "seed for every random choice (default: a random seed, printed)")
 	}
 	fl.StringVar(&f.schedule, "schedule", d.Runtime.TaskOrder.String(), "how the deterministic simulation (memory targets) orders tasks ready at the same virtual instant: random, or pct:D, PCT's priority schedules, which find a bug that needs D ordering constraints with a probability they guarantee (see docs/exploration.md)")
@@ -124,7 +125,7 @@ func (f *runFlags) register(fl *pflag.FlagSet, cmd runCommand) {
 		f.metrics.register(fl)
 		fl.BoolVar(&f.stopOnViolation, "stop-on-violation", false, "judge the history as it is recorded and stop the run at the first violation (see docs/checking.md)")
 	}
-	if cmd != cmdCompare {
+	if cmd != cmdCompare && cmd != cmdAudit {
 		fl.StringVar(&f.clientStrategy, "client-strategy", d.Workload.Strategy.String(), "what the workers rely on against an older owner: fencing (send the token), or a tempting fix that sends none: none, longer-lease, renew, check-before-write (see docs/fixes.md)")
 	}
 	fl.Float64Var(&f.leaseMultiplier, "lease-multiplier", d.Workload.LeaseMultiplier, "with --client-strategy longer-lease: leases last --lease-ttl times this; pauses, think time and fault windows still follow --lease-ttl")

@@ -33,6 +33,7 @@ import (
 const (
 	HistoryLineFile = "history-line.schema.json"
 	ResultFile      = "result.schema.json"
+	AuditFile       = "audit.schema.json"
 )
 
 //go:embed *.json
@@ -42,7 +43,7 @@ var files embed.FS
 var compiled = sync.OnceValues(func() (map[string]*jsonschema.Schema, error) {
 	c := jsonschema.NewCompiler()
 	ids := map[string]string{}
-	for _, name := range []string{HistoryLineFile, ResultFile} {
+	for _, name := range []string{HistoryLineFile, ResultFile, AuditFile} {
 		doc, err := Document(name)
 		if err != nil {
 			return nil, err
@@ -262,6 +263,23 @@ func ValidateResult(r io.Reader, name string) error {
 	return nil
 }
 
+// ValidateAudit validates an audit.json read from r against the audit
+// schema; name is for the error.
+func ValidateAudit(r io.Reader, name string) error {
+	s, err := schemaOf(AuditFile)
+	if err != nil {
+		return err
+	}
+	v, err := jsonschema.UnmarshalJSON(r)
+	if err != nil {
+		return fmt.Errorf("%s: not JSON: %w", name, err)
+	}
+	if err := s.Validate(v); err != nil {
+		return fmt.Errorf("%s: %w", name, flatten(err))
+	}
+	return nil
+}
+
 // flatten puts a validation error, which the library words over several
 // lines after a first that names the schema, on one.
 func flatten(err error) error {
@@ -275,8 +293,8 @@ func flatten(err error) error {
 	return errors.New(strings.Join(lines, "; "))
 }
 
-// ValidateDir validates every history (a *.jsonl file) and every
-// result.json under dir, and returns how many files it validated. A
+// ValidateDir validates every history (a *.jsonl file), every
+// result.json and every audit.json under dir, and returns how many files it validated. A
 // symbolic link is not followed: the store's latest points at a run
 // directory that is validated where it is.
 func ValidateDir(dir string) (int, error) {
@@ -297,6 +315,8 @@ func ValidateDir(dir string) (int, error) {
 			validate = ValidateHistory
 		case d.Name() == "result.json":
 			validate = ValidateResult
+		case d.Name() == "audit.json":
+			validate = ValidateAudit
 		default:
 			return nil
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fencecheck/fencecheck/audit"
 	"github.com/fencecheck/fencecheck/docs/schema"
 	"github.com/fencecheck/fencecheck/explore"
 	"github.com/fencecheck/fencecheck/harness"
@@ -140,6 +141,7 @@ func TestResultSchemaDocumentsTheGoTypes(t *testing.T) {
 	assert.NoError(t, schema.CheckGoType(schema.ResultFile, "/$defs/sweep", reflect.TypeFor[explore.Result]()))
 	assert.NoError(t, schema.CheckGoType(schema.ResultFile, "/$defs/sweepEntry", reflect.TypeFor[explore.Entry]()))
 	assert.Equal(t, runstore.SweepLog, schema.SweepLogName)
+	assert.NoError(t, schema.CheckGoType(schema.AuditFile, "", reflect.TypeFor[audit.Report]()))
 }
 
 // TestSchemasNameTheFormatsTheWritersWrite: the format versions the
@@ -152,6 +154,7 @@ func TestSchemasNameTheFormatsTheWritersWrite(t *testing.T) {
 		return doc.(map[string]any)["properties"].(map[string]any)["format"].(map[string]any)
 	}
 	assert.Equal(t, json.Number(fmt.Sprint(runstore.ResultFormat)), field(schema.ResultFile)["const"])
+	assert.Equal(t, json.Number(fmt.Sprint(audit.Format)), field(schema.AuditFile)["const"])
 	line := field(schema.HistoryLineFile)
 	assert.Equal(t, json.Number(fmt.Sprint(histories.FormatVersion)), line["maximum"], "the newest history format")
 	assert.Equal(t, json.Number("1"), line["minimum"], "headers begin at format 1")

@@ -41,6 +41,7 @@ var layers = [][]string{
 	{"report"},
 	{"replay", "verify", "harness"},
 	{"explore"},
+	{"audit"},
 	{"browse", "fencetest", "cmd/..."},
 }
 

@@ -89,3 +89,11 @@ func open(ctx context.Context, cli *clientv3.Client, env lease.Env) (*Service, e
 func ttlSeconds(ttl time.Duration) int64 {
 	return max(1, int64((ttl+time.Second-1)/time.Second))
 }
+
+// TokenSource implements lease.TokenSource.
+func (i *Issuer) TokenSource() string { return Tokens() }
+
+// Tokens says what an etcd issuer's tokens are.
+func Tokens() string {
+	return "the revision at which the lease's lock key was created (its create revision): the cluster's own counter, which every write raises"
+}

@@ -169,3 +169,6 @@ func connects(dsn string) process.Ready {
 		return conn.Ping(ctx)
 	}
 }
+
+// TokenSource implements lease.TokenSource.
+func (i *PrivateIssuer) TokenSource() string { return lease.PostgresTokens() }

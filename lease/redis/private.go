@@ -105,3 +105,6 @@ func answers(addr string) process.Ready {
 		return c.Exists(ctx, "fencecheck:ready").Err()
 	}
 }
+
+// TokenSource implements lease.TokenSource.
+func (i *PrivateIssuer) TokenSource() string { return lease.RedisTokens() }

@@ -92,3 +92,6 @@ var (
 	_ lease.Servers      = (*serversService)(nil)
 	_ lease.ServerIssuer = (*Issuer)(nil)
 )
+
+// TokenSource implements lease.TokenSource: the tokens of etcd.
+func (i *Issuer) TokenSource() string { return etcdlease.Tokens() }

@@ -1,0 +1,35 @@
+package audit
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// stepContext is the context of a step: its window of the budget. cut
+// says the budget had no time left for the step at all, which s then
+// says.
+func stepContext(ctx context.Context, b *budget, s *Step) (context.Context, context.CancelFunc, bool) {
+	s.Budget = b.share(s.Number)
+	left, bounded := b.window(s.Number)
+	if !bounded {
+		ctx, cancel := context.WithCancel(ctx)
+		return ctx, cancel, false
+	}
+	if left <= 0 {
+		s.Result, s.Cut = "cut", "the budget had no time left for it"
+		s.Reason = s.Cut
+		return ctx, func() {}, true
+	}
+	ctx, cancel := context.WithTimeout(ctx, left)
+	return ctx, cancel, false
+}
+
+// cutAfter marks s, which started at start, as cut by the budget: what
+// it had reached says why.
+func (s *Step) cutAfter(start time.Time, reached string) Step {
+	s.Result = "cut"
+	s.Cut = fmt.Sprintf("the budget ended it after %s (its share of the budget: %s): %s", time.Since(start).Round(time.Second), s.Budget.Round(time.Second), reached)
+	s.Reason = s.Cut
+	return *s
+}
