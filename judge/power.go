@@ -38,7 +38,9 @@ func powerOf(c Coverage) Power {
 // are the trials of one bound.
 func PowerOf(t Totals) Power { return stalePower(t.StaleRejected + t.StaleAccepted) }
 
-func stalePower(n int) Power { return Power{StaleTested: n, StaleBound: staleBound(n, BoundConfidence)} }
+func stalePower(n int) Power {
+	return Power{StaleTested: n, StaleBound: staleBound(n, BoundConfidence)}
+}
 
 // staleBound is the rate p at which n independent trials all pass with
 // probability 1-confidence: (1-p)^n = 1-confidence. Expm1 keeps it exact
