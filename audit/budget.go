@@ -31,18 +31,25 @@ func (b *budget) window(step int) (left time.Duration, ok bool) {
 	if b.total <= 0 {
 		return 0, false
 	}
-	end := b.start.Add(time.Duration(shares[step] * float64(b.total)))
+	end := b.start.Add(b.end(shares[step]))
 	return max(end.Sub(b.now()), 0), true
 }
 
-// share is step's share of the budget, for the report.
+// share is step's share of the budget, for the report: from the end of
+// the window before it to the end of its own (nothing for the steps that
+// take no time), so that the shares add up to the budget.
 func (b *budget) share(step int) time.Duration {
-	if b.total <= 0 {
+	if _, timed := shares[step]; !timed || b.total <= 0 {
 		return 0
 	}
 	prev := 0.0
 	for s := StepIssuer; s < step; s++ {
 		prev = max(prev, shares[s])
 	}
-	return time.Duration((shares[step] - prev) * float64(b.total))
+	return b.end(shares[step]) - b.end(prev)
+}
+
+// end is a window's end, as a duration from the audit's start.
+func (b *budget) end(share float64) time.Duration {
+	return time.Duration(share * float64(b.total))
 }

@@ -18,7 +18,7 @@ func issuerStep(o *Options) Step {
 	s := newStep(StepIssuer)
 	if o.Issuer == nil {
 		s.Result = "not tested"
-		s.untested = "the tokens came from fencecheck's own issuer (leases local), not yours: give your issuer (--leases) to test it"
+		s.untested = "the tokens came from fencecheck's own issuer, not yours: audit with the issuer you will use to test it"
 		s.Reason = s.untested
 		s.Evidence = []string{"issuer: fencecheck's own, in memory (lease.Local): a counter per resource that only grows"}
 		return s

@@ -52,8 +52,10 @@ type Options struct {
 type RunSpec struct {
 	Seed     uint64
 	Strategy workload.Strategy
-	// Store is where the run goes; Keep which runs stay there.
+	// Store is where the run goes, under Name ("": the target's, as
+	// harness.Store.RunName); Keep which runs stay there.
 	Store string
+	Name  string
 	Keep  harness.Keep
 	_     struct{}
 }

@@ -3,7 +3,6 @@ package audit
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 
 	"github.com/fencecheck/fencecheck/explore"
 	"github.com/fencecheck/fencecheck/harness"
@@ -41,10 +40,10 @@ func pausedWorkerStep(ctx context.Context, o *Options, dir string, b *budget) (S
 		s.Cut = fmt.Sprintf("the budget ended the sweep after %d of its %d seeds (its share of the budget: %s)", res.Runs, o.Seeds, s.Budget)
 	}
 	t := res.Totals
-	s.Evidence = []string{
-		fmt.Sprintf("%d runs: %d held, %d violated, %d inconclusive", res.Runs, res.Held, res.Violated, res.Inconclusive),
-		fmt.Sprintf("%d stale writes (%d rejected, %d accepted, %d unknown), %d concurrent writes on one resource, in %d runs checked to their end",
-			t.StaleWrites, t.StaleRejected, t.StaleAccepted, t.StaleUnknown, t.ConcurrentWrites, t.Runs),
+	s.Evidence = []string{fmt.Sprintf("%d runs: %d held, %d violated, %d inconclusive", res.Runs, res.Held, res.Violated, res.Inconclusive)}
+	if t.Runs > 0 { // a sweep that stopped at its first violation counted no run to its end
+		s.Evidence = append(s.Evidence, fmt.Sprintf("%d stale writes (%d rejected, %d accepted, %d unknown), %d concurrent writes on one resource, in %d runs checked to their end",
+			t.StaleWrites, t.StaleRejected, t.StaleAccepted, t.StaleUnknown, t.ConcurrentWrites, t.Runs))
 	}
 	if res.Verdict == judge.Held {
 		if p := judge.PowerOf(t); p.StaleTested > 0 {
@@ -74,11 +73,14 @@ func fixesStep(ctx context.Context, o *Options, dir string, b *budget) (Step, er
 	if cut {
 		return s, nil
 	}
-	store := filepath.Join(dir, "fixes")
 	table, err := explore.CompareFixes(ctx, func(ctx context.Context, st workload.Strategy) (harness.Result, error) {
-		return o.Run(ctx, RunSpec{Seed: 1, Strategy: st, Store: store, Keep: harness.KeepAll})
+		return o.Run(ctx, RunSpec{Seed: 1, Strategy: st, Store: dir, Name: "fix-" + st.String(), Keep: harness.KeepAll})
 	})
 	for _, r := range table.Rows {
+		if r.NotRun != "" {
+			s.Evidence = append(s.Evidence, fmt.Sprintf("%s: not run: %s", r.Strategy, r.NotRun))
+			continue
+		}
 		s.Evidence = append(s.Evidence, fmt.Sprintf("%s: %s, %d stale writes, %d accepted", r.Strategy, r.Verdict, r.StaleWrites, r.StaleAccepted))
 		if r.Dir != "" {
 			s.Runs = append(s.Runs, rel(dir, r.Dir))

@@ -6,6 +6,9 @@
 //	GET /runs/{name}/{stamp}/           that run's page: its report, a battery's table, its summary or error
 //	GET /runs/{name}/{stamp}/{file}     one of the files a run writes
 //
+// A run an audit or a sweep stored below its own directory is served the
+// same way, by the longer path: /runs/{name}/{stamp}/{name}/{stamp}/….
+//
 // Every kind of run directory gets a row that says what it is: a run with
 // its verdict, a verify battery with its scenarios, a run that ended in an
 // error (error.txt), and one with a history but no result (killed, or
@@ -52,8 +55,7 @@ func New(dir string) (*Server, error) {
 	s := &Server{root: root, dir: dir, mux: http.NewServeMux()}
 	s.mux.HandleFunc("GET /{$}", s.runs)
 	s.mux.HandleFunc("GET /latest/{$}", s.latest)
-	s.mux.HandleFunc("GET /runs/{name}/{stamp}/{$}", s.run)
-	s.mux.HandleFunc("GET /runs/{name}/{stamp}/{file}", s.file)
+	s.mux.HandleFunc("GET /runs/{path...}", s.runPath)
 	// Browsers ask for an icon; answering spares them a logged 404.
 	s.mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) })
 	return s, nil
@@ -77,15 +79,38 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mux.ServeHTTP(w, r)
 }
 
-// runDir returns the run directory a request names, or false after
-// answering 404.
-func (s *Server) runDir(w http.ResponseWriter, r *http.Request) (string, bool) {
-	name, stamp := r.PathValue("name"), r.PathValue("stamp")
-	if !runstore.ValidComponent(name) || !runstore.ValidComponent(stamp) {
+// runPath serves /runs/…: a run's page when the path ends in a slash,
+// else one of its files.
+func (s *Server) runPath(w http.ResponseWriter, r *http.Request) {
+	p := r.PathValue("path")
+	dirPath, file := path.Split(p)
+	dir, ok := runDir(strings.TrimSuffix(dirPath, "/"))
+	if !ok {
 		http.NotFound(w, r)
+		return
+	}
+	if file == "" {
+		s.redirectToRun(w, r, dir)
+		return
+	}
+	s.file(w, r, dir, file)
+}
+
+// runDir is the run directory a path names: name and stamp pairs, the
+// first a run of the store's, each after it a run stored inside the one
+// before (an audit's steps, a sweep's failing seeds). Every component
+// must be a valid run store name.
+func runDir(p string) (string, bool) {
+	parts := strings.Split(p, "/")
+	if len(parts) < 2 || len(parts)%2 != 0 {
 		return "", false
 	}
-	return name + "/" + stamp, true
+	for _, c := range parts {
+		if !runstore.ValidComponent(c) {
+			return "", false
+		}
+	}
+	return p, true
 }
 
 // landings are the files a run's page opens, the first a run has: a
@@ -102,12 +127,6 @@ func (s *Server) landing(dir string) string {
 		}
 	}
 	return ""
-}
-
-func (s *Server) run(w http.ResponseWriter, r *http.Request) {
-	if dir, ok := s.runDir(w, r); ok {
-		s.redirectToRun(w, r, dir)
-	}
 }
 
 // redirectToRun redirects to the run's page, or explains why it has none.
@@ -143,12 +162,7 @@ func (s *Server) latest(w http.ResponseWriter, r *http.Request) {
 
 // file serves a file a run writes, only if it is a regular file in the
 // store.
-func (s *Server) file(w http.ResponseWriter, r *http.Request) {
-	dir, ok := s.runDir(w, r)
-	if !ok {
-		return
-	}
-	name := r.PathValue("file")
+func (s *Server) file(w http.ResponseWriter, r *http.Request, dir, name string) {
 	i := slices.IndexFunc(runstore.Files(), func(f runstore.File) bool { return f.Name == name })
 	if i < 0 {
 		http.NotFound(w, r)

@@ -2,6 +2,7 @@ package browse
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -16,9 +17,13 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fencecheck/fencecheck/audit"
 	"github.com/fencecheck/fencecheck/docs/schema"
+	"github.com/fencecheck/fencecheck/fencetest"
 	"github.com/fencecheck/fencecheck/harness"
+	"github.com/fencecheck/fencecheck/judge"
 	"github.com/fencecheck/fencecheck/nemesis"
+	"github.com/fencecheck/fencecheck/targets"
 	"github.com/fencecheck/fencecheck/targets/memory"
 )
 
@@ -170,6 +175,58 @@ func TestInARealBrowser(t *testing.T) {
 	time.Sleep(200 * time.Millisecond) // let late console messages arrive
 	assert.Empty(t, b.errors(), "no console errors")
 }
+
+// TestAuditInARealBrowser opens an audit of a broken receiver as a
+// reviewer does, through fencecheck serve: the verdict first, a row per
+// step, and every stored run a link that opens.
+func TestAuditInARealBrowser(t *testing.T) {
+	exe := chromium()
+	if exe == "" {
+		t.Skip("no Chromium found (install Debian's chromium package, or set CHROMIUM=/path/to/chrome): skipping the browser test")
+	}
+	store := schema.TempDir(t)
+	newTarget := func() (targets.Target, error) { return memory.Open("unfenced") }
+	tgt, err := newTarget()
+	require.NoError(t, err)
+	cfg := fencetest.Config(t, tgt)
+	cfg.Store.Dir, cfg.Runtime.Deterministic = store, true
+	o := audit.DefaultOptions()
+	o.Seeds = 2
+	rep := fencetest.Audit(&quiet{T: t}, newTarget, cfg, o)
+	require.Equal(t, judge.Violated, rep.Verdict, rep.Reason)
+
+	srv, err := New(store)
+	require.NoError(t, err)
+	defer srv.Close()
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	b := newBrowser(t, exe)
+
+	b.open(t, ts.URL+"/")
+	assert.Equal(t, 1, b.number(t, `document.querySelectorAll("#runs tbody tr").length`), "the audit is one row")
+	b.open(t, ts.URL+"/latest/")
+	assert.Equal(t, 1, b.number(t, `document.querySelectorAll("#verdict.violated").length`), "the verdict comes first")
+	assert.Equal(t, 6, b.number(t, `document.querySelectorAll("#steps tbody tr").length`), "a row per step")
+	assert.Equal(t, 2, b.number(t, `document.querySelectorAll("#steps .pill.violated").length`), "the battery and the paused-worker test failed")
+	links := b.number(t, `document.querySelectorAll("section.step a").length`)
+	require.Positive(t, links, "the steps link the runs they stored")
+	for i := range links {
+		href, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](fmt.Sprintf(`document.querySelectorAll("section.step a")[%d].href`, i)))
+		require.NoError(t, err)
+		resp, err := http.Get(href)
+		require.NoError(t, err)
+		resp.Body.Close()
+		assert.Equal(t, http.StatusOK, resp.StatusCode, href)
+	}
+	b.screenshot(t, schema.TempDir(t), "audit.png", true)
+	time.Sleep(200 * time.Millisecond) // let late console messages arrive
+	assert.Empty(t, b.errors(), "no console errors")
+}
+
+// quiet lets an audit that fails, as the test wants, not fail the test.
+type quiet struct{ *testing.T }
+
+func (q *quiet) Errorf(string, ...any) {}
 
 // mustLocation returns where url redirects to.
 func mustLocation(t *testing.T, url string) string {

@@ -2,6 +2,7 @@ package explore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"text/tabwriter"
@@ -35,6 +36,9 @@ type FixRow struct {
 	workload.Metrics
 	Dir     string `json:"dir"`
 	Command string `json:"reproduce"`
+	// NotRun says why the strategy was not run: a target that cannot
+	// write without a token cannot run the fixes that write without one.
+	NotRun string `json:"not_run,omitempty"`
 }
 
 // Fixes is the comparison: the workload every strategy ran, and a row
@@ -51,10 +55,17 @@ type Fixes struct {
 // order of the article's table, and tables them. It stops at the first
 // run that could not be made, or at an interruption, with an error
 // naming the strategy: a table with a strategy missing compares nothing.
+// A strategy the target cannot run (a fix without fencing, on a target
+// that takes no write without a token) is a row saying so, not an error:
+// fencing's row still stands beside the fixes that could run.
 func CompareFixes(ctx context.Context, run FixRun) (Fixes, error) {
 	var table Fixes
 	for _, s := range workload.Strategies() {
 		res, err := run(ctx, s)
+		if why, ok := cannotRun(s, err); ok {
+			table.Rows = append(table.Rows, FixRow{Strategy: s.String(), NotRun: why})
+			continue
+		}
 		if err != nil {
 			return table, fmt.Errorf("the %s run: %w", s, err)
 		}
@@ -70,6 +81,16 @@ func CompareFixes(ctx context.Context, run FixRun) (Fixes, error) {
 			ViolatedResources: len(res.Check.Violations), Resources: cfg.Resources, Metrics: res.Jobs, Dir: res.Dir, Command: cfg.Command})
 	}
 	return table, nil
+}
+
+// cannotRun says why the target cannot run strategy s, when err is the
+// configuration's refusal of a strategy that writes without a token.
+func cannotRun(s workload.Strategy, err error) (string, bool) {
+	var fe *harness.FieldError
+	if s.Fences() || !errors.As(err, &fe) || fe.Field != "Workload.Strategy" {
+		return "", false
+	}
+	return fe.Err.Error(), true
 }
 
 // runLength words how long a run was bounded to.
@@ -102,13 +123,20 @@ func (t *Fixes) Summary() string {
 	_ = tw.Flush() // a strings.Builder takes every write
 	fmt.Fprintln(&w, "\nruns (summary.txt and report.html in each; docs/fixes.md says what each column counts):")
 	for _, r := range t.Rows {
-		fmt.Fprintf(&w, "  %-19s %s\n", r.Strategy, r.Dir)
+		where := r.Dir
+		if r.NotRun != "" {
+			where = "not run: " + r.NotRun
+		}
+		fmt.Fprintf(&w, "  %-19s %s\n", r.Strategy, where)
 	}
 	return w.String()
 }
 
 // verdict words a row's verdict: how many resources a violation was on.
 func (r FixRow) verdict() string {
+	if r.NotRun != "" {
+		return "not run"
+	}
 	if r.Verdict == judge.Violated && r.ViolatedResources > 0 {
 		return fmt.Sprintf("violated (%d of %d resources)", r.ViolatedResources, r.Resources)
 	}

@@ -12,17 +12,22 @@ import (
 	"github.com/fencecheck/fencecheck/docs/schema"
 	"github.com/fencecheck/fencecheck/harness"
 	"github.com/fencecheck/fencecheck/judge"
+	"github.com/fencecheck/fencecheck/targets"
 	"github.com/fencecheck/fencecheck/targets/memory"
 	"github.com/fencecheck/fencecheck/workload"
 )
 
 // fixRun makes a comparison's run against a fresh memory receiver in the
-// simulation, with seed 7.
-func fixRun(t *testing.T, name string) FixRun {
+// simulation, with seed 7; wrap, when not nil, wraps the receiver.
+func fixRun(t *testing.T, name string, wrap func(targets.Target) targets.Target) FixRun {
 	store := schema.TempDir(t)
 	return func(ctx context.Context, s workload.Strategy) (harness.Result, error) {
+		var tgt targets.Target
 		tgt, err := memory.Open(name)
 		require.NoError(t, err)
+		if wrap != nil {
+			tgt = wrap(tgt)
+		}
 		cfg := harness.DefaultConfig()
 		cfg.Target.Receiver, cfg.Target.Name, cfg.Runtime.Deterministic, cfg.Store.Dir, cfg.Runtime.Seed = tgt, "memory://"+name, true, store, 7
 		cfg.Workload.Duration, cfg.Workload.Strategy = 2*time.Second, s
@@ -36,7 +41,7 @@ func fixRun(t *testing.T, name string) FixRun {
 // same for the same seed.
 func TestCompareFixesOnAFencedReceiver(t *testing.T) {
 	t.Parallel()
-	table, err := CompareFixes(context.Background(), fixRun(t, "fenced"))
+	table, err := CompareFixes(context.Background(), fixRun(t, "fenced", nil))
 	require.NoError(t, err)
 	require.Len(t, table.Rows, len(workload.Strategies()))
 	last := table.Rows[len(table.Rows)-1]
@@ -57,7 +62,7 @@ func TestCompareFixesOnAFencedReceiver(t *testing.T) {
 	text := table.Summary()
 	assert.Contains(t, text, "deterministic: the same seed prints the same table")
 	assert.Contains(t, text, "workload    8 workers, 4 resources, 2s, lease TTL 100ms, nemesis pause,delay, the same for every strategy")
-	again, err := CompareFixes(context.Background(), fixRun(t, "fenced"))
+	again, err := CompareFixes(context.Background(), fixRun(t, "fenced", nil))
 	require.NoError(t, err)
 	for i := range again.Rows {
 		again.Rows[i].Dir, table.Rows[i].Dir = "", ""
@@ -76,4 +81,34 @@ func TestCompareFixesStopsAtARunThatFailed(t *testing.T) {
 		return harness.Result{}, nil
 	})
 	assert.EqualError(t, err, "the renew run: no renewals here")
+}
+
+// tokenOnly is a receiver that takes no write without a token: the
+// target's other capabilities are hidden with it.
+type tokenOnly struct{ targets.Target }
+
+// TestCompareFixesOnAReceiverThatNeedsAToken: a receiver that cannot
+// write without a token cannot run the fixes that send none; their rows
+// say so and why, and fencing's row stands.
+func TestCompareFixesOnAReceiverThatNeedsAToken(t *testing.T) {
+	t.Parallel()
+	table, err := CompareFixes(context.Background(), fixRun(t, "fenced", func(tgt targets.Target) targets.Target { return tokenOnly{tgt} }))
+	require.NoError(t, err)
+	require.Len(t, table.Rows, len(workload.Strategies()))
+	for _, r := range table.Rows {
+		if r.Strategy == "fencing" {
+			assert.Equal(t, judge.Held, r.Verdict, r.Reason)
+			assert.Empty(t, r.NotRun)
+			continue
+		}
+		fences := false
+		for _, s := range workload.Strategies() {
+			fences = fences || (s.String() == r.Strategy && s.Fences())
+		}
+		if !fences {
+			assert.Contains(t, r.NotRun, "writes without a token, and memory://fenced cannot", r.Strategy)
+			assert.Equal(t, "not run", r.verdict())
+		}
+	}
+	assert.Contains(t, table.Summary(), "not run: ")
 }

@@ -208,7 +208,7 @@ func TestSweepVerdict(t *testing.T) {
 		}, judge.Held, "no violation in 6 runs, which together exercised 3 stale writes (3 rejected) and every fault they had (pause 18)"},
 		{"no seed held", func(uint64) harness.Result {
 			return fake(judge.Inconclusive, judge.GateEvidence, 0, nil, "pause")
-		}, judge.Inconclusive, "no seed held: all 6 runs were inconclusive (evidence 6)"},
+		}, judge.Inconclusive, "no seed held: all 6 runs were inconclusive (6 by the evidence gate)"},
 		{"a fault never acted", func(uint64) harness.Result {
 			return fake(judge.Held, judge.GateCheck, 1, pauseActs, "pause", "expire")
 		}, judge.Inconclusive, "no seed violated, but expire never acted in the 6 checked runs that had it"},
@@ -220,7 +220,7 @@ func TestSweepVerdict(t *testing.T) {
 				r.Verdict, r.Gate = judge.Inconclusive, judge.GateMinStale
 			}
 			return r
-		}, judge.Inconclusive, "no seed held: all 6 runs were inconclusive (min-stale 6)"},
+		}, judge.Inconclusive, "no seed held: all 6 runs were inconclusive (6 by the min-stale gate)"},
 		{"a check that gave up does not count", func(s uint64) harness.Result {
 			if s == 1 {
 				return fake(judge.Held, judge.GateCheck, 0, map[string]int{}, "pause")

@@ -17,12 +17,23 @@ import (
 // writes, when a resource cannot be observed, or holds a value whose
 // token fencecheck cannot know: judging against a guessed state could
 // only give a wrong verdict.
+//
+// A read that got no answer is asked again, up to observeAttempts times:
+// a read changes nothing, and a receiver fencecheck has just started
+// (or restarted) may be slow to answer its first requests on a loaded
+// machine. Each attempt is in the history.
 func (r *run) observe(ctx context.Context) error {
-	proc := r.cfg.Workload.Workers // a process id no worker starts with
+	r.reader = r.cfg.Workload.Workers // a process id no worker starts with
 	for _, res := range r.resources {
-		done := r.workers.Observe(ctx, &proc, res)
-		if ctx.Err() != nil {
-			return nil // interrupted: the run reports it
+		var done histories.Event
+		for range observeAttempts {
+			done = r.workers.Observe(ctx, &r.reader, res)
+			if ctx.Err() != nil {
+				return nil // interrupted: the run reports it
+			}
+			if done.Type == histories.TypeOK {
+				break
+			}
 		}
 		if err := r.adoptState(res, &done); err != nil {
 			return err
@@ -31,12 +42,16 @@ func (r *run) observe(ctx context.Context) error {
 	return nil
 }
 
+// observeAttempts is how many reads of a resource observe makes before
+// it gives up on one that gets no answer.
+const observeAttempts = 5
+
 // adoptState takes what the observing read of resource returned as the
 // state the run starts from.
 func (r *run) adoptState(resource string, done *histories.Event) error {
 	switch {
 	case done.Type != histories.TypeOK:
-		return fmt.Errorf("observe %s before the run: the read failed: %s", resource, done.Error)
+		return fmt.Errorf("observe %s before the run: the read failed %d times, the last: %s", resource, observeAttempts, done.Error)
 	case !done.HasValue && done.HasToken && done.Token != 0:
 		return fmt.Errorf("observe %s before the run: the receiver reports token %d but no value; fencecheck cannot model a resource that was never written but fences at a token", resource, done.Token)
 	case !done.HasValue:

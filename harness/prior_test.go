@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -280,4 +281,50 @@ func (c *cancelAfter) Write(ctx context.Context, resource string, token uint64, 
 		c.cancel()
 	}
 	return c.Fenced.Write(ctx, resource, token, value)
+}
+
+// slowStart fails its first reads, as a receiver just started on a
+// loaded machine does before it answers.
+type slowStart struct {
+	*memory.Fenced
+	failing atomic.Int32
+}
+
+func (s *slowStart) Read(ctx context.Context, resource string) (targets.Reading, error) {
+	if s.failing.Add(-1) >= 0 {
+		return targets.Reading{}, errors.New("context deadline exceeded")
+	}
+	return s.Fenced.Read(ctx, resource)
+}
+
+// TestObservingAReceiverThatIsSlowToStart: the reads before the run are
+// asked again when they get no answer, so a receiver slow to answer its
+// first requests is run, not refused; one that never answers stops the
+// run, saying how often it was asked.
+func TestObservingAReceiverThatIsSlowToStart(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name    string
+		failing int32
+		err     string
+	}{
+		{"answers on the last attempt", observeAttempts - 1, ""},
+		{"never answers", 1 << 20, "observe r0 before the run: the read failed 5 times, the last: context deadline exceeded"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tgt := &slowStart{Fenced: memory.NewFenced()}
+			tgt.failing.Store(tc.failing)
+			faults, _ := nemesis.Parse("pause")
+			res, err := Run(context.Background(), testConfig(t, tgt, "slow-start", func(c *Config) {
+				c.Nemesis.Faults, c.Runtime.Seed, c.Workload.Resources, c.Workload.ResourceNames, c.Store.Dir = faults, 1, 2, []string{"r0", "r1"}, schema.TempDir(t)
+			}))
+			if tc.err != "" {
+				require.ErrorContains(t, err, tc.err)
+				return
+			}
+			require.NoError(t, err)
+			assert.NotEqual(t, judge.Violated, res.Verdict, res.Reason)
+		})
+	}
 }

@@ -35,6 +35,10 @@ type run struct {
 	// observeErr is why the state before the run could not be adopted;
 	// the workers then never start.
 	observeErr error
+	// reader is the process id of the harness's own reads, before the
+	// run and after it: one id, so that a read without an answer moves it
+	// on for every later read (a process is never reused after one).
+	reader int
 
 	deliverers []nemesis.Deliverer
 	pausers    []nemesis.Pauser
@@ -323,9 +327,8 @@ func (r *run) finalReads(ctx context.Context) {
 	if ctx.Err() != nil {
 		return
 	}
-	proc := r.cfg.Workload.Workers // a process id no worker starts with
 	for _, res := range r.resources {
-		r.workers.ReadOnce(ctx, &proc, res) // not part of the operation limit
+		r.workers.ReadOnce(ctx, &r.reader, res) // not part of the operation limit
 	}
 }
 

@@ -12,7 +12,9 @@ import (
 // budget or could not test the user's own issuer.
 func TestDecideAudit(t *testing.T) {
 	t.Parallel()
-	held := func(n int, name string) AuditStep { return AuditStep{Number: n, Name: name, Verdict: Held, Reason: "fine"} }
+	held := func(n int, name string) AuditStep {
+		return AuditStep{Number: n, Name: name, Verdict: Held, Reason: "fine"}
+	}
 	info := func(n int, name string) AuditStep { return AuditStep{Number: n, Name: name} }
 	steps := func(change func([]AuditStep)) []AuditStep {
 		s := []AuditStep{info(1, "the issuer"), held(2, "its sequence survives the failures"), held(3, "the enforcement point"),

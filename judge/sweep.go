@@ -153,7 +153,7 @@ func DecideSweep(s Sweep) (Verdict, string) {
 func gateList(byGate map[Gate]int) string {
 	var parts []string
 	for _, g := range slices.Sorted(maps.Keys(byGate)) {
-		parts = append(parts, fmt.Sprintf("%s %d", g, byGate[g]))
+		parts = append(parts, fmt.Sprintf("%d by the %s gate", byGate[g], g))
 	}
 	return strings.Join(parts, ", ")
 }

@@ -58,6 +58,8 @@ func Files() []File { return slices.Clone(files) }
 
 var files = []File{
 	{Report, "text/html; charset=utf-8", false},
+	{AuditPage, "text/html; charset=utf-8", false},
+	{Audit, "application/json", false},
 	{Timeline, "text/html; charset=utf-8", false},
 	{Minimal, "text/html; charset=utf-8", false},
 	{Summary, "text/plain; charset=utf-8", false},

@@ -87,7 +87,7 @@ func TestCreateRefusesNamesOutsideItsFolder(t *testing.T) {
 // stubResult is the smallest result.json of the current format: a
 // battery with no scenarios. What is in it is no business of the store,
 // but it is a valid one (docs/schema).
-const stubResult = `{"format":1,"target":"memory://fenced","max_token":0,"require_exclusive":false,"passed":true,"dir":"","scenarios":[]}`
+const stubResult = `{"format":2,"target":"memory://fenced","max_token":0,"require_exclusive":false,"passed":true,"dir":"","scenarios":[]}`
 
 // stubHistory is a history that recorded nothing: its header.
 const stubHistory = `{"index":0,"time":0,"actor":"harness","f":"header","format":1}` + "\n"

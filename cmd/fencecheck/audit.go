@@ -88,7 +88,7 @@ func runAudit(ctx context.Context, cmd *cobra.Command, f auditFlags) error {
 	stderr := cmd.ErrOrStderr()
 	o.Run = func(ctx context.Context, r audit.RunSpec) (harness.Result, error) {
 		g := f.run
-		g.seed, g.clientStrategy, g.store, g.noProgress = r.Seed, r.Strategy.String(), r.Store, true
+		g.seed, g.clientStrategy, g.store, g.name, g.noProgress = r.Seed, r.Strategy.String(), r.Store, r.Name, true
 		res, err := runOnce(ctx, cmd, g, once{keep: r.Keep, command: func(cfg harness.Config) string {
 			return runLine(flagLine("audit", cmd.Flags(), effectiveRunFlags(cfg, g), auditOnly, []string{"seed"}), r.Strategy)
 		}})

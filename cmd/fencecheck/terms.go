@@ -99,5 +99,16 @@ func configError(err error) error {
 		}
 		lines[i] = name + ": " + why
 	}
-	return errors.New(strings.Join(lines, "\n"))
+	return &reworded{text: strings.Join(lines, "\n"), err: err}
 }
+
+// reworded is an error said in the CLI's terms that keeps the error it
+// says: a caller below (an audit telling a strategy the target cannot
+// run from a broken configuration) still finds the harness's FieldError.
+type reworded struct {
+	text string
+	err  error
+}
+
+func (r *reworded) Error() string { return r.text }
+func (r *reworded) Unwrap() error { return r.err }
