@@ -28,7 +28,7 @@ import (
 // checkAndExplain is check.Check with its violations worded, as
 // fencecheck check runs them.
 func checkAndExplain(ops []histories.Operation, opts check.Options) (explain.Result, error) {
-	res, err := check.Check(context.Background(), ops, opts)
+	res, err := check.Check(context.Background(), histories.FromOperations(ops), opts)
 	if err != nil {
 		return explain.Result{}, err
 	}

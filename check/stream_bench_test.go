@@ -27,7 +27,7 @@ func BenchmarkStream(b *testing.B) {
 		s := check.NewStream(context.Background(), check.DefaultStreamOptions(), func(check.StreamViolation) { b.Fatal("violated") })
 		f := histories.NewFollower(s)
 		for i := range events {
-			if err := f.Add(&events[i], 0); err != nil {
+			if err := f.Add(&events[i]); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -71,7 +71,7 @@ func TestRealTargetsWithTheirOptions(t *testing.T) {
 			h, err := histories.ReadFile(filepath.Join(res.Dir, "history.jsonl"))
 			require.NoError(t, err)
 			var highest uint64
-			for _, op := range h.Operations {
+			for _, op := range h.Expand(nil) {
 				if op.F == histories.FWrite && op.Status == histories.StatusAccepted {
 					highest = max(highest, op.Token)
 				}

@@ -3,7 +3,6 @@ package judge
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"time"
 
@@ -54,31 +53,17 @@ func Follow(ctx context.Context, src io.Reader, name string, o Options, found fu
 			found(Found{Resource: v.Resource, Events: v.Events, Explained: explain.Explain(v.Ops, v.Result, o.Check)})
 		}
 	})
-	var tally histories.Tally
-	follower := histories.NewFollower(followSink{stream, &tally})
-	rd := histories.NewReader(&idleReader{r: src, detect: stream.Detect}, name)
-	var e histories.Event
-	for {
-		err := rd.Next(&e)
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return Followed{}, err
-		}
-		if err := follower.Add(&e, rd.Line()); err != nil {
-			return Followed{}, &histories.LineError{File: name, Line: rd.Line(), Err: err}
-		}
-		if err := ctx.Err(); err != nil {
-			return Followed{}, fmt.Errorf("follow %s: %w", name, err)
-		}
+	follower := histories.NewFollower(stream)
+	truncated, err := follower.Follow(ctx, &idleReader{r: src, detect: stream.Detect}, name)
+	if err != nil {
+		return Followed{}, err
 	}
-	follower.Finish()
+	counts, evidence := follower.Finish()
 	checked, violations, err := stream.Finish()
 	if err != nil {
 		return Followed{}, err
 	}
-	r := Report{Check: explain.Result{Result: checked}, Counts: tally.Counts(), Evidence: tally.Evidence(follower.Errors()), ReceiverLog: o.ReceiverLog}
+	r := Report{Check: explain.Result{Result: checked}, Counts: counts, Evidence: evidence, ReceiverLog: o.ReceiverLog}
 	for _, v := range violations {
 		ex := explain.Explain(v.Ops, v.Result, o.Check)
 		r.Check.Violations = append(r.Check.Violations, ex.Violations...)
@@ -91,7 +76,7 @@ func Follow(ctx context.Context, src io.Reader, name string, o Options, found fu
 	}
 	d := decide(&r, &o)
 	r.Verdict, r.Gate, r.Reason = d.verdict, d.gate, d.reason
-	return Followed{Report: r, Partial: rd.Partial()}, nil
+	return Followed{Report: r, Partial: truncated}, nil
 }
 
 // shrinkFollowed shrinks the first cause within the operations kept of
@@ -103,24 +88,11 @@ func shrinkFollowed(ctx context.Context, found []check.StreamViolation, res expl
 	}
 	for _, v := range found {
 		if v.Resource == res.Violations[first].Resource {
-			return shrinkFirst(ctx, &histories.History{Operations: v.Ops}, explain.Result{Result: v.Result, Violations: res.Violations[first : first+1]}, o.Check, o.ShrinkTimeout)
+			return shrinkFirst(ctx, v.Ops, nil, explain.Result{Result: v.Result, Violations: res.Violations[first : first+1]}, o.Check, o.ShrinkTimeout)
 		}
 	}
 	return nil, nil
 }
-
-// followSink hands the Follower's operations to the stream and the tally.
-type followSink struct {
-	stream *check.Stream
-	tally  *histories.Tally
-}
-
-func (s followSink) Invoked(op *histories.Operation) { s.stream.Invoked(op) }
-func (s followSink) Completed(op *histories.Operation) {
-	s.tally.Add(op)
-	s.stream.Completed(op)
-}
-func (s followSink) Other(e *histories.Event) { s.stream.Other(e) }
 
 // idleReader reads r on a goroutine of its own, so that it knows when
 // the next read would wait: then, and at least every detectEvery while

@@ -27,7 +27,7 @@ func latestCounts(t *testing.T, store string) histories.Counts {
 	t.Helper()
 	h, err := histories.ReadFile(filepath.Join(store, "latest", "history.jsonl"))
 	require.NoError(t, err)
-	return histories.Count(h.Operations)
+	return h.Count()
 }
 
 // TestReceiverMetricsEqualTheHistoryE2E: the built receiver, correct and

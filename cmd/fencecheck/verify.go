@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -212,11 +213,13 @@ func runBattery(ctx context.Context, b battery, stderr io.Writer) (verify.Report
 	}
 	teardown := func() { warn(stderr, harness.Teardown(context.WithoutCancel(ctx), t.target, t.name)) }
 	rt := sched.NewReal()
-	rec, err := histories.CreateRecorder(filepath.Join(b.dir, runstore.History), histories.RecorderOptions{Clock: rt})
+	path := filepath.Join(b.dir, runstore.History)
+	f, err := os.Create(path)
 	if err != nil {
 		teardown()
-		return verify.Report{}, err
+		return verify.Report{}, fmt.Errorf("create history %s: %w", path, err)
 	}
+	rec := histories.NewRecorder(f, histories.RecorderOptions{Clock: rt})
 	opts.Recorder = rec
 	leases, closeLeases := "", func() {}
 	if b.issuer != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -130,10 +131,12 @@ func runVerifyIssuer(ctx context.Context, cmd *cobra.Command, f verifyIssuerFlag
 // the real clock) with its events recorded in dir, and plays the battery.
 func runIssuerBattery(ctx context.Context, issuer lease.Issuer, ttl time.Duration, dir string) (verify.Report, error) {
 	rt := sched.NewReal()
-	rec, err := histories.CreateRecorder(filepath.Join(dir, runstore.History), histories.RecorderOptions{Clock: rt})
+	path := filepath.Join(dir, runstore.History)
+	f, err := os.Create(path)
 	if err != nil {
-		return verify.Report{}, err
+		return verify.Report{}, fmt.Errorf("create history %s: %w", path, err)
 	}
+	rec := histories.NewRecorder(f, histories.RecorderOptions{Clock: rt})
 	var svc lease.Service = lease.NewLocal(ctx, rt, rec, ttl)
 	if issuer != nil {
 		if svc, err = issuer.Open(ctx, lease.Env{Life: ctx, Runtime: rt, Recorder: rec, TTL: ttl, Dir: dir}); err != nil {

@@ -131,7 +131,7 @@ func (m *Metrics) Observe(ev histories.Event) {
 	switch {
 	case e.Actor == histories.ActorNemesis:
 		m.fault(e)
-	case !e.IsClient():
+	case e.Actor != "":
 	case e.Type == histories.TypeInvoke:
 		m.invoke(e)
 	default:

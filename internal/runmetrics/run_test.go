@@ -58,7 +58,7 @@ func (p *probe) Observe(e histories.Event) {
 		case histories.FEnd:
 			p.now.pausing--
 		}
-	case !e.IsClient():
+	case e.Actor != "":
 	case e.Type == histories.TypeInvoke:
 		p.now.invoked++
 	default:
@@ -118,7 +118,7 @@ func TestServedMetricsFollowTheRun(t *testing.T) {
 			require.NoError(t, err)
 			hist, err := histories.ReadFile(filepath.Join(res.Dir, runstore.History))
 			require.NoError(t, err)
-			c := histories.Count(hist.Operations)
+			c := hist.Count()
 			ops := func(outcome string) float64 { return after.Sum("fencecheck_run_operations_total", "outcome", outcome) }
 			assert.Equal(t, float64(c.Operations), after.Sum("fencecheck_run_operations_invoked_total"), "invoked")
 			assert.Equal(t,

@@ -11,11 +11,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/fencecheck/fencecheck/check"
 	"github.com/fencecheck/fencecheck/docs/schema"
 	"github.com/fencecheck/fencecheck/harness"
 	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/internal/scrape"
+	"github.com/fencecheck/fencecheck/judge"
 	"github.com/fencecheck/fencecheck/runstore"
 	"github.com/fencecheck/fencecheck/targets/httptarget"
 	"github.com/fencecheck/fencecheck/targets/httptarget/receiver"
@@ -54,12 +54,12 @@ func TestMetricsEqualTheHistory(t *testing.T) {
 
 			hist, err := histories.ReadFile(filepath.Join(res.Dir, runstore.History))
 			require.NoError(t, err)
-			c := histories.Count(hist.Operations)
+			c := hist.Count()
 			require.Zero(t, c.UnknownWrites+c.FailedWrites, "every write was answered")
 			require.Positive(t, c.Accepted)
 			require.Positive(t, c.Rejected, "repeated tokens and stale writes are rejected")
 			if bug == receiver.AcceptEqual {
-				require.Equal(t, check.Violated, res.Verdict, "a repeated token accepted")
+				require.Equal(t, judge.Violated, res.Verdict, "a repeated token accepted")
 			}
 
 			fams, err := scrape.Get(context.Background(), http.DefaultClient, srv.URL+"/metrics")
