@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/fencecheck/fencecheck/histories"
-	"github.com/fencecheck/fencecheck/internal/histgen"
+	"github.com/fencecheck/fencecheck/internal/testsupport/histgen"
 )
 
 // BenchmarkCollectFast splits the fast checker's time on the two cells of

@@ -1,7 +1,7 @@
 package harness
 
 import (
-	"github.com/fencecheck/fencecheck/internal/logscan"
+	"github.com/fencecheck/fencecheck/logscan"
 )
 
 // logScanner is implemented by targets whose receiver writes a log

@@ -21,7 +21,7 @@ import (
 	"github.com/fencecheck/fencecheck/docs/schema"
 	"github.com/fencecheck/fencecheck/harness"
 	"github.com/fencecheck/fencecheck/histories"
-	"github.com/fencecheck/fencecheck/internal/testdb"
+	"github.com/fencecheck/fencecheck/internal/testsupport/testdb"
 	"github.com/fencecheck/fencecheck/lease"
 	pglease "github.com/fencecheck/fencecheck/lease/postgres"
 	redislease "github.com/fencecheck/fencecheck/lease/redis"
