@@ -149,7 +149,7 @@ func (s *Server) file(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	name := r.PathValue("file")
-	i := slices.IndexFunc(runstore.Files, func(f runstore.File) bool { return f.Name == name })
+	i := slices.IndexFunc(runstore.Files(), func(f runstore.File) bool { return f.Name == name })
 	if i < 0 {
 		http.NotFound(w, r)
 		return
@@ -160,7 +160,7 @@ func (s *Server) file(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer f.Close()
-	kind := runstore.Files[i]
+	kind := runstore.Files()[i]
 	w.Header().Set("Content-Type", kind.ContentType)
 	if kind.Download {
 		run := strings.ReplaceAll(dir, "/", "-")

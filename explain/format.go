@@ -65,7 +65,7 @@ func writeTraces(w io.Writer, steps []Step) error {
 // issuer's violations come before them all: they void the tokens the
 // receiver's violations are judged by.
 func WriteViolations(w io.Writer, res *Result, minimal *Shrunk) error {
-	if err := writeIssuer(w, res); err != nil {
+	if err := WriteIssuer(w, res); err != nil {
 		return err
 	}
 	first := res.First()

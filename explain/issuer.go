@@ -9,9 +9,9 @@ import (
 // counted.
 const maxIssuerShown = 10
 
-// writeIssuer writes the issuer's violations of res under a heading, after
+// WriteIssuer writes the issuer's violations of res under a heading, after
 // a blank line, or nothing when there are none.
-func writeIssuer(w io.Writer, res *Result) error {
+func WriteIssuer(w io.Writer, res *Result) error {
 	if len(res.Issuer) == 0 {
 		return nil
 	}

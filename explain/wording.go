@@ -129,8 +129,8 @@ func (f *finding) words() words {
 		w.set(r, "return the value of a write that can have taken effect by then, or not found")
 		f.originWords(&w, r)
 	case kindReadNowhere:
-		w.summary = fmt.Sprintf("read returned %q, a value no write in the history wrote", r.Value)
-		w.set(r, "return a value some write wrote, or not found")
+		w.summary = fmt.Sprintf("read returned %q, a value no write of the resource wrote", r.Value)
+		w.set(r, "return a value some write of the resource wrote, or not found")
 	case kindReadUnwritten:
 		w.summary = fmt.Sprintf("read found the resource unwritten but reported token %d; an unwritten resource has token 0", r.Token)
 		w.set(r, "report token 0, or no token")

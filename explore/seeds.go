@@ -16,7 +16,7 @@ type Seeds struct {
 
 // Unbounded is every seed from 1: a sweep that a budget, a violation or
 // an interruption ends.
-var Unbounded = Seeds{First: 1, Last: math.MaxUint64}
+func Unbounded() Seeds { return Seeds{First: 1, Last: math.MaxUint64} }
 
 // Len is how many seeds the range holds (math.MaxUint64 when it holds
 // them all).

@@ -54,7 +54,7 @@ const swarmStream = 0x5a4a2d_5eed
 // Space is what a swarm draws from.
 type Space struct {
 	// Faults are the faults a draw takes a subset of; empty,
-	// nemesis.Names, the faults every target has.
+	// nemesis.Names(), the faults every target has.
 	Faults []string
 	// FixedResources keeps the run's resources: their names are fixed
 	// (harness.Config.ResourceNames), so their number is not drawn.
@@ -62,6 +62,7 @@ type Space struct {
 	// DenseTokens keeps the tokens dense: the leases come from a service
 	// other than the run's own, which does not renumber its tokens.
 	DenseTokens bool
+	_           struct{} // keyed fields only: the struct may grow
 }
 
 // Draw is the configuration one seed of a swarm runs with.
@@ -83,7 +84,7 @@ func DrawSwarm(seed uint64, space Space) Draw {
 	rng := rand.New(rand.NewPCG(seed, swarmStream))
 	pool := space.Faults
 	if len(pool) == 0 {
-		pool = nemesis.Names
+		pool = nemesis.Names()
 	}
 	var d Draw
 	for _, f := range pool {
@@ -101,7 +102,7 @@ func DrawSwarm(seed uint64, space Space) Draw {
 	d.LeaseTTL = pick(rng, swarmTTLs)
 	d.Think = time.Duration(pick(rng, swarmThink) * float64(d.LeaseTTL))
 	d.ReadShare = pick(rng, swarmReads)
-	d.Tokens = lease.Dense.String()
+	d.Tokens = lease.Dense().String()
 	if sparse := rng.IntN(4) == 0; sparse && !space.DenseTokens {
 		d.Tokens = lease.Sparse().String()
 	}
@@ -116,8 +117,9 @@ func pick[T any](rng *rand.Rand, choices []T) T { return choices[rng.IntN(len(ch
 // Apply sets the draw on c, with faults the drawn faults made afresh for
 // the run: the lease TTL and the timings that follow it
 // (harness.Config.SetLeaseTTL), then the think time, the workers, the
-// resources unless they are fixed, the read share, the tokens and the
-// stale-write gate the faults ask for (harness.DefaultMinStale).
+// resources unless they are fixed, the read share and the tokens. The
+// stale-write gate stays c's: a draw without a fault that makes stale
+// writes is inconclusive unless a stale write came all the same.
 func (d Draw) Apply(c *harness.Config, faults []nemesis.Fault) error {
 	tokens, err := lease.ParseTokens(d.Tokens)
 	if err != nil {
@@ -128,7 +130,7 @@ func (d Draw) Apply(c *harness.Config, faults []nemesis.Fault) error {
 	if d.Resources > 0 {
 		c.Resources = d.Resources
 	}
-	c.Faults, c.MinStale = faults, harness.DefaultMinStale(faults)
+	c.Faults = faults
 	return nil
 }
 

@@ -23,7 +23,7 @@ func TestDrawSwarmIsTheSeeds(t *testing.T) {
 		require.Equal(t, a, b, "seed %d", seed)
 		fixed := DrawSwarm(seed, Space{FixedResources: true, DenseTokens: true})
 		assert.Zero(t, fixed.Resources)
-		assert.Equal(t, lease.Dense.String(), fixed.Tokens)
+		assert.Equal(t, lease.Dense().String(), fixed.Tokens)
 		fixed.Resources, fixed.Tokens = a.Resources, a.Tokens
 		assert.Equal(t, a, fixed, "seed %d: the other settings are drawn the same", seed)
 	}
@@ -68,7 +68,7 @@ func TestDrawSwarmVaries(t *testing.T) {
 		assert.Positive(t, without[f], f)
 	}
 	assert.Greater(t, len(distinct), seeds*9/10, "nearly every seed draws a configuration of its own")
-	assert.Equal(t, nemesis.Names, func() []string {
+	assert.Equal(t, nemesis.Names(), func() []string {
 		var all []string
 		for seed := range uint64(100) {
 			for _, f := range DrawSwarm(seed, Space{}).Faults {
@@ -77,13 +77,14 @@ func TestDrawSwarmVaries(t *testing.T) {
 				}
 			}
 		}
-		slices.SortFunc(all, func(a, b string) int { return slices.Index(nemesis.Names, a) - slices.Index(nemesis.Names, b) })
+		slices.SortFunc(all, func(a, b string) int { return slices.Index(nemesis.Names(), a) - slices.Index(nemesis.Names(), b) })
 		return all
 	}(), "an empty pool is every fault of the nemesis package")
 }
 
 // TestDrawApply: a draw sets what it drew and the timings that follow the
-// lease, and the stale-write gate its faults ask for.
+// lease, and leaves the stale-write gate as the sweep asked: a draw
+// without a fault that makes stale writes is no pass unless one came.
 func TestDrawApply(t *testing.T) {
 	t.Parallel()
 	d := Draw{Faults: []string{"expire"}, Workers: 3, Resources: 2, LeaseTTL: 25 * time.Millisecond, Think: 0, ReadShare: 0.5, Tokens: "sparse"}
@@ -98,6 +99,6 @@ func TestDrawApply(t *testing.T) {
 	assert.Zero(t, c.Think)
 	assert.Equal(t, 0.5, c.ReadShare)
 	assert.Equal(t, lease.Sparse(), c.Tokens)
-	assert.Zero(t, c.MinStale, "expire alone makes no stale write to ask for")
+	assert.Equal(t, harness.DefaultConfig().MinStale, c.MinStale, "expire alone still needs a stale write for a pass")
 	assert.Equal(t, "nemesis expire; 3 workers, 2 resources, lease TTL 25ms, think 0s, read share 0.5, tokens sparse", d.String())
 }

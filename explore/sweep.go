@@ -63,6 +63,7 @@ type Options struct {
 
 	// since is time.Since, for the budget; tests replace it.
 	since func(time.Time) time.Duration
+	_     struct{} // keyed fields only: the struct may grow
 }
 
 // DefaultOptions are seeds 1 to 100, one run per processor, stopping at
@@ -91,6 +92,22 @@ type Progress struct {
 	// Total is the number of seeds; 0 when the range is unbounded.
 	Total   uint64
 	Elapsed time.Duration
+}
+
+// String words the progress as a sweep's live status line shows it: the
+// seeds done of how many, the runs per second, the seeds that violated
+// and were inconclusive, the time.
+func (p Progress) String() string {
+	total := "…"
+	if p.Total > 0 {
+		total = fmt.Sprint(p.Total)
+	}
+	rate := 0.0
+	if p.Elapsed > 0 {
+		rate = float64(p.Done) / p.Elapsed.Seconds()
+	}
+	return fmt.Sprintf("seeds %d/%s  %.0f runs/s  violated %d  inconclusive %d  %v",
+		p.Done, total, rate, p.Violated, p.Inconclusive, p.Elapsed.Round(time.Second))
 }
 
 // Sweep runs cfg once per seed of opts.Seeds: cfg with the seed, and in a

@@ -284,7 +284,7 @@ func TestSweepStops(t *testing.T) {
 	t.Run("budget", func(t *testing.T) {
 		t.Parallel()
 		opts := DefaultOptions()
-		opts.Seeds, opts.Parallel, opts.Budget = Unbounded, 2, time.Hour
+		opts.Seeds, opts.Parallel, opts.Budget = Unbounded(), 2, time.Hour
 		var runs atomic.Int64
 		opts.since = func(time.Time) time.Duration {
 			if runs.Load() >= 7 {

@@ -59,8 +59,8 @@ type ttdStrategy struct {
 }
 
 var ttdStrategies = []ttdStrategy{
-	{"random", false, sched.Random},
-	{"swarm", true, sched.Random},
+	{"random", false, sched.Random()},
+	{"swarm", true, sched.Random()},
 	{"pct:2", false, sched.PCT(2)},
 }
 
@@ -161,7 +161,7 @@ func TestTimeToDetectionTable(t *testing.T) {
 	for i, r := range receivers {
 		cells[i] = make([]ttdCell, len(ttdStrategies))
 		for j, s := range ttdStrategies {
-			if r.bubble && s.order != sched.Random {
+			if r.bubble && s.order != sched.Random() {
 				continue // a bubble's wake-ups have their own order
 			}
 			c := &cells[i][j]

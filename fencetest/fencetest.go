@@ -20,6 +20,15 @@
 //		fencetest.Handler(t, myHandler, o)
 //	}
 //
+// A receiver a target spec names (postgres://…, redis://…, http://…) is
+// opened as fencecheck run --target opens it, with network faults in
+// front of it when asked for, and closed when the test ends (Target):
+//
+//	o := targetspec.DefaultOptions()
+//	o.Faults = []nemesis.Fault{nemesis.NewPause(), tcpproxy.NewReset()}
+//	tgt := fencetest.Target(t, "postgres://postgres@127.0.0.1:5432/test", o)
+//	fencetest.Run(t, fencetest.TargetConfig(t, tgt, o.Faults))
+//
 // A failing test prints the go test line that runs it again with the same
 // seed (-fencetest.seed, see SeedFlag). It is the only package of
 // fencecheck that imports testing; harness.Run never does.

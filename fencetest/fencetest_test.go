@@ -126,7 +126,7 @@ func TestDefaultStoreIsKept(t *testing.T) {
 // the variable in the reproduce line; a bad spec fails the test naming
 // the variable's spec; a test's own Issuer is left alone.
 func TestLeasesFromTheEnvironment(t *testing.T) {
-	dsn, skip := testdb.Redis.DSN()
+	dsn, skip := testdb.Redis().DSN()
 	if skip != "" {
 		t.Skip(skip)
 	}

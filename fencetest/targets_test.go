@@ -34,7 +34,7 @@ func TestRealTargetsWithTheirOptions(t *testing.T) {
 		domain uint64
 	}{
 		{"redis watch", func(t *testing.T) targets.Target {
-			dsn, skip := testdb.Redis.DSN()
+			dsn, skip := testdb.Redis().DSN()
 			if skip != "" {
 				t.Skip(skip)
 			}

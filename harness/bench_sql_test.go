@@ -17,7 +17,7 @@ var sqlBenchEngines = []struct {
 	name   string
 	server *testdb.Server // nil for SQLite
 }{
-	{"sqlite", nil}, {"postgres", testdb.Postgres}, {"mysql", testdb.MySQL},
+	{"sqlite", nil}, {"postgres", testdb.Postgres()}, {"mysql", testdb.MySQL()},
 }
 
 // openSQLBench opens a fresh atomic-mode target for one benchmark run.

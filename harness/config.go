@@ -10,14 +10,12 @@
 package harness
 
 import (
-	"errors"
-	"fmt"
-	"slices"
 	"time"
 
 	"github.com/fencecheck/fencecheck/explain"
 	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/internal/buildinfo"
+	"github.com/fencecheck/fencecheck/judge"
 	"github.com/fencecheck/fencecheck/lease"
 	"github.com/fencecheck/fencecheck/model"
 	"github.com/fencecheck/fencecheck/nemesis"
@@ -79,7 +77,7 @@ type Config struct {
 	// Deterministic.
 	Issuer lease.Issuer
 	// Tokens is the sequence of tokens the run's own lease service grants
-	// on each resource: lease.Dense (the zero value), lease.Sparse(),
+	// on each resource: lease.Dense() (the zero value), lease.Sparse(),
 	// which jumps across 2^31, 2^32, 2^53 and 2^63 inside the receiver's
 	// domain, or lease.From(n). Only the run's own service renumbers its
 	// tokens: with Leases or Issuer it must be Dense.
@@ -121,7 +119,7 @@ type Config struct {
 	// never block outside the harness (the memory targets).
 	Deterministic bool
 	// TaskOrder is how the deterministic scheduler chooses among tasks
-	// ready at the same virtual instant: sched.Random (the default) or
+	// ready at the same virtual instant: sched.Random() (the default) or
 	// sched.PCT(d), priority schedules that find a bug of depth d with a
 	// probability PCT guarantees (see steps.go and docs/exploration.md).
 	// Anything but Random needs Deterministic: no other run is scheduled
@@ -153,8 +151,9 @@ type Config struct {
 	Policy           model.Policy
 	RequireExclusive bool // also fail accepted writes sent after their lease had ended on the issuer or been reassigned
 	// MinStale makes a run inconclusive unless at least this many stale
-	// writes were submitted. DefaultMinStale gives what a run with given
-	// faults should ask for.
+	// writes were submitted, whatever its faults (judge.Options.MinStale):
+	// DefaultConfig asks for one; 0 is the explicit opt-out, and a pass
+	// then says it tested no stale write.
 	MinStale int
 	// StopOnViolation judges the history as it is recorded and stops the
 	// run at the first violation (judge.Watch); the run then ends as an
@@ -205,6 +204,7 @@ type Config struct {
 	// stepsTaken, if set, is told how many steps a deterministic run's
 	// scheduler took, so that tests can hold estimatedSteps to them.
 	stepsTaken func(int)
+	_          struct{} // keyed fields only: the struct may grow
 }
 
 // DefaultConfig is the run `fencecheck run --target …` makes with no other
@@ -214,13 +214,13 @@ type Config struct {
 // run needs.
 func DefaultConfig() Config {
 	c := Config{
-		Workers: 8, Resources: 4, Duration: 5 * time.Second, Strategy: workload.Fencing, LeaseMultiplier: 3, TaskOrder: sched.Random,
+		Workers: 8, Resources: 4, Duration: 5 * time.Second, Strategy: workload.Fencing, LeaseMultiplier: 3, TaskOrder: sched.Random(),
 		ReadShare: 0.2, RepeatShare: 0.2, Latency: 500 * time.Microsecond,
 		Faults:   []nemesis.Fault{nemesis.NewPause(), nemesis.NewDelay()},
 		StoreDir: "store", CheckTimeout: 60 * time.Second, ShrinkTimeout: explain.DefaultShrinkOptions().Timeout, Version: buildinfo.Read("").Version,
 	}
 	c.SetLeaseTTL(100 * time.Millisecond)
-	c.MinStale = DefaultMinStale(c.Faults)
+	c.MinStale = judge.DefaultMinStale
 	return c
 }
 
@@ -278,156 +278,4 @@ func (c *Config) runName() string {
 		return c.RunName
 	}
 	return runstore.Name(c.TargetName)
-}
-
-// Validate reports every problem with c, each a *FieldError naming its
-// field.
-func (c *Config) Validate() error {
-	var errs []error
-	bad := func(field, format string, args ...any) {
-		errs = append(errs, &FieldError{Field: field, Err: fmt.Errorf(format, args...)})
-	}
-	if c.Target == nil {
-		bad("Target", "required")
-	}
-	if c.Issuer != nil && c.Leases != nil {
-		bad("Issuer", "give Leases or Issuer, not both")
-	}
-	if c.Issuer != nil && c.Deterministic {
-		bad("Issuer", "%s runs on the real clock, not in the deterministic simulation", c.Issuer.Name())
-	}
-	if c.Issuer != nil && c.VirtualClock {
-		bad("Issuer", "%s talks to servers outside the process, which a virtual clock cannot wait for", c.Issuer.Name())
-	}
-	if !c.TaskOrder.IsRandom() && !c.Deterministic {
-		bad("TaskOrder", "%s orders the tasks of the deterministic simulation, and this run is not one: only a Deterministic run is scheduled by fencecheck", c.TaskOrder)
-	}
-	if c.VirtualClock && c.Deterministic {
-		bad("VirtualClock", "a deterministic run has a virtual clock of its own (give one of them)")
-	}
-	if names := issuerFaults(c.Faults); len(names) > 0 && !c.hasIssuerServers() {
-		errs = append(errs, &FieldError{Field: "Faults", Err: needsServers(names, c.terms())})
-	}
-	if c.Workers < 1 || c.Workers > 10000 {
-		bad("Workers", "%d is not between 1 and 10000", c.Workers)
-	}
-	if c.Resources < 1 || c.Resources > 1000000 {
-		bad("Resources", "%d is not between 1 and 1000000", c.Resources)
-	}
-	if len(c.ResourceNames) > 0 && len(c.ResourceNames) != c.Resources {
-		bad("ResourceNames", "%d names for %d resources", len(c.ResourceNames), c.Resources)
-	}
-	seen := make(map[string]bool)
-	for _, name := range c.ResourceNames {
-		if why := validResourceName(name); why != "" {
-			bad("ResourceNames", "%s", why)
-		}
-		if seen[name] {
-			bad("ResourceNames", "%q appears twice", name)
-		}
-		seen[name] = true
-	}
-	c.validateShard(bad)
-	negative := func(field string, v float64) {
-		if v < 0 {
-			bad(field, "negative")
-		}
-	}
-	negative("Duration", float64(c.Duration))
-	negative("Ops", float64(c.Ops))
-	if c.Duration == 0 && c.Ops == 0 {
-		bad("Duration", "zero with no operation limit: the run would never end")
-	}
-	negative("Rate", c.Rate)
-	if c.LeaseTTL <= 0 {
-		bad("LeaseTTL", "must be positive")
-	}
-	share := func(field string, p float64) {
-		if p < 0 || p > 1 {
-			bad(field, "%v is a probability, between 0 and 1", p)
-		}
-	}
-	share("ReadShare", c.ReadShare)
-	share("RepeatShare", c.RepeatShare)
-	negative("Think", float64(c.Think))
-	if c.OpTimeout <= 0 {
-		bad("OpTimeout", "must be positive")
-	}
-	negative("Latency", float64(c.Latency))
-	negative("MinStale", float64(c.MinStale))
-	negative("CheckTimeout", float64(c.CheckTimeout))
-	negative("ShrinkTimeout", float64(c.ShrinkTimeout))
-	if c.RunName != "" && !runstore.ValidComponent(c.RunName) {
-		bad("RunName", "%q: %v", c.RunName, runstore.ErrBadName)
-	}
-	if c.StoreDir == "" {
-		bad("StoreDir", "required")
-	}
-	if c.Keep != KeepAll && c.Keep != KeepViolations {
-		bad("Keep", "%d is not KeepAll or KeepViolations", c.Keep)
-	}
-	c.validateStrategy(bad)
-	c.validateTokens(bad)
-	if c.Schedule == nil && len(c.Faults) > 0 {
-		bad("Schedule", "required with faults")
-	}
-	if sc, ok := c.Schedule.(nemesis.Script); ok {
-		if err := sc.Validate(c.Faults); err != nil {
-			bad("Schedule", "%w", err)
-		}
-	}
-	return errors.Join(errs...)
-}
-
-// validateStrategy reports what Strategy needs that the rest of c lacks.
-// A real issuer's capabilities are known only once the run opens it.
-func (c *Config) validateStrategy(bad func(field, format string, args ...any)) {
-	s := c.Strategy
-	if !slices.Contains(workload.Strategies, s) {
-		bad("Strategy", "%v is not a strategy (want one of %s)", s, workload.StrategyNames())
-		return
-	}
-	if s == workload.LongerLease {
-		if c.LeaseMultiplier < 1 {
-			bad("LeaseMultiplier", "%v: a longer lease is at least as long as LeaseTTL (1 or more)", c.LeaseMultiplier)
-		}
-		if c.Leases != nil {
-			bad("Strategy", "%s needs the run to open its lease service with a longer TTL; a service given in Leases has its own", s)
-		}
-	}
-	if s == workload.Renew && c.RenewEvery <= 0 {
-		bad("RenewEvery", "must be positive with %s", s)
-	}
-	if c.Target != nil && !s.Fences() {
-		if _, err := targets.Tokenless(c.Target); err != nil {
-			bad("Strategy", "%s writes without a token, and %s cannot: %v", s, c.TargetName, err)
-		}
-	}
-	if c.Leases != nil {
-		if err := workload.CheckLeases(s, c.Leases); err != nil {
-			bad("Leases", "%v", err)
-		}
-	}
-}
-
-// FieldError is what is wrong with one field of a Config.
-type FieldError struct {
-	Field string // as Config names it: "LeaseTTL"
-	Err   error
-}
-
-func (e *FieldError) Error() string { return e.Field + ": " + e.Err.Error() }
-func (e *FieldError) Unwrap() error { return e.Err }
-
-// DefaultMinStale is the MinStale a run with faults should ask for: one
-// stale write when a fault exists to produce them (nemesis.StaleWriter:
-// pause, delay, hold), so that a run in which no stale write reached the
-// receiver is inconclusive rather than a pass; none otherwise.
-func DefaultMinStale(faults []nemesis.Fault) int {
-	for _, f := range faults {
-		if _, ok := f.(nemesis.StaleWriter); ok {
-			return 1
-		}
-	}
-	return 0
 }

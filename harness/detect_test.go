@@ -106,7 +106,7 @@ func TestTimeToDetection(t *testing.T) {
 	var mu sync.Mutex
 	var table []string
 	for _, defect := range rareDefects {
-		for _, order := range []sched.Order{sched.Random, sched.PCT(2), sched.PCT(3)} {
+		for _, order := range []sched.Order{sched.Random(), sched.PCT(2), sched.PCT(3)} {
 			t.Run(defect.name+"/"+order.String(), func(t *testing.T) {
 				t.Parallel()
 				configFor := defaultRunFor(t, defect.name, func(c *Config) {

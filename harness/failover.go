@@ -13,13 +13,6 @@ import (
 // a run with them tests what it is for only if a lease was granted after
 // a server it took down came back: the token sequence across a failover.
 
-// serverIssuer is implemented by issuers that can say, before they are
-// opened, whether their services will have servers the issuer faults act
-// on (embedded.Issuer with its members in processes).
-type serverIssuer interface {
-	HasServers() bool
-}
-
 // issuerFaults names the faults of faults that act on the issuer's
 // servers.
 func issuerFaults(faults []nemesis.Fault) []string {
@@ -36,10 +29,10 @@ func issuerFaults(faults []nemesis.Fault) []string {
 // servers to fault: an Issuer that says so, or a Leases service that has
 // them.
 func (c *Config) hasIssuerServers() bool {
-	if si, ok := c.Issuer.(serverIssuer); ok {
+	if si, ok := c.Issuer.(lease.ServerIssuer); ok {
 		return si.HasServers()
 	}
-	_, ok := c.Leases.(nemesis.IssuerServers)
+	_, ok := c.Leases.(lease.Servers)
 	return ok
 }
 
@@ -54,7 +47,7 @@ func needsServers(names []string, t Terms) error {
 // Config.Validate refused a run whose issuer says it has none; this is
 // the check of what the issuer really opened.
 func (r *run) attachIssuer(svc lease.Service) error {
-	servers, ok := svc.(nemesis.IssuerServers)
+	servers, ok := svc.(lease.Servers)
 	r.issuerServers = ok
 	names := issuerFaults(r.cfg.Faults)
 	if len(names) == 0 {

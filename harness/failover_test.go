@@ -79,7 +79,7 @@ func (p *pretendServers) Freeze(i int) error                   { return p.takeDo
 func (p *pretendServers) Start(_ context.Context, i int) error { return p.bringUp(i) }
 func (p *pretendServers) Thaw(i int) error                     { return p.bringUp(i) }
 
-var _ nemesis.IssuerServers = (*pretendServers)(nil)
+var _ lease.Servers = (*pretendServers)(nil)
 
 // TestIssuerFaultsNeedServers: a run with an issuer fault whose issuer
 // has no servers is refused before it starts, in the caller's terms: by
@@ -210,7 +210,7 @@ func TestFailoverGate(t *testing.T) {
 			h, err := histories.Pair(append(slices.Clone(tc.events), client...))
 			require.NoError(t, err)
 			o := judge.DefaultOptions()
-			o.IssuerFaults = tc.faults
+			o.IssuerFaults, o.MinStale = tc.faults, 0
 			rep, err := judge.Judge(context.Background(), h, o)
 			require.NoError(t, err)
 			res := Result{Report: rep, Config: RunConfig{issuerFaults: tc.faults, issuerServers: tc.servers, judged: o}}

@@ -4,15 +4,9 @@ import (
 	"context"
 	"fmt"
 	"sync"
-)
 
-// failingTarget is implemented by targets that can fail on their own in
-// the middle of a run (a receiver process that exited): Failed is closed
-// then, and Err says why.
-type failingTarget interface {
-	Failed() <-chan struct{}
-	Err() error
-}
+	"github.com/fencecheck/fencecheck/targets"
+)
 
 // failure is what ends a run early with an error rather than a verdict:
 // a fault (nemesis.Env.Fail) or the target found that what the run tests
@@ -47,7 +41,7 @@ func (r *run) watchFailure(ctx context.Context) context.Context {
 	r.failure.mu.Lock()
 	r.failure.cancel = cancel
 	r.failure.mu.Unlock()
-	if t, ok := r.cfg.Target.(failingTarget); ok {
+	if t, ok := r.cfg.Target.(targets.Failing); ok {
 		go func() {
 			select {
 			case <-t.Failed():
@@ -63,7 +57,7 @@ func (r *run) watchFailure(ctx context.Context) context.Context {
 // It also asks the target, which may have failed after the watch ended
 // (during the final reads).
 func (r *run) failed(st *storage) error {
-	if t, ok := r.cfg.Target.(failingTarget); ok && t.Err() != nil {
+	if t, ok := r.cfg.Target.(targets.Failing); ok && t.Err() != nil {
 		r.Fail(t.Err())
 	}
 	r.failure.mu.Lock()

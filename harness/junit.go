@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/fencecheck/fencecheck/judge"
 	"github.com/fencecheck/fencecheck/report"
 )
 
@@ -18,6 +19,14 @@ func (res *Result) JUnit() report.Suite {
 		{Name: "target", Value: cfg.Target}, {Name: "seed", Value: fmt.Sprint(cfg.Seed)},
 		{Name: "run", Value: res.Dir}, {Name: "command", Value: cfg.Command},
 	}}
+	// What the run exercised, hazard by hazard, and the bound it puts on
+	// stale writes accepted: a pass's power, in the suite's properties.
+	for _, h := range res.Hazards(&res.Config.judged) {
+		s.Properties = append(s.Properties, report.Fact{Name: "exercised: " + h.Name, Value: h.String()})
+	}
+	if res.Verdict == judge.Held && res.Power.StaleTested > 0 {
+		s.Properties = append(s.Properties, report.Fact{Name: "power", Value: res.Power.Sentence()})
+	}
 	s.Cases = report.CheckCases(res.Check, res.resources(), res.Minimal)
 	evidence := report.Case{Name: "every resource has an acknowledged write and a read after it", Classname: "evidence"}
 	if !res.Evidence.Enough() {

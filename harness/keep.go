@@ -10,6 +10,7 @@ import (
 
 	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/runstore"
+	"github.com/fencecheck/fencecheck/targets"
 )
 
 // Keep says which runs leave their files in the run store (Config.Keep).
@@ -76,7 +77,7 @@ func (st *storage) release() {
 // directory while it runs: the target (a receiver process's log) or the
 // token issuer (an embedded cluster's data).
 func (c *Config) needsDir() bool {
-	_, uses := c.Target.(dirUser)
+	_, uses := c.Target.(targets.RunDirUser)
 	return uses || c.Issuer != nil
 }
 

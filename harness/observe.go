@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/lease"
 )
 
 // observe reads every resource once before the workers start, so that the
@@ -50,18 +51,10 @@ func (r *run) adoptState(resource string, done *histories.Event) error {
 	r.rec.Record(&histories.Event{Process: -1, Actor: histories.ActorHarness, F: histories.FInitial, Resource: resource,
 		Token: done.Token, HasToken: true, Value: done.Value, HasValue: true,
 		Detail: fmt.Sprintf("the state before the run: %q with token %d; leases on %s start above it", done.Value, done.Token, resource)})
-	if f, ok := r.leases.(floored); ok {
+	if f, ok := r.leases.(lease.Floored); ok {
 		f.StartAbove(resource, done.Token)
 	}
 	return nil
-}
-
-// floored is implemented by lease services that can issue tokens above a
-// given one, as the run's own does. An issuer that cannot (a real
-// service's counter) issues what it issues; writes below the resource's
-// token are then stale, and rejecting them is correct.
-type floored interface {
-	StartAbove(resource string, token uint64)
 }
 
 // fresh says how to avoid prior state.

@@ -186,9 +186,10 @@ func TestNoEvidenceIsNoPass(t *testing.T) {
 	}
 }
 
-// TestNoStaleWriteIsNoPass: with pause and delay on, a run that submitted
-// no stale write is inconclusive by default and names the real cause, in
-// its own terms; MinStale 0 opts out.
+// TestNoStaleWriteIsNoPass: a run that submitted no stale write is
+// inconclusive by default, whatever its faults (none included), and names
+// the real cause in its own terms; MinStale 0 opts out, and the pass then
+// says it tested no stale write.
 func TestNoStaleWriteIsNoPass(t *testing.T) {
 	t.Parallel()
 	always, err := nemesis.ParseScript("0s:+pause,0s:+delay")
@@ -222,18 +223,27 @@ func TestNoStaleWriteIsNoPass(t *testing.T) {
 			res := run(1)
 			require.Zero(t, res.Coverage.StaleWrites)
 			assert.Equal(t, judge.Inconclusive, res.Verdict)
-			assert.Contains(t, res.Reason, "0 stale writes were submitted, and the run asks for at least 1: ")
+			assert.Contains(t, res.Reason, "0 stale writes were submitted, and a pass needs at least 1: ")
 			assert.Contains(t, res.Reason, tc.cause)
 			assert.Contains(t, res.Summary(), "NO STALE WRITE WAS SUBMITTED: the protected case was never exercised: ")
-			assert.Equal(t, judge.Held, run(0).Verdict)
+			optedOut := run(0)
+			assert.Equal(t, judge.Held, optedOut.Verdict)
+			assert.Equal(t, "HELD (no stale write tested)", optedOut.Headline())
+			assert.Contains(t, optedOut.Summary(), "verdict     HELD (no stale write tested): ")
 		})
 	}
-	faults, err := nemesis.Parse("pause,delay")
-	require.NoError(t, err)
-	assert.Equal(t, 1, DefaultMinStale(faults))
-	faults, err = nemesis.Parse("expire,duplicate")
-	require.NoError(t, err)
-	assert.Zero(t, DefaultMinStale(faults))
+	t.Run("no fault at all", func(t *testing.T) {
+		t.Parallel()
+		// Without pause or delay no stale write comes: still no pass.
+		assert.Equal(t, 1, DefaultConfig().MinStale, "one stale write, whatever the faults")
+		res, err := Run(context.Background(), testConfig(t, memory.NewFenced(), "memory://fenced", func(c *Config) {
+			c.Faults, c.Seed, c.Duration, c.MinStale = nil, 1, time.Second, DefaultConfig().MinStale
+		}))
+		require.NoError(t, err)
+		require.Zero(t, res.Coverage.StaleWrites)
+		assert.Equal(t, judge.Inconclusive, res.Verdict, res.Reason)
+		assert.Equal(t, judge.GateMinStale, res.Gate)
+	})
 }
 
 // TestInterruptedRunIsNoPass: a run stopped early reports interrupted,

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/fencecheck/fencecheck/check"
+	"github.com/fencecheck/fencecheck/judge"
 	"github.com/fencecheck/fencecheck/model"
 	"github.com/fencecheck/fencecheck/report"
 	"github.com/fencecheck/fencecheck/runstore"
@@ -29,16 +30,17 @@ func (res *Result) ReportInput() report.Input {
 	in := report.Input{
 		Title: cfg.Target, Verdict: res.Verdict, Reason: res.Reason, Command: cfg.Command,
 		Started: res.Started, Elapsed: res.Elapsed, History: res.history, Check: res.Check,
-		Options: check.Options{Policy: policy}, Minimal: res.Minimal, NotCovered: res.notCovered(),
+		Options: check.Options{Policy: policy}, Minimal: res.Minimal, Kinds: res.Findings, NotCovered: res.notCovered(),
 		Files: []string{runstore.History, runstore.Result, runstore.Summary},
 	}
-	in.Exercised = []report.Fact{
-		{Name: "stale writes submitted", Value: fmt.Sprintf("%d (%d rejected, %d accepted, %d unknown)", cov.StaleWrites, cov.StaleRejected, cov.StaleAccepted, cov.StaleUnknown)},
-		{Name: "equal-token repeats", Value: fmt.Sprintf("%d (%d accepted)", cov.EqualTokenRepeats, cov.EqualTokenAccepted)},
-		{Name: "old token accepted before the newer one arrived", Value: fmt.Sprint(cov.OldTokenFirst)},
-		{Name: "operations with unknown outcome", Value: fmt.Sprint(cov.UnknownOutcomes)},
-		{Name: "lease grants, expiries", Value: fmt.Sprintf("%d, %d", cov.LeaseGrants, cov.LeaseExpiries)},
-		{Name: "fault actions", Value: actionList(cov.FaultActions)},
+	for _, h := range res.Hazards(&res.Config.judged) {
+		in.Exercised = append(in.Exercised, report.Fact{Name: h.Name, Value: h.String()})
+	}
+	in.Exercised = append(in.Exercised,
+		report.Fact{Name: "lease grants, expiries", Value: fmt.Sprintf("%d, %d", cov.LeaseGrants, cov.LeaseExpiries)},
+		report.Fact{Name: "fault actions", Value: actionList(cov.FaultActions)})
+	if res.Verdict == judge.Held && res.Power.StaleTested > 0 {
+		in.Exercised = append(in.Exercised, report.Fact{Name: "power", Value: res.Power.Sentence()})
 	}
 	in.Config = []report.Fact{
 		{Name: "target", Value: cfg.Target},

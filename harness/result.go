@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/fencecheck/fencecheck/check"
-	"github.com/fencecheck/fencecheck/explain"
 	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/internal/termsafe"
 	"github.com/fencecheck/fencecheck/judge"
@@ -206,8 +205,21 @@ func (c *Config) judgeOptions() judge.Options {
 		if _, ok := f.(nemesis.StaleWriter); ok {
 			o.StaleFaults = append(o.StaleFaults, f.Name())
 		}
+		if _, ok := f.(*nemesis.Kill); ok {
+			o.CrashFaults = append(o.CrashFaults, f.Name())
+		}
 	}
 	return o
+}
+
+// crashes counts the actions of the run's faults that crashed the
+// receiver.
+func (res *Result) crashes() int {
+	n := 0
+	for _, f := range res.Config.judged.CrashFaults {
+		n += res.Coverage.FaultActions[f]
+	}
+	return n
 }
 
 // Summary renders the result for people; it is summary.txt and the end of
@@ -223,7 +235,7 @@ func (res *Result) Summary() string {
 	fmt.Fprintf(&b, "target      %s (%s, seed %d)\n", cfg.Target, mode, cfg.Seed)
 	fmt.Fprintf(&b, "workload    %d workers, %s, %s, lease TTL %s, nemesis %s\n", cfg.Workers, cfg.resourcesSummary(),
 		workloadLength(cfg), cfg.LeaseTTL, faultList(cfg.Faults))
-	if cfg.Tokens != lease.Dense.String() || cfg.MaxToken != math.MaxUint64 {
+	if cfg.Tokens != lease.Dense().String() || cfg.MaxToken != math.MaxUint64 {
 		across := ""
 		if len(cfg.crossed) > 0 {
 			names := make([]string, len(cfg.crossed))
@@ -238,8 +250,9 @@ func (res *Result) Summary() string {
 		c.Operations, c.Writes, c.Accepted, c.Rejected, c.UnknownWrites, c.FailedWrites, c.Reads, c.UnknownReads)
 	fmt.Fprintf(&b, "exercised   %d stale writes (%d rejected, %d accepted, %d unknown); %d equal-token repeats (%d accepted);\n",
 		cov.StaleWrites, cov.StaleRejected, cov.StaleAccepted, cov.StaleUnknown, cov.EqualTokenRepeats, cov.EqualTokenAccepted)
-	fmt.Fprintf(&b, "            %d old tokens accepted before the newer one arrived (allowed by fencing); %d unknown outcomes;\n",
-		cov.OldTokenFirst, cov.UnknownOutcomes)
+	fmt.Fprintf(&b, "            %d old tokens accepted before the newer one arrived (allowed by fencing); %d concurrent writes on one resource;\n",
+		cov.OldTokenFirst, cov.ConcurrentWrites)
+	fmt.Fprintf(&b, "            %d unknown outcomes; %d receiver crashes;\n", cov.UnknownOutcomes, res.crashes())
 	fmt.Fprintf(&b, "            %d lease grants, %d expiries; fault actions %s\n", cov.LeaseGrants, cov.LeaseExpiries, actionList(cov.FaultActions))
 	if len(cfg.issuerFaults) > 0 {
 		fmt.Fprintf(&b, "            %d issuer leader changes; %d lease grants after a server the issuer faults took down came back\n",
@@ -268,14 +281,18 @@ func (res *Result) Summary() string {
 	if res.Interrupted {
 		fmt.Fprintf(&b, "interrupted %s; the verdict covers the history recorded until then\n", res.stopWords())
 	}
-	fmt.Fprintf(&b, "verdict     %s: %s\n", strings.ToUpper(string(res.Verdict)), res.Reason)
+	fmt.Fprintf(&b, "verdict     %s: %s\n", res.Headline(), res.Reason)
+	if res.Verdict == judge.Held && res.Power.StaleTested > 0 {
+		fmt.Fprintf(&b, "power       %s\n", res.Power.Sentence())
+	}
+	_ = judge.WriteFindingLines(&b, &res.Report, "finding     ")
 	if res.Dir != "" && !res.Config.NoReport {
 		fmt.Fprintf(&b, "report      %s\n", filepath.Join(res.Dir, runstore.Report))
 	}
 	if cfg.Command != "" {
 		fmt.Fprintf(&b, "reproduce   %s\n", cfg.Command)
 	}
-	_ = explain.WriteViolations(&b, &res.Check, res.Minimal)
+	_ = judge.WriteFindings(&b, &res.Report)
 	res.ReceiverLog.WriteQuoted(&b)
 	for i, x := range res.Exclusive {
 		if i == 0 {
@@ -346,7 +363,7 @@ func actionList(actions map[string]int) string {
 		return "none"
 	}
 	var parts []string
-	for _, name := range nemesis.Names {
+	for _, name := range nemesis.Names() {
 		if n, ok := actions[name]; ok {
 			parts = append(parts, fmt.Sprintf("%s %d", name, n))
 		}
@@ -355,7 +372,7 @@ func actionList(actions map[string]int) string {
 	// in name order.
 	var others []string
 	for name := range actions {
-		if !slices.Contains(nemesis.Names, name) {
+		if !slices.Contains(nemesis.Names(), name) {
 			others = append(others, name)
 		}
 	}

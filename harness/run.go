@@ -42,7 +42,7 @@ type run struct {
 	holders    []nemesis.WindowHolder
 	faultClock *phaseClock
 	// issuerServers: the lease service has servers the issuer faults
-	// can act on (nemesis.IssuerServers).
+	// can act on (lease.Servers).
 	issuerServers bool
 
 	failure failure
@@ -52,19 +52,6 @@ type run struct {
 	// ended are the leases the nemesis ended, for the strategy's
 	// measures (strategy.go).
 	ended nemesisEnds
-}
-
-// windowed is implemented by receivers with a race window the harness can
-// widen (memory://check-then-set), so that the race is explored on
-// purpose, and deterministically under the simulation.
-type windowed interface {
-	SetWindow(func(ctx context.Context, resource string, token uint64))
-}
-
-// dirUser is implemented by targets that keep files in the run directory
-// (a receiver process's output).
-type dirUser interface {
-	UseRunDir(dir string)
 }
 
 // Run performs one run: set-up, workers and faults, final reads, the
@@ -99,7 +86,7 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 	wrote := false // result.json
 	// Deferred first, so it runs last: after the teardown.
 	defer func() { res, err = settle(st, wrote, res, err) }()
-	if u, ok := cfg.Target.(dirUser); ok {
+	if u, ok := cfg.Target.(targets.RunDirUser); ok {
 		u.UseRunDir(st.dir)
 	}
 	if s, ok := cfg.Target.(targets.Setupper); ok {
@@ -242,7 +229,7 @@ func (r *run) wireFaults() {
 			a.Attach(r)
 		}
 	}
-	if w, ok := r.cfg.Target.(windowed); ok {
+	if w, ok := r.cfg.Target.(targets.Windowed); ok {
 		w.SetWindow(func(ctx context.Context, resource string, token uint64) {
 			if r.cfg.simulatesLatency() {
 				// Processing time between the check and the write,

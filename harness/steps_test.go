@@ -82,7 +82,7 @@ func TestPCTRunsRepeatByteForByte(t *testing.T) {
 			a, res := pctHistory(t, "check-then-set", 99, order)
 			b, _ := pctHistory(t, "check-then-set", 99, order)
 			assert.True(t, bytes.Equal(a, b), "histories of the same seed and order differ")
-			random, _ := pctHistory(t, "check-then-set", 99, sched.Random)
+			random, _ := pctHistory(t, "check-then-set", 99, sched.Random())
 			assert.False(t, bytes.Equal(a, random), "%s ordered the run as the random order did", order)
 			assert.Equal(t, order.String(), res.Config.TaskOrder)
 			assert.Contains(t, res.Summary(), "(deterministic, "+order.String()+", seed 99)")

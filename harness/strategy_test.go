@@ -30,7 +30,7 @@ func strategyRun(t *testing.T, name string, s workload.Strategy, set func(*Confi
 	faults, err := nemesis.Parse("pause,delay")
 	require.NoError(t, err)
 	res, err := Run(context.Background(), testConfig(t, tgt, "memory://"+name, func(c *Config) {
-		c.Faults, c.MinStale, c.Seed, c.Strategy = faults, DefaultMinStale(faults), 7, s
+		c.Faults, c.Seed, c.Strategy = faults, 7, s
 		c.Duration, c.ShrinkTimeout, c.NoReport = 2*time.Second, 0, true
 		if set != nil {
 			set(c)
@@ -51,7 +51,7 @@ func strategyRun(t *testing.T, name string, s workload.Strategy, set func(*Confi
 func TestOnlyFencingHoldsAgainstTheFencedReceiver(t *testing.T) {
 	t.Parallel()
 	for _, name := range []string{"fenced", "unfenced"} {
-		for _, s := range workload.Strategies {
+		for _, s := range workload.Strategies() {
 			t.Run(name+"/"+s.String(), func(t *testing.T) {
 				t.Parallel()
 				res := strategyRun(t, name, s, nil)

@@ -2,39 +2,11 @@ package harness
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
-	"github.com/fencecheck/fencecheck/internal/termsafe"
 	"github.com/fencecheck/fencecheck/targets"
 )
-
-// Teardown tears target down, when it is a targets.Teardowner, and
-// returns what went wrong as warnings, one per failure, each naming the
-// target (name) and, as the target says, what was left behind (a table,
-// a process) and how to remove it, escaped for a terminal (termsafe). A
-// failed tear-down does not change a run's verdict: the history was
-// recorded and checked all the same.
-func Teardown(ctx context.Context, target targets.Target, name string) []string {
-	td, ok := target.(targets.Teardowner)
-	if !ok {
-		return nil
-	}
-	err := td.Teardown(ctx)
-	errs := []error{err}
-	var many interface{ Unwrap() []error }
-	if errors.As(err, &many) {
-		errs = many.Unwrap()
-	}
-	var warnings []string
-	for _, e := range errs {
-		if e != nil {
-			warnings = append(warnings, termsafe.String(fmt.Sprintf("tear down %s: %v", name, e)))
-		}
-	}
-	return warnings
-}
 
 // teardown tears a run's target down once: right after its last
 // operation, or, when the run ends early, as Run returns.
@@ -55,7 +27,7 @@ func newTeardown(ctx context.Context, cfg Config) *teardown {
 func (td *teardown) run() []string {
 	if !td.done {
 		td.done = true
-		td.warnings = Teardown(td.ctx, td.cfg.Target, td.cfg.TargetName)
+		td.warnings = targets.Teardown(td.ctx, td.cfg.Target, td.cfg.TargetName)
 	}
 	return td.warnings
 }

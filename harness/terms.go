@@ -14,7 +14,7 @@ type Setting struct {
 	// kind of target for Target ("process": a receiver process the run
 	// can crash and start again, targets/process) and the kind of issuer
 	// for Issuer ("servers": one whose servers fencecheck started itself,
-	// nemesis.IssuerServers).
+	// lease.Servers).
 	Value string
 }
 

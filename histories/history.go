@@ -110,8 +110,8 @@ type History struct {
 	Errors ErrorSummary
 }
 
-// ID returns the ID of the operation at position k.
-func (h *History) ID(k int) int {
+// id returns the ID of the operation at position k (Operation(k).ID).
+func (h *History) id(k int) int {
 	if h.ids != nil {
 		return h.ids[k]
 	}
@@ -135,9 +135,9 @@ func (h *History) resourceNumber(name string) (uint32, bool) {
 // the arena's bytes: it costs no allocation.
 func (h *History) Value(op *CompactOp) string { return h.values.get(op.Value) }
 
-// completeIndex returns the index of the completion of the operation at
+// CompleteIndex returns the index of the completion of the operation at
 // position k, -1 when it never completed.
-func (h *History) completeIndex(k int) int64 {
+func (h *History) CompleteIndex(k int) int64 {
 	op := &h.Ops[k]
 	switch op.span {
 	case 0:
@@ -160,10 +160,10 @@ func (h *History) trace(k int) string {
 func (h *History) Operation(k int) Operation {
 	op := &h.Ops[k]
 	return Operation{
-		ID: h.ID(k), Process: h.processes[op.Process], F: op.f(), Resource: h.ResourceName(op.Resource),
+		ID: h.id(k), Process: h.processes[op.Process], F: op.f(), Resource: h.ResourceName(op.Resource),
 		Token: op.Token, HasToken: op.HasToken(), Value: h.Value(op), HasValue: op.HasValue(),
 		Status: op.Status, Call: op.Call, Return: op.Return,
-		InvokeIndex: op.InvokeIndex, CompleteIndex: h.completeIndex(k), Initial: op.Initial(), Trace: h.trace(k),
+		InvokeIndex: op.InvokeIndex, CompleteIndex: h.CompleteIndex(k), Initial: op.Initial(), Trace: h.trace(k),
 	}
 }
 

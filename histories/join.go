@@ -163,7 +163,7 @@ func extentOf(h *History) extent {
 	for k := range h.Ops {
 		op := &h.Ops[k]
 		see(op.InvokeIndex, max(op.Call, 0))
-		if complete := h.completeIndex(k); complete >= 0 {
+		if complete := h.CompleteIndex(k); complete >= 0 {
 			see(complete, 0)
 		}
 		if op.Return != Infinity {

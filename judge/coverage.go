@@ -2,6 +2,7 @@ package judge
 
 import (
 	"cmp"
+	"math"
 	"slices"
 
 	"github.com/fencecheck/fencecheck/histories"
@@ -27,6 +28,11 @@ type Coverage struct {
 	// yet. Fencing allows this (the article's last replay line). Those sent
 	// after the reassignment are what Options.RequireExclusive forbids.
 	OldTokenFirst int `json:"old_token_first"`
+	// ConcurrentWrites were invoked while another write on the same
+	// resource was in flight (invoked before, not yet completed, or never
+	// completed) and did not fail: the interleavings that a receiver whose
+	// comparison and mutation are not one atomic step gets wrong.
+	ConcurrentWrites int `json:"concurrent_writes"`
 	// UnknownOutcomes are operations whose result the worker never learned.
 	UnknownOutcomes int `json:"unknown_outcomes"`
 	// InitialStates counts resources that held a value before the run.
@@ -45,6 +51,10 @@ type Coverage struct {
 	// across a failover (GateFailover).
 	LeaderChanges       int `json:"leader_changes,omitempty"`
 	GrantsAfterFailover int `json:"grants_after_failover,omitempty"`
+	// Unmeasured names the fields above that were not measured, and are
+	// zero for that reason: a history judged as it was written (Follow)
+	// does not keep what equal tokens and old tokens first need.
+	Unmeasured []string `json:"unmeasured,omitempty"`
 }
 
 // measure computes the coverage of h, and the writes that break the
@@ -71,9 +81,12 @@ func measure(h *histories.History, issuerFaults []string) (Coverage, []Exclusive
 			c.FaultActions[e.Fault]++
 		}
 	}
-	// The writes of each resource, by position, in invocation order; the
-	// resources in the order of their first write.
+	// The writes of each resource that did not fail, by position, in
+	// invocation order; the resources in the order of their first such
+	// write. Failed writes are kept apart: they were in flight, and took
+	// no effect.
 	writes := make(map[uint32][]int32)
+	failed := make(map[uint32][]int32)
 	var order []uint32
 	for k := range h.Ops {
 		op := &h.Ops[k]
@@ -84,7 +97,11 @@ func measure(h *histories.History, issuerFaults []string) (Coverage, []Exclusive
 		if op.Status == histories.StatusUnknown {
 			c.UnknownOutcomes++
 		}
-		if !op.IsWrite() || op.Status == histories.StatusFailed {
+		if !op.IsWrite() {
+			continue
+		}
+		if op.Status == histories.StatusFailed {
+			failed[op.Resource] = append(failed[op.Resource], int32(k))
 			continue
 		}
 		if op.Status == histories.StatusRejected {
@@ -100,6 +117,7 @@ func measure(h *histories.History, issuerFaults []string) (Coverage, []Exclusive
 		w := writes[r]
 		stale := c.staleWrites(h, w)
 		c.equalRepeats(h, w)
+		c.concurrentWrites(h, w, failed[r])
 		excl = append(excl, c.oldTokenFirst(h, w, grants[h.ResourceName(r)], stale)...)
 	}
 	c.measureFailover(h.Others, issuerFaults)
@@ -173,6 +191,28 @@ func (c *Coverage) equalRepeats(h *histories.History, writes []int32) {
 			}
 		}
 		seen[w.Token] = true
+	}
+}
+
+// concurrentWrites counts the writes that did not fail and were invoked
+// while an earlier write on the resource, failed or not, had not
+// completed. It compares the events' indexes, not their times, so two
+// events at the same instant are in the order they were recorded in, as
+// a history followed line by line sees them (meter.go counts the same).
+func (c *Coverage) concurrentWrites(h *histories.History, writes, failed []int32) {
+	all := slices.Concat(writes, failed)
+	slices.Sort(all)    // positions are in invocation order
+	var last int64 = -1 // the latest completion index of the earlier writes
+	for _, k := range all {
+		op := &h.Ops[k]
+		if op.InvokeIndex < last && op.Status != histories.StatusFailed {
+			c.ConcurrentWrites++
+		}
+		done := h.CompleteIndex(int(k))
+		if done < 0 {
+			done = math.MaxInt64 // never completed: in flight to the end
+		}
+		last = max(last, done)
 	}
 }
 

@@ -1,9 +1,11 @@
 package judge
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/fencecheck/fencecheck/histories"
 )
@@ -113,6 +115,49 @@ func TestExclusiveSeesTheIssuersEnd(t *testing.T) {
 			for _, x := range excl {
 				t.Log(x)
 			}
+		})
+	}
+}
+
+// TestConcurrentWrites: a write counts as concurrent when another write
+// on its resource was invoked before it and had not completed (or never
+// did): the interleavings a check-then-write race needs. Writes on
+// other resources and reads do not count; a failed write took no
+// effect, so it does not count itself, though it was in flight.
+func TestConcurrentWrites(t *testing.T) {
+	t.Parallel()
+	inv := func(p int, res string, tok uint64) histories.Event {
+		return histories.Event{Process: p, Type: histories.TypeInvoke, F: histories.FWrite, Resource: res, Token: tok, HasToken: true, Value: fmt.Sprint(res, tok), HasValue: true}
+	}
+	ok := func(p int, res string, tok uint64) histories.Event {
+		return histories.Event{Process: p, Type: histories.TypeOK, F: histories.FWrite, Resource: res, Token: tok, HasToken: true, Outcome: histories.Accepted}
+	}
+	fail := func(p int, res string, tok uint64) histories.Event {
+		return histories.Event{Process: p, Type: histories.TypeFail, F: histories.FWrite, Resource: res, Token: tok, HasToken: true}
+	}
+	cases := []struct {
+		name   string
+		events []histories.Event
+		want   int
+	}{
+		{"one after another", []histories.Event{inv(0, "r", 1), ok(0, "r", 1), inv(1, "r", 2), ok(1, "r", 2)}, 0},
+		{"overlapping", []histories.Event{inv(0, "r", 1), inv(1, "r", 2), ok(0, "r", 1), ok(1, "r", 2)}, 1},
+		{"three at once", []histories.Event{inv(0, "r", 1), inv(1, "r", 2), inv(2, "r", 3), ok(0, "r", 1), ok(1, "r", 2), ok(2, "r", 3)}, 2},
+		{"another resource", []histories.Event{inv(0, "r", 1), inv(1, "s", 2), ok(0, "r", 1), ok(1, "s", 2)}, 0},
+		{"a failed write was in flight", []histories.Event{inv(0, "r", 1), inv(1, "r", 2), fail(0, "r", 1), ok(1, "r", 2)}, 1},
+		{"a failed write does not count itself", []histories.Event{inv(0, "r", 1), inv(1, "r", 2), ok(0, "r", 1), fail(1, "r", 2)}, 0},
+		{"an unknown write stays in flight", []histories.Event{inv(0, "r", 1), inv(1, "r", 2), ok(1, "r", 2), inv(2, "r", 3), ok(2, "r", 3)}, 2},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			for i := range tc.events {
+				tc.events[i].Index, tc.events[i].Time = int64(i), int64(i)*10
+			}
+			h, err := histories.Pair(tc.events)
+			require.NoError(t, err)
+			cov, _ := measure(h, nil)
+			assert.Equal(t, tc.want, cov.ConcurrentWrites)
 		})
 	}
 }

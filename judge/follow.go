@@ -40,11 +40,12 @@ type Followed struct {
 // ends when src does; ctx cancels it.
 //
 // The Report is Judge's for the same history, but for what needs the
-// whole history at once: the coverage of hazards is not measured, so a
-// gate on stale writes (Options.MinStale) cannot be met and must be 0.
+// whole history at once: the coverage leaves out equal tokens and old
+// tokens first (Coverage.Unmeasured), and the exclusive requirement is
+// not judged (Options.RequireExclusive must be false).
 func Follow(ctx context.Context, src io.Reader, name string, o Options, found func(Found)) (Followed, error) {
-	if o.MinStale > 0 {
-		return Followed{}, errors.New("judge: a followed history's coverage is not measured: MinStale must be 0")
+	if o.RequireExclusive {
+		return Followed{}, errors.New("judge: the exclusive requirement needs the whole history, not one followed as it is written")
 	}
 	so := check.DefaultStreamOptions()
 	so.Options = o.Check
@@ -53,7 +54,8 @@ func Follow(ctx context.Context, src io.Reader, name string, o Options, found fu
 			found(Found{Resource: v.Resource, Events: v.Events, Explained: explain.Explain(v.Ops, v.Result, o.Check)})
 		}
 	})
-	follower := histories.NewFollower(stream)
+	m := newMeter(o.IssuerFaults)
+	follower := histories.NewFollower(followSink{stream, m})
 	truncated, err := follower.Follow(ctx, &idleReader{r: src, detect: stream.Detect}, name)
 	if err != nil {
 		return Followed{}, err
@@ -63,7 +65,8 @@ func Follow(ctx context.Context, src io.Reader, name string, o Options, found fu
 	if err != nil {
 		return Followed{}, err
 	}
-	r := Report{Check: explain.Result{Result: checked}, Counts: counts, Evidence: evidence, ReceiverLog: o.ReceiverLog}
+	r := Report{Check: explain.Result{Result: checked}, Counts: counts, Coverage: m.cov, Power: powerOf(m.cov),
+		Evidence: evidence, ReceiverLog: o.ReceiverLog}
 	for _, v := range violations {
 		ex := explain.Explain(v.Ops, v.Result, o.Check)
 		r.Check.Violations = append(r.Check.Violations, ex.Violations...)
@@ -71,6 +74,7 @@ func Follow(ctx context.Context, src io.Reader, name string, o Options, found fu
 	for _, n := range checked.Notes {
 		r.Notes = append(r.Notes, n.String())
 	}
+	r.Findings = findings(&r, evidenceHints{})
 	if r.Minimal, err = shrinkFollowed(ctx, violations, r.Check, o); err != nil {
 		return Followed{}, err
 	}
@@ -88,10 +92,32 @@ func shrinkFollowed(ctx context.Context, found []check.StreamViolation, res expl
 	}
 	for _, v := range found {
 		if v.Resource == res.Violations[first].Resource {
-			return shrinkFirst(ctx, v.Ops, nil, explain.Result{Result: v.Result, Violations: res.Violations[first : first+1]}, o.Check, o.ShrinkTimeout)
+			return shrinkFirst(ctx, v.Ops, nil, explain.Result{Result: v.Result, Violations: res.Violations[first : first+1]}, 0, &o)
 		}
 	}
 	return nil, nil
+}
+
+// followSink hands the Follower's operations to the stream and the
+// meter; the Follower counts them itself.
+type followSink struct {
+	stream *check.Stream
+	meter  *meter
+}
+
+func (s followSink) Invoked(op *histories.Operation) {
+	s.meter.invoked(op)
+	s.stream.Invoked(op)
+}
+
+func (s followSink) Completed(op *histories.Operation) {
+	s.meter.completed(op)
+	s.stream.Completed(op)
+}
+
+func (s followSink) Other(e *histories.Event) {
+	s.meter.other(e)
+	s.stream.Other(e)
 }
 
 // idleReader reads r on a goroutine of its own, so that it knows when

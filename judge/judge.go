@@ -32,7 +32,7 @@ func Judge(ctx context.Context, h *histories.History, o Options) (Report, error)
 		return Report{}, fmt.Errorf("check the history: %w", err)
 	}
 	cov, exclusive := measure(h, o.IssuerFaults)
-	r := Report{Counts: h.Count(), Coverage: cov, Evidence: h.Evidence(), ReceiverLog: o.ReceiverLog}
+	r := Report{Counts: h.Count(), Coverage: cov, Power: powerOf(cov), Evidence: h.Evidence(), ReceiverLog: o.ReceiverLog}
 	if o.RequireExclusive {
 		r.Exclusive = exclusive
 	}
@@ -44,6 +44,7 @@ func Judge(ctx context.Context, h *histories.History, o Options) (Report, error)
 	// else of a history that may hold millions of operations.
 	operations, others := len(h.Ops), h.Others
 	violating := operationsOf(h, checked.Blamed())
+	hints := gatherHints(h, violating, o.CrashFaults)
 	if len(violating) > 0 {
 		// The compact history and the checker's buffers are garbage
 		// now, unless the caller holds them; collected before
@@ -55,7 +56,8 @@ func Judge(ctx context.Context, h *histories.History, o Options) (Report, error)
 		runtime.GC()
 	}
 	r.Check = explain.Explain(violating, checked, o.Check)
-	r.Minimal, err = shrinkFirst(ctx, violating, others, r.Check, o.Check, o.ShrinkTimeout)
+	r.Findings = findings(&r, hints)
+	r.Minimal, err = shrinkFirst(ctx, violating, others, r.Check, r.shrinkTarget(), &o)
 	if err != nil {
 		return Report{}, err
 	}

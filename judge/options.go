@@ -19,7 +19,10 @@ type Options struct {
 	// first violation; 0: do not shrink.
 	ShrinkTimeout time.Duration
 	// MinStale makes a judgement inconclusive unless at least this many
-	// stale writes reached the receiver (Coverage.StaleWrites).
+	// stale writes reached the receiver (Coverage.StaleWrites): a pass
+	// that never sent the receiver an older owner's write tested nothing
+	// fencing is for. 0 is the explicit opt-out, and a pass then says it
+	// tested no stale write.
 	MinStale int
 	// RequireExclusive also fails accepted writes sent after their lease
 	// had ended on the issuer or been reassigned, which fencing allows.
@@ -31,6 +34,9 @@ type Options struct {
 	// issuer's servers down: a pass then needs a lease granted after one
 	// came back (GateFailover).
 	IssuerFaults []string
+	// CrashFaults name the faults of the run that crash the receiver and
+	// start it again: the hazards a pass states count their actions.
+	CrashFaults []string
 	// ReceiverLog is what the log of a receiver fencecheck started
 	// showed, read once it stopped; nil when there was none.
 	ReceiverLog *logscan.Outcome
@@ -44,11 +50,16 @@ type Options struct {
 // check that runs out of time is inconclusive, never held.
 const DefaultCheckTimeout = 60 * time.Second
 
+// DefaultMinStale is the stale writes a pass needs unless its caller
+// opts out: one, whatever the faults (none included).
+const DefaultMinStale = 1
+
 // DefaultOptions are the judgement every command makes unless told
 // otherwise: the fenced register under the strict policy, the fast
-// checker, a check of at most DefaultCheckTimeout, and the shrinker's
-// default budget. MinStale is 0: what a run asks for depends on its
-// faults (harness.DefaultMinStale).
+// checker, a check of at most DefaultCheckTimeout, the shrinker's default
+// budget, and a pass only on a history with at least DefaultMinStale
+// stale writes.
 func DefaultOptions() Options {
-	return Options{Check: check.Options{Timeout: DefaultCheckTimeout}, ShrinkTimeout: explain.DefaultShrinkOptions().Timeout}
+	return Options{Check: check.Options{Timeout: DefaultCheckTimeout}, ShrinkTimeout: explain.DefaultShrinkOptions().Timeout,
+		MinStale: DefaultMinStale}
 }

@@ -5,8 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -154,7 +157,12 @@ func sameJudgement(t *testing.T, want []byte, got Report, renamed map[string]str
 			continue // a field the recorded judgement did not have
 		}
 		require.True(t, inNew, "the judgement lost %q", key)
-		assert.Equal(t, normalized(t, w), normalized(t, g), "field %q", key)
+		var want, got any
+		require.NoError(t, json.Unmarshal([]byte(normalized(t, w)), &want))
+		require.NoError(t, json.Unmarshal([]byte(normalized(t, g)), &got))
+		for _, d := range differences(key, want, got) {
+			t.Error(d)
+		}
 	}
 	for key := range old {
 		if slices.Contains(judgementKeys, key) {
@@ -163,6 +171,42 @@ func sameJudgement(t *testing.T, want []byte, got Report, renamed map[string]str
 		_, inNew := now[key]
 		assert.False(t, inNew, "%q is not a judgement field, yet the Report has it", key)
 	}
+}
+
+// differences lists where got differs from want: every field of want
+// must be in got with the same value; a field got adds is new since the
+// judgement was recorded, which a reader of the format skips.
+func differences(path string, want, got any) []string {
+	switch w := want.(type) {
+	case map[string]any:
+		g, ok := got.(map[string]any)
+		if !ok {
+			return []string{fmt.Sprintf("%s: recorded an object, now %v", path, got)}
+		}
+		var out []string
+		for _, k := range slices.Sorted(maps.Keys(w)) {
+			if _, ok := g[k]; !ok {
+				out = append(out, fmt.Sprintf("%s.%s: recorded %v, now absent", path, k, w[k]))
+				continue
+			}
+			out = append(out, differences(path+"."+k, w[k], g[k])...)
+		}
+		return out
+	case []any:
+		g, ok := got.([]any)
+		if !ok || len(g) != len(w) {
+			return []string{fmt.Sprintf("%s: recorded %v, now %v", path, want, got)}
+		}
+		var out []string
+		for i := range w {
+			out = append(out, differences(fmt.Sprintf("%s[%d]", path, i), w[i], g[i])...)
+		}
+		return out
+	}
+	if !reflect.DeepEqual(want, got) {
+		return []string{fmt.Sprintf("%s: recorded %v, now %v", path, want, got)}
+	}
+	return nil
 }
 
 // normalized re-encodes raw with what measures the machine taken out:

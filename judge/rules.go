@@ -50,10 +50,19 @@ func decide(r *Report, o *Options) decision {
 	return held(r)
 }
 
-// held is the verdict when no rule applies.
+// held is the verdict when no rule applies. A pass that tested no stale
+// write (its caller opted out with MinStale 0) says so first.
 func held(r *Report) decision {
-	return decision{Held, GateCheck, "every resource's history is linearizable for " + modelName(&r.Check)}
+	reason := "every resource's history is linearizable for " + modelName(&r.Check)
+	if r.Coverage.StaleWrites == 0 {
+		reason += ", but the protected case was not tested: no older owner's write reached the resource after a newer one's, and the stale-write gate was set to 0"
+	}
+	return decision{Held, GateCheck, reason}
 }
+
+// NoStaleTested is how a pass that tested no stale write is qualified
+// wherever its verdict is shown: "HELD (no stale write tested)".
+const NoStaleTested = "no stale write tested"
 
 // issuerBroke: a grant that breaks the token issuer's invariant makes the
 // verdict violated whatever the receiver did, as fencing is void when
@@ -86,6 +95,14 @@ func receiverViolated(r *Report, _ *Options) (decision, bool) {
 		return decision{}, false
 	}
 	reason := fmt.Sprintf("the history is not linearizable for %s on %d of %d resources", modelName(&r.Check), len(r.Check.Violations), r.Check.Resources)
+	if f := r.rootCause(); f != nil {
+		// The root cause first: the other violations may follow from it.
+		more := ""
+		if f.Count > 1 {
+			more = fmt.Sprintf(" (and %d more resources like it)", f.Count-1)
+		}
+		return decision{Violated, GateCheck, fmt.Sprintf("%s: %s%s; %s", f.Title, f.First, more, reason)}, true
+	}
 	if i := r.Check.First(); i >= 0 {
 		reason += "; first on " + r.Check.Violations[i].Headline()
 	}
@@ -143,7 +160,7 @@ func tooFewStale(r *Report, o *Options) (decision, bool) {
 	if r.Coverage.StaleWrites >= o.MinStale {
 		return decision{}, false
 	}
-	return decision{Inconclusive, GateMinStale, fmt.Sprintf("%d stale writes were submitted, and the run asks for at least %d: %s", r.Coverage.StaleWrites, o.MinStale, r.StaleCause(o))}, true
+	return decision{Inconclusive, GateMinStale, fmt.Sprintf("%d stale writes were submitted, and a pass needs at least %d: %s", r.Coverage.StaleWrites, o.MinStale, r.StaleCause(o))}, true
 }
 
 // StaleCause says why a run submitted no stale write (or fewer than it
@@ -157,7 +174,7 @@ func (r *Report) StaleCause(o *Options) string {
 	case r.Counts.Accepted+r.Counts.Rejected == 0:
 		return "no write was acknowledged: every write failed or went unanswered"
 	case len(o.StaleFaults) == 0:
-		return "no fault of the run holds a worker or a write until a newer token was accepted (add pause or delay to the nemesis)"
+		return "no fault of the run holds a worker or a write until a newer token was accepted (pause, delay and hold do)"
 	case makers == 0:
 		return "the faults that make stale writes never acted: the fault phase ended before they did (lengthen the duration)"
 	}
@@ -226,4 +243,15 @@ func modelName(res *explain.Result) string {
 		return "a plain register"
 	}
 	return fmt.Sprintf("a fenced register (%s policy)", res.Policy)
+}
+
+// rootCause is the first finding on the receiver's history that others
+// may follow from (scope, restart), nil when there is none.
+func (r *Report) rootCause() *Finding {
+	for i := range r.Findings {
+		if f := &r.Findings[i]; f.RootCause && f.example >= 0 {
+			return f
+		}
+	}
+	return nil
 }

@@ -3,6 +3,7 @@ package lease
 import (
 	"context"
 	"errors"
+	"time"
 )
 
 // ErrNotHeld is what Renew returns for a lease that is no longer current:
@@ -28,4 +29,78 @@ type Renewer interface {
 // goes on to write. That is the point the strategy exists to show.
 type HolderChecker interface {
 	Held(ctx context.Context, l Lease) (bool, error)
+}
+
+// Suspender is a Service that can let one lease run out on the issuer,
+// as it does when its holder pauses: the keepalive that renews an etcd
+// lease runs beside the worker and stops with it; a Redis or PostgreSQL
+// lease (Polled) has none and runs out by its TTL. Suspend stops renewing
+// the lease on resource that carries token, if it is still current, and
+// calls ended once its end is recorded (its TTL ran out on the issuer, or
+// anything else ended it); within is how long that may take on an issuer
+// that works, and ok is false when the lease is no longer current.
+//
+// The harness calls it for the faults that hold a worker past its lease
+// (nemesis.Env.LapseLease), and verify-issuer's grant-after-ttl scenario
+// to let a holder's lease run out. A service without it has its paused
+// holders' leases ended at once (ExpireToken): Local is none, so that its
+// deterministic runs keep their histories.
+type Suspender interface {
+	Suspend(resource string, token uint64, ended func()) (within time.Duration, ok bool)
+}
+
+// Floored is a Service that can make a resource's tokens start above a
+// given one: StartAbove(resource, token) makes every later grant on
+// resource carry a token above token (Local, Polled, and etcd within a
+// gap it can close).
+//
+// The harness calls it when a resource already holds a value with a
+// token before the run (a receiver tested twice), so that the run's
+// owners are newer than what the receiver keeps; verify-issuer's
+// token-boundaries scenario starts tokens just below 2^31, 2^32, 2^53
+// and 2^63-1 with it. A service without it issues what it issues: a
+// run's writes below what the receiver holds are then stale, and
+// rejecting them is correct; the scenario is skipped.
+type Floored interface {
+	StartAbove(resource string, token uint64)
+}
+
+// Servers is a Service whose issuer runs as servers fencecheck started
+// itself: the members of an embedded etcd cluster in processes of their
+// own (lease/etcd/embedded), a private redis-server or PostgreSQL cluster
+// (lease/private). Servers are numbered by their place in Servers(), and
+// the other methods take that number. Each action fails when the server
+// exited on its own: there is nothing left to act on.
+//
+// The issuer faults (nemesis.IssuerKill, nemesis.IssuerPause) crash and
+// freeze them during a run, and verify-issuer's grant-after-restart and
+// grant-after-failover scenarios crash them between grants. A service
+// without it cannot be taken down by fencecheck: a run with an issuer
+// fault is refused, and those scenarios are skipped.
+type Servers interface {
+	// Servers names the servers as events name them ("etcd member m1").
+	Servers() []string
+	// Leader is the number of the server that leads now, -1 when none
+	// answers as the leader (or the issuer has no leader at all: then
+	// every server counts as a follower).
+	Leader(ctx context.Context) int
+	// Kill crashes server i (SIGKILL) and waits until it is gone.
+	Kill(i int) error
+	// Start starts server i again, on its data, and waits until it
+	// serves (it rejoined the cluster).
+	Start(ctx context.Context, i int) error
+	// Freeze stops server i (SIGSTOP); Thaw resumes it (SIGCONT).
+	Freeze(i int) error
+	Thaw(i int) error
+}
+
+// ServerIssuer is an Issuer that can say, before it is opened, whether
+// the Service it opens will have Servers: an embedded etcd cluster whose
+// members run as processes (embedded.Options.Command), a private
+// redis-server or PostgreSQL cluster. harness.Config.Validate asks it, so
+// that a run with an issuer fault is refused before it starts anything;
+// an Issuer without it is asked once it is open, and the run fails then.
+type ServerIssuer interface {
+	Issuer
+	HasServers() bool
 }

@@ -258,3 +258,5 @@ func grantDetail(worker int, verb string, token uint64, how string) string {
 func (l *Local) record(f string, lease Lease, detail string) {
 	Record(l.rec, f, lease, detail)
 }
+
+var _ Floored = (*Local)(nil)

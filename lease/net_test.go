@@ -44,7 +44,7 @@ type netIssuer struct {
 }
 
 var netIssuers = []netIssuer{
-	{name: "redis", server: testdb.Redis,
+	{name: "redis", server: testdb.Redis(),
 		connect: func(ctx context.Context, dsn string) (lease.Store, func(*testing.T) int, error) {
 			st, err := redislease.Connect(ctx, dsn)
 			if err != nil {
@@ -53,7 +53,7 @@ var netIssuers = []netIssuer{
 			return st, func(t *testing.T) int { return redisKeys(t, dsn, st.Prefix()) }, nil
 		},
 		issuer: func(dsn string) lease.Issuer { return redislease.NewIssuer(dsn, lease.DefaultPollOptions()) }},
-	{name: "postgres", server: testdb.Postgres,
+	{name: "postgres", server: testdb.Postgres(),
 		connect: func(ctx context.Context, dsn string) (lease.Store, func(*testing.T) int, error) {
 			st, err := pglease.Connect(ctx, dsn)
 			if err != nil {

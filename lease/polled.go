@@ -55,6 +55,7 @@ type PollOptions struct {
 	// of the run, so a restart of the issuer would otherwise cost the
 	// run its workers exactly when the issuer is under test.
 	RetryFor time.Duration
+	_        struct{} // keyed fields only: the struct may grow
 }
 
 // DefaultPollOptions polls from 1 ms up to every 10 ms, a tenth of the
@@ -406,3 +407,9 @@ func (p *Polled) Close() error {
 	}
 	return nil
 }
+
+// The capabilities the harness and verify look for.
+var (
+	_ Floored   = (*Polled)(nil)
+	_ Suspender = (*Polled)(nil)
+)

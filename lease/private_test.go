@@ -22,17 +22,16 @@ import (
 	"github.com/fencecheck/fencecheck/lease"
 	pglease "github.com/fencecheck/fencecheck/lease/postgres"
 	redislease "github.com/fencecheck/fencecheck/lease/redis"
-	"github.com/fencecheck/fencecheck/nemesis"
 	"github.com/fencecheck/fencecheck/sched"
 )
 
-// servers is a private issuer's service as the run sees it: the issuer
-// faults' nemesis.IssuerServers (verify-issuer's restart scenarios use
-// the same methods).
+// servers is a private issuer's service as the run sees it: the
+// lease.Servers the issuer faults and verify-issuer's restart scenarios
+// act on.
 type servers interface {
 	lease.Service
 	io.Closer
-	nemesis.IssuerServers
+	lease.Servers
 }
 
 // privateCase is a private issuer, with what a SIGKILL does to its

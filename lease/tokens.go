@@ -31,8 +31,9 @@ const (
 	from
 )
 
-// Dense is the default sequence: each grant one above the last.
-var Dense = Tokens{}
+// Dense returns the default sequence: each grant one above the last. It
+// is Tokens' zero value.
+func Dense() Tokens { return Tokens{} }
 
 // Sparse returns the sequence that counts up from 1 for SparseStretch/2
 // grants, then jumps to SparseStretch/2 tokens below each of
@@ -44,12 +45,12 @@ func Sparse() Tokens { return Tokens{kind: sparse} }
 // From returns the sequence that starts at n (at least 1) and counts up.
 func From(n uint64) Tokens { return Tokens{kind: from, from: max(n, 1)} }
 
-// SparseBoundaries are where a receiver's representation of a token
+// SparseBoundaries returns where a receiver's representation of a token
 // breaks: a string comparison at each new digit ("10" < "9"), signed and
 // unsigned 32-bit integers wrap at 2^31 and 2^32, float64 stops being
 // exact above 2^53 (2^53+1 is 2^53), a signed 64-bit integer wraps at
 // 2^63.
-var SparseBoundaries = []uint64{10, 100, 1000, 1 << 31, 1 << 32, 1 << 53, 1 << 63}
+func SparseBoundaries() []uint64 { return []uint64{10, 100, 1000, 1 << 31, 1 << 32, 1 << 53, 1 << 63} }
 
 // SparseStretch is how many consecutive tokens a sparse sequence grants
 // around each boundary: half below it, half from it on. It is small, so
@@ -68,17 +69,17 @@ var ErrTokensExhausted = errors.New("lease: no token left inside the receiver's 
 func ParseTokens(s string) (Tokens, error) {
 	switch {
 	case s == "dense":
-		return Dense, nil
+		return Dense(), nil
 	case s == "sparse":
 		return Sparse(), nil
 	case strings.HasPrefix(s, "from:"):
 		n, err := strconv.ParseUint(strings.TrimPrefix(s, "from:"), 10, 64)
 		if err != nil || n == 0 {
-			return Dense, fmt.Errorf("%q: want from:N with N a decimal from 1 to %d", s, uint64(math.MaxUint64))
+			return Dense(), fmt.Errorf("%q: want from:N with N a decimal from 1 to %d", s, uint64(math.MaxUint64))
 		}
 		return From(n), nil
 	}
-	return Dense, fmt.Errorf("%q: want dense, sparse or from:N", s)
+	return Dense(), fmt.Errorf("%q: want dense, sparse or from:N", s)
 }
 
 // String is the sequence as ParseTokens reads it.
@@ -136,7 +137,7 @@ func sparseNext(next, maxToken uint64) uint64 {
 // boundary whose whole stretch lies inside the domain.
 func sparseStretches(maxToken uint64) [][2]uint64 {
 	var out [][2]uint64
-	for _, b := range SparseBoundaries {
+	for _, b := range SparseBoundaries() {
 		if maxToken < SparseStretch || b > maxToken-(SparseStretch/2-1) {
 			break // the stretch would leave the domain
 		}

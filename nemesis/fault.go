@@ -75,10 +75,19 @@ type Env interface {
 }
 
 // Fault is one kind of fault. Its schedule switches it on and off.
+//
+// Available says whether the fault can act at a run's Site: nil, or an
+// *Unavailable naming what it lacks. harness.Config.Validate asks every
+// fault of a run before it starts, and the CLI asks before it opens its
+// target (targets/spec), so that a fault that could never act is refused
+// rather than left to make a run that tested nothing. The faults that
+// need nothing beyond the workers, the leases and the target's calls
+// (pause, delay, expire, duplicate) are available everywhere.
 type Fault interface {
 	Name() string
 	SetActive(on bool)
 	Active() bool
+	Available(site Site) error
 }
 
 // StaleWriter is implemented by faults that exist to make a write reach
@@ -153,6 +162,9 @@ type toggle struct {
 func (t *toggle) Name() string      { return t.name }
 func (t *toggle) SetActive(on bool) { t.active.Store(on) }
 func (t *toggle) Active() bool      { return t.active.Load() }
+
+// Available implements Fault for the faults that need nothing more.
+func (t *toggle) Available(Site) error { return nil }
 
 // record writes a nemesis event for one action of a fault (f is
 // histories.FBegin or histories.FEnd).

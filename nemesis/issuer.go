@@ -8,33 +8,9 @@ import (
 	"time"
 
 	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/lease"
 	"github.com/fencecheck/fencecheck/sched"
 )
-
-// IssuerServers is a token issuer that runs as servers fencecheck started
-// itself (the members of an embedded etcd cluster in processes of their
-// own; a private redis-server or PostgreSQL cluster), which the issuer
-// faults crash and freeze. Servers are numbered by their place in
-// Servers(), and the other methods take that number: an issuer in a
-// lower package then implements the interface without naming a type of
-// this one. Each action fails when the server exited on its own: there
-// is nothing left to act on.
-type IssuerServers interface {
-	// Servers names the servers as events name them ("etcd member m1").
-	Servers() []string
-	// Leader is the number of the server that leads now, -1 when none
-	// answers as the leader (or the issuer has no leader at all: then
-	// every server counts as a follower).
-	Leader(ctx context.Context) int
-	// Kill crashes server i (SIGKILL) and waits until it is gone.
-	Kill(i int) error
-	// Start starts server i again, on its data, and waits until it
-	// serves (it rejoined the cluster).
-	Start(ctx context.Context, i int) error
-	// Freeze stops server i (SIGSTOP); Thaw resumes it (SIGCONT).
-	Freeze(i int) error
-	Thaw(i int) error
-}
 
 // IssuerAttacher is implemented by the faults that act on the token
 // issuer's servers (issuer-kill, issuer-pause). The harness hands them the
@@ -70,7 +46,7 @@ const (
 // without a grant after it. Later outages hold no worker: workers then
 // compete for leases while the issuer fails over.
 type SharedIssuer struct {
-	servers IssuerServers
+	servers lease.Servers
 	names   []string
 	outages atomic.Int64 // outages begun
 
@@ -80,7 +56,7 @@ type SharedIssuer struct {
 }
 
 // ShareIssuer returns servers as the issuer faults of one run share them.
-func ShareIssuer(servers IssuerServers) *SharedIssuer {
+func ShareIssuer(servers lease.Servers) *SharedIssuer {
 	return &SharedIssuer{servers: servers, names: servers.Servers()}
 }
 
@@ -189,14 +165,23 @@ type issuerFault struct {
 // outage is how one fault takes a server down and brings it back.
 type outage struct {
 	signal string                             // "SIGKILL"
-	down   func(s IssuerServers, i int) error // take server i down
-	up     func(ctx context.Context, s IssuerServers, i int) error
+	down   func(s lease.Servers, i int) error // take server i down
+	up     func(ctx context.Context, s lease.Servers, i int) error
 	back   string // what the end event says: "rejoined and serves"
 	upCall string // what failed when up fails: "start again"
 }
 
 func newIssuerFault(name string, o outage) issuerFault {
 	return issuerFault{toggle: toggle{name: name}, LeaderShare: 0.5, outage: o}
+}
+
+// Available implements Fault: the issuer faults act on servers
+// fencecheck started itself, which the site must have.
+func (f *issuerFault) Available(site Site) error {
+	if !site.IssuerServers {
+		return &Unavailable{Fault: f.name, Needs: NeedIssuerServers}
+	}
+	return nil
 }
 
 // AttachIssuer implements IssuerAttacher.

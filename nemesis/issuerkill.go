@@ -1,6 +1,10 @@
 package nemesis
 
-import "context"
+import (
+	"context"
+
+	"github.com/fencecheck/fencecheck/lease"
+)
 
 // IssuerKill crashes one server of the token issuer with SIGKILL, keeps it
 // down a while and starts it again on its data: for an embedded etcd
@@ -20,8 +24,8 @@ type IssuerKill struct{ issuerFault }
 func NewIssuerKill() *IssuerKill {
 	return &IssuerKill{newIssuerFault("issuer-kill", outage{
 		signal: "SIGKILL",
-		down:   func(s IssuerServers, i int) error { return s.Kill(i) },
-		up:     func(ctx context.Context, s IssuerServers, i int) error { return s.Start(ctx, i) },
+		down:   func(s lease.Servers, i int) error { return s.Kill(i) },
+		up:     func(ctx context.Context, s lease.Servers, i int) error { return s.Start(ctx, i) },
 		back:   "rejoined and serves", upCall: "start again",
 	})}
 }

@@ -1,6 +1,10 @@
 package nemesis
 
-import "context"
+import (
+	"context"
+
+	"github.com/fencecheck/fencecheck/lease"
+)
 
 // IssuerPause freezes one server of the token issuer with SIGSTOP for a
 // while and resumes it with SIGCONT: the process pause, on the issuer's
@@ -17,8 +21,8 @@ type IssuerPause struct{ issuerFault }
 func NewIssuerPause() *IssuerPause {
 	return &IssuerPause{newIssuerFault("issuer-pause", outage{
 		signal: "SIGSTOP",
-		down:   func(s IssuerServers, i int) error { return s.Freeze(i) },
-		up:     func(_ context.Context, s IssuerServers, i int) error { return s.Thaw(i) },
+		down:   func(s lease.Servers, i int) error { return s.Freeze(i) },
+		up:     func(_ context.Context, s lease.Servers, i int) error { return s.Thaw(i) },
 		back:   "resumed (SIGCONT)", upCall: "resume",
 	})}
 }

@@ -67,6 +67,18 @@ func NewKill(proc Process) *Kill {
 	return &Kill{toggle: toggle{name: "kill"}, proc: proc, HoldShare: 0.5}
 }
 
+// Available implements Fault: the kill fault acts on the process it
+// was given, and on nothing without one.
+func (k *Kill) Available(Site) error { return needProcess(k.name, k.proc) }
+
+// needProcess is the answer of a fault that acts on proc.
+func needProcess(name string, proc Process) error {
+	if proc == nil {
+		return &Unavailable{Fault: name, Needs: NeedProcess}
+	}
+	return nil
+}
+
 // Pause implements Pauser: hold the worker until a newer owner has
 // written, crash and restart the receiver, and only then let the worker
 // submit its stale write. The crash is caused by the newer write, not by

@@ -6,7 +6,7 @@ import (
 )
 
 // Names lists the faults Parse knows.
-var Names = []string{"pause", "delay", "expire", "duplicate"}
+func Names() []string { return []string{"pause", "delay", "expire", "duplicate"} }
 
 // Parse builds faults from a comma-separated list such as "pause,delay".
 // "none" or "" means no faults.
@@ -18,6 +18,7 @@ func Parse(list string) ([]Fault, error) { return ParseWith(list) }
 type Extra struct {
 	Names []string
 	New   func(name string) (Fault, bool)
+	_     struct{} // keyed fields only: the struct may grow
 }
 
 // ParseWith is Parse that also knows the extras' faults.
@@ -53,7 +54,7 @@ func newFault(name string, extras []Extra) (Fault, error) {
 	case "duplicate":
 		return NewDuplicate(), nil
 	}
-	names := Names
+	names := Names()
 	for _, x := range extras {
 		if f, ok := x.New(name); ok {
 			return f, nil
@@ -61,4 +62,29 @@ func newFault(name string, extras []Extra) (Fault, error) {
 		names = append(names[:len(names):len(names)], x.Names...)
 	}
 	return nil, fmt.Errorf("unknown fault %q (want some of %s)", name, strings.Join(names, ", "))
+}
+
+// ProcessExtra is the faults on a receiver process, as Parse's extras
+// take them: kill and pause-receiver, acting on proc. With a nil proc
+// they are built all the same, and say they are not available
+// (Fault.Available), so that the caller words why.
+func ProcessExtra(proc Process) Extra {
+	return Extra{Names: []string{"kill", "pause-receiver"}, New: func(name string) (Fault, bool) {
+		switch name {
+		case "kill":
+			return NewKill(proc), true
+		case "pause-receiver":
+			return NewPauseReceiver(proc), true
+		}
+		return nil, false
+	}}
+}
+
+// NamesOf lists the faults' names, in order: what Parse reads back.
+func NamesOf(faults []Fault) []string {
+	names := make([]string, len(faults))
+	for i, f := range faults {
+		names[i] = f.Name()
+	}
+	return names
 }

@@ -55,3 +55,13 @@ func TestParseWithExtras(t *testing.T) {
 	_, err = ParseWith("pause,drizzle", extra)
 	assert.ErrorContains(t, err, "flood")
 }
+
+// TestNamesOfIsWhatParseReads: a list of faults named is the list they
+// were parsed from.
+func TestNamesOfIsWhatParseReads(t *testing.T) {
+	t.Parallel()
+	faults, err := Parse("expire,pause,duplicate")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"expire", "pause", "duplicate"}, NamesOf(faults))
+	assert.Empty(t, NamesOf(nil))
+}

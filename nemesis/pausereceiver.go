@@ -26,6 +26,10 @@ func NewPauseReceiver(proc Process) *PauseReceiver {
 	return &PauseReceiver{toggle: toggle{name: "pause-receiver"}, proc: proc}
 }
 
+// Available implements Fault: the fault acts on the process it was
+// given, and on nothing without one.
+func (p *PauseReceiver) Available(Site) error { return needProcess(p.name, p.proc) }
+
 // Act implements Actor.
 func (p *PauseReceiver) Act(ctx context.Context, env Env) {
 	every := p.Every

@@ -14,6 +14,7 @@ import (
 type Random struct {
 	Interval time.Duration
 	Window   time.Duration
+	_        struct{} // keyed fields only: the struct may grow
 }
 
 // Run implements Schedule.

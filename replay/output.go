@@ -25,6 +25,25 @@ func (r *Report) Lines() []string {
 	}
 }
 
+// WriteText writes the replay for people: the four lines, the comparison,
+// the limit the last line shows, the strategies' table, and the paths
+// WriteFiles wrote.
+func (r *Report) WriteText(w io.Writer, paths []string) error {
+	var b strings.Builder
+	b.WriteString(strings.Join(r.Lines(), "\n") + "\n\n")
+	_ = r.WriteTable(&b)
+	b.WriteString("\nThe last line is the critical limit: a resource that remembers only its\n" +
+		"highest token accepts an old token that arrives before the newer one.\n\n" +
+		"The same timeline played by each client strategy's workers (docs/fixes.md):\n\n")
+	_ = r.WriteStrategyTable(&b)
+	b.WriteString("\n")
+	for _, p := range paths {
+		fmt.Fprintf(&b, "wrote %s\n", p)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
 // WriteTable writes the comparison in the article's table style.
 func (r *Report) WriteTable(w io.Writer) error {
 	var b strings.Builder

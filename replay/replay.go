@@ -65,6 +65,7 @@ type Report struct {
 type Receivers struct {
 	Fenced   func() targets.Target
 	Unfenced func() targets.Target
+	_        struct{} // keyed fields only: the struct may grow
 }
 
 // Run replays every case. Each case starts from a fresh receiver.

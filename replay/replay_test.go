@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -118,7 +119,7 @@ func TestReplayIsDeterministic(t *testing.T) {
 		assert.True(t, bytes.Equal(a, b), "%s differs between runs", rel)
 		return nil
 	}))
-	assert.Equal(t, 6+2+2*len(workload.Strategies), n, "the cases, the comparison, the strategy table and its traces")
+	assert.Equal(t, 6+2+2*len(workload.Strategies()), n, "the cases, the comparison, the strategy table and its traces")
 }
 
 // porcupineVerdict is porcupine's verdict on ops under policy p.
@@ -127,4 +128,21 @@ func porcupineVerdict(t *testing.T, ops []histories.Operation, p model.Policy) c
 	res, err := check.Check(context.Background(), histories.FromOperations(ops), check.Options{Policy: p, Checker: check.Porcupine})
 	require.NoError(t, err)
 	return res.Verdict
+}
+
+// TestWriteTextForPeople: the text the replay prints begins with the four
+// lines, shows both tables and the limit the last line names, and ends
+// with the files written.
+func TestWriteTextForPeople(t *testing.T) {
+	t.Parallel()
+	rep, err := Run(context.Background(), seedReceivers())
+	require.NoError(t, err)
+	var b bytes.Buffer
+	require.NoError(t, rep.WriteText(&b, []string{"out/unfenced.jsonl", "out/comparison.csv"}))
+	text := b.String()
+	assert.True(t, strings.HasPrefix(text, "unfenced final value: old-result\nfenced final value: new-result\n"), text)
+	assert.Contains(t, text, "| Step | Event | Without fencing | With fencing |")
+	assert.Contains(t, text, "The last line is the critical limit")
+	assert.Contains(t, text, "| Strategy | Receiver |")
+	assert.True(t, strings.HasSuffix(text, "\nwrote out/unfenced.jsonl\nwrote out/comparison.csv\n"), text)
 }

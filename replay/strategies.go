@@ -222,7 +222,7 @@ func (sc *script) Deliver(ctx context.Context, _ nemesis.Env, w nemesis.Write, s
 func strategyTable(ctx context.Context, rc Receivers) ([]StrategyRow, []Trace, error) {
 	var rows []StrategyRow
 	var traces []Trace
-	for _, s := range workload.Strategies {
+	for _, s := range workload.Strategies() {
 		for _, r := range []struct {
 			name string
 			make func() targets.Target

@@ -25,10 +25,10 @@ func TestStrategyTable(t *testing.T) {
 	t.Parallel()
 	rep, err := Run(context.Background(), seedReceivers())
 	require.NoError(t, err)
-	require.Len(t, rep.Strategies, 2*len(workload.Strategies))
+	require.Len(t, rep.Strategies, 2*len(workload.Strategies()))
 	latency := map[string]int64{}
 	for i, row := range rep.Strategies {
-		s := workload.Strategies[i/2]
+		s := workload.Strategies()[i/2]
 		receiver := []string{"unfenced", "fenced"}[i%2]
 		t.Run(s.String()+"/"+receiver, func(t *testing.T) {
 			assert.Equal(t, s.String(), row.Strategy)

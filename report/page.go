@@ -51,6 +51,12 @@ type minimalView struct {
 type violationView struct {
 	Resource, Summary string
 	Steps             []timelineRow
+	// Kind and Title name the finding the violation is the first example
+	// of; More counts the other resources that show it, MoreNames names
+	// the first of them.
+	Kind, Title string
+	More        int
+	MoreNames   string
 }
 
 // timelineRow is a row of the article's table: step | event | resource
@@ -113,21 +119,7 @@ func newPage(in *Input, lim Limits, timelineNote string) (*page, error) {
 			marked[id] = true
 		}
 	}
-	// Each violation once: the minimal counterexample above tells its
-	// resource's.
-	var others []explain.Violation
-	for _, v := range in.Check.Violations {
-		if in.Minimal == nil || v.Resource != in.Minimal.Resource {
-			others = append(others, v)
-		}
-	}
-	for i, v := range others {
-		if i == maxViolationsShown {
-			p.MoreViolations = len(others) - i
-			break
-		}
-		p.Violations = append(p.Violations, violationView{Resource: v.Resource, Summary: v.Summary, Steps: stepRows(v)})
-	}
+	p.Violations, p.MoreViolations = violationViews(in)
 	p.Outcomes = outcomeRows(in.History.Count())
 	p.Resources, p.MoreResources = resourceRows(in, lim.TableRows)
 	lat, err := latencyPlot(in.operations(), in.History.Others, marked, lim.PlotPoints)
@@ -324,4 +316,46 @@ func rank(verdict string) int {
 		return 1
 	}
 	return 2
+}
+
+// violationViews are the violations the report shows in full: with the
+// judgement's findings, the first example of each kind (the minimal
+// counterexample above tells its own), the other resources of the kind
+// named; without them, each violation once, up to maxViolationsShown.
+func violationViews(in *Input) ([]violationView, int) {
+	var out []violationView
+	if len(in.Kinds) > 0 {
+		for _, f := range in.Kinds {
+			i := f.Example()
+			if i < 0 {
+				continue
+			}
+			v := in.Check.Violations[i]
+			view := violationView{Resource: v.Resource, Summary: v.Summary, Kind: f.Kind, Title: f.Title, More: f.Count - 1}
+			if in.Minimal == nil || v.Resource != in.Minimal.Resource {
+				view.Steps = stepRows(v)
+			}
+			if len(f.Resources) > 1 {
+				view.MoreNames = strings.Join(f.Resources[1:], ", ")
+				if f.Count > len(f.Resources) {
+					view.MoreNames += ", …"
+				}
+			}
+			out = append(out, view)
+		}
+		return out, 0
+	}
+	var others []explain.Violation
+	for _, v := range in.Check.Violations {
+		if in.Minimal == nil || v.Resource != in.Minimal.Resource {
+			others = append(others, v)
+		}
+	}
+	for i, v := range others {
+		if i == maxViolationsShown {
+			return out, len(others) - i
+		}
+		out = append(out, violationView{Resource: v.Resource, Summary: v.Summary, Steps: stepRows(v)})
+	}
+	return out, 0
 }

@@ -29,6 +29,10 @@ type Input struct {
 	Check   explain.Result
 	Options check.Options
 	Minimal *explain.Shrunk // nil unless a violation was shrunk
+	// Kinds are the judgement's findings (judge.Report.Findings): the
+	// violations are shown by kind, root causes first, the first example
+	// of each in full and the others named; nil shows each violation.
+	Kinds []judge.Finding
 
 	Exercised  []Fact   // what the run exercised, for example the coverage
 	NotCovered []string // what it did not

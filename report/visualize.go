@@ -10,7 +10,9 @@ import (
 	"github.com/anishathalye/porcupine"
 
 	"github.com/fencecheck/fencecheck/check"
+	"github.com/fencecheck/fencecheck/explain"
 	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/internal/files"
 	"github.com/fencecheck/fencecheck/model"
 )
 
@@ -69,4 +71,27 @@ func leaseAnnotationColor(f string) string {
 		return "#ffcdd2"
 	}
 	return "#e0e0e0"
+}
+
+// WriteVisualization writes porcupine's visualization of h to the file
+// at path: the violating resources of res, or every resource when the
+// history held.
+func WriteVisualization(path string, h *histories.History, res explain.Result, opts check.Options) error {
+	groups, _ := model.Prepare(h.Expand(nil), opts.Kind, opts.Policy)
+	if len(res.Violations) > 0 {
+		bad := make(map[string]bool)
+		for _, v := range res.Violations {
+			bad[v.Resource] = true
+		}
+		kept := groups[:0]
+		for _, g := range groups {
+			if bad[g.Resource] {
+				kept = append(kept, g)
+			}
+		}
+		groups = kept
+	}
+	return files.Write(path, "visualization", func(w io.Writer) error {
+		return Visualize(w, groups, h.Others, opts, opts.Timeout)
+	})
 }

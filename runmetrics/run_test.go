@@ -72,7 +72,7 @@ func (p *probe) Observe(e histories.Event) {
 
 // TestServedMetricsFollowTheRun: `run --metrics` as a library. A scrape
 // during the run shows the operations so far and the pause fault active;
-// a scrape after it equals what the history file holds: histories.Count
+// a scrape after it equals what the history file holds: History.Count
 // of its operations, and the coverage's stale writes and fault actions.
 func TestServedMetricsFollowTheRun(t *testing.T) {
 	t.Parallel()

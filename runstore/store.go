@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -51,7 +52,9 @@ type File struct {
 }
 
 // Files lists the files of a run directory that are meant to be read.
-var Files = []File{
+func Files() []File { return slices.Clone(files) }
+
+var files = []File{
 	{Report, "text/html; charset=utf-8", false},
 	{Timeline, "text/html; charset=utf-8", false},
 	{Minimal, "text/html; charset=utf-8", false},

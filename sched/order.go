@@ -20,9 +20,9 @@ type Order struct {
 	depth int // 0: random
 }
 
-// Random is the simulation's default order: at every step a uniform
-// choice among the ready tasks.
-var Random = Order{}
+// Random returns the simulation's default order: at every step a uniform
+// choice among the ready tasks. It is Order's zero value.
+func Random() Order { return Order{} }
 
 // MaxDepth is the largest PCT depth ParseOrder accepts. The guarantee
 // shrinks by a factor of the run's steps for each unit of depth, so a
@@ -51,16 +51,16 @@ func (o Order) String() string {
 // ParseOrder parses "random" or "pct:D", D a decimal from 1 to MaxDepth.
 func ParseOrder(s string) (Order, error) {
 	if s == "random" {
-		return Random, nil
+		return Random(), nil
 	}
 	if d, ok := strings.CutPrefix(s, "pct:"); ok {
 		n, err := strconv.Atoi(d)
 		if err != nil || n < 1 || n > MaxDepth || strconv.Itoa(n) != d {
-			return Random, fmt.Errorf("%q: want pct:D with D a decimal from 1 to %d, the depth of the bugs to look for", s, MaxDepth)
+			return Random(), fmt.Errorf("%q: want pct:D with D a decimal from 1 to %d, the depth of the bugs to look for", s, MaxDepth)
 		}
 		return PCT(n), nil
 	}
-	return Random, fmt.Errorf("%q: want random or pct:D", s)
+	return Random(), fmt.Errorf("%q: want random or pct:D", s)
 }
 
 // chooser is an Order at work in one simulation.

@@ -65,7 +65,7 @@ func TestPCT1IsAPurePriorityOrder(t *testing.T) {
 	// Random, by contrast, interleaves the same tasks.
 	interleaved := false
 	for seed := uint64(1); seed <= 20 && !interleaved; seed++ {
-		log, _ := orderTrace(t, seed, Random)
+		log, _ := orderTrace(t, seed, Random())
 		interleaved = strings.Split(log[0], ".")[0] != strings.Split(log[1], ".")[0]
 	}
 	assert.True(t, interleaved)
@@ -126,7 +126,7 @@ func TestPCT2FindsADepth2Bug(t *testing.T) {
 	const n, k, seeds = 3, deepBugSteps, 690
 	found := make(map[string]int)
 	first := make(map[string]uint64)
-	for _, order := range []Order{Random, PCT(1), PCT(2), PCT(3)} {
+	for _, order := range []Order{Random(), PCT(1), PCT(2), PCT(3)} {
 		for seed := uint64(1); seed <= seeds; seed++ {
 			if deepBug(t, seed, order) {
 				found[order.String()]++
@@ -152,18 +152,18 @@ func TestParseOrder(t *testing.T) {
 		want Order
 		err  string
 	}{
-		{"random", Random, ""},
+		{"random", Random(), ""},
 		{"pct:1", PCT(1), ""},
 		{"pct:3", PCT(3), ""},
 		{"pct:64", PCT(64), ""},
-		{"pct:0", Random, "from 1 to 64"},
-		{"pct:65", Random, "from 1 to 64"},
-		{"pct:03", Random, "from 1 to 64"},
-		{"pct:", Random, "from 1 to 64"},
-		{"pct:-1", Random, "from 1 to 64"},
-		{"pct", Random, "want random or pct:D"},
-		{"PCT:2", Random, "want random or pct:D"},
-		{"", Random, "want random or pct:D"},
+		{"pct:0", Random(), "from 1 to 64"},
+		{"pct:65", Random(), "from 1 to 64"},
+		{"pct:03", Random(), "from 1 to 64"},
+		{"pct:", Random(), "from 1 to 64"},
+		{"pct:-1", Random(), "from 1 to 64"},
+		{"pct", Random(), "want random or pct:D"},
+		{"PCT:2", Random(), "want random or pct:D"},
+		{"", Random(), "want random or pct:D"},
 	} {
 		t.Run(tc.in, func(t *testing.T) {
 			got, err := ParseOrder(tc.in)

@@ -89,7 +89,7 @@ type afterTask struct {
 }
 
 // NewSim returns a simulation whose choices follow seed, in Random order.
-func NewSim(seed uint64) *Sim { return NewSimOrdered(seed, Random, 0) }
+func NewSim(seed uint64) *Sim { return NewSimOrdered(seed, Random(), 0) }
 
 // NewSimOrdered returns a simulation whose choices follow seed and order;
 // steps is what the caller expects the run's Steps to be, which PCT draws

@@ -79,8 +79,8 @@ func TestSimIsAsBefore(t *testing.T) {
 		trace string
 		steps int
 	}{
-		{42, Random, "start3@0 start2@0 yielded3@0 yielded2@0 start1@0 start0@0 yielded1@0 yielded0@0 slept2@1000 slept0@1000 after0@1000 slept1@2000 slept3@2000 after0.end@3000 after2@3000 opened0@3000 opened1@3000 opened3@3000 opened2@3000 after2.end@4000 timeout0@4000 timeout1@5000 timeout2@6000 timeout3@7000", 38},
-		{7, Random, "start0@0 start1@0 yielded0@0 start3@0 yielded3@0 start2@0 yielded1@0 yielded2@0 slept2@1000 after0@1000 slept0@1000 slept1@2000 slept3@2000 after0.end@3000 after2@3000 opened2@3000 opened3@3000 opened0@3000 opened1@3000 after2.end@4000 timeout0@4000 timeout1@5000 timeout2@6000 timeout3@7000", 38},
+		{42, Random(), "start3@0 start2@0 yielded3@0 yielded2@0 start1@0 start0@0 yielded1@0 yielded0@0 slept2@1000 slept0@1000 after0@1000 slept1@2000 slept3@2000 after0.end@3000 after2@3000 opened0@3000 opened1@3000 opened3@3000 opened2@3000 after2.end@4000 timeout0@4000 timeout1@5000 timeout2@6000 timeout3@7000", 38},
+		{7, Random(), "start0@0 start1@0 yielded0@0 start3@0 yielded3@0 start2@0 yielded1@0 yielded2@0 slept2@1000 after0@1000 slept0@1000 slept1@2000 slept3@2000 after0.end@3000 after2@3000 opened2@3000 opened3@3000 opened0@3000 opened1@3000 after2.end@4000 timeout0@4000 timeout1@5000 timeout2@6000 timeout3@7000", 38},
 		{5, PCT(3), "start3@0 yielded3@0 start0@0 yielded0@0 start1@0 yielded1@0 start2@0 yielded2@0 slept0@1000 after0@1000 slept2@1000 slept3@2000 slept1@2000 after0.end@3000 after2@3000 opened3@3000 opened0@3000 opened1@3000 opened2@3000 timeout0@4000 after2.end@4000 timeout1@5000 timeout2@6000 timeout3@7000", 38},
 	} {
 		t.Run(fmt.Sprintf("%s/%d", tc.order, tc.seed), func(t *testing.T) {

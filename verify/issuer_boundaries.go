@@ -4,14 +4,9 @@ import (
 	"context"
 	"fmt"
 	"math"
-)
 
-// floored is a lease service that can make a resource's tokens start
-// above a given one (lease.Local, lease.Polled, etcd within a gap it can
-// close).
-type floored interface {
-	StartAbove(resource string, token uint64)
-}
+	"github.com/fencecheck/fencecheck/lease"
+)
 
 // boundary is a token value where a sloppy issuer or receiver gets the
 // order wrong, and the word for it.
@@ -41,7 +36,7 @@ var tokenBoundaries = issuerScenario{
 	hazard: "tokens across 2^31, 2^32, 2^53 and 2^63-1 (32-bit, float64 and signed 64-bit issuers)",
 	run: func(ctx context.Context, b *issuerScript) Row {
 		expected := "3 grants from just below each boundary: each above the last; past 2^63-1 above it or refused"
-		f, ok := b.svc.(floored)
+		f, ok := b.svc.(lease.Floored)
 		if !ok {
 			return Row{Expected: expected, Observed: "skipped: the issuer cannot start a resource's tokens at a given value", Result: Skip}
 		}

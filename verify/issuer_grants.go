@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/fencecheck/fencecheck/lease"
 )
 
 // successiveGrants takes one resource's lease again and again, by
@@ -161,13 +163,6 @@ var grantAfterRevoke = issuerScenario{
 	},
 }
 
-// suspender is a lease service whose holders renew their leases on their
-// own (etcd's keepalive) and that can stop that for one lease, as a
-// process that pauses stops renewing.
-type suspender interface {
-	Suspend(resource string, token uint64, ended func()) (time.Duration, bool)
-}
-
 // grantAfterTTL lets the holder's lease run out by its TTL, on the
 // issuer's clock: the holder never releases it (and, on an issuer that
 // renews on its own, stops renewing, as a paused holder does), and the
@@ -178,7 +173,7 @@ var grantAfterTTL = issuerScenario{
 	hazard: "a lease that runs out by its TTL (its holder paused): the next holder's token is higher",
 	run: func(ctx context.Context, b *issuerScript) Row {
 		return handedOver(ctx, b, "ran out by its TTL", func(r string, token uint64) {
-			if s, ok := b.svc.(suspender); ok {
+			if s, ok := b.svc.(lease.Suspender); ok {
 				s.Suspend(r, token, func() {})
 			}
 		})

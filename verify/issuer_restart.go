@@ -5,24 +5,8 @@ import (
 	"fmt"
 
 	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/lease"
 )
-
-// issuerServers is a lease service whose issuer runs as servers that
-// fencecheck started itself (a private redis-server or PostgreSQL
-// cluster, the members of an embedded etcd cluster in processes of their
-// own), numbered by their place in Servers(): what the restart scenarios
-// crash and start again.
-type issuerServers interface {
-	// Servers names the servers as events name them.
-	Servers() []string
-	// Leader is the number of the server that leads now, -1 when there
-	// is no leader (a single server) or none answers as one.
-	Leader(ctx context.Context) int
-	// Kill crashes server i (SIGKILL) and waits until it is gone.
-	Kill(i int) error
-	// Start starts server i again on its data and waits until it serves.
-	Start(ctx context.Context, i int) error
-}
 
 // grantAfterRestart crashes the issuer's server (its leader, when it has
 // one) between grants on one resource and starts it again: the grants
@@ -36,7 +20,7 @@ var grantAfterRestart = issuerScenario{
 	run: func(ctx context.Context, b *issuerScript) Row {
 		n := b.o.RestartGrants
 		expected := fmt.Sprintf("%d grants, the issuer's server SIGKILLed and started again, %d more: each token above every earlier one", n, n)
-		s, ok := b.svc.(issuerServers)
+		s, ok := b.svc.(lease.Servers)
 		if !ok {
 			return Row{Expected: expected, Observed: "skipped: the issuer has no server fencecheck started itself to crash (local, or a server given by its address)", Result: Skip}
 		}
@@ -73,7 +57,7 @@ var grantAfterFailover = issuerScenario{
 	run: func(ctx context.Context, b *issuerScript) Row {
 		n := b.o.RestartGrants
 		expected := fmt.Sprintf("%d grants, the leader SIGKILLed, %d grants from the others, the leader started again, %d more: each token above every earlier one", n, n, n)
-		s, ok := b.svc.(issuerServers)
+		s, ok := b.svc.(lease.Servers)
 		if !ok || len(s.Servers()) < 3 {
 			return Row{Expected: expected, Observed: "skipped: the issuer has no leader among 3 or more servers of its own to fail over (local, a server given by its address, or a single server)", Result: Skip}
 		}
@@ -133,7 +117,7 @@ func (b *issuerScript) grants(ctx context.Context, resource string, n int) ([]ui
 
 // crash SIGKILLs server i and starts it again, recording both as the
 // scenario's fault action.
-func (b *issuerScript) crash(ctx context.Context, s issuerServers, i int) error {
+func (b *issuerScript) crash(ctx context.Context, s lease.Servers, i int) error {
 	name := s.Servers()[i]
 	b.mark(histories.FBegin, "SIGKILL "+name)
 	if err := s.Kill(i); err != nil {

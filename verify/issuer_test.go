@@ -192,6 +192,13 @@ func (c *crashable) Start(_ context.Context, i int) error {
 	return nil
 }
 
+// Freeze and Thaw complete lease.Servers; the restart scenarios never
+// freeze a server.
+func (*crashable) Freeze(int) error { return errors.New("crashable: no freeze in this test") }
+func (*crashable) Thaw(int) error   { return errors.New("crashable: no thaw in this test") }
+
+var _ lease.Servers = (*crashable)(nil)
+
 // TestIssuerRestart: an issuer whose server forgets its tokens in a crash
 // fails grant-after-restart, naming the token granted twice; one that
 // keeps them passes; grant-after-failover runs only with a leader among

@@ -13,12 +13,6 @@ import (
 // racers is how many writers race in each round.
 const racers = 8
 
-// windowed is implemented by receivers with a race window that can be
-// widened (memory://check-then-set), so that the race happens on purpose.
-type windowed interface {
-	SetWindow(func(ctx context.Context, resource string, token uint64))
-}
-
 // checkThenSetRace sends several writers with different tokens at one
 // resource at the same instant, in rounds. Whatever the order, the highest
 // token must end up stored: a receiver that reads the token, decides and
@@ -146,7 +140,7 @@ func (w *window) race(resource string, tokens []uint64) {
 // harmless one half of the time). window.restore undoes it.
 func widenWindow(t targets.Target, n int) *window {
 	w := &window{n: n, rounds: make(map[string]*round), restore: func() {}}
-	wt, ok := t.(windowed)
+	wt, ok := t.(targets.Windowed)
 	if !ok {
 		return w
 	}

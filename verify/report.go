@@ -9,6 +9,7 @@ import (
 
 	"github.com/fencecheck/fencecheck/logscan"
 	"github.com/fencecheck/fencecheck/runstore"
+	"github.com/fencecheck/fencecheck/targets"
 )
 
 // Report is what result.json holds.
@@ -74,4 +75,26 @@ func WriteJSON(w io.Writer, r Report) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(r)
+}
+
+// WriteText writes the report for people: what was tested, the table,
+// the lines of the receiver's log that show a bug, the tally, where the
+// report was written and the line that repeats it.
+func WriteText(w io.Writer, r Report) error {
+	if r.Battery == "issuer" {
+		fmt.Fprintf(w, "verify-issuer %s\n\n", r.Target)
+	} else {
+		tokens := ""
+		if r.Leases != "" {
+			tokens = ", tokens from " + r.Leases
+		}
+		fmt.Fprintf(w, "verify %s (%s policy%s)\ntoken domain %s: no larger token is sent\n\n", r.Target, r.Policy, tokens, targets.DomainName(r.MaxToken))
+	}
+	if err := WriteTable(w, r.Outcomes); err != nil {
+		return err
+	}
+	var quoted strings.Builder
+	r.ReceiverLog.WriteQuoted(&quoted)
+	_, err := fmt.Fprintf(w, "%s\n%s; wrote %s\nreproduce with: %s\n", quoted.String(), Summary(r.Outcomes), r.Dir, r.Command)
+	return err
 }

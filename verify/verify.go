@@ -69,6 +69,7 @@ type Options struct {
 	// Domain): digit-boundaries tests the boundaries inside it and skips
 	// the others, and no scenario sends a token above it.
 	MaxToken uint64
+	_        struct{} // keyed fields only: the struct may grow
 }
 
 // MinMaxToken is the smallest domain the battery plays in: its scripted

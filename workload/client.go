@@ -46,13 +46,6 @@ func (p *Pool) noAnswer() error {
 	return fmt.Errorf("no answer within %v, the operation timeout", p.cfg.OpTimeout)
 }
 
-// immediate is implemented by a receiver that answers without waiting
-// (memory://): its Read and Write take a lock at most, never wait through
-// the run's runtime; Immediate says whether that holds now.
-type immediate interface {
-	Immediate() bool
-}
-
 // direct says whether a worker may send its requests itself rather than
 // as tasks of their own (call): only when no request can be on its way
 // when the worker would give up on it. The receiver answers at once, no
@@ -60,7 +53,7 @@ type immediate interface {
 // the interleaving to the Go scheduler: under one that fixes it (Sim)
 // each request's steps are part of what a seed explores.
 func direct(cfg Config, run Run) bool {
-	im, ok := run.Target.(immediate)
+	im, ok := run.Target.(targets.Immediate)
 	return ok && im.Immediate() && len(run.Deliverers) == 0 && cfg.Latency == 0 && !sched.Ordered(run.Runtime)
 }
 

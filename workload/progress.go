@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"fmt"
 	"sync/atomic"
 	"time"
 
@@ -15,6 +16,12 @@ type Progress struct {
 	Accepted int64
 	Rejected int64
 	Unknown  int64
+}
+
+// String words the snapshot as a run's live status line shows it.
+func (p Progress) String() string {
+	return fmt.Sprintf("%v/%v  ops %d  accepted %d  rejected %d  unknown %d",
+		p.Elapsed.Round(time.Millisecond), p.Duration, p.Ops, p.Accepted, p.Rejected, p.Unknown)
 }
 
 type counters struct {

@@ -56,7 +56,7 @@ const (
 
 // Strategies lists every strategy in the order of the article's table of
 // tempting fixes, fencing last.
-var Strategies = []Strategy{None, LongerLease, Renew, CheckBeforeWrite, Fencing}
+func Strategies() []Strategy { return []Strategy{None, LongerLease, Renew, CheckBeforeWrite, Fencing} }
 
 var strategyNames = [...]string{Fencing: "fencing", None: "none", LongerLease: "longer-lease", Renew: "renew",
 	CheckBeforeWrite: "check-before-write"}
@@ -71,8 +71,8 @@ func (s Strategy) String() string {
 
 // StrategyNames is the names of Strategies, comma-separated.
 func StrategyNames() string {
-	names := make([]string, len(Strategies))
-	for i, s := range Strategies {
+	names := make([]string, len(Strategies()))
+	for i, s := range Strategies() {
 		names[i] = s.String()
 	}
 	return strings.Join(names, ", ")
@@ -80,7 +80,7 @@ func StrategyNames() string {
 
 // ParseStrategy reads a strategy's name.
 func ParseStrategy(name string) (Strategy, error) {
-	for _, s := range Strategies {
+	for _, s := range Strategies() {
 		if s.String() == name {
 			return s, nil
 		}

@@ -95,7 +95,7 @@ func strategyConfig(s workload.Strategy) workload.Config {
 // no token.
 func TestOnlyFencingSendsTheToken(t *testing.T) {
 	t.Parallel()
-	for _, s := range workload.Strategies {
+	for _, s := range workload.Strategies() {
 		t.Run(s.String(), func(t *testing.T) {
 			t.Parallel()
 			r := runStrategy(t, strategyConfig(s), 11)
@@ -207,7 +207,7 @@ func TestCheckBeforeWriteAbandonsALostLease(t *testing.T) {
 
 func TestEveryStrategyIsDeterministic(t *testing.T) {
 	t.Parallel()
-	for _, s := range workload.Strategies {
+	for _, s := range workload.Strategies() {
 		t.Run(s.String(), func(t *testing.T) {
 			t.Parallel()
 			a, b := runStrategy(t, strategyConfig(s), 15), runStrategy(t, strategyConfig(s), 15)
@@ -252,7 +252,7 @@ func TestCheckStrategyNamesWhatIsMissing(t *testing.T) {
 
 func TestParseStrategy(t *testing.T) {
 	t.Parallel()
-	for _, s := range workload.Strategies {
+	for _, s := range workload.Strategies() {
 		got, err := workload.ParseStrategy(s.String())
 		require.NoError(t, err)
 		assert.Equal(t, s, got)

@@ -75,6 +75,7 @@ type Config struct {
 	// run's id, so that a deterministic run reuses its ids and a
 	// real-time one does not (see traces).
 	TraceSeed string
+	_         struct{} // keyed fields only: the struct may grow
 }
 
 // Run is what the workers work with.
@@ -92,6 +93,7 @@ type Run struct {
 	// Life bounds requests already on their way: they live until the
 	// run's final reads are done, not only until their worker gives up.
 	Life context.Context
+	_    struct{} // keyed fields only: the struct may grow
 }
 
 // Pool is a run's workers.

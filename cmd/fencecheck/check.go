@@ -11,10 +11,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/fencecheck/fencecheck/check"
-	"github.com/fencecheck/fencecheck/explain"
 	"github.com/fencecheck/fencecheck/harness"
 	"github.com/fencecheck/fencecheck/histories"
-	"github.com/fencecheck/fencecheck/internal/files"
 	"github.com/fencecheck/fencecheck/judge"
 	"github.com/fencecheck/fencecheck/model"
 	"github.com/fencecheck/fencecheck/report"
@@ -29,7 +27,9 @@ type checkFlags struct {
 	html    string
 	json    bool
 	follow  bool
-	gates   checkGates
+	// minStale is the stale writes a pass needs (judge.Options.MinStale).
+	minStale int
+	gates    checkGates
 }
 
 func newCheckCommand() *cobra.Command {
@@ -37,28 +37,8 @@ func newCheckCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "check HISTORY [HISTORY…]",
 		Short: "Check recorded histories against the fenced-register model",
-		Long: `check reads a history in the JSON Lines format (docs/history-format.md),
-pairs invocations with completions and judges the result against the
-fenced-register model. For a violation it prints the operations that make it
-as a short timeline.
-
-Several histories, the shards of one job (run --shard), are checked as one:
-one verdict over all of them. Each resource must be in one file (a resource
-recorded by two processes has two clocks); the processes of different files
-are distinct, numbered one file after another (see docs/scale-out.md).
-
-The fast checker (the default) is exact and takes O(n log n); it needs each
-value to be written once per resource. When that does not hold, or with
---model register, check falls back to porcupine and says why. --checker both
-runs the two and exits 3 if they reach opposite verdicts.
-
---follow FILE checks a history as it is written, like tail -f, until the
-run's result.json appears beside it; "-" checks standard input (a pipe) as
-it is written, until it ends. Each resource's operations are judged and
-released as soon as nothing still to come can change their verdict, so
-memory is bounded by the operations in flight, not by the history, and a
-violation is reported as soon as it is found (docs/checking.md).`,
-		Args: minArgs(1, "one HISTORY file or more"),
+		Long:  help("check"),
+		Args:  minArgs(1, "one HISTORY file or more"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runCheck(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), args, f)
 		},
@@ -68,6 +48,7 @@ violation is reported as soon as it is found (docs/checking.md).`,
 	fl.StringVar(&f.model, "model", "fenced", "model: fenced (fenced register) or register (plain register, last writer wins)")
 	fl.StringVar(&f.checker, "checker", check.Fast.String(), "checker: fast, porcupine, or both (exit 3 if they disagree)")
 	fl.DurationVar(&f.timeout, "timeout", harness.DefaultConfig().CheckTimeout, "give up and report inconclusive after this long (0: never)")
+	fl.IntVar(&f.minStale, "min-stale", judge.DefaultMinStale, "exit 2 unless the history holds at least this many stale writes (a write sent after a newer token was accepted on its resource); 0 accepts a history without one, and says HELD (no stale write tested)")
 	fl.StringVar(&f.html, "html", "", "write porcupine's interactive visualization to this file")
 	fl.BoolVar(&f.json, "json", false, "print the result as JSON")
 	fl.BoolVar(&f.follow, "follow", false, "check one HISTORY as it is written, until its run's result.json appears (\"-\": standard input, until it ends), in memory bounded by the live window")
@@ -111,6 +92,7 @@ type checkReport struct {
 	Histories []histories.Placed `json:"histories,omitempty"`
 	Truncated bool               `json:"truncated,omitempty"`
 	judge.Report
+	judged judge.Options // what the history was judged with
 }
 
 // judgeOptions are the judgement's options from check's flags.
@@ -118,7 +100,10 @@ func (f checkFlags) judgeOptions() (judge.Options, error) {
 	o := judge.DefaultOptions()
 	var err error
 	o.Check, err = f.options()
-	o.ShrinkTimeout = f.gates.shrinkTimeout
+	o.ShrinkTimeout, o.MinStale = f.gates.shrinkTimeout, f.minStale
+	if f.minStale < 0 {
+		return o, &usageError{fmt.Errorf("--min-stale: must not be negative")}
+	}
 	return o, err
 }
 
@@ -139,7 +124,7 @@ func runCheck(ctx context.Context, stdout, stderr io.Writer, paths []string, f c
 	if err != nil {
 		return err
 	}
-	rep := checkReport{Format: runstore.ResultFormat, Histories: placed, Truncated: h.Truncated}
+	rep := checkReport{Format: runstore.ResultFormat, Histories: placed, Truncated: h.Truncated, judged: o}
 	if len(paths) == 1 {
 		rep.History = paths[0]
 	}
@@ -160,7 +145,7 @@ func runCheck(ctx context.Context, stdout, stderr io.Writer, paths []string, f c
 		return err
 	}
 	if f.html != "" {
-		if err := writeVisualization(f.html, whole, rep.Check, o.Check); err != nil {
+		if err := report.WriteVisualization(f.html, whole, rep.Check, o.Check); err != nil {
 			return err
 		}
 	}
@@ -236,26 +221,4 @@ func readFile[H any](ctx context.Context, path string, read func(string) (H, err
 		var none H
 		return none, fmt.Errorf("read %s: %w", path, ctx.Err())
 	}
-}
-
-// writeVisualization shows the violating resources, or every resource when
-// the history held.
-func writeVisualization(path string, h *histories.History, res explain.Result, opts check.Options) error {
-	groups, _ := model.Prepare(h.Expand(nil), opts.Kind, opts.Policy)
-	if len(res.Violations) > 0 {
-		bad := make(map[string]bool)
-		for _, v := range res.Violations {
-			bad[v.Resource] = true
-		}
-		kept := groups[:0]
-		for _, g := range groups {
-			if bad[g.Resource] {
-				kept = append(kept, g)
-			}
-		}
-		groups = kept
-	}
-	return files.Write(path, "visualization", func(w io.Writer) error {
-		return report.Visualize(w, groups, h.Others, opts, opts.Timeout)
-	})
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -216,9 +217,9 @@ func TestKubernetesManifests(t *testing.T) {
 		assert.Equal(t, "etcd://"+strings.Join(members, ","), leases, "the shards share the etcd StatefulSet's members")
 		_, err = parseLeases(leases)
 		require.NoError(t, err)
-		addr, err := targetAddr(given(t, cmd, "target"))
+		target, err := url.Parse(given(t, cmd, "target"))
 		require.NoError(t, err)
-		assert.Equal(t, fmt.Sprintf("receiver:%d", port(t, receiver, "http")), addr, "the shards test the receiver's Service")
+		assert.Equal(t, fmt.Sprintf("receiver:%d", port(t, receiver, "http")), target.Host, "the shards test the receiver's Service")
 		assert.NotEmpty(t, given(t, cmd, "ops"), "runs bounded by their work")
 		histories = append(histories, filepath.Join(given(t, cmd, "store"), "latest", "history.jsonl"))
 	}

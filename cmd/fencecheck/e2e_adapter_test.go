@@ -20,7 +20,7 @@ import (
 // however fast the machine is.
 func TestWorkedAdapterExamplesE2E(t *testing.T) {
 	t.Parallel()
-	for name, handler := range exampleapi.Handlers {
+	for name, handler := range exampleapi.Handlers() {
 		for _, tc := range []struct {
 			bug     exampleapi.Bug
 			code    int

@@ -125,7 +125,7 @@ func TestRunMetricsRefusesARemoteAddress(t *testing.T) {
 // try to take the same port.
 func TestRunMetricsLeftOutOfTheReproduceLine(t *testing.T) {
 	t.Parallel()
-	r := fencecheck(t, schema.TempDir(t), "run", "--target", "memory://fenced", "--ops", "200", "--nemesis", "none",
+	r := fencecheck(t, schema.TempDir(t), "run", "--target", "memory://fenced", "--ops", "200", "--nemesis", "none", "--min-stale", "0",
 		"--metrics", "127.0.0.1:0", "--no-report")
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Contains(t, r.stderr, "live metrics at http://127.0.0.1:")

@@ -113,7 +113,7 @@ func TestPriorStateWithoutTokensIsRefused(t *testing.T) {
 	t.Parallel()
 	dir := schema.TempDir(t)
 	table := uniqueTable(t)
-	args := []string{"run", "--ops", "200", "--nemesis", "none", "--seed", "1", "--store", "s",
+	args := []string{"run", "--ops", "200", "--nemesis", "none", "--min-stale", "0", "--seed", "1", "--store", "s",
 		"--target", "sqlite://" + filepath.Join(dir, "r.db"),
 		"--sql-setup", "CREATE TABLE IF NOT EXISTS " + table + " (id VARCHAR(64) PRIMARY KEY, token BIGINT NOT NULL, value TEXT)",
 		"--sql-write", "INSERT INTO " + table + " (id, token, value) VALUES (:resource, :token, :value) " + upsert("sqlite", table),

@@ -110,7 +110,7 @@ func TestExecLogFail(t *testing.T) {
 			addr := freeAddr(t)
 			args := append(tc.args, "--target", "http://"+addr, "--exec", serve(addr), "--store", "s")
 			if tc.args[0] == "run" {
-				args = append(args, "--ops", "100", "--nemesis", "none", "--seed", "1")
+				args = append(args, "--ops", "100", "--nemesis", "none", "--min-stale", "0", "--seed", "1")
 			}
 			r := fencecheck(t, schema.TempDir(t), args...)
 			t.Log(r.stdout)

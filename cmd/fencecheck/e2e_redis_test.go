@@ -20,7 +20,7 @@ import (
 // reason (see testdb).
 func redisSpec(t *testing.T) string {
 	t.Helper()
-	spec, skip := testdb.Redis.DSN()
+	spec, skip := testdb.Redis().DSN()
 	if skip != "" {
 		t.Skip(skip)
 	}
@@ -182,7 +182,7 @@ func TestRedisNeverPrintsThePassword(t *testing.T) {
 	spec := redisSpec(t)
 	withPassword := strings.Replace(spec, "redis://", "redis://default:s3cretpw@", 1)
 	if strings.Contains(spec, "@") {
-		t.Skipf("%s %q has user information already", testdb.Redis.Env, spec)
+		t.Skipf("%s %q has user information already", testdb.Redis().Env, spec)
 	}
 	dir := schema.TempDir(t)
 	run := fencecheck(t, dir, "run", "--target", withPassword, "--ops", "200", "--op-timeout", "2s", "--lease-ttl", "30ms",

@@ -26,8 +26,8 @@ type sqlEngine struct {
 }
 
 var (
-	postgresEngine = sqlEngine{"postgres", testdb.Postgres}
-	sqlEngines     = []sqlEngine{{"sqlite", nil}, postgresEngine, {"mysql", testdb.MySQL}}
+	postgresEngine = sqlEngine{"postgres", testdb.Postgres()}
+	sqlEngines     = []sqlEngine{{"sqlite", nil}, postgresEngine, {"mysql", testdb.MySQL()}}
 )
 
 func (e sqlEngine) spec(t *testing.T, dir string) string {
@@ -153,7 +153,7 @@ func TestRunNeverPrintsThePassword(t *testing.T) {
 	spec := postgresEngine.spec(t, "")
 	withPassword := strings.Replace(spec, "postgres://postgres@", "postgres://postgres:s3cretpw@", 1)
 	if withPassword == spec {
-		t.Skipf("%s %q has no postgres://postgres@ to add a password to", testdb.Postgres.Env, spec)
+		t.Skipf("%s %q has no postgres://postgres@ to add a password to", testdb.Postgres().Env, spec)
 	}
 	dir := schema.TempDir(t)
 	r := fencecheck(t, dir, "run", "--target", withPassword, "--ops", "300", "--op-timeout", "2s", "--lease-ttl", "30ms", "--seed", "1", "--store", "s", "--json")

@@ -148,20 +148,25 @@ func TestCheckJudgesTheReplayTraces(t *testing.T) {
 	t.Parallel()
 	dir := schema.TempDir(t)
 	require.Equal(t, 0, fencecheck(t, dir, "replay").code)
+	// The old token accepted first is the article's last replay line:
+	// fencing allows it, and its trace holds no stale write, so it is no
+	// pass unless the stale-write gate is opted out of, and then it says
+	// it tested none.
 	cases := []struct {
-		trace, policy string
-		code          int
-		contains      string
+		trace, policy, minStale string
+		code                    int
+		contains                string
 	}{
-		{"unfenced", "strict", 1, "reject token 41: token 42 was already accepted"},
-		{"fenced", "strict", 0, "HELD"},
-		{"repeated-token", "strict", 1, "token 42 was accepted twice"},
-		{"repeated-token", "accept-equal", 0, "HELD"},
-		{"old-token-first", "strict", 0, "HELD"},
+		{"unfenced", "strict", "1", 1, "reject token 41: token 42 was already accepted"},
+		{"fenced", "strict", "1", 0, "verdict        HELD: "},
+		{"repeated-token", "strict", "1", 1, "token 42 was accepted twice"},
+		{"repeated-token", "accept-equal", "1", 0, "verdict        HELD: "},
+		{"old-token-first", "strict", "1", 2, "verdict        INCONCLUSIVE: 0 stale writes were submitted, and a pass needs at least 1"},
+		{"old-token-first", "strict", "0", 0, "verdict        HELD (no stale write tested): "},
 	}
 	for _, tc := range cases {
-		t.Run(tc.trace+"/"+tc.policy, func(t *testing.T) {
-			r := fencecheck(t, dir, "check", "replay-out/"+tc.trace+".jsonl", "--policy", tc.policy)
+		t.Run(tc.trace+"/"+tc.policy+"/min-stale-"+tc.minStale, func(t *testing.T) {
+			r := fencecheck(t, dir, "check", "replay-out/"+tc.trace+".jsonl", "--policy", tc.policy, "--min-stale", tc.minStale)
 			assert.Equal(t, tc.code, r.code, r.stdout+r.stderr)
 			assert.Contains(t, r.stdout, tc.contains)
 		})

@@ -60,7 +60,7 @@ func TestVerifyWithLeases(t *testing.T) {
 		{"memory://fenced", "etcd", "embedded etcd (3 members)", 0},
 		{"memory://unfenced", "etcd", "embedded etcd (3 members)", 1},
 	}
-	if dsn, skip := testdb.Redis.DSN(); skip == "" {
+	if dsn, skip := testdb.Redis().DSN(); skip == "" {
 		cases = append(cases, struct {
 			target, leases, name string
 			code                 int

@@ -40,7 +40,7 @@ func TestVerifyIssuer(t *testing.T) {
 			"was SIGKILLed and started again | pass |", "(the leader) was SIGKILLed", "led), ", "after it rejoined | pass |",
 			"skipped: the issuer cannot start tokens near 2^31"}},
 	}
-	for _, s := range []*testdb.Server{testdb.Redis, testdb.Postgres} {
+	for _, s := range []*testdb.Server{testdb.Redis(), testdb.Postgres()} {
 		if dsn, skip := s.DSN(); skip == "" {
 			cases = append(cases, tc{dsn, "100ms", []string{passed, "2^63-1: 9223372036854775807, then refused | pass |"}})
 		} else {

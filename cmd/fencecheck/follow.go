@@ -37,7 +37,7 @@ func runFollow(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, p
 	if err != nil {
 		return err
 	}
-	rep := checkReport{Format: runstore.ResultFormat, History: path, Truncated: followed.Partial, Report: followed.Report}
+	rep := checkReport{Format: runstore.ResultFormat, History: path, Truncated: followed.Partial, Report: followed.Report, judged: o}
 	for _, n := range rep.Notes {
 		fmt.Fprintf(stderr, "fencecheck: note: %s\n", n)
 	}

@@ -53,7 +53,7 @@ func (g *checkGates) write(paths []string, h *histories.History, rep checkReport
 	opts, _ := f.options()
 	in := report.Input{
 		Title: path, Verdict: rep.Verdict, Reason: rep.Reason, History: h, Check: rep.Check,
-		Options: opts, Minimal: rep.Minimal,
+		Options: opts, Minimal: rep.Minimal, Kinds: rep.Findings,
 		Command: fmt.Sprintf("fencecheck check %s --policy %s --model %s --checker %s", quoteAll(paths), f.policy, f.model, f.checker),
 	}
 	if rep.Minimal != nil {

@@ -14,9 +14,7 @@ func newLeasesCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "leases COMMAND",
 		Short: "Serve a token issuer to other fencecheck processes",
-		Long: `leases serves token issuers that several fencecheck processes share: the
-shards of one job (run --shard) must take their tokens from one issuer.
-See docs/scale-out.md.`,
+		Long:  help("leases"),
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return &usageError{fmt.Errorf("leases: want a command: %s", subcommands(cmd))}

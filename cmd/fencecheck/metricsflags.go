@@ -8,6 +8,7 @@ import (
 
 	"github.com/fencecheck/fencecheck/harness"
 	"github.com/fencecheck/fencecheck/internal/httpserver"
+	"github.com/fencecheck/fencecheck/nemesis"
 	"github.com/fencecheck/fencecheck/runmetrics"
 )
 
@@ -41,11 +42,7 @@ func (m *metricsFlags) start(cfg *harness.Config, stderr io.Writer) (stop func()
 	if m.listen == "" {
 		return func() {}, nil
 	}
-	names := make([]string, len(cfg.Faults))
-	for i, f := range cfg.Faults {
-		names[i] = f.Name()
-	}
-	metrics := runmetrics.New(names)
+	metrics := runmetrics.New(nemesis.NamesOf(cfg.Faults))
 	o := runmetrics.DefaultServerOptions()
 	o.Listen, o.AllowRemote = m.listen, m.allowRemote
 	srv, err := runmetrics.Start(metrics, o)

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/fencecheck/fencecheck/explain"
 	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/internal/termsafe"
+	"github.com/fencecheck/fencecheck/judge"
 	"github.com/fencecheck/fencecheck/report"
 )
 
@@ -51,9 +51,14 @@ func printCheck(w io.Writer, rep checkReport) {
 	if res.CappedWrites+res.DroppedWrite > 0 {
 		fmt.Fprintf(w, "fencing cap    %d unknown writes capped, %d dropped as certain no-ops\n", res.CappedWrites, res.DroppedWrite)
 	}
-	fmt.Fprintf(w, "verdict        %s: %s\n", strings.ToUpper(string(rep.Verdict)), rep.Reason)
+	writeHazards(w, &rep.Report, &rep.judged)
+	fmt.Fprintf(w, "verdict        %s: %s\n", rep.Headline(), rep.Reason)
+	if rep.Verdict == judge.Held && rep.Power.StaleTested > 0 {
+		fmt.Fprintf(w, "power          %s\n", rep.Power.Sentence())
+	}
+	_ = judge.WriteFindingLines(w, &rep.Report, "finding        ")
 	report.WriteErrors(w, "errors         ", rep.Evidence.Errors)
-	_ = explain.WriteViolations(w, &res, rep.Minimal)
+	_ = judge.WriteFindings(w, &rep.Report)
 }
 
 // partialLine says what a history whose last line was cut short lost.
@@ -73,5 +78,22 @@ func printHistories(w io.Writer, placed []histories.Placed) {
 			fmt.Fprintf(w, " (%s)", partialLine)
 		}
 		fmt.Fprintln(w)
+	}
+}
+
+// writeHazards writes what the history exercised, hazard by hazard, two
+// to a line.
+func writeHazards(w io.Writer, rep *judge.Report, o *judge.Options) {
+	hs := rep.Hazards(o)
+	for i := 0; i < len(hs); i += 2 {
+		head := "exercised      "
+		if i > 0 {
+			head = "               "
+		}
+		line := hs[i].String()
+		if i+1 < len(hs) {
+			line += "; " + hs[i+1].String()
+		}
+		fmt.Fprintf(w, "%s%s\n", head, line)
 	}
 }

@@ -30,8 +30,9 @@ func (r *redisFlags) given() bool {
 	return r.mode != "" || r.script != "" || r.readScript != ""
 }
 
-// options reads the script files and returns the target's options.
-func (r *redisFlags) options(workers int, acceptEqual bool) (redistarget.Options, error) {
+// options reads the script files and returns the target's options;
+// targets/spec sets the workers and the policy.
+func (r *redisFlags) options() (redistarget.Options, error) {
 	o := redistarget.DefaultOptions()
 	if r.mode != "" || r.script != "" {
 		// The default mode unless --redis-mode or a script is given; the
@@ -51,18 +52,6 @@ func (r *redisFlags) options(workers int, acceptEqual bool) (redistarget.Options
 		}
 		*f.dest = string(b)
 	}
-	o.Workers = max(workers, 1) // a bad --workers is reported by the run's configuration
-	o.AcceptEqual = acceptEqual
 	o.Timeout = r.timeout
 	return o, nil
-}
-
-// redisTargetName is the run's target name: the spec without its
-// password, and how it writes.
-func redisTargetName(t *redistarget.Target) string {
-	how := string(t.Mode())
-	if how == "" {
-		how = "own script"
-	}
-	return fmt.Sprintf("%s (%s)", t.Name(), how)
 }

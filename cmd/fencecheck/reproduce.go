@@ -94,3 +94,13 @@ func flagLine(name string, fl *pflag.FlagSet, effective map[string]string, skip,
 	}
 	return line
 }
+
+// maskHeader is a --header value as a printed command line may show it:
+// the name, and xxxxx for the value, which may be a secret.
+func maskHeader(line string) string {
+	name, _, ok := strings.Cut(line, ":")
+	if !ok {
+		return redact.Mask
+	}
+	return name + ": " + redact.Mask
+}

@@ -16,15 +16,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 func newRootCommand(stdout, stderr io.Writer) *cobra.Command {
 	root := &cobra.Command{
-		Use:   "fencecheck",
-		Short: "Test whether a resource rejects obsolete ownership tokens",
-		Long: `fencecheck tests receivers that must reject obsolete ownership: a worker whose
-lease expired can still write, and only the resource can refuse its stale
-fencing token. fencecheck replays the failure, records histories, and checks
-them against the fenced-register model.
-
-Exit codes: 0 the invariant held, 1 a violation was found, 2 inconclusive,
-3 error (bad flag, unreadable input, unreachable target).`,
+		Use:           "fencecheck",
+		Short:         "Test whether a resource rejects obsolete ownership tokens",
+		Long:          help("fencecheck"),
 		Version:       build().String(),
 		SilenceErrors: true,
 		SilenceUsage:  true,
@@ -41,20 +35,27 @@ Exit codes: 0 the invariant held, 1 a violation was found, 2 inconclusive,
 
 // exactArgs is cobra.ExactArgs with the error marked as a usage error.
 func exactArgs(n int, what string) cobra.PositionalArgs {
+	return argCount(what, func(got int) bool { return got == n })
+}
+
+// minArgs is cobra.MinimumNArgs with the error marked as a usage error.
+func minArgs(n int, what string) cobra.PositionalArgs {
+	return argCount(what, func(got int) bool { return got >= n })
+}
+
+func argCount(what string, ok func(got int) bool) cobra.PositionalArgs {
 	return func(_ *cobra.Command, args []string) error {
-		if len(args) != n {
+		if !ok(len(args)) {
 			return &usageError{fmt.Errorf("want %s, got %d arguments", what, len(args))}
 		}
 		return nil
 	}
 }
 
-// minArgs is cobra.MinimumNArgs with the error marked as a usage error.
-func minArgs(n int, what string) cobra.PositionalArgs {
-	return func(_ *cobra.Command, args []string) error {
-		if len(args) < n {
-			return &usageError{fmt.Errorf("want %s, got %d arguments", what, len(args))}
-		}
-		return nil
+// warn reports warnings on w, the command's stderr: what went wrong
+// around a run without changing its verdict or the exit code.
+func warn(w io.Writer, warnings []string) {
+	for _, s := range warnings {
+		fmt.Fprintf(w, "fencecheck: warning: %s\n", s)
 	}
 }

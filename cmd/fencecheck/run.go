@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/binary"
 	"fmt"
 	"io"
 	"os"
@@ -23,55 +21,28 @@ import (
 	"github.com/fencecheck/fencecheck/nemesis"
 	"github.com/fencecheck/fencecheck/report"
 	"github.com/fencecheck/fencecheck/sched"
+	targetspec "github.com/fencecheck/fencecheck/targets/spec"
 	"github.com/fencecheck/fencecheck/workload"
 )
 
+// runFlags are the flags of run, and of the commands that make runs as
+// it does (sweep, compare-fixes).
 type runFlags struct {
-	target          targetFlags
-	leases          string
-	tokens          string
-	schedule        string
-	workers         int
-	resources       int
-	resourceNames   []string
-	job             string
-	shard           string
-	duration        time.Duration
-	ops             int
-	rate            float64
-	leaseTTL        time.Duration
-	readShare       float64
-	nemesis         string
-	script          string
-	seed            uint64
-	policy          string
-	require         []string
-	minStale        int
-	store           string
-	name            string
-	json            bool
-	checkTimeout    time.Duration
-	realtime        bool
-	noProgress      bool
-	stopOnViolation bool
-	opTimeout       time.Duration
-	junit           string
-	noReport        bool
-	seedGenerated   bool
-	minStaleSet     bool
-	resourcesSet    bool
-	durationSet     bool
-	opTimeoutSet    bool
-	scheduleSet     bool
-	think           time.Duration
-	thinkSet        bool
-
-	clientStrategy  string
-	leaseMultiplier float64
-	renewEvery      time.Duration
-	renewEverySet   bool
-
-	metrics metricsFlags
+	target                                                targetFlags
+	leases, tokens, schedule, job, shard, nemesis, script string
+	policy, store, name, junit, clientStrategy            string
+	workers, resources, ops, minStale                     int
+	resourceNames, require                                []string
+	duration, leaseTTL, think, opTimeout, checkTimeout    time.Duration
+	renewEvery                                            time.Duration
+	rate, readShare, leaseMultiplier                      float64
+	seed                                                  uint64
+	json, realtime, noProgress, stopOnViolation, noReport bool
+	metrics                                               metricsFlags
+	// The flags whose defaults depend on others, as given or not
+	// (noteChanged), and seedGenerated: no --seed.
+	seedGenerated, resourcesSet, durationSet, opTimeoutSet bool
+	scheduleSet, thinkSet, renewEverySet                   bool
 }
 
 func newRunCommand() *cobra.Command {
@@ -79,66 +50,8 @@ func newRunCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "run --target SPEC",
 		Short: "Run concurrent token-carrying workers against a target under faults, then check the history",
-		Long: `run starts workers that take leases, carry fencing tokens and write to the
-target while the nemesis injects faults; it records the history to the run
-store (store/<run>/<time>/), checks it against the fenced-register model and
-says which hazards the run exercised.
-
-With a memory:// target the run is deterministic: a seeded scheduler and a
-virtual clock, no real sleeps; the same --seed gives the same history, byte
-for byte. --schedule pct:D has the scheduler explore with PCT's priority
-schedules instead of random choices (see docs/exploration.md). --leases etcd takes leases and tokens from an embedded etcd
-cluster instead (or etcd://HOST:PORT,… from yours); such a run is on the
-real clock (see docs/leases.md).
-
-SQL targets (sqlite:///path, postgres://…, mysql://…) run on the real clock
-against the database: --sql-mode picks a built-in statement in a scratch
-table (atomic, or check-then-set, broken on purpose), or --sql-setup,
---sql-write and --sql-read supply your own with :resource, :token and
-:value; several --sql-write, a --sql-guard or --sql-isolation make the
-write one transaction, and --sql-accepted says how its result reads (see
-docs/sql-receivers.md).
-
-Redis targets (redis://[user:pass@]host:port/db, rediss:// over TLS) run on
-the real clock against the server, under a key prefix of their own that is
-removed at the end: --redis-mode picks a built-in write (atomic, one Lua
-script; watch, WATCH/MULTI/EXEC; or check-then-set, broken on purpose), or
---redis-script FILE runs your own Lua script, with KEYS[1] the resource's
-key, ARGV[1] the token and ARGV[2] the value, returning 1 (accepted) or 0
-(rejected) (see docs/redis-receivers.md).
-
-Faults (--nemesis, comma-separated): pause (hold a worker after it prepared
-its write until a newer owner wrote), delay (hold a write on its way to the
-resource), expire (end leases early), duplicate (deliver a write twice).
-With an http:// target also the proxy's faults, which act on real requests
-between the workers and the receiver: hold (deliver a write late, after a
-newer token was accepted), duplicate-request, drop-response (the receiver
-applies the write, the worker gets no answer), latency; with --exec the
-receiver process's: kill (SIGKILL, then start again), pause-receiver
-(SIGSTOP, then SIGCONT); with any target reached over TCP (postgres://,
-mysql://, redis://, http://) the TCP proxy's, which act on the connection's
-bytes below the protocol: net-latency, net-hold (a request waits until
-another connection's is answered), net-blackhole (a connection's bytes
-vanish, no answer), net-reset (the receiver gets the request and answers,
-the client gets a reset: the ambiguous commit; see docs/running.md); and with --leases etcd, redis or postgres the
-issuer's, on the members of the embedded cluster or the private server:
-issuer-kill (SIGKILL a member, the leader first, or the server, then start
-it again), issuer-pause (SIGSTOP, then SIGCONT). A run with an issuer fault
-is inconclusive unless a lease was granted after a server it took down came
-back (see docs/leases.md).
-
---client-strategy replaces fencing with one of the fixes the article
-reviews: none, longer-lease (leases --lease-multiplier times longer),
-renew (every --renew-every), check-before-write (ask the issuer, then
-write). Their workers send no token, so no receiver can reject an older
-owner's write; compare-fixes runs every strategy on the same seeded
-workload (see docs/fixes.md).
-
---metrics ADDR serves live Prometheus counters of the run at
-http://ADDR/metrics while it lasts (loopback only, unless
---metrics-allow-remote): operations by outcome, stale writes, active faults
-(see docs/metrics.md).`,
-		Args: exactArgs(0, "no arguments"),
+		Long:  help("run"),
+		Args:  exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			f.noteChanged(cmd)
 			return f.target.scrub(runRun(cmd.Context(), cmd, f))
@@ -162,7 +75,6 @@ const (
 func (f *runFlags) noteChanged(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	f.seedGenerated = !fl.Changed("seed")
-	f.minStaleSet = fl.Changed("min-stale")
 	f.resourcesSet = fl.Changed("resources")
 	f.durationSet = fl.Changed("duration")
 	f.opTimeoutSet = fl.Changed("op-timeout")
@@ -191,7 +103,7 @@ func (f *runFlags) register(fl *pflag.FlagSet, cmd runCommand) {
 	fl.DurationVar(&f.leaseTTL, "lease-ttl", d.LeaseTTL, "lease duration")
 	fl.Float64Var(&f.readShare, "read-share", d.ReadShare, "probability of an extra read after each job")
 	fl.DurationVar(&f.think, "think", d.Think, fmt.Sprintf("mean time a worker works on a job between reading and writing (virtual time for memory targets; with another --lease-ttl: lease-ttl/%d)", d.LeaseTTL/d.Think))
-	fl.StringVar(&f.nemesis, "nemesis", faultNames(d.Faults), "faults to inject: pause,delay,expire,duplicate; http: hold,duplicate-request,drop-response,latency; postgres, mysql, redis, http: net-latency,net-hold,net-blackhole,net-reset; --exec: kill,pause-receiver; --leases etcd, redis or postgres: issuer-kill,issuer-pause; or none")
+	fl.StringVar(&f.nemesis, "nemesis", strings.Join(nemesis.NamesOf(d.Faults), ","), "faults to inject: pause,delay,expire,duplicate; http: hold,duplicate-request,drop-response,latency; postgres, mysql, redis, http: net-latency,net-hold,net-blackhole,net-reset; --exec: kill,pause-receiver; --leases etcd, redis or postgres: issuer-kill,issuer-pause; or none")
 	fl.StringVar(&f.script, "nemesis-script", "", `scripted fault windows instead of random ones, e.g. "500ms:+pause,2s:-pause"`)
 	if cmd != cmdSweep {
 		fl.Uint64Var(&f.seed, "seed", 0, "seed for every random choice (default: a random seed, printed)")
@@ -199,7 +111,7 @@ func (f *runFlags) register(fl *pflag.FlagSet, cmd runCommand) {
 	fl.StringVar(&f.schedule, "schedule", d.TaskOrder.String(), "how the deterministic simulation (memory targets) orders tasks ready at the same virtual instant: random, or pct:D, PCT's priority schedules, which find a bug that needs D ordering constraints with a probability they guarantee (see docs/exploration.md)")
 	fl.StringVar(&f.policy, "policy", d.Policy.String(), "fencing policy: strict or accept-equal")
 	fl.StringSliceVar(&f.require, "require", nil, "extra invariants: exclusive (no write accepted that was sent after its lease had ended on the issuer or been reassigned)")
-	fl.IntVar(&f.minStale, "min-stale", 0, "exit 2 unless at least this many stale writes were exercised (default 1 when the nemesis has pause, delay or hold; 0 accepts a run without one)")
+	fl.IntVar(&f.minStale, "min-stale", d.MinStale, "exit 2 unless at least this many stale writes reached the receiver, whatever the nemesis (0: accept a run without one, and say HELD (no stale write tested))")
 	fl.StringVar(&f.store, "store", d.StoreDir, "run store directory")
 	fl.StringVar(&f.name, "name", "", "run name (default: derived from the target)")
 	fl.BoolVar(&f.json, "json", false, "print the result as JSON")
@@ -220,14 +132,13 @@ func (f *runFlags) register(fl *pflag.FlagSet, cmd runCommand) {
 	fl.BoolVar(&f.noReport, "no-report", false, "do not write report.html and the timelines into the run directory")
 }
 
-func (f *runFlags) config(t *openedTarget, faults []nemesis.Fault) (harness.Config, error) {
+func (f *runFlags) config(t *targetspec.Target, faults []nemesis.Fault) (harness.Config, error) {
 	policy, err := parsePolicy(f.policy)
 	if err != nil {
 		return harness.Config{}, err
 	}
 	cfg := harness.DefaultConfig()
-	cfg.Target, cfg.TargetName, cfg.Terms = t.target, t.name, runTerms{}
-	cfg.MaxToken = t.maxToken
+	cfg.Target, cfg.TargetName, cfg.Terms, cfg.MaxToken = t.Target, t.Name, runTerms{}, t.MaxToken
 	if cfg.Tokens, err = lease.ParseTokens(f.tokens); err != nil {
 		return cfg, &usageError{fmt.Errorf("--tokens: %w", err)}
 	}
@@ -257,14 +168,11 @@ func (f *runFlags) config(t *openedTarget, faults []nemesis.Fault) (harness.Conf
 		return cfg, err
 	}
 	// A real issuer runs on the real clock.
-	cfg.Faults, cfg.Seed, cfg.Deterministic, cfg.Policy = faults, f.seed, t.deterministic && !f.realtime && cfg.Issuer == nil, policy
+	cfg.Faults, cfg.Seed, cfg.Deterministic, cfg.Policy = faults, f.seed, t.Deterministic && !f.realtime && cfg.Issuer == nil, policy
 	if cfg.TaskOrder, err = f.taskOrder(t, cfg.Deterministic); err != nil {
 		return cfg, err
 	}
 	cfg.MinStale, cfg.StoreDir, cfg.RunName, cfg.CheckTimeout, cfg.NoReport = f.minStale, f.store, f.name, f.checkTimeout, f.noReport
-	if !f.minStaleSet {
-		cfg.MinStale = harness.DefaultMinStale(faults)
-	}
 	if f.ops > 0 && !f.durationSet {
 		cfg.Duration = 0 // --ops alone bounds the run by its work, not by time
 	}
@@ -290,7 +198,7 @@ func (f *runFlags) config(t *openedTarget, faults []nemesis.Fault) (harness.Conf
 // taskOrder returns the run's --schedule. It orders the tasks of the
 // deterministic simulation, and is refused, even as random, for a run
 // that is not in it, whose tasks nothing of fencecheck's orders.
-func (f *runFlags) taskOrder(t *openedTarget, deterministic bool) (sched.Order, error) {
+func (f *runFlags) taskOrder(t *targetspec.Target, deterministic bool) (sched.Order, error) {
 	order, err := sched.ParseOrder(f.schedule)
 	if err != nil {
 		return order, &usageError{fmt.Errorf("--schedule: %w", err)}
@@ -298,9 +206,9 @@ func (f *runFlags) taskOrder(t *openedTarget, deterministic bool) (sched.Order, 
 	if !f.scheduleSet || deterministic {
 		return order, nil
 	}
-	why := t.name + " runs on the real clock"
+	why := t.Name + " runs on the real clock"
 	switch {
-	case !t.deterministic:
+	case !t.Deterministic:
 	case f.realtime:
 		why = "--realtime puts this run on the real clock"
 	default:
@@ -353,7 +261,7 @@ func (f *runFlags) parseShard() (*harness.Shard, error) {
 func runRun(ctx context.Context, cmd *cobra.Command, f runFlags) error {
 	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
 	if f.seedGenerated {
-		f.seed = randomSeed()
+		f.seed = harness.RandomSeed()
 	}
 	res, err := runOnce(ctx, cmd, f, once{progress: !f.noProgress && !f.json && isTerminal(stderr), command: func(cfg harness.Config) string {
 		return reproduceLine(cmd, effectiveRunFlags(cfg, f))
@@ -389,20 +297,15 @@ func runOnce(ctx context.Context, cmd *cobra.Command, f runFlags, o once) (harne
 	if err := f.metrics.check(); err != nil {
 		return harness.Result{}, err
 	}
-	child, err := f.target.child()
+	faults, s, err := f.faults()
 	if err != nil {
 		return harness.Result{}, err
 	}
-	faults, err := parseFaults(f.nemesis, f.target.spec, child)
+	t, err := s.Open(ctx, faults)
 	if err != nil {
-		return harness.Result{}, err
+		return harness.Result{}, usage(err)
 	}
-	policy, _ := model.ParsePolicy(f.policy) // a bad policy is reported with the configuration
-	t, err := f.target.open(ctx, openWith{workers: f.workers, acceptEqual: policy == model.AcceptEqual, faults: faults, child: child})
-	if err != nil {
-		return harness.Result{}, err
-	}
-	defer t.closeWarning(stderr)
+	defer closeTarget(t, stderr)
 	cfg, err := f.config(t, faults)
 	if err != nil {
 		return harness.Result{}, err
@@ -416,7 +319,7 @@ func runOnce(ctx context.Context, cmd *cobra.Command, f runFlags, o once) (harne
 	defer stopMetrics()
 	stopProgress := func() {}
 	if o.progress {
-		cfg.Progress, stopProgress = progressLine(stderr)
+		cfg.Progress, stopProgress = progressLine[harness.Progress](stderr)
 	}
 	cfg.StopOnViolation = f.stopOnViolation
 	res, err := harness.Run(ctx, cfg)
@@ -425,6 +328,18 @@ func runOnce(ctx context.Context, cmd *cobra.Command, f runFlags, o once) (harne
 		fmt.Fprintf(stderr, "fencecheck: stopped the run early: %s\n", res.StoppedBecause)
 	}
 	return res, err
+}
+
+// faults reads the target flags and --nemesis: the run's faults, and the
+// spec that opens the target behind the proxies they act in.
+func (f *runFlags) faults() ([]nemesis.Fault, *targetspec.Spec, error) {
+	policy, _ := model.ParsePolicy(f.policy) // a bad policy is reported with the configuration
+	s, err := f.target.parse(f.workers, policy == model.AcceptEqual)
+	if err != nil {
+		return nil, nil, err
+	}
+	faults, err := s.ParseFaults(f.nemesis)
+	return faults, s, usage(err)
 }
 
 // effectiveRunFlags are the flags a reproduce line of run always carries,
@@ -461,36 +376,16 @@ func effectiveRunFlags(cfg harness.Config, f runFlags) map[string]string {
 	return e
 }
 
-// faultNames is the --nemesis list of faults.
-func faultNames(faults []nemesis.Fault) string {
-	names := make([]string, len(faults))
-	for i, f := range faults {
-		names[i] = f.Name()
-	}
-	return strings.Join(names, ",")
-}
-
-func randomSeed() uint64 {
-	var b [8]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return uint64(time.Now().UnixNano())
-	}
-	return binary.LittleEndian.Uint64(b[:]) >> 1
-}
-
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
-// progressLine shows a live status line on a terminal.
-func progressLine(w io.Writer) (func(harness.Progress), func()) {
+// progressLine shows a live status line on a terminal: update shows a
+// new status as the library words it, stop clears the line.
+func progressLine[P fmt.Stringer](w io.Writer) (update func(P), stop func()) {
 	describe, stop := spinner(w)
-	update := func(p harness.Progress) {
-		describe(fmt.Sprintf("%v/%v  ops %d  accepted %d  rejected %d  unknown %d",
-			p.Elapsed.Round(time.Millisecond), p.Duration, p.Ops, p.Accepted, p.Rejected, p.Unknown))
-	}
-	return update, stop
+	return func(p P) { describe(p.String()) }, stop
 }
 
 // spinner is a live status line on a terminal: describe shows a new

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -27,16 +26,8 @@ func newServeCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "serve --store DIR",
 		Short: "Browse the run store in a web browser (read-only)",
-		Long: `serve shows the run store in a web browser: a table of the runs (target,
-verdict, operations, stale writes exercised), and each run's report.html,
-timeline.html and history. It only reads, only the files runs write, and only
-inside the store. It listens on the loopback interface unless told otherwise.
-
-It answers only requests for loopback names (localhost, 127.0.0.1, [::1]),
-the --listen host and each --host, so a web page cannot read the store by
-DNS rebinding; --allow-remote answers every host. There is no TLS and no
-authentication: anyone who can connect can read the store.`,
-		Args: exactArgs(0, "no arguments"),
+		Long:  help("serve"),
+		Args:  exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runServe(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), f)
 		},
@@ -76,18 +67,9 @@ func runServe(ctx context.Context, stdout, stderr io.Writer, f serveFlags) error
 		return &usageError{fmt.Errorf("--listen: %w", err)}
 	}
 	fmt.Fprintf(stdout, "serving run store %s at http://%s/ (Ctrl-C to stop)\n", store, ln.Addr())
-	stopped := make(chan struct{})
-	go func() {
-		defer close(stopped)
-		<-ctx.Done()
-		shutdown, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		defer cancel()
-		_ = srv.Shutdown(shutdown)
-	}()
-	if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+	if err := httpserver.Serve(ctx, srv, ln, 5*time.Second); err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
-	<-stopped // Serve returns ErrServerClosed once Shutdown has begun
 	return nil
 }
 

@@ -29,9 +29,9 @@ func (s *sqlFlags) register(fl *pflag.FlagSet) {
 		"Given several times: the ordered statements of one transaction, the last one's result read")
 	fl.StringVar(&s.guard, "sql-guard", "", "SQL targets: a statement run first in the write's transaction, with the same placeholders; when it returns no row the write is rejected and rolled back, "+
 		"e.g. SELECT 1 FROM t WHERE id = :resource AND token < :token [FOR UPDATE]")
-	fl.StringVar(&s.isolation, "sql-isolation", "", fmt.Sprintf("SQL targets: run the write as a transaction at this isolation level, one of %v (default: the engine's)", sqltarget.Isolations))
+	fl.StringVar(&s.isolation, "sql-isolation", "", fmt.Sprintf("SQL targets: run the write as a transaction at this isolation level, one of %v (default: the engine's)", sqltarget.Isolations()))
 	fl.StringVar(&s.accepted, "sql-accepted", "", fmt.Sprintf("SQL targets: how the write's last statement says it was accepted, one of %v "+
-		"(default: it affects a row, or RETURNING returns one; or a boolean column named accepted in its result says)", sqltarget.AcceptedRules))
+		"(default: it affects a row, or RETURNING returns one; or a boolean column named accepted in its result says)", sqltarget.AcceptedRules()))
 	fl.StringVar(&s.read, "sql-read", "", "SQL targets: your read statement, with :resource; returns value [, token], or no row")
 	fl.StringArrayVar(&s.teardown, "sql-teardown", nil, "SQL targets: a statement to run after the run (repeatable)")
 	fl.DurationVar(&s.timeout, "sql-timeout", sqltarget.DefaultOptions().Timeout, "SQL targets: deadline of every statement")
@@ -46,7 +46,9 @@ func (s *sqlFlags) given() bool {
 // own reports whether the run writes with the user's own statements.
 func (s *sqlFlags) own() bool { return len(s.write) > 0 || s.read != "" }
 
-func (s *sqlFlags) options(workers int, acceptEqual bool) sqltarget.Options {
+// options are the SQL target's options; targets/spec sets the workers
+// and the policy.
+func (s *sqlFlags) options() sqltarget.Options {
 	o := sqltarget.DefaultOptions()
 	o.Statements = sqltarget.Statements{Setup: s.setup, Write: s.write, Guard: s.guard, Isolation: sqltarget.Isolation(s.isolation),
 		Accepted: sqltarget.Accepted(s.accepted), Read: s.read, Teardown: s.teardown}
@@ -55,18 +57,6 @@ func (s *sqlFlags) options(workers int, acceptEqual bool) sqltarget.Options {
 	if s.given() {
 		o.Mode = sqltarget.Mode(s.mode)
 	}
-	o.Workers = max(workers, 1) // a bad --workers is reported by the run's configuration
-	o.AcceptEqual = acceptEqual
 	o.Timeout = s.timeout
 	return o
-}
-
-// sqlTargetName is the run's target name: the spec without its password,
-// and how it writes.
-func sqlTargetName(t *sqltarget.Target) string {
-	how := string(t.Mode())
-	if how == "" {
-		how = "own statements"
-	}
-	return fmt.Sprintf("%s (%s)", t.Name(), how)
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -17,6 +16,7 @@ import (
 	"github.com/fencecheck/fencecheck/harness"
 	"github.com/fencecheck/fencecheck/internal/redact"
 	leasespec "github.com/fencecheck/fencecheck/lease/spec"
+	"github.com/fencecheck/fencecheck/nemesis"
 	"github.com/fencecheck/fencecheck/runstore"
 )
 
@@ -25,14 +25,12 @@ import (
 var sweepOnly = []string{"seeds", "parallel", "keep-going", "budget", "swarm"}
 
 type sweepFlags struct {
-	run       runFlags
-	seeds     string
-	parallel  int
-	keepGoing bool
-	budget    time.Duration
-	swarm     bool
-
-	seedsSet, parallelSet, nemesisSet bool
+	run                               runFlags
+	seeds                             string
+	parallel                          int
+	budget                            time.Duration
+	keepGoing, swarm                  bool
+	seedsSet, parallelSet, nemesisSet bool // given
 }
 
 func newSweepCommand() *cobra.Command {
@@ -40,37 +38,8 @@ func newSweepCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "sweep --target SPEC --seeds A-B",
 		Short: "Run one configuration once per seed, stop at the first seed that violates, and print the line that repeats it",
-		Long: `sweep makes the run that fencecheck run makes with the same flags once per
-seed of --seeds (A-B, or N for 1-N; default 1-100), and judges the runs
-together. It stops at the first seed that violates (--keep-going runs them
-all) and prints that seed, its run's explanation and minimal
-counterexample, and the fencecheck run line that repeats it; with a
-memory:// target that line gives the same history, byte for byte.
-
-Memory targets run in the deterministic simulation, in the process,
---parallel at a time (default: one per processor), each against a receiver
-of its own; the first failing seed reported is the lowest, whatever the
-parallelism. Other targets run one at a time by default: several at once
-share the receiver (on resources named for each run) and disturb each
-other's timing.
-
-Only the runs that violate are stored in full (store/<name>/<time>/); every
-seed is one line of the sweep's log, store/<name>-sweep/<time>/sweep.jsonl
-(seed, verdict, counts, coverage), beside its result.json and summary.txt.
-
---swarm: each seed also draws its own configuration from the seed: a
-non-empty subset of the faults (of --nemesis when given, else
-pause,delay,expire,duplicate), the workers, resources, lease TTL, think
-time, read share and tokens; the draw is printed with a failing seed and is
-part of its run line, as explicit flags (see docs/exploration.md).
-
---budget stops starting runs after that much wall time.
-
-Exit codes: 1 when a seed violated; 0 when none did, some held, and the
-runs together exercised the hazards of their faults (every fault acted, and
-as many stale writes as a run asks for); 2 otherwise (inconclusive runs of
-single seeds are counted and shown, not failures); 3 on an error.`,
-		Args: exactArgs(0, "no arguments"),
+		Long:  help("sweep"),
+		Args:  exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			f.run.noteChanged(cmd)
 			fl := cmd.Flags()
@@ -95,11 +64,7 @@ func runSweep(ctx context.Context, cmd *cobra.Command, f sweepFlags) error {
 		return err
 	}
 	// The flags every run would refuse are refused once, before any.
-	child, err := f.run.target.child()
-	if err != nil {
-		return err
-	}
-	if _, err := parseFaults(f.run.nemesis, f.run.target.spec, child); err != nil {
+	if _, _, err := f.run.faults(); err != nil {
 		return err
 	}
 	opts, err := f.options()
@@ -114,7 +79,7 @@ func runSweep(ctx context.Context, cmd *cobra.Command, f sweepFlags) error {
 	}
 	if !f.run.noProgress && !f.run.json && isTerminal(stderr) {
 		var stop func()
-		opts.Progress, stop = sweepProgressLine(stderr)
+		opts.Progress, stop = progressLine[explore.Progress](stderr)
 		defer stop()
 	}
 	var warnMu sync.Mutex
@@ -160,7 +125,7 @@ func (f *sweepFlags) options() (explore.Options, error) {
 			return o, &usageError{fmt.Errorf("--seeds: %w", err)}
 		}
 	default:
-		o.Seeds = explore.Unbounded // the budget ends it
+		o.Seeds = explore.Unbounded() // the budget ends it
 	}
 	if f.budget < 0 {
 		return o, &usageError{fmt.Errorf("--budget: must not be negative")}
@@ -190,20 +155,14 @@ func (f *sweepFlags) options() (explore.Options, error) {
 		o.Space = explore.Space{FixedResources: f.fixedNames(), DenseTokens: f.run.leases != leasespec.Local}
 		if f.nemesisSet {
 			// The pool is checked as a whole before any draw uses it.
-			child, err := f.run.target.child()
-			if err != nil {
-				return o, err
-			}
-			faults, err := parseFaults(f.run.nemesis, f.run.target.spec, child)
+			faults, _, err := f.run.faults()
 			if err != nil {
 				return o, err
 			}
 			if len(faults) == 0 {
 				return o, &usageError{fmt.Errorf("--swarm: --nemesis %q gives no fault to draw from", f.run.nemesis)}
 			}
-			for _, ft := range faults {
-				o.Space.Faults = append(o.Space.Faults, ft.Name())
-			}
+			o.Space.Faults = nemesis.NamesOf(faults)
 		}
 	}
 	return o, nil
@@ -230,7 +189,7 @@ func (f *sweepFlags) refuseShared(parallel int) error {
 		return nil
 	}
 	switch {
-	case f.run.target.http.exec != "":
+	case f.run.target.exec.command != "":
 		return &usageError{fmt.Errorf("--parallel %d: each run starts the receiver of --exec, and they would share its address; sweep such a receiver with --parallel 1", parallel)}
 	case f.fixedNames() && !f.simulated():
 		return &usageError{fmt.Errorf("--parallel %d: the runs would share the receiver's resources of fixed names; sweep them with --parallel 1", parallel)}
@@ -248,22 +207,4 @@ func (f *runFlags) apply(d explore.Draw) {
 	if d.Resources > 0 {
 		f.resources, f.resourcesSet = d.Resources, true
 	}
-}
-
-// sweepProgressLine shows the sweep's live status line on a terminal.
-func sweepProgressLine(w io.Writer) (func(explore.Progress), func()) {
-	describe, stop := spinner(w)
-	update := func(p explore.Progress) {
-		total := "…"
-		if p.Total > 0 {
-			total = fmt.Sprint(p.Total)
-		}
-		rate := 0.0
-		if p.Elapsed > 0 {
-			rate = float64(p.Done) / p.Elapsed.Seconds()
-		}
-		describe(fmt.Sprintf("seeds %d/%s  %.0f runs/s  violated %d  inconclusive %d  %v",
-			p.Done, total, rate, p.Violated, p.Inconclusive, p.Elapsed.Round(time.Second)))
-	}
-	return update, stop
 }

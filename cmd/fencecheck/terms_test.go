@@ -13,6 +13,7 @@ import (
 	"github.com/fencecheck/fencecheck/harness"
 	"github.com/fencecheck/fencecheck/nemesis"
 	"github.com/fencecheck/fencecheck/targets/memory"
+	targetspec "github.com/fencecheck/fencecheck/targets/spec"
 )
 
 // TestConfigErrorNamesTheFlags: Config.Validate names fields; run words
@@ -88,7 +89,7 @@ func TestThinkFlag(t *testing.T) {
 			f.register(fl, cmdRun)
 			require.NoError(t, fl.Parse(tc.args))
 			f.thinkSet = fl.Changed("think")
-			tgt := &openedTarget{target: memory.NewFenced(), name: "memory://fenced", deterministic: true, close: func() error { return nil }}
+			tgt := &targetspec.Target{Target: memory.NewFenced(), Name: "memory://fenced", Deterministic: true}
 			cfg, err := f.config(tgt, nil)
 			require.NoError(t, err)
 			assert.Equal(t, tc.want, cfg.Think)

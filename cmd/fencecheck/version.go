@@ -22,19 +22,15 @@ func newVersionCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "version",
 		Short: "Print fencecheck's version, VCS revision and Go toolchain",
-		Long: `version prints the version of this binary: the one a release build was
-stamped with, else the module version go install recorded (a tag, or a
-pseudo-version naming the commit), else "devel-" and the Git revision the
-binary was built from. Every result.json records the same version.`,
-		Args: exactArgs(0, "no arguments"),
+		Long:  help("version"),
+		Args:  exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			info := build()
 			out := cmd.OutOrStdout()
 			if asJSON {
 				enc := json.NewEncoder(out)
 				enc.SetIndent("", "  ")
-				return enc.Encode(versionJSON{Version: info.Version, Revision: info.Revision, Time: info.Time,
-					Modified: info.Modified, Go: info.Go, Platform: info.Platform})
+				return enc.Encode(info)
 			}
 			fmt.Fprintf(out, "fencecheck %s\n", info.Version)
 			if info.Revision != "" {
@@ -53,14 +49,4 @@ binary was built from. Every result.json records the same version.`,
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the build information as a JSON object")
 	return cmd
-}
-
-// versionJSON is version --json's output, for scripts.
-type versionJSON struct {
-	Version  string `json:"version"`
-	Revision string `json:"revision,omitempty"`
-	Time     string `json:"time,omitempty"`
-	Modified bool   `json:"modified"`
-	Go       string `json:"go"`
-	Platform string `json:"platform"`
 }

@@ -17,17 +17,17 @@ type Info struct {
 	// the one go install or go build recorded (a tag, or a pseudo-version
 	// such as v0.0.0-20261204180435-f48e962abcde, "+dirty" when the
 	// checkout had changes), else "devel" with the revision, else "dev".
-	Version string
+	Version string `json:"version"`
 	// Revision is the VCS revision the binary was built from, and Time
 	// its commit time (RFC 3339); empty when the build recorded none
 	// (a module downloaded from a proxy records its version instead).
-	Revision string
-	Time     string
+	Revision string `json:"revision,omitempty"`
+	Time     string `json:"time,omitempty"`
 	// Modified reports a build from a checkout with uncommitted changes.
-	Modified bool
+	Modified bool `json:"modified"`
 	// Go is the toolchain that built the binary, Platform its GOOS/GOARCH.
-	Go       string
-	Platform string
+	Go       string `json:"go"`
+	Platform string `json:"platform"`
 }
 
 // Read returns the binary's build information. stamped is the version a

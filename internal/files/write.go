@@ -5,6 +5,7 @@
 package files
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -23,6 +24,28 @@ func Write(path, what string, fill func(io.Writer) error) error {
 	}
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("close %s %s: %w", what, path, err)
+	}
+	return nil
+}
+
+// WriteAtomically replaces the file at path with what fill writes: it is
+// written beside it and renamed over it, so that a reader never sees half
+// of it.
+func WriteAtomically(path, what string, fill func(io.Writer) error) error {
+	tmp := path + ".tmp"
+	if err := Write(tmp, what, fill); err != nil {
+		return errors.Join(err, removeIfThere(tmp))
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return errors.Join(fmt.Errorf("rename %s to %s: %w", tmp, path, err), os.Remove(tmp))
+	}
+	return nil
+}
+
+// removeIfThere removes path, if it exists.
+func removeIfThere(path string) error {
+	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
 	}
 	return nil
 }

@@ -25,7 +25,9 @@ import (
 const module = "github.com/fencecheck/fencecheck"
 
 // layers lists every package of the module, lowest first. A path ending
-// in "/..." covers the package and everything under it.
+// in "/..." covers the package and everything under it, except what a
+// longer entry names: targets/spec, which opens a target behind the
+// fault proxies, sits above nemesis, and the other targets below it.
 //
 // The record (histories) and the clock (sched) import nothing of the
 // module: every stage records or reads events, so nothing may sit below
@@ -36,6 +38,7 @@ var layers = [][]string{
 	{"model"},
 	{"targets/...", "lease/...", "runstore"},
 	{"nemesis/..."},
+	{"targets/spec"},
 	{"workload"},
 	{"check/..."},
 	{"explain"},
@@ -47,20 +50,22 @@ var layers = [][]string{
 }
 
 // layerOf returns the layer of a package path relative to the module, or
-// -1 when no layer names it.
+// -1 when no layer names it. The entry that names it most closely wins:
+// the package itself, else the longest "/..." above it.
 func layerOf(rel string) int {
+	layer, matched := -1, -1
 	for i, l := range layers {
 		for _, p := range l {
-			if base, ok := strings.CutSuffix(p, "/..."); ok {
-				if rel == base || strings.HasPrefix(rel, base+"/") {
-					return i
-				}
-			} else if rel == p {
+			base, tree := strings.CutSuffix(p, "/...")
+			switch {
+			case rel == base && !tree:
 				return i
+			case tree && (rel == base || strings.HasPrefix(rel, base+"/")) && len(base) > matched:
+				layer, matched = i, len(base)
 			}
 		}
 	}
-	return -1
+	return layer
 }
 
 // imports returns, for every package of the module, the module packages
@@ -214,4 +219,16 @@ func stderrOf(err error) string {
 		return string(ee.Stderr)
 	}
 	return fmt.Sprint(err)
+}
+
+// TestLayerOfPicksTheClosestEntry: a package named on its own is in its
+// own layer even under a tree another layer covers (targets/spec, above
+// nemesis, under targets/..., below it).
+func TestLayerOfPicksTheClosestEntry(t *testing.T) {
+	t.Parallel()
+	nemesis, spec, targets := layerOf("nemesis/proxy"), layerOf("targets/spec"), layerOf("targets/sqltarget")
+	assert.Greater(t, spec, nemesis, "targets/spec is above the fault proxies it starts")
+	assert.Less(t, targets, nemesis, "the other targets are below the nemesis")
+	assert.Equal(t, targets, layerOf("targets"))
+	assert.Equal(t, -1, layerOf("nowhere"))
 }

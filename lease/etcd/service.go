@@ -266,3 +266,9 @@ func (s *Service) Close() error {
 	}
 	return err
 }
+
+// The capabilities the harness and verify look for.
+var (
+	_ lease.Floored   = (*Service)(nil)
+	_ lease.Suspender = (*Service)(nil)
+)

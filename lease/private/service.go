@@ -147,3 +147,5 @@ func (s *Service) Close() error {
 	}
 	return errors.Join(err, s.child.Err(), s.removeData())
 }
+
+var _ lease.Servers = (*Service)(nil)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/nemesis"
 	"github.com/fencecheck/fencecheck/nemesis/internal/toxic"
 )
 
@@ -16,7 +17,7 @@ type DropResponse struct{ fault }
 
 // NewDropResponse returns the drop-response toxic with its defaults.
 func NewDropResponse() *DropResponse {
-	return &DropResponse{fault: fault{Switch: toxic.Switch{FaultName: "drop-response"}, Probability: 0.2}}
+	return &DropResponse{fault: fault{Switch: toxic.Switch{FaultName: "drop-response", Needs: nemesis.NeedHTTPProxy}, Probability: 0.2}}
 }
 
 // Pipe implements Toxic.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/nemesis"
 	"github.com/fencecheck/fencecheck/nemesis/internal/toxic"
 )
 
@@ -16,7 +17,7 @@ type Duplicate struct{ fault }
 
 // NewDuplicate returns the duplicate-request toxic with its defaults.
 func NewDuplicate() *Duplicate {
-	return &Duplicate{fault: fault{Switch: toxic.Switch{FaultName: "duplicate-request"}, Probability: 0.3}}
+	return &Duplicate{fault: fault{Switch: toxic.Switch{FaultName: "duplicate-request", Needs: nemesis.NeedHTTPProxy}, Probability: 0.3}}
 }
 
 // Pipe implements Toxic.

@@ -22,7 +22,7 @@ func WriteOf(resource string, token uint64) Selector {
 type fault = toxic.Choice[*Request]
 
 // Names lists the proxy's faults by their --nemesis names.
-var Names = []string{"hold", "duplicate-request", "drop-response", "latency"}
+func Names() []string { return []string{"hold", "duplicate-request", "drop-response", "latency"} }
 
 // New returns a proxy fault by name, and false for names it does not know.
 func New(name string) (nemesis.Fault, bool) {

@@ -13,7 +13,7 @@ import (
 
 func TestNew(t *testing.T) {
 	t.Parallel()
-	for _, name := range Names {
+	for _, name := range Names() {
 		f, ok := New(name)
 		require.True(t, ok, name)
 		assert.Equal(t, name, f.Name())
@@ -72,5 +72,30 @@ func TestChosen(t *testing.T) {
 			}
 			assert.Equal(t, tc.chosen, f.Chosen(tc.r, tc.r.IsWrite()))
 		})
+	}
+}
+
+// TestToxicsAreAvailableWhileAProxyHoldsThem: a toxic acts only in a
+// started proxy, and knows when one holds it: a run that has it in no
+// proxy is refused (nemesis.Fault.Available) unless its site says the
+// target will be opened behind one.
+func TestToxicsAreAvailableWhileAProxyHoldsThem(t *testing.T) {
+	t.Parallel()
+	for _, name := range Names() {
+		f, _ := New(name)
+		err := f.Available(nemesis.Site{})
+		var u *nemesis.Unavailable
+		require.ErrorAs(t, err, &u, name)
+		assert.Equal(t, nemesis.NeedHTTPProxy, u.Needs)
+		assert.Contains(t, err.Error(), name+" acts in the HTTP proxy")
+		assert.NoError(t, f.Available(nemesis.Site{HTTPProxy: true}), "%s where the site offers the proxy", name)
+		assert.Error(t, f.Available(nemesis.Site{TCPProxy: true}), "%s does not act in the TCP proxy", name)
+
+		p, err := Start("http://127.0.0.1:1", Toxics([]nemesis.Fault{f})...)
+		require.NoError(t, err)
+		assert.NoError(t, f.Available(nemesis.Site{}), "%s in a started proxy", name)
+		require.NoError(t, p.Close())
+		require.NoError(t, p.Close(), "a second Close")
+		assert.Error(t, f.Available(nemesis.Site{}), "%s once the proxy is closed", name)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/nemesis"
 	"github.com/fencecheck/fencecheck/nemesis/internal/toxic"
 )
 
@@ -26,7 +27,7 @@ type Hold struct {
 
 // NewHold returns the hold toxic with its defaults.
 func NewHold() *Hold {
-	return &Hold{fault: fault{Switch: toxic.Switch{FaultName: "hold"}, Probability: 0.3}, For: 100 * time.Millisecond}
+	return &Hold{fault: fault{Switch: toxic.Switch{FaultName: "hold", Needs: nemesis.NeedHTTPProxy}, Probability: 0.3}, For: 100 * time.Millisecond}
 }
 
 // Pipe implements Toxic.

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/nemesis"
 	"github.com/fencecheck/fencecheck/nemesis/internal/toxic"
 )
 
@@ -19,7 +20,7 @@ type Latency struct {
 
 // NewLatency returns the latency toxic with its defaults.
 func NewLatency() *Latency {
-	return &Latency{fault: fault{Switch: toxic.Switch{FaultName: "latency"}, Probability: 1}, Latency: 5 * time.Millisecond, Jitter: 5 * time.Millisecond}
+	return &Latency{fault: fault{Switch: toxic.Switch{FaultName: "latency", Needs: nemesis.NeedHTTPProxy}, Probability: 1}, Latency: 5 * time.Millisecond, Jitter: 5 * time.Millisecond}
 }
 
 // Pipe implements Toxic.

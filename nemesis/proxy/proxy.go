@@ -27,6 +27,7 @@ import (
 
 	"github.com/fencecheck/fencecheck/internal/httpclient"
 	"github.com/fencecheck/fencecheck/internal/redact"
+	"github.com/fencecheck/fencecheck/nemesis/internal/toxic"
 )
 
 // Request is one request through the proxy, read in full. The http target
@@ -87,6 +88,7 @@ type Proxy struct {
 	srv      *http.Server
 	ln       net.Listener
 	seq      atomic.Int64
+	leave    sync.Once // the toxics leave the proxy once, at the first Close
 	// Deliveries outlive the worker's request: a held write still
 	// reaches the receiver after the worker gave up. Close waits for them.
 	deliveries sync.WaitGroup
@@ -112,6 +114,7 @@ func Start(upstream string, toxics ...Toxic) (*Proxy, error) {
 	}
 	p.srv = &http.Server{Handler: p, ReadHeaderTimeout: 5 * time.Second, IdleTimeout: 60 * time.Second}
 	go func() { _ = p.srv.Serve(ln) }()
+	toxic.Enter(toxics) // each now knows it is available (nemesis.Fault)
 	return p, nil
 }
 
@@ -135,6 +138,7 @@ func (p *Proxy) Close() error {
 	defer cancel()
 	_ = p.srv.Shutdown(ctx)
 	p.client.CloseIdleConnections()
+	p.leave.Do(func() { toxic.Leave(p.toxics) })
 	return nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/nemesis"
 	"github.com/fencecheck/fencecheck/nemesis/internal/toxic"
 )
 
@@ -19,7 +20,7 @@ type Blackhole struct{ fault }
 
 // NewBlackhole returns the blackhole toxic with its defaults.
 func NewBlackhole() *Blackhole {
-	return &Blackhole{fault: fault{Switch: toxic.Switch{FaultName: NameBlackhole}, Probability: 0.1}}
+	return &Blackhole{fault: fault{Switch: toxic.Switch{FaultName: NameBlackhole, Needs: nemesis.NeedTCPProxy}, Probability: 0.1}}
 }
 
 // Pipe implements Toxic.

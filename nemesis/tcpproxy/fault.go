@@ -33,7 +33,7 @@ const (
 )
 
 // Names lists the proxy's faults by their --nemesis names.
-var Names = []string{NameLatency, NameHold, NameBlackhole, NameReset}
+func Names() []string { return []string{NameLatency, NameHold, NameBlackhole, NameReset} }
 
 // New returns a proxy fault by name, and false for names it does not know.
 func New(name string) (nemesis.Fault, bool) {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/nemesis"
 	"github.com/fencecheck/fencecheck/nemesis/internal/toxic"
 )
 
@@ -29,7 +30,7 @@ type Hold struct {
 
 // NewHold returns the hold toxic with its defaults.
 func NewHold() *Hold {
-	return &Hold{fault: fault{Switch: toxic.Switch{FaultName: NameHold}, Probability: 0.2}, For: 100 * time.Millisecond}
+	return &Hold{fault: fault{Switch: toxic.Switch{FaultName: NameHold, Needs: nemesis.NeedTCPProxy}, Probability: 0.2}, For: 100 * time.Millisecond}
 }
 
 // Pipe implements Toxic.

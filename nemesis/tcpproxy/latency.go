@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/nemesis"
 	"github.com/fencecheck/fencecheck/nemesis/internal/toxic"
 )
 
@@ -23,7 +24,7 @@ type Latency struct {
 
 // NewLatency returns the latency toxic with its defaults.
 func NewLatency() *Latency {
-	return &Latency{fault: fault{Switch: toxic.Switch{FaultName: NameLatency}, Probability: 1},
+	return &Latency{fault: fault{Switch: toxic.Switch{FaultName: NameLatency, Needs: nemesis.NeedTCPProxy}, Probability: 1},
 		Latency: 5 * time.Millisecond, Jitter: 5 * time.Millisecond, Dir: Both}
 }
 

@@ -29,6 +29,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/fencecheck/fencecheck/nemesis/internal/toxic"
 )
 
 // Direction is the way a chunk travels.
@@ -122,6 +124,7 @@ func Start(upstream string, toxics ...Toxic) (*Proxy, error) {
 	p := &Proxy{upstream: upstream, toxics: toxics, ln: ln, ctx: ctx, cancel: cancel, conns: map[int64]*Conn{}}
 	p.wg.Add(1)
 	go p.accept()
+	toxic.Enter(toxics) // each now knows it is available (nemesis.Fault)
 	return p, nil
 }
 
@@ -140,7 +143,9 @@ func (p *Proxy) Close() error {
 	p.mu.Unlock()
 	p.wg.Wait()
 	if errors.Is(err, net.ErrClosed) {
-		err = nil
+		err = nil // closed before
+	} else {
+		toxic.Leave(p.toxics)
 	}
 	return err
 }

@@ -37,7 +37,7 @@ func TestStartRefusesAnAddressWithoutPort(t *testing.T) {
 
 func TestNamesAreTheFaults(t *testing.T) {
 	t.Parallel()
-	for _, name := range Names {
+	for _, name := range Names() {
 		f, ok := New(name)
 		require.True(t, ok, name)
 		assert.Equal(t, name, f.Name())
@@ -45,4 +45,28 @@ func TestNamesAreTheFaults(t *testing.T) {
 	}
 	_, ok := New("latency")
 	assert.False(t, ok, "the HTTP proxy's names are not these")
+}
+
+// TestToxicsAreAvailableWhileAProxyHoldsThem: a toxic acts only in a
+// started proxy, and knows when one holds it: a run that has it in no
+// proxy is refused (nemesis.Fault.Available) unless its site says the
+// target will be opened behind one.
+func TestToxicsAreAvailableWhileAProxyHoldsThem(t *testing.T) {
+	t.Parallel()
+	for _, name := range Names() {
+		f, _ := New(name)
+		err := f.Available(nemesis.Site{})
+		var u *nemesis.Unavailable
+		require.ErrorAs(t, err, &u, name)
+		assert.Equal(t, nemesis.NeedTCPProxy, u.Needs)
+		assert.NoError(t, f.Available(nemesis.Site{TCPProxy: true}), "%s where the site offers the proxy", name)
+		assert.Error(t, f.Available(nemesis.Site{HTTPProxy: true}), "%s does not act in the HTTP proxy", name)
+
+		p, err := Start("127.0.0.1:1", Toxics([]nemesis.Fault{f})...)
+		require.NoError(t, err)
+		assert.NoError(t, f.Available(nemesis.Site{}), "%s in a started proxy", name)
+		require.NoError(t, p.Close())
+		require.NoError(t, p.Close(), "a second Close")
+		assert.Error(t, f.Available(nemesis.Site{}), "%s once the proxy is closed", name)
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/nemesis"
 	"github.com/fencecheck/fencecheck/nemesis/internal/toxic"
 )
 
@@ -31,7 +32,7 @@ type Reset struct {
 
 // NewReset returns the reset toxic with its defaults.
 func NewReset() *Reset {
-	return &Reset{fault: fault{Switch: toxic.Switch{FaultName: NameReset}, Probability: 0.1}, armed: map[int64]*Chunk{}}
+	return &Reset{fault: fault{Switch: toxic.Switch{FaultName: NameReset, Needs: nemesis.NeedTCPProxy}, Probability: 0.1}, armed: map[int64]*Chunk{}}
 }
 
 // Pipe implements Toxic.

@@ -31,7 +31,7 @@ func runReceiver(t *testing.T, bug receiver.Bug, seed uint64) harness.Result {
 	srv := httptest.NewServer(h)
 	defer srv.Close()
 	const list = "pause,delay,duplicate,hold,duplicate-request,drop-response,latency"
-	faults, err := nemesis.ParseWith(list, nemesis.Extra{Names: proxy.Names, New: proxy.New})
+	faults, err := nemesis.ParseWith(list, nemesis.Extra{Names: proxy.Names(), New: proxy.New})
 	require.NoError(t, err)
 	// Every fault on from the start, and a run as long as its operations
 	// rather than a duration: each fault acts, and the held writes are

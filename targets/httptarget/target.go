@@ -66,6 +66,7 @@ type Options struct {
 	// CarriesTrace): the user's header wins, and the history then records
 	// no trace ids, since none would name one request.
 	Header http.Header
+	_      struct{} // keyed fields only: the struct may grow
 }
 
 // Target is a receiver behind HTTP.

@@ -32,7 +32,7 @@ func TestWorkedExamplesAreShortAndDocumented(t *testing.T) {
 	t.Parallel()
 	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "http-protocol.md"))
 	require.NoError(t, err)
-	for name := range exampleapi.Handlers {
+	for name := range exampleapi.Handlers() {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			file, err := os.ReadFile(filepath.Join("..", "..", "docs", "adapters", name+".json"))
@@ -54,7 +54,7 @@ func TestWorkedExamplesAreShortAndDocumented(t *testing.T) {
 // what they are.
 func TestWorkedExamplesMapBothWays(t *testing.T) {
 	t.Parallel()
-	for name, handler := range exampleapi.Handlers {
+	for name, handler := range exampleapi.Handlers() {
 		for bug, what := range map[exampleapi.Bug]string{exampleapi.Correct: "correct", exampleapi.NoComparison: "no-comparison"} {
 			t.Run(name+"/"+what, func(t *testing.T) {
 				t.Parallel()

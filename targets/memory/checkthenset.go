@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/targets"
 )
 
 // CheckThenSet compares the token against the highest accepted, lets other
@@ -53,3 +54,11 @@ func (c *CheckThenSet) SetWindow(window func(ctx context.Context, resource strin
 // Immediate says whether the receiver answers without waiting: not once
 // a window is set, which may sleep or wait (the harness's does).
 func (c *CheckThenSet) Immediate() bool { return c.Window == nil }
+
+// The capabilities the harness, the workers and verify look for.
+var (
+	_ targets.Windowed  = (*CheckThenSet)(nil)
+	_ targets.Immediate = (*CheckThenSet)(nil)
+	_ targets.Immediate = (*Fenced)(nil)
+	_ targets.Immediate = (*Unfenced)(nil)
+)

@@ -113,7 +113,7 @@ func TestOpenRejectsUnknownNames(t *testing.T) {
 // highest token it was sent.
 func TestWritesWithoutTokenBypassTheFence(t *testing.T) {
 	t.Parallel()
-	for _, name := range Names {
+	for _, name := range Names() {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
@@ -187,4 +187,20 @@ func TestLostWriteRareAcknowledgesAndForgets(t *testing.T) {
 	out, err = l.Write(ctx, "r", 7, "stale")
 	require.NoError(t, err)
 	assert.Equal(t, histories.Accepted, out, "the lost token never raised the fence")
+}
+
+// TestMakerMakesFreshReceivers: each receiver a maker makes starts empty,
+// and a name Open does not know is refused at once.
+func TestMakerMakesFreshReceivers(t *testing.T) {
+	t.Parallel()
+	newReceiver, err := Maker("fenced")
+	require.NoError(t, err)
+	a, b := newReceiver(), newReceiver()
+	_, err = a.Write(context.Background(), "r", 5, "v")
+	require.NoError(t, err)
+	got, err := b.Read(context.Background(), "r")
+	require.NoError(t, err)
+	assert.False(t, got.Found, "the second receiver has nothing of the first's")
+	_, err = Maker("nope")
+	assert.ErrorContains(t, err, `unknown memory target "nope"`)
 }

@@ -59,3 +59,10 @@ func (t *Target) Err() error { return t.Child.Err() }
 
 // Failed is closed when the receiver exits on its own.
 func (t *Target) Failed() <-chan struct{} { return t.Child.Failed() }
+
+// The capabilities the harness and verify look for.
+var (
+	_ targets.RunDirUser = (*Target)(nil)
+	_ targets.Failing    = (*Target)(nil)
+	_ targets.LogScanner = (*Target)(nil)
+)

@@ -17,7 +17,7 @@ import (
 // reason (see testdb).
 func spec(t testing.TB) string {
 	t.Helper()
-	s, skip := testdb.Redis.DSN()
+	s, skip := testdb.Redis().DSN()
 	if skip != "" {
 		t.Skip(skip)
 	}

@@ -24,7 +24,7 @@ const (
 )
 
 // Modes lists the built-in modes, for help texts and errors.
-var Modes = []Mode{ModeAtomic, ModeCheckThenSet, ModeWatch}
+func Modes() []Mode { return []Mode{ModeAtomic, ModeCheckThenSet, ModeWatch} }
 
 // Options configure a Redis target. DefaultOptions gives the defaults; a
 // zero field means zero.
@@ -77,7 +77,7 @@ func (o *Options) validate() error {
 	case o.Script == "" && o.ReadScript != "":
 		return fmt.Errorf("a read script needs your own write script: the built-in modes read their own layout")
 	case o.Script == "" && o.Mode != ModeAtomic && o.Mode != ModeCheckThenSet && o.Mode != ModeWatch:
-		return fmt.Errorf("unknown redis-mode %q (want one of %v)", o.Mode, Modes)
+		return fmt.Errorf("unknown redis-mode %q (want one of %v)", o.Mode, Modes())
 	}
 	return nil
 }

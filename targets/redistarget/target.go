@@ -53,7 +53,7 @@ type Target struct {
 
 // Schemes lists the target spec schemes Open accepts: rediss is Redis
 // over TLS.
-var Schemes = []string{"redis", "rediss"}
+func Schemes() []string { return []string{"redis", "rediss"} }
 
 // IsSpec reports whether spec names a Redis target.
 func IsSpec(spec string) bool {
@@ -81,7 +81,7 @@ func Open(ctx context.Context, spec string, o Options) (*Target, error) {
 	t := &Target{name: name, secrets: redact.Secrets(spec, nil), mode: o.Mode, policy: o.policy(), acceptEqual: o.AcceptEqual,
 		prefix: "fencecheck:target:" + unique.Hex(6) + ":"}
 	if !IsSpec(spec) {
-		return nil, fmt.Errorf("open %s: not a Redis target (want one of %v)", name, Schemes)
+		return nil, fmt.Errorf("open %s: not a Redis target (want one of %v)", name, Schemes())
 	}
 	if err := o.validate(); err != nil {
 		return nil, fmt.Errorf("open %s: %w", name, err)
@@ -186,4 +186,5 @@ var (
 	_ targets.Teardowner      = (*Target)(nil)
 	_ targets.TokenDomain     = (*Target)(nil)
 	_ targets.TokenlessWriter = (*Target)(nil)
+	_ targets.Windowed        = (*Target)(nil)
 )

@@ -68,7 +68,7 @@ func TestWriteRead(t *testing.T) {
 // of the stored token, and still reject a lower one.
 func TestAcceptEqual(t *testing.T) {
 	t.Parallel()
-	for _, m := range Modes {
+	for _, m := range Modes() {
 		t.Run(string(m), func(t *testing.T) {
 			t.Parallel()
 			o := modeOptions(m)
@@ -303,7 +303,7 @@ func TestOpenErrors(t *testing.T) {
 // connection to be sent on.
 func TestClosedClientIsNotApplied(t *testing.T) {
 	t.Parallel()
-	for _, m := range Modes {
+	for _, m := range Modes() {
 		t.Run(string(m), func(t *testing.T) {
 			t.Parallel()
 			tgt, err := Open(context.Background(), spec(t), modeOptions(m))

@@ -33,13 +33,15 @@ const (
 )
 
 // AcceptedRules lists the explicit rules, for help texts and errors.
-var AcceptedRules = []Accepted{AcceptedAffectsRows, AcceptedReturnsRow, AcceptedReturnsNoRow}
+func AcceptedRules() []Accepted {
+	return []Accepted{AcceptedAffectsRows, AcceptedReturnsRow, AcceptedReturnsNoRow}
+}
 
 func (a Accepted) validate() error {
-	if a == AcceptedAuto || slices.Contains(AcceptedRules, a) {
+	if a == AcceptedAuto || slices.Contains(AcceptedRules(), a) {
 		return nil
 	}
-	return fmt.Errorf("unknown accepted rule %q (want one of %v, or none to read the statement's shape)", string(a), AcceptedRules)
+	return fmt.Errorf("unknown accepted rule %q (want one of %v, or none to read the statement's shape)", string(a), AcceptedRules())
 }
 
 // acceptedColumn is the name of the column that, in AcceptedAuto, says

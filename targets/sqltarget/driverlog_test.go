@@ -26,7 +26,7 @@ const killIdleDir = "SQLTARGET_TEST_KILL_IDLE_DIR"
 // connection". It runs that in a child test process, whose real stderr
 // must not carry the message, while the run directory's sql.log does.
 func TestMySQLDriverLogStaysOffStderr(t *testing.T) {
-	spec, skip := testdb.MySQL.DSN()
+	spec, skip := testdb.MySQL().DSN()
 	if skip != "" {
 		t.Skip(skip)
 	}

@@ -22,8 +22,8 @@ type engine struct {
 var engines = []engine{
 	{name: "sqlite"},
 	{name: "sqlite-memory", memory: true},
-	{name: "postgres", server: testdb.Postgres},
-	{name: "mysql", server: testdb.MySQL},
+	{name: "postgres", server: testdb.Postgres()},
+	{name: "mysql", server: testdb.MySQL()},
 }
 
 // spec returns the engine's target spec, or skips the test with the reason.

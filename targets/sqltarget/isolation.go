@@ -21,7 +21,9 @@ const (
 )
 
 // Isolations lists the levels, for help texts and errors.
-var Isolations = []Isolation{ReadUncommitted, ReadCommitted, RepeatableRead, Serializable}
+func Isolations() []Isolation {
+	return []Isolation{ReadUncommitted, ReadCommitted, RepeatableRead, Serializable}
+}
 
 var isolationLevels = map[Isolation]sql.IsolationLevel{
 	"":              sql.LevelDefault,
@@ -33,7 +35,7 @@ var isolationLevels = map[Isolation]sql.IsolationLevel{
 
 func (i Isolation) validate() error {
 	if _, ok := isolationLevels[i]; !ok {
-		return fmt.Errorf("unknown isolation level %q (want one of %v)", string(i), Isolations)
+		return fmt.Errorf("unknown isolation level %q (want one of %v)", string(i), Isolations())
 	}
 	return nil
 }

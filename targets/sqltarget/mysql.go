@@ -49,7 +49,7 @@ import (
 // unguarded update is never read.
 var mysqlDialect = dialect{
 	name:   "mysql",
-	syntax: placeholders.MySQL,
+	syntax: placeholders.MySQL(),
 	create: "CREATE TABLE %[1]s (resource VARCHAR(191) PRIMARY KEY, token BIGINT NOT NULL, value TEXT NOT NULL, " +
 		"version BIGINT NOT NULL DEFAULT 1) ENGINE=InnoDB",
 	atomic: "INSERT INTO %[1]s (resource, token, value) VALUES (:resource, :token, :value) ON DUPLICATE KEY UPDATE " +

@@ -18,7 +18,7 @@ import (
 // upsert and for a plain UPDATE alike.
 func TestMySQLAffectedRows(t *testing.T) {
 	t.Parallel()
-	u, err := url.Parse(engine{name: "mysql", server: testdb.MySQL}.spec(t))
+	u, err := url.Parse(engine{name: "mysql", server: testdb.MySQL()}.spec(t))
 	require.NoError(t, err)
 	const upsert = "INSERT INTO %s (resource, token, value) VALUES ('r', ?, 'v') ON DUPLICATE KEY UPDATE token = VALUES(token)"
 	cases := []struct {

@@ -20,7 +20,7 @@ const (
 )
 
 // Modes lists the built-in modes, for help texts and errors.
-var Modes = []Mode{ModeAtomic, ModeCheckThenSet}
+func Modes() []Mode { return []Mode{ModeAtomic, ModeCheckThenSet} }
 
 // Statements are the user's own statements, with the named placeholders
 // :resource, :token and :value. Write is required when any is set.
@@ -100,7 +100,7 @@ func (o *Options) validate() error {
 	case !o.Statements.empty() && (len(o.Statements.Write) == 0 || o.Statements.Read == ""):
 		return fmt.Errorf("your own statements need both a write and a read statement")
 	case o.Statements.empty() && o.Mode != ModeAtomic && o.Mode != ModeCheckThenSet:
-		return fmt.Errorf("unknown sql-mode %q (want one of %v)", o.Mode, Modes)
+		return fmt.Errorf("unknown sql-mode %q (want one of %v)", o.Mode, Modes())
 	}
 	if err := o.Statements.Isolation.validate(); err != nil {
 		return err

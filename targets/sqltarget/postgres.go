@@ -29,7 +29,7 @@ import (
 // out of date by the time its unguarded upsert runs.
 var postgres = dialect{
 	name:   "postgres",
-	syntax: placeholders.PostgreSQL,
+	syntax: placeholders.PostgreSQL(),
 	create: "CREATE TABLE %[1]s (resource TEXT PRIMARY KEY, token BIGINT NOT NULL, value TEXT NOT NULL)",
 	atomic: "INSERT INTO %[1]s AS cur (resource, token, value) VALUES (:resource, :token, :value) " +
 		"ON CONFLICT (resource) DO UPDATE SET token = EXCLUDED.token, value = EXCLUDED.value " +

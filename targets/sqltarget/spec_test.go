@@ -95,7 +95,7 @@ func TestMemoryDatabaseIsShared(t *testing.T) {
 // TestPostgresqlScheme checks that postgresql:// is PostgreSQL too.
 func TestPostgresqlScheme(t *testing.T) {
 	t.Parallel()
-	spec := engine{name: "postgres", server: testdb.Postgres}.spec(t)
+	spec := engine{name: "postgres", server: testdb.Postgres()}.spec(t)
 	scheme, rest, _ := strings.Cut(spec, "://")
 	require.Equal(t, "postgres", scheme)
 	tgt := open(t, "postgresql://"+rest, DefaultOptions())

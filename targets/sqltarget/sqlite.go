@@ -30,7 +30,7 @@ import (
 // instead of losing the update.
 var sqlite = dialect{
 	name:   "sqlite",
-	syntax: placeholders.SQLite,
+	syntax: placeholders.SQLite(),
 	create: "CREATE TABLE %[1]s (resource TEXT PRIMARY KEY, token INTEGER NOT NULL, value TEXT NOT NULL)",
 	atomic: "INSERT INTO %[1]s (resource, token, value) VALUES (:resource, :token, :value) " +
 		"ON CONFLICT (resource) DO UPDATE SET token = excluded.token, value = excluded.value " +

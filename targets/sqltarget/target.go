@@ -76,7 +76,7 @@ type Target struct {
 }
 
 // Schemes lists the target spec schemes Open accepts.
-var Schemes = []string{"sqlite", "postgres", "postgresql", "mysql"}
+func Schemes() []string { return []string{"sqlite", "postgres", "postgresql", "mysql"} }
 
 // IsSpec reports whether spec names a SQL target.
 func IsSpec(spec string) bool {
@@ -84,7 +84,7 @@ func IsSpec(spec string) bool {
 	if !ok {
 		return false
 	}
-	for _, s := range Schemes {
+	for _, s := range Schemes() {
 		if scheme == s {
 			return true
 		}
@@ -114,7 +114,7 @@ func Open(ctx context.Context, spec string, o Options) (*Target, error) {
 	case "mysql":
 		t.d = mysqlDialect
 	default:
-		return nil, fmt.Errorf("open %s: not a SQL target (want one of %v)", name, Schemes)
+		return nil, fmt.Errorf("open %s: not a SQL target (want one of %v)", name, Schemes())
 	}
 	if err := t.prepare(o.Statements); err != nil {
 		return nil, fmt.Errorf("open %s: %w", name, err)
@@ -285,4 +285,6 @@ var (
 	_ targets.Setupper        = (*Target)(nil)
 	_ targets.Teardowner      = (*Target)(nil)
 	_ targets.TokenlessWriter = (*Target)(nil)
+	_ targets.Windowed        = (*Target)(nil)
+	_ targets.RunDirUser      = (*Target)(nil)
 )

@@ -20,7 +20,7 @@ import (
 // table rather than failing on a dead idle connection.
 func TestTeardownAfterServerEndedConnections(t *testing.T) {
 	t.Parallel()
-	spec, skip := testdb.Postgres.DSN()
+	spec, skip := testdb.Postgres().DSN()
 	if skip != "" {
 		t.Skip(skip)
 	}

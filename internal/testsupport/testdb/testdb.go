@@ -33,15 +33,28 @@ type where struct {
 	port    string // the port when a DSN names none
 }
 
-// The servers the tests know.
+// The servers the tests know, one value each: the probe runs once per
+// process.
 var (
-	Postgres = &Server{where: where{Name: "PostgreSQL", Env: "FENCECHECK_POSTGRES_DSN",
+	postgres = &Server{where: where{Name: "PostgreSQL", Env: "FENCECHECK_POSTGRES_DSN",
 		Default: "postgres://postgres@127.0.0.1:5432/test?sslmode=disable", port: "5432"}}
-	MySQL = &Server{where: where{Name: "MariaDB/MySQL", Env: "FENCECHECK_MYSQL_DSN",
+	mysql = &Server{where: where{Name: "MariaDB/MySQL", Env: "FENCECHECK_MYSQL_DSN",
 		Default: "mysql://root@127.0.0.1:3306/test", port: "3306"}}
-	Redis = &Server{where: where{Name: "Redis", Env: "FENCECHECK_REDIS_DSN",
+	redis = &Server{where: where{Name: "Redis", Env: "FENCECHECK_REDIS_DSN",
 		Default: "redis://127.0.0.1:6379/0", port: "6379"}}
 )
+
+// Postgres is the PostgreSQL server of FENCECHECK_POSTGRES_DSN, else the
+// loopback one.
+func Postgres() *Server { return postgres }
+
+// MySQL is the MariaDB or MySQL server of FENCECHECK_MYSQL_DSN, else the
+// loopback one.
+func MySQL() *Server { return mysql }
+
+// Redis is the Redis server of FENCECHECK_REDIS_DSN, else the loopback
+// one.
+func Redis() *Server { return redis }
 
 // probeTimeout bounds the connection probe: a loopback server answers a
 // TCP connect at once, and a missing one refuses it at once; the bound is

@@ -89,9 +89,9 @@ func TestServersDefaultToLoopback(t *testing.T) {
 		s         *Server
 		env, addr string
 	}{
-		{Postgres, "FENCECHECK_POSTGRES_DSN", "127.0.0.1:5432"},
-		{MySQL, "FENCECHECK_MYSQL_DSN", "127.0.0.1:3306"},
-		{Redis, "FENCECHECK_REDIS_DSN", "127.0.0.1:6379"},
+		{Postgres(), "FENCECHECK_POSTGRES_DSN", "127.0.0.1:5432"},
+		{MySQL(), "FENCECHECK_MYSQL_DSN", "127.0.0.1:3306"},
+		{Redis(), "FENCECHECK_REDIS_DSN", "127.0.0.1:6379"},
 	} {
 		t.Run(tc.s.Name, func(t *testing.T) {
 			assert.Equal(t, tc.env, tc.s.Env)

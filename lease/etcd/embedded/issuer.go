@@ -67,7 +67,7 @@ func (s *service) Close() error {
 }
 
 // serversService is the service of a cluster whose members run in
-// processes: the issuer faults find its servers (nemesis.IssuerServers)
+// processes: the issuer faults find its servers (lease.Servers)
 // and crash, restart, freeze and thaw them.
 type serversService struct{ service }
 
@@ -86,4 +86,9 @@ func (s *serversService) Start(ctx context.Context, i int) error { return s.clus
 func (s *serversService) Freeze(i int) error                     { return s.cluster.Freeze(i) }
 func (s *serversService) Thaw(i int) error                       { return s.cluster.Thaw(i) }
 
-var _ interface{ StartAbove(string, uint64) } = (*service)(nil)
+// The capabilities the harness and verify look for.
+var (
+	_ lease.Floored      = (*service)(nil)
+	_ lease.Servers      = (*serversService)(nil)
+	_ lease.ServerIssuer = (*Issuer)(nil)
+)

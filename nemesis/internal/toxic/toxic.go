@@ -17,10 +17,13 @@ import (
 )
 
 // Switch implements nemesis.Fault and nemesis.Attacher for a toxic that
-// embeds it. FaultName is its --nemesis name.
+// embeds it. FaultName is its --nemesis name; Needs is the proxy it acts
+// in (nemesis.NeedHTTPProxy, nemesis.NeedTCPProxy).
 type Switch struct {
 	FaultName string
+	Needs     nemesis.Need
 	active    atomic.Bool
+	held      atomic.Int32 // started proxies that hold the toxic (Enter, Leave)
 	mu        sync.Mutex
 	env       nemesis.Env
 }
@@ -28,6 +31,38 @@ type Switch struct {
 func (s *Switch) Name() string      { return s.FaultName }
 func (s *Switch) SetActive(on bool) { s.active.Store(on) }
 func (s *Switch) Active() bool      { return s.active.Load() }
+
+// Available implements nemesis.Fault: a toxic acts only in its proxy.
+// One that a started proxy holds knows it is in one, whatever the site
+// says; a site that offers the proxy says that the target will be opened
+// behind one with the toxic in it (targets/spec).
+func (s *Switch) Available(site nemesis.Site) error {
+	if s.held.Load() > 0 || site.Offers(s.Needs) {
+		return nil
+	}
+	return &nemesis.Unavailable{Fault: s.FaultName, Needs: s.Needs}
+}
+
+// holder is what Enter and Leave find in a toxic: the Switch it embeds.
+type holder interface{ hold(delta int32) }
+
+func (s *Switch) hold(delta int32) { s.held.Add(delta) }
+
+// Enter tells each toxic of a proxy that starts that the proxy holds it;
+// Leave, once it is closed, that it no longer does. A toxic that embeds
+// no Switch is left alone.
+func Enter[T any](toxics []T) { holdAll(toxics, 1) }
+
+// Leave is Enter's undoing (see Enter).
+func Leave[T any](toxics []T) { holdAll(toxics, -1) }
+
+func holdAll[T any](toxics []T, delta int32) {
+	for _, t := range toxics {
+		if h, ok := any(t).(holder); ok {
+			h.hold(delta)
+		}
+	}
+}
 
 // Attach implements nemesis.Attacher: the harness hands over its Env
 // before the run starts.

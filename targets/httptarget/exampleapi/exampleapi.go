@@ -62,10 +62,12 @@ func (s *store) get(key string) (item, bool) {
 	return it, ok
 }
 
-// Handlers are the three example APIs by the name of their adapter file
-// in docs/adapters (without .json).
-var Handlers = map[string]func(Bug) http.Handler{
-	"error-text":     ErrorText,
-	"query-token":    QueryToken,
-	"string-version": StringVersion,
+// Handlers returns the three example APIs by the name of their adapter
+// file in docs/adapters (without .json).
+func Handlers() map[string]func(Bug) http.Handler {
+	return map[string]func(Bug) http.Handler{
+		"error-text":     ErrorText,
+		"query-token":    QueryToken,
+		"string-version": StringVersion,
+	}
 }

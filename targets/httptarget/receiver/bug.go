@@ -44,7 +44,9 @@ const (
 )
 
 // BugNames lists the modes by their --bug names.
-var BugNames = []string{"unfenced", "check-then-set", "accept-equal", "forget-on-restart", "float-tokens", "string-tokens", "lose-acknowledged"}
+func BugNames() []string {
+	return []string{"unfenced", "check-then-set", "accept-equal", "forget-on-restart", "float-tokens", "string-tokens", "lose-acknowledged"}
+}
 
 // ParseBug parses a --bug name; "" and "none" are the correct receiver.
 func ParseBug(s string) (Bug, error) {
@@ -66,14 +68,14 @@ func ParseBug(s string) (Bug, error) {
 	case "lose-acknowledged":
 		return LoseAcknowledged, nil
 	}
-	return NoBug, fmt.Errorf("unknown bug %q (want one of %s)", s, strings.Join(BugNames, ", "))
+	return NoBug, fmt.Errorf("unknown bug %q (want one of %s)", s, strings.Join(BugNames(), ", "))
 }
 
 func (b Bug) String() string {
 	if b == NoBug {
 		return "none"
 	}
-	return BugNames[b-1]
+	return BugNames()[b-1]
 }
 
 // writer applies a write the way a mode does; it returns whether the

@@ -36,6 +36,7 @@ type Options struct {
 	// /metrics labels by name, the first to have a write accepted; the
 	// others are only counted (metrics.go says why).
 	MetricsResources int
+	_                struct{} // keyed fields only: the struct may grow
 }
 
 // Handler serves the protocol over a store.

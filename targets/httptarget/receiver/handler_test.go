@@ -144,7 +144,7 @@ func TestBugModes(t *testing.T) {
 			assert.Equal(t, tc.equal, put(h, "r", "42", "again").Code)
 		})
 	}
-	for _, name := range append([]string{"none", ""}, BugNames...) {
+	for _, name := range append([]string{"none", ""}, BugNames()...) {
 		b, err := ParseBug(name)
 		require.NoError(t, err)
 		if name != "" {

@@ -1,9 +1,11 @@
 package receiver
 
 import (
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
+	"os"
 	"strings"
 	"time"
 
@@ -103,4 +105,26 @@ func (w *statusWriter) code() int {
 		return http.StatusOK
 	}
 	return w.status
+}
+
+// ErrRequestLogName is OpenRequestLog's error for an empty destination.
+var ErrRequestLogName = errors.New("want stderr, off or a file")
+
+// OpenRequestLog wraps h in the request log to names (LogRequests):
+// "stderr" (the given stderr), "off" (none), or a file, opened for
+// appending; closeLog closes the file.
+func OpenRequestLog(h http.Handler, to string, stderr io.Writer) (_ http.Handler, closeLog func(), err error) {
+	switch to {
+	case "off":
+		return h, func() {}, nil
+	case "stderr":
+		return LogRequests(h, stderr), func() {}, nil
+	case "":
+		return nil, nil, ErrRequestLogName
+	}
+	f, err := os.OpenFile(to, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, nil, err
+	}
+	return LogRequests(h, f), func() { _ = f.Close() }, nil
 }

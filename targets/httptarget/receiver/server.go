@@ -39,6 +39,7 @@ type ServerOptions struct {
 	// ShutdownGrace bounds the graceful shutdown: how long requests in
 	// progress may take to finish; 0 does not wait for them.
 	ShutdownGrace time.Duration
+	_             struct{} // keyed fields only: the struct may grow
 }
 
 // DefaultServerOptions give requests in progress 5s to finish at

@@ -37,12 +37,16 @@ type Syntax struct {
 	MySQLComments    bool // # starts a comment, and -- only when a space follows (MySQL)
 }
 
-// The engines' lexical rules.
-var (
-	SQLite     = Syntax{}
-	PostgreSQL = Syntax{DollarParams: true, EscapeStrings: true, DollarQuotes: true, NestedComments: true}
-	MySQL      = Syntax{BackslashEscapes: true, MySQLComments: true}
-)
+// SQLite is SQLite's lexical rules: the zero Syntax.
+func SQLite() Syntax { return Syntax{} }
+
+// PostgreSQL is PostgreSQL's lexical rules.
+func PostgreSQL() Syntax {
+	return Syntax{DollarParams: true, EscapeStrings: true, DollarQuotes: true, NestedComments: true}
+}
+
+// MySQL is MariaDB's and MySQL's lexical rules.
+func MySQL() Syntax { return Syntax{BackslashEscapes: true, MySQLComments: true} }
 
 // Query is a statement translated for a driver.
 type Query struct {

@@ -1,7 +1,6 @@
-package main
+package targetspec
 
 import (
-	"errors"
 	"fmt"
 	"net"
 	"net/url"
@@ -32,29 +31,11 @@ func tcpSchemes() string {
 	return strings.Join(s, ", ")
 }
 
-func isTCPFault(f nemesis.Fault) bool {
-	_, ok := f.(tcpproxy.Toxic)
-	return ok
-}
-
-// checkTCPFaults refuses the TCP proxy's faults for a target that is not
-// reached over TCP (memory://, sqlite://) or not through a plain address.
-func checkTCPFaults(faults []nemesis.Fault, spec string) error {
-	for _, f := range faults {
-		if !isTCPFault(f) {
-			continue
-		}
-		if _, _, err := proxiedSpec(spec, "127.0.0.1:1"); err != nil {
-			return &usageError{fmt.Errorf("--nemesis: %s acts on the TCP connection to the receiver: %w", f.Name(), err)}
-		}
-	}
-	return nil
-}
-
 // proxiedSpec returns the address the spec's client connects to
 // (upstream) and the spec with that address replaced by proxy, where the
 // TCP fault proxy listens. Everything else of the spec (user, password,
-// database, parameters) is kept.
+// database, parameters) is kept. Its error says why the TCP proxy cannot
+// stand in front of the spec's receiver.
 func proxiedSpec(spec, proxy string) (upstream, proxied string, err error) {
 	scheme, _, _ := strings.Cut(spec, "://")
 	port, ok := tcpDefaultPorts[scheme]
@@ -86,50 +67,41 @@ func proxiedSpec(spec, proxy string) (upstream, proxied string, err error) {
 	return upstream, u.String(), nil
 }
 
-// throughTCPProxy starts the TCP fault proxy in front of the spec's
-// receiver when faults has TCP faults, and returns the spec that reaches
-// the receiver through it; without TCP faults, the spec itself and no
-// proxy.
-func throughTCPProxy(spec string, faults []nemesis.Fault) (string, *tcpproxy.Proxy, error) {
-	toxics := tcpproxy.Toxics(faults)
-	if len(toxics) == 0 {
-		return spec, nil, nil
-	}
-	if err := checkTCPFaults(faults, spec); err != nil {
-		return "", nil, err
-	}
-	upstream, _, _ := proxiedSpec(spec, "127.0.0.1:1")
-	p, err := tcpproxy.Start(upstream, toxics...)
-	if err != nil {
-		return "", nil, err
-	}
-	_, proxied, _ := proxiedSpec(spec, p.Addr())
-	return proxied, p, nil
+// tcpProxiable says why the TCP fault proxy cannot stand in front of
+// spec's receiver, nil when it can.
+func tcpProxiable(spec string) error {
+	_, _, err := proxiedSpec(spec, "127.0.0.1:1")
+	return err
 }
 
 // openThroughTCPProxy opens the target behind the TCP fault proxy when
-// the run has TCP faults: the target's client connects to the proxy,
-// which relays to the receiver. The target keeps the spec's name, and its
-// close closes the proxy too. What the target's errors quote still names
-// the proxy's address.
-func openThroughTCPProxy(spec string, faults []nemesis.Fault, open func(spec string) (*openedTarget, error)) (*openedTarget, error) {
-	proxied, p, err := throughTCPProxy(spec, faults)
+// faults has the proxy's toxics: the target's client connects to the
+// proxy, which relays to the receiver. The target keeps the spec's name,
+// and its Close closes the proxy too. What the target's errors quote
+// still names the proxy's address.
+func (s *Spec) openThroughTCPProxy(faults []nemesis.Fault, open func(spec string) (*Target, error)) (*Target, error) {
+	toxics := tcpproxy.Toxics(faults)
+	if len(toxics) == 0 {
+		return open(s.spec)
+	}
+	upstream, _, err := proxiedSpec(s.spec, "127.0.0.1:1")
+	if err != nil {
+		return nil, err // CheckFaults refused it already
+	}
+	p, err := tcpproxy.Start(upstream, toxics...)
 	if err != nil {
 		return nil, err
 	}
-	if p == nil {
-		return open(spec)
-	}
+	_, proxied, _ := proxiedSpec(s.spec, p.Addr())
 	t, err := open(proxied)
 	if err != nil {
 		_ = p.Close()
 		return nil, fmt.Errorf("through the TCP fault proxy: %w", err)
 	}
-	u, _ := url.Parse(spec)
+	u, _ := url.Parse(s.spec)
 	// The receiver is the same with or without the faults: so is its
 	// name, which also names its folder in the run store.
-	t.name = strings.Replace(t.name, p.Addr(), u.Host, 1)
-	closeTarget := t.close
-	t.close = func() error { return errors.Join(closeTarget(), p.Close()) }
+	t.Name = strings.Replace(t.Name, p.Addr(), u.Host, 1)
+	t.closers = append([]func() error{p.Close}, t.closers...)
 	return t, nil
 }

@@ -1,13 +1,17 @@
-package main
+package targets
 
 import (
 	"math"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
+// TestParseMaxToken: a declared domain is read as a person writes it,
+// and anything outside 1 … 2^64-1 is refused with the text quoted.
 func TestParseMaxToken(t *testing.T) {
 	for _, c := range []struct {
 		in   string
@@ -33,10 +37,10 @@ func TestParseMaxToken(t *testing.T) {
 		{"1e9", 0, "not a number"},
 	} {
 		t.Run(c.in, func(t *testing.T) {
-			got, err := parseMaxToken(c.in)
+			got, err := ParseMaxToken(c.in)
 			if c.err != "" {
 				require.Error(t, err)
-				assert.Contains(t, err.Error(), "--max-token")
+				assert.True(t, strings.HasPrefix(err.Error(), strconv.Quote(c.in)+": "), "%v begins with the text", err)
 				assert.Contains(t, err.Error(), c.err)
 				return
 			}
@@ -46,12 +50,13 @@ func TestParseMaxToken(t *testing.T) {
 	}
 }
 
+// FuzzParseMaxToken: whatever the text, a value it accepts is a token.
 func FuzzParseMaxToken(f *testing.F) {
 	for _, s := range []string{"1000", "2^63-1", "2^64-1", "2^53+1", "0", "2^64", "-1", "2^99999", "18446744073709551616"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		v, err := parseMaxToken(s)
+		v, err := ParseMaxToken(s)
 		if err != nil || s == "" {
 			return
 		}

@@ -1,8 +1,7 @@
-package main
+package process
 
 import (
 	"context"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -13,6 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// TestParseReady: each kind of readiness check is read and works against
+// a real server; a malformed value is refused, quoted.
 func TestParseReady(t *testing.T) {
 	t.Parallel()
 	var (
@@ -49,7 +50,7 @@ func TestParseReady(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.value, func(t *testing.T) {
-			ready, err := parseReady(tc.value, srv.URL+"/", addr)
+			ready, err := ParseReady(tc.value, srv.URL+"/", addr)
 			if err == nil {
 				err = ready(context.Background())
 			}
@@ -66,28 +67,6 @@ func TestParseReady(t *testing.T) {
 	assert.Equal(t, []string{"/health"}, paths, "http-get asks PATH below the base URL")
 }
 
-func TestTargetAddr(t *testing.T) {
-	t.Parallel()
-	cases := map[string]string{
-		"http://127.0.0.1:8787":        "127.0.0.1:8787",
-		"http://127.0.0.1:8787/api/":   "127.0.0.1:8787",
-		"http://localhost":             "localhost:80",
-		"https://example.test":         "example.test:443",
-		"http://[::1]:9000":            "[::1]:9000",
-		"http://user:secret@host:1234": "host:1234",
-	}
-	for spec, want := range cases {
-		got, err := targetAddr(spec)
-		require.NoError(t, err, spec)
-		assert.Equal(t, want, got, spec)
-	}
-	for _, bad := range []string{"http://", "http://user:secret@[::1", "http:///path"} {
-		_, err := targetAddr(bad)
-		require.Error(t, err, bad)
-		assert.NotContains(t, err.Error(), "secret")
-	}
-}
-
 // FuzzParseReady: any value is either refused with an error naming it
 // or makes a check; no value panics, and tcp checks the given address.
 func FuzzParseReady(f *testing.F) {
@@ -95,7 +74,7 @@ func FuzzParseReady(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, value string) {
-		ready, err := parseReady(value, "http://127.0.0.1:1", "127.0.0.1:1")
+		ready, err := ParseReady(value, "http://127.0.0.1:1", "127.0.0.1:1")
 		if (err == nil) == (ready == nil) {
 			t.Fatalf("%q: want a check or an error, got %v, %v", value, ready != nil, err)
 		}
@@ -106,16 +85,4 @@ func FuzzParseReady(f *testing.F) {
 			}
 		}
 	})
-}
-
-func TestTargetAddrIsWhatTCPReadinessDials(t *testing.T) {
-	t.Parallel()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	t.Cleanup(func() { ln.Close() })
-	addr, err := targetAddr("http://" + ln.Addr().String() + "/base")
-	require.NoError(t, err)
-	ready, err := parseReady("tcp", "http://"+ln.Addr().String()+"/base", addr)
-	require.NoError(t, err)
-	assert.NoError(t, ready(context.Background()))
 }

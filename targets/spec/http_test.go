@@ -1,4 +1,4 @@
-package main
+package targetspec
 
 import (
 	"errors"
@@ -11,8 +11,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fencecheck/fencecheck/docs/schema"
+	"github.com/fencecheck/fencecheck/internal/redact"
 )
 
+// TestRequestHeader: the header and the Basic authentication file become
+// the header of every request; what cannot be sent is refused naming the
+// field (here as the CLI's flags) and never a value.
 func TestRequestHeader(t *testing.T) {
 	t.Parallel()
 	dir := schema.TempDir(t)
@@ -46,31 +50,39 @@ func TestRequestHeader(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			h := httpFlags{headers: tc.headers, basicAuthFile: tc.authFile}
-			got, err := h.requestHeader(tc.spec)
+			o := DefaultOptions()
+			o.HTTP.Header, o.HTTP.BasicAuthFile, o.Terms = tc.headers, tc.authFile, flags
+			s, err := Parse(tc.spec, o)
 			if tc.err != "" {
 				require.ErrorContains(t, err, tc.err)
-				var u *usageError
-				assert.True(t, errors.As(err, &u), "a usage error")
+				var fe *FieldError
+				assert.True(t, errors.As(err, &fe), "a field's error")
 				assert.NotContains(t, err.Error(), "s3cret")
 				return
 			}
 			require.NoError(t, err)
-			assert.Equal(t, tc.want, got)
+			assert.Equal(t, tc.want, s.header)
 		})
 	}
 }
 
-// TestScrubFlagsSecrets: the last scrub before an error is printed knows
-// every credential the flags carry and keeps the error's kind.
-func TestScrubFlagsSecrets(t *testing.T) {
+// flags are the CLI's words for the fields, to hold the messages to
+// what the CLI prints.
+func flags(field string) string {
+	return map[string]string{"Spec": "--target", "HTTP.Header": "--header", "HTTP.BasicAuthFile": "--basic-auth-file",
+		"Exec.Command": "--exec", "Exec.Ready": "--ready", "Exec.LogFail": "--log-fail", "HTTP.Adapter": "--adapter",
+		"HTTP.Timeout": "--request-timeout", "SQL": "--sql-* flags", "SQL.Timeout": "--sql-timeout", "Redis": "--redis-* flags",
+		"Redis.Timeout": "--redis-timeout", "Faults": "--nemesis"}[field]
+}
+
+// TestSecretsKnowEveryCredential: what a caller masks in an error knows
+// the spec's password and query secrets, the header values and the
+// Basic authentication file's content.
+func TestSecretsKnowEveryCredential(t *testing.T) {
 	t.Parallel()
 	auth := filepath.Join(schema.TempDir(t), "auth")
 	require.NoError(t, os.WriteFile(auth, []byte("bob:f1le-pw\n"), 0o600))
-	h := httpFlags{headers: []string{"X-Api-Key: k3y-header"}, basicAuthFile: auth}
-	err := h.scrub("http://alice:us3r-pw@h/?token=qu3ry", &usageError{errors.New("us3r-pw qu3ry k3y-header f1le-pw")})
+	secrets := Secrets("http://alice:us3r-pw@h/?token=qu3ry", HTTPOptions{Header: []string{"X-Api-Key: k3y-header"}, BasicAuthFile: auth})
+	err := redact.Error(errors.New("us3r-pw qu3ry k3y-header f1le-pw"), secrets)
 	assert.EqualError(t, err, "xxxxx xxxxx xxxxx xxxxx")
-	var u *usageError
-	assert.True(t, errors.As(err, &u), "still a usage error")
-	assert.NoError(t, h.scrub("http://h", nil))
 }

@@ -1,4 +1,4 @@
-package main
+package targets
 
 import (
 	"fmt"
@@ -8,21 +8,20 @@ import (
 	"strings"
 )
 
-// maxTokenHelp is the --max-token flag's help, the same for every command.
-const maxTokenHelp = "the largest token the receiver stores, in decimal or as 2^N, 2^N-K, 2^N+K (a BIGINT column: 2^63-1); fencecheck never sends a larger one, and verify tests the boundaries below it (default: what the target declares, else 2^64-1; see docs/running.md)"
-
 // powerForm is 2^N with an optional +K or -K.
 var powerForm = regexp.MustCompile(`^2\^([0-9]{1,2})(?:([+-])([0-9]{1,20}))?$`)
 
-// parseMaxToken reads a --max-token value: a decimal from 1 to 2^64-1, or
-// 2^N, 2^N-K, 2^N+K with the same range. Empty is nothing declared (0).
-func parseMaxToken(s string) (uint64, error) {
+// ParseMaxToken reads the largest token a receiver stores, as a person
+// writes it: a decimal from 1 to 2^64-1, or 2^N, 2^N-K, 2^N+K in the same
+// range (a BIGINT column: 2^63-1). Empty is nothing declared (0). Its
+// errors begin with the text, quoted.
+func ParseMaxToken(s string) (uint64, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
 		return 0, nil
 	}
 	bad := func(why string) error {
-		return &usageError{fmt.Errorf("--max-token %q: %s (want a decimal, 2^N, 2^N-K or 2^N+K from 1 to 2^64-1, e.g. 2^63-1)", s, why)}
+		return fmt.Errorf("%q: %s (want a decimal, 2^N, 2^N-K or 2^N+K from 1 to 2^64-1, e.g. 2^63-1)", s, why)
 	}
 	var v *big.Int
 	if m := powerForm.FindStringSubmatch(s); m != nil {

@@ -1,4 +1,4 @@
-package main
+package receiver
 
 import (
 	"bytes"
@@ -13,9 +13,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestRequestLogFlag: --request-log logs to stderr, to a file it appends
-// to, or nowhere; an empty value is a usage error.
-func TestRequestLogFlag(t *testing.T) {
+// TestOpenRequestLog: the request log goes to stderr, to a file it
+// appends to, or nowhere; an empty destination is refused.
+func TestOpenRequestLog(t *testing.T) {
 	t.Parallel()
 	ok := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) })
 	serve := func(h http.Handler) {
@@ -30,7 +30,7 @@ func TestRequestLogFlag(t *testing.T) {
 	}{{"stderr", true, false}, {"off", false, false}, {file, false, true}} {
 		t.Run(tc.to, func(t *testing.T) {
 			var stderr bytes.Buffer
-			h, closeLog, err := withRequestLog(ok, tc.to, &stderr)
+			h, closeLog, err := OpenRequestLog(ok, tc.to, &stderr)
 			require.NoError(t, err)
 			serve(h)
 			closeLog()
@@ -42,7 +42,6 @@ func TestRequestLogFlag(t *testing.T) {
 			}
 		})
 	}
-	_, _, err := withRequestLog(ok, "", &bytes.Buffer{})
-	var usage *usageError
-	assert.True(t, errors.As(err, &usage), "%v", err)
+	_, _, err := OpenRequestLog(ok, "", &bytes.Buffer{})
+	assert.True(t, errors.Is(err, ErrRequestLogName), "%v", err)
 }

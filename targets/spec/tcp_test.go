@@ -1,4 +1,4 @@
-package main
+package targetspec
 
 import (
 	"net"
@@ -77,19 +77,28 @@ func FuzzProxiedSpec(f *testing.F) {
 	})
 }
 
-// TestTCPFaultsNeedATCPTarget: the CLI refuses the TCP proxy's faults for
-// a target not reached over TCP, naming --nemesis.
+// TestTCPFaultsNeedATCPTarget: the TCP proxy's faults are refused for
+// a target not reached over TCP, in the caller's terms, with the reason.
 func TestTCPFaultsNeedATCPTarget(t *testing.T) {
 	t.Parallel()
+	o := DefaultOptions()
+	o.Terms = func(field string) string { return "<" + field + ">" }
 	for _, spec := range []string{"memory://fenced", "sqlite://:memory:"} {
+		s, err := Parse(spec, o)
+		require.NoError(t, err)
 		for _, fault := range []string{"net-latency", "net-hold", "net-blackhole", "net-reset"} {
-			_, err := parseFaults("pause,"+fault, spec, nil)
+			_, err := s.ParseFaults("pause," + fault)
 			require.Error(t, err, spec+" "+fault)
-			assert.Contains(t, err.Error(), "--nemesis: "+fault+" acts on the TCP connection to the receiver")
+			assert.Contains(t, err.Error(), "<Faults>: "+fault+" acts on the TCP connection to the receiver")
 			assert.Contains(t, err.Error(), "needs a target reached over TCP")
+			var fe *FieldError
+			require.ErrorAs(t, err, &fe)
+			assert.Equal(t, "Faults", fe.Field)
 		}
 	}
-	faults, err := parseFaults("pause,net-reset", "postgres://u@127.0.0.1/db", nil)
+	s, err := Parse("postgres://u@127.0.0.1/db", o)
+	require.NoError(t, err)
+	faults, err := s.ParseFaults("pause,net-reset")
 	require.NoError(t, err)
 	assert.Len(t, faults, 2)
 }
