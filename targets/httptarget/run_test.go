@@ -10,9 +10,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/fencecheck/fencecheck/check"
 	"github.com/fencecheck/fencecheck/docs/schema"
 	"github.com/fencecheck/fencecheck/harness"
+	"github.com/fencecheck/fencecheck/judge"
 	"github.com/fencecheck/fencecheck/nemesis"
 	"github.com/fencecheck/fencecheck/nemesis/proxy"
 	httptarget "github.com/fencecheck/fencecheck/targets/httptarget"
@@ -64,7 +64,7 @@ func TestReferenceReceiverInRun(t *testing.T) {
 	t.Run("correct", func(t *testing.T) {
 		t.Parallel()
 		res := runReceiver(t, receiver.NoBug, 1)
-		assert.Equal(t, check.Held, res.Verdict, res.Summary())
+		assert.Equal(t, judge.Held, res.Verdict, res.Summary())
 		assert.Positive(t, res.Coverage.StaleWrites, "no stale write was exercised")
 		assert.Zero(t, res.Coverage.StaleAccepted)
 		assert.Positive(t, res.Coverage.UnknownOutcomes, "drop-response should leave unknown outcomes")
@@ -78,7 +78,7 @@ func TestReferenceReceiverInRun(t *testing.T) {
 		t.Run(bug.String(), func(t *testing.T) {
 			t.Parallel()
 			res := runReceiver(t, bug, 1)
-			assert.Equal(t, check.Violated, res.Verdict, res.Summary())
+			assert.Equal(t, judge.Violated, res.Verdict, res.Summary())
 		})
 	}
 }

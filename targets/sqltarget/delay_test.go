@@ -9,10 +9,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/fencecheck/fencecheck/check"
 	"github.com/fencecheck/fencecheck/docs/schema"
 	"github.com/fencecheck/fencecheck/harness"
 	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/judge"
 	"github.com/fencecheck/fencecheck/nemesis"
 	"github.com/fencecheck/fencecheck/targets"
 )
@@ -75,7 +75,7 @@ func TestDelayHoldsStatementsOnTheirWay(t *testing.T) {
 			cfg.Faults, cfg.Seed, cfg.StoreDir, cfg.MinStale = faults, 1, schema.TempDir(t), 0
 			res, err := harness.Run(context.Background(), cfg)
 			require.NoError(t, err)
-			assert.Equal(t, check.Held, res.Verdict, res.Reason)
+			assert.Equal(t, judge.Held, res.Verdict, res.Reason)
 			assert.Positive(t, res.Coverage.FaultActions["delay"], "no write was delayed")
 			assert.Positive(t, wrapped.overtook, "no delayed write reached the database after a newer token")
 			assert.Equal(t, wrapped.answered, wrapped.rejected, "the atomic upsert rejects every write overtaken by a newer token")

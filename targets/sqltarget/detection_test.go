@@ -8,9 +8,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/fencecheck/fencecheck/check"
 	"github.com/fencecheck/fencecheck/docs/schema"
 	"github.com/fencecheck/fencecheck/harness"
+	"github.com/fencecheck/fencecheck/judge"
 	"github.com/fencecheck/fencecheck/nemesis"
 )
 
@@ -59,12 +59,12 @@ func TestDetectionOnRealDatabases(t *testing.T) {
 				t.Logf("%s atomic seed %d: %s; %d ops, %d stale writes (%d rejected, %d unknown), %d unknown outcomes",
 					e.name, seed, res.Verdict, res.Counts.Operations, res.Coverage.StaleWrites, res.Coverage.StaleRejected,
 					res.Coverage.StaleUnknown, res.Coverage.UnknownOutcomes)
-				assert.Equal(t, check.Held, res.Verdict, "atomic, seed %d: %s\n%s", seed, res.Reason, res.Summary())
+				assert.Equal(t, judge.Held, res.Verdict, "atomic, seed %d: %s\n%s", seed, res.Reason, res.Summary())
 				assert.Positive(t, res.Coverage.StaleWrites, "atomic, seed %d exercised no stale write", seed)
 
 				res = runHarness(t, spec, ModeCheckThenSet, seed)
 				t.Logf("%s check-then-set seed %d: %s; %d ops, violations on %d of 4 resources", e.name, seed, res.Verdict, res.Counts.Operations, len(res.Check.Violations))
-				assert.Equal(t, check.Violated, res.Verdict, "check-then-set, seed %d: %s\n%s", seed, res.Reason, res.Summary())
+				assert.Equal(t, judge.Violated, res.Verdict, "check-then-set, seed %d: %s\n%s", seed, res.Reason, res.Summary())
 			}
 		})
 	}

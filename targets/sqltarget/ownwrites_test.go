@@ -11,10 +11,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/fencecheck/fencecheck/check"
 	"github.com/fencecheck/fencecheck/docs/schema"
 	"github.com/fencecheck/fencecheck/harness"
 	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/judge"
 	"github.com/fencecheck/fencecheck/nemesis"
 	"github.com/fencecheck/fencecheck/targets"
 )
@@ -260,17 +260,17 @@ func TestOwnWritesInARun(t *testing.T) {
 		name  string
 		write func(dialect string) string
 		rows  bool
-		want  check.Verdict
+		want  judge.Verdict
 	}{
-		{"upsert with the correct guard holds", func(d string) string { return guardedUpsert(d, ">") }, false, check.Held},
-		{"upsert with >= under strict is found", func(d string) string { return guardedUpsert(d, ">=") }, false, check.Violated},
-		{"upsert without a guard is found", func(d string) string { return guardedUpsert(d, "") }, false, check.Violated},
+		{"upsert with the correct guard holds", func(d string) string { return guardedUpsert(d, ">") }, false, judge.Held},
+		{"upsert with >= under strict is found", func(d string) string { return guardedUpsert(d, ">=") }, false, judge.Violated},
+		{"upsert without a guard is found", func(d string) string { return guardedUpsert(d, "") }, false, judge.Violated},
 		{"UPDATE with the correct guard holds", func(string) string {
 			return "UPDATE %[1]s SET value = :value, token = :token WHERE id = :resource AND token < :token"
-		}, true, check.Held},
+		}, true, judge.Held},
 		{"UPDATE without a guard is found", func(string) string {
 			return "UPDATE %[1]s SET value = :value, token = :token WHERE id = :resource"
-		}, true, check.Violated},
+		}, true, judge.Violated},
 	}
 	for _, e := range engines {
 		if e.memory {
@@ -300,7 +300,7 @@ func TestOwnWritesInARun(t *testing.T) {
 						e.name, tc.name, res.Verdict, res.Counts.Writes, res.Counts.Accepted, res.Counts.Rejected, res.Counts.UnknownWrites,
 						res.Coverage.EqualTokenRepeats, res.Coverage.EqualTokenAccepted, res.Coverage.StaleWrites, res.Coverage.StaleAccepted)
 					require.Equal(t, tc.want, res.Verdict, "%s\n%s", res.Reason, res.Summary())
-					if tc.want == check.Held {
+					if tc.want == judge.Held {
 						assert.Positive(t, res.Coverage.EqualTokenRepeats, "no repeat of a token was written")
 						assert.Positive(t, res.Counts.Rejected, "no write was rejected")
 					}
