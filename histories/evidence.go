@@ -56,24 +56,35 @@ func (e Evidence) Reason() string {
 	return b.String()
 }
 
-// resourceEvidence is what a tally knows of one resource's operations.
+// resourceEvidence is what is known of one resource's operations.
 type resourceEvidence struct {
-	known                                 bool // an operation of the resource was noted (tally.note)
+	known                                 bool // a tally noted the resource (tally.note)
 	writes, acked, unknown, failed, reads int
 	firstAck                              int64 // the earliest return of an acknowledged write
 	lastRead                              int64 // the latest invocation of a read that returned
 }
 
 // Evidence measures the evidence of h (see Evidence).
-func (h *History) Evidence() Evidence { return h.tally().evidence(h.ResourceName, h.Errors) }
-
-// evidence returns the evidence of the operations added, resources named
-// by name, with errors the target's.
-func (t *tally) evidence(name func(r uint32) string, errors ErrorSummary) Evidence {
-	out := Evidence{Resources: len(t.order), Errors: errors}
-	for _, r := range t.order {
-		if why := t.resources[r].missing(); why != "" {
-			out.Thin = append(out.Thin, ThinResource{Resource: name(r), Why: why})
+func (h *History) Evidence() Evidence {
+	byNumber := make([]*resourceEvidence, len(h.resources.list))
+	var order []uint32
+	for i := range h.Ops {
+		op := &h.Ops[i]
+		if op.Initial() {
+			continue
+		}
+		ev := byNumber[op.Resource]
+		if ev == nil {
+			ev = &resourceEvidence{firstAck: Infinity, lastRead: -1}
+			byNumber[op.Resource] = ev
+			order = append(order, op.Resource)
+		}
+		ev.add(op.IsWrite(), op.Status, op.Call, op.Return)
+	}
+	out := Evidence{Resources: len(order), Errors: h.Errors}
+	for _, r := range order {
+		if why := byNumber[r].missing(); why != "" {
+			out.Thin = append(out.Thin, ThinResource{Resource: h.ResourceName(r), Why: why})
 		}
 	}
 	return out
