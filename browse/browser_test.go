@@ -46,8 +46,8 @@ func realStore(t *testing.T) string {
 		faults, err := nemesis.Parse("pause,delay")
 		require.NoError(t, err)
 		cfg := harness.DefaultConfig()
-		cfg.Target, cfg.TargetName, cfg.Faults, cfg.MinStale = tgt, "memory://"+name, faults, 0
-		cfg.Seed, cfg.Deterministic, cfg.StoreDir = 3, true, dir
+		cfg.Target.Receiver, cfg.Target.Name, cfg.Nemesis.Faults, cfg.Gates.MinStale = tgt, "memory://"+name, faults, 0
+		cfg.Runtime.Seed, cfg.Runtime.Deterministic, cfg.Store.Dir = 3, true, dir
 		_, err = harness.Run(context.Background(), cfg)
 		require.NoError(t, err)
 	}

@@ -14,8 +14,8 @@ import (
 func run(t *testing.T, ctx context.Context, store, runName string, tgt targets.Target, set func(*harness.Config)) (harness.Result, error) {
 	t.Helper()
 	cfg := harness.DefaultConfig()
-	cfg.Target, cfg.TargetName, cfg.RunName, cfg.StoreDir = tgt, "memory://fenced", runName, store
-	cfg.Seed, cfg.Deterministic, cfg.Duration, cfg.Ops, cfg.Faults, cfg.MinStale = 1, true, 0, 100, nil, 0
+	cfg.Target.Receiver, cfg.Target.Name, cfg.Store.RunName, cfg.Store.Dir = tgt, "memory://fenced", runName, store
+	cfg.Runtime.Seed, cfg.Runtime.Deterministic, cfg.Workload.Duration, cfg.Workload.Ops, cfg.Nemesis.Faults, cfg.Gates.MinStale = 1, true, 0, 100, nil, 0
 	if set != nil {
 		set(&cfg)
 	}

@@ -98,7 +98,7 @@ func kindsStore(t *testing.T) string {
 	_, err = left.Write(context.Background(), "r0", 17, "left-over")
 	require.NoError(t, err)
 	_, err = run(t, context.Background(), store, "failed", tokenless{left}, func(c *harness.Config) {
-		c.Resources, c.ResourceNames = 1, []string{"r0"}
+		c.Workload.Resources, c.Workload.ResourceNames = 1, []string{"r0"}
 	})
 	require.Error(t, err)
 	// Failed at set-up: nothing.
@@ -108,7 +108,7 @@ func kindsStore(t *testing.T) string {
 	_, err = run(t, context.Background(), store, "held", memory.NewFenced(), nil)
 	require.NoError(t, err)
 	_, err = run(t, context.Background(), store, "no-report", memory.NewUnfenced(), func(c *harness.Config) {
-		c.TargetName, c.NoReport, c.Ops = "memory://unfenced", true, 300
+		c.Target.Name, c.Store.NoReport, c.Workload.Ops = "memory://unfenced", true, 300
 	})
 	require.NoError(t, err)
 	battery(t, store, "fenced")

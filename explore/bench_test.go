@@ -17,9 +17,9 @@ import (
 // runs/s is the figure that matters.
 func BenchmarkSweepFenced(b *testing.B) {
 	cfg := harness.DefaultConfig()
-	cfg.TargetName, cfg.Deterministic, cfg.StoreDir = "memory://fenced", true, schema.TempDir(b)
+	cfg.Target.Name, cfg.Runtime.Deterministic, cfg.Store.Dir = "memory://fenced", true, schema.TempDir(b)
 	opts := DefaultOptions()
-	opts.Seeds, opts.Store = Seeds{First: 1, Last: uint64(b.N)}, cfg.StoreDir
+	opts.Seeds, opts.Store = Seeds{First: 1, Last: uint64(b.N)}, cfg.Store.Dir
 	opts.NewTarget = func() (targets.Target, error) { return memory.NewFenced(), nil }
 	b.ReportAllocs()
 	b.ResetTimer()

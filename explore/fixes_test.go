@@ -24,8 +24,8 @@ func fixRun(t *testing.T, name string) FixRun {
 		tgt, err := memory.Open(name)
 		require.NoError(t, err)
 		cfg := harness.DefaultConfig()
-		cfg.Target, cfg.TargetName, cfg.Deterministic, cfg.StoreDir, cfg.Seed = tgt, "memory://"+name, true, store, 7
-		cfg.Duration, cfg.Strategy = 2*time.Second, s
+		cfg.Target.Receiver, cfg.Target.Name, cfg.Runtime.Deterministic, cfg.Store.Dir, cfg.Runtime.Seed = tgt, "memory://"+name, true, store, 7
+		cfg.Workload.Duration, cfg.Workload.Strategy = 2*time.Second, s
 		return harness.Run(ctx, cfg)
 	}
 }

@@ -126,11 +126,11 @@ func (d Draw) Apply(c *harness.Config, faults []nemesis.Fault) error {
 		return fmt.Errorf("swarm draw: %w", err)
 	}
 	c.SetLeaseTTL(d.LeaseTTL)
-	c.Think, c.Workers, c.ReadShare, c.Tokens = d.Think, d.Workers, d.ReadShare, tokens
+	c.Workload.Think, c.Workload.Workers, c.Workload.ReadShare, c.Leases.Tokens = d.Think, d.Workers, d.ReadShare, tokens
 	if d.Resources > 0 {
-		c.Resources = d.Resources
+		c.Workload.Resources = d.Resources
 	}
-	c.Faults = faults
+	c.Nemesis.Faults = faults
 	return nil
 }
 

@@ -119,33 +119,33 @@ func (p Progress) String() string {
 //
 // A run in the simulation or on a virtual clock (cfg.Deterministic,
 // cfg.VirtualClock) names its resources from its seed; without
-// opts.NewTarget runs would share cfg.Target, and so Sweep refuses
+// opts.NewTarget runs would share cfg.Target.Receiver, and so Sweep refuses
 // that. On the real clock they may share it, one at a time unless
-// opts.Parallel says otherwise. A lease service given in cfg.Leases would
+// opts.Parallel says otherwise. A lease service given in cfg.Leases.Service would
 // be shared by every run and is refused; cfg.Issuer is opened by each.
 func Sweep(ctx context.Context, cfg harness.Config, opts Options) (Result, error) {
-	if cfg.Leases != nil {
+	if cfg.Leases.Service != nil {
 		return Result{}, errors.New("explore: a lease service in Leases would serve every run of the sweep; give Issuer, which each run opens for itself")
 	}
-	if opts.NewTarget == nil && (cfg.Deterministic || cfg.VirtualClock) {
+	if opts.NewTarget == nil && (cfg.Runtime.Deterministic || cfg.Runtime.VirtualClock) {
 		return Result{}, errors.New("explore: runs in the simulation or on a virtual clock name their resources from their seed, and need a target each (Options.NewTarget)")
 	}
 	if opts.Store == "" {
-		opts.Store = cfg.StoreDir
+		opts.Store = cfg.Store.Dir
 	}
 	if opts.Name == "" {
-		opts.Name = cfg.RunName
+		opts.Name = cfg.Store.RunName
 		if opts.Name == "" {
-			opts.Name = runstore.Name(cfg.TargetName)
+			opts.Name = runstore.Name(cfg.Target.Name)
 		}
 	}
-	names := make([]string, len(cfg.Faults))
-	for i, f := range cfg.Faults {
+	names := make([]string, len(cfg.Nemesis.Faults))
+	for i, f := range cfg.Nemesis.Faults {
 		names[i] = f.Name()
 	}
 	return SweepFunc(ctx, func(ctx context.Context, tr Trial) (harness.Result, error) {
 		c := cfg
-		c.Seed, c.Keep = tr.Seed, harness.KeepViolations
+		c.Runtime.Seed, c.Store.Keep = tr.Seed, harness.KeepViolations
 		faults, err := nemesis.Parse(strings.Join(names, ","))
 		if tr.Draw != nil {
 			faults, err = nemesis.Parse(strings.Join(tr.Draw.Faults, ","))
@@ -153,19 +153,19 @@ func Sweep(ctx context.Context, cfg harness.Config, opts Options) (Result, error
 		if err != nil {
 			return harness.Result{}, fmt.Errorf("explore: make the faults afresh: %w", err)
 		}
-		c.Faults = faults
+		c.Nemesis.Faults = faults
 		if tr.Draw != nil {
 			if err := tr.Draw.Apply(&c, faults); err != nil {
 				return harness.Result{}, err
 			}
 		}
 		if opts.NewTarget != nil {
-			if c.Target, err = opts.NewTarget(); err != nil {
+			if c.Target.Receiver, err = opts.NewTarget(); err != nil {
 				return harness.Result{}, fmt.Errorf("explore: a target for seed %d: %w", tr.Seed, err)
 			}
 		}
 		if opts.Command != nil {
-			c.Command = opts.Command(tr)
+			c.Output.Command = opts.Command(tr)
 		}
 		if opts.Runner != nil {
 			return opts.Runner(ctx, c)

@@ -30,8 +30,8 @@ import (
 func memoryConfig(t *testing.T, name string, seeds Seeds, parallel int) (harness.Config, Options) {
 	t.Helper()
 	cfg := harness.DefaultConfig()
-	cfg.Target, cfg.TargetName, cfg.Deterministic, cfg.StoreDir = nil, "memory://"+name, true, schema.TempDir(t)
-	cfg.Duration = 2 * time.Second
+	cfg.Target.Receiver, cfg.Target.Name, cfg.Runtime.Deterministic, cfg.Store.Dir = nil, "memory://"+name, true, schema.TempDir(t)
+	cfg.Workload.Duration = 2 * time.Second
 	opts := DefaultOptions()
 	opts.Seeds, opts.Parallel = seeds, parallel
 	opts.NewTarget = func() (targets.Target, error) { return memory.Open(name) }
@@ -86,7 +86,7 @@ func TestSweepFindsTheFirstFailingSeed(t *testing.T) {
 		for s := uint64(1); s <= f.Seed; s++ {
 			assert.True(t, seen[s], "seed %d, below the failing one, was run", s)
 		}
-		runs, err := os.ReadDir(filepath.Join(cfg.StoreDir, "memory-check-then-set"))
+		runs, err := os.ReadDir(filepath.Join(cfg.Store.Dir, "memory-check-then-set"))
 		require.NoError(t, err)
 		assert.Len(t, runs, res.Violated, "only the runs that violated are stored")
 		assert.Contains(t, res.Summary(), "failing seed "+itoa(f.Seed))
@@ -119,7 +119,7 @@ func TestSweepOfACorrectReceiverHolds(t *testing.T) {
 	assert.Positive(t, res.Totals.FaultActions["pause"])
 	assert.Len(t, readLog(t, res.Dir), 30)
 	assert.Contains(t, res.Summary(), fmt.Sprintf("exercised   in %d checked runs with no violation: %d operations", res.Totals.Runs, res.Totals.Operations))
-	_, err = os.Stat(filepath.Join(cfg.StoreDir, "memory-fenced"))
+	_, err = os.Stat(filepath.Join(cfg.Store.Dir, "memory-fenced"))
 	assert.True(t, os.IsNotExist(err), "no run stored")
 	for _, f := range []string{runstore.Result, runstore.Summary} {
 		assert.FileExists(t, filepath.Join(res.Dir, f))
@@ -155,13 +155,13 @@ func TestSweepSwarm(t *testing.T) {
 func TestSweepRefusesSharedState(t *testing.T) {
 	t.Parallel()
 	cfg, opts := memoryConfig(t, "fenced", Seeds{1, 2}, 1)
-	cfg.Target, opts.NewTarget = memory.NewFenced(), nil
+	cfg.Target.Receiver, opts.NewTarget = memory.NewFenced(), nil
 	_, err := Sweep(context.Background(), cfg, opts)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "NewTarget")
 
 	cfg, opts = memoryConfig(t, "fenced", Seeds{1, 2}, 1)
-	cfg.Deterministic, cfg.Leases = false, lease.NewLocal(context.Background(), sched.NewReal(), nil, time.Second)
+	cfg.Runtime.Deterministic, cfg.Leases.Service = false, lease.NewLocal(context.Background(), sched.NewReal(), nil, time.Second)
 	_, err = Sweep(context.Background(), cfg, opts)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "Issuer")

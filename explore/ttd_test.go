@@ -85,12 +85,12 @@ func referenceReceiver(bug receiver.Bug) func() (targets.Target, error) {
 // memory receivers' are the default 5 s): in a bubble a run costs more
 // wall time than in the simulation.
 func ttdReceivers(correctSeeds, correctSwarm, referenceSeeds, referenceSwarm, limit, referenceLimit int) []ttdReceiver {
-	short := func(c *harness.Config) { c.Duration = 2 * time.Second }
+	short := func(c *harness.Config) { c.Workload.Duration = 2 * time.Second }
 	return []ttdReceiver{
 		{name: "memory://unfenced", newTarget: memoryReceiver("unfenced"), limit: limit},
 		{name: "memory://check-then-set", newTarget: memoryReceiver("check-then-set"), limit: limit},
 		{name: "memory://accept-equal (strict)", newTarget: memoryReceiver("accept-equal"), limit: limit,
-			set: func(c *harness.Config) { c.Policy = model.Strict }},
+			set: func(c *harness.Config) { c.Gates.Policy = model.Strict }},
 		{name: "memory://check-then-set-rare", newTarget: memoryReceiver("check-then-set-rare"), limit: limit},
 		{name: "memory://lost-write-rare", newTarget: memoryReceiver("lost-write-rare"), limit: limit},
 		{name: "memory://uint32-tokens", newTarget: memoryReceiver("uint32-tokens"), limit: limit},
@@ -206,8 +206,8 @@ func TestTimeToDetectionTable(t *testing.T) {
 func ttdSweep(t *testing.T, r ttdReceiver, s ttdStrategy, store string, seeds explore.Seeds) explore.Result {
 	t.Helper()
 	cfg := harness.DefaultConfig()
-	cfg.TargetName, cfg.StoreDir, cfg.TaskOrder = r.name, store, s.order
-	cfg.Deterministic = !r.bubble
+	cfg.Target.Name, cfg.Store.Dir, cfg.Runtime.TaskOrder = r.name, store, s.order
+	cfg.Runtime.Deterministic = !r.bubble
 	if r.set != nil {
 		r.set(&cfg)
 	}
@@ -215,7 +215,7 @@ func ttdSweep(t *testing.T, r ttdReceiver, s ttdStrategy, store string, seeds ex
 	opts.Seeds, opts.Swarm, opts.NewTarget, opts.Parallel = seeds, s.swarm, r.newTarget, runtime.GOMAXPROCS(0)
 	opts.Store = "" // no sweep log: only the violated runs are stored
 	if r.bubble {
-		cfg.VirtualClock, cfg.Started = true, time.Now()
+		cfg.Runtime.VirtualClock, cfg.Runtime.Started = true, time.Now()
 		opts.Runner = func(_ context.Context, c harness.Config) (res harness.Result, err error) {
 			synctest.Test(t, func(inner *testing.T) { res, err = harness.Run(inner.Context(), c) })
 			return res, err

@@ -36,9 +36,9 @@ func runInBubble(t T, cfg harness.Config) (res harness.Result, err error) {
 	if err != nil {
 		return harness.Result{}, err
 	}
-	cfg.VirtualClock = true
-	if cfg.Started.IsZero() {
-		cfg.Started = time.Now() // the bubble's clock starts at 2000-01-01
+	cfg.Runtime.VirtualClock = true
+	if cfg.Runtime.Started.IsZero() {
+		cfg.Runtime.Started = time.Now() // the bubble's clock starts at 2000-01-01
 	}
 	synctest.Test(tt, func(inner *testing.T) {
 		// The bubble's own context: a wait on the test's, made outside

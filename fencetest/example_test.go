@@ -52,7 +52,7 @@ func ExampleRun() {
 			return
 		}
 		cfg := fencetest.Config(t, tgt)
-		cfg.Deterministic, cfg.StoreDir = true, store
+		cfg.Runtime.Deterministic, cfg.Store.Dir = true, store
 		res := fencetest.Run(t, cfg)
 		fmt.Println(receiver, t.result(res.Verdict))
 	}
@@ -81,7 +81,7 @@ func ExampleHandler() {
 	}
 	t := &exampleT{name: "TestHandlerRejectsStaleTokens"}
 	o := fencetest.DefaultOptions()
-	o.Config = func(c *harness.Config) { c.StoreDir, c.Duration = store, 2*time.Second }
+	o.Config = func(c *harness.Config) { c.Store.Dir, c.Workload.Duration = store, 2*time.Second }
 	res := fencetest.Handler(t, h, o)
 	fmt.Println(t.result(res.Verdict))
 	// Output:

@@ -5,7 +5,7 @@
 //
 //	func TestReceiverRejectsStaleTokens(t *testing.T) {
 //		cfg := fencetest.Config(t, myReceiver)
-//		cfg.Duration = 5 * time.Second
+//		cfg.Workload.Duration = 5 * time.Second
 //		fencetest.Run(t, cfg)
 //	}
 //
@@ -77,10 +77,10 @@ const LeasesEnv = "FENCETEST_LEASES"
 // directory. Runs are kept after the test, passed or failed.
 func Config(t T, target targets.Target) harness.Config {
 	cfg := harness.DefaultConfig()
-	cfg.Target, cfg.TargetName, cfg.Seed = target, "fencetest://"+t.Name(), DefaultOptions().Seed
-	cfg.StoreDir = os.Getenv("FENCETEST_STORE")
-	if cfg.StoreDir == "" {
-		cfg.StoreDir = filepath.Join(os.TempDir(), "fencecheck-runs")
+	cfg.Target.Receiver, cfg.Target.Name, cfg.Runtime.Seed = target, "fencetest://"+t.Name(), DefaultOptions().Seed
+	cfg.Store.Dir = os.Getenv("FENCETEST_STORE")
+	if cfg.Store.Dir == "" {
+		cfg.Store.Dir = filepath.Join(os.TempDir(), "fencecheck-runs")
 	}
 	return cfg
 }
@@ -89,7 +89,7 @@ func Config(t T, target targets.Target) harness.Config {
 // held and every gate was met. It logs the run directory, where
 // report.html, timeline.html and the history are kept, and returns the
 // result for further assertions. The run's Command is the go test line
-// that runs the test again; -fencetest.seed replaces cfg.Seed.
+// that runs the test again; -fencetest.seed replaces cfg.Runtime.Seed.
 //
 // When $FENCETEST_LEASES names a lease spec and cfg has neither Leases nor
 // Issuer, the run takes its leases from that issuer, on the real clock
@@ -106,7 +106,7 @@ func Run(t T, cfg harness.Config) harness.Result {
 // run on the bubble's virtual clock, so a run of cfg.Duration takes only
 // the time its work takes, and the same seed gives the same history byte
 // for byte unless the target's own goroutines race (see
-// harness.Config.VirtualClock). t must be a *testing.T, or wrap one (see
+// harness.Runtime.VirtualClock). t must be a *testing.T, or wrap one (see
 // Options.Synctest). $FENCETEST_LEASES, whose issuers talk to servers,
 // makes it a real-time Run, and says so in the log.
 func RunSynctest(t T, cfg harness.Config) harness.Result {
@@ -122,9 +122,9 @@ func run(t T, cfg harness.Config, bubbled bool) harness.Result {
 		return harness.Result{}
 	}
 	if seed, ok := seedOverride(); ok {
-		cfg.Seed = seed
+		cfg.Runtime.Seed = seed
 	}
-	cfg.Command = env + reproduceLine(t.Name(), cfg.Seed)
+	cfg.Output.Command = env + reproduceLine(t.Name(), cfg.Runtime.Seed)
 	var res harness.Result
 	var err error
 	if bubbled {
@@ -133,15 +133,15 @@ func run(t T, cfg harness.Config, bubbled bool) harness.Result {
 		res, err = harness.Run(t.Context(), cfg)
 	}
 	if err != nil {
-		t.Fatalf("fencetest: run against %s: %v", cfg.TargetName, err)
+		t.Fatalf("fencetest: run against %s: %v", cfg.Target.Name, err)
 		return res
 	}
 	where := fmt.Sprintf("run directory %s (report: %s)", res.Dir, filepath.Join(res.Dir, "report.html"))
 	if res.Verdict == judge.Held {
-		t.Logf("fencetest: %s held: %s; %d stale writes exercised; seed %d; %s", cfg.TargetName, res.Reason, res.Coverage.StaleWrites, cfg.Seed, where)
+		t.Logf("fencetest: %s held: %s; %d stale writes exercised; seed %d; %s", cfg.Target.Name, res.Reason, res.Coverage.StaleWrites, cfg.Runtime.Seed, where)
 		return res
 	}
-	t.Errorf("fencetest: %s %s: %s\n%s\n%s", cfg.TargetName, res.Verdict, res.Reason, where, res.Summary())
+	t.Errorf("fencetest: %s %s: %s\n%s\n%s", cfg.Target.Name, res.Verdict, res.Reason, where, res.Summary())
 	return res
 }
 
@@ -153,23 +153,23 @@ func run(t T, cfg harness.Config, bubbled bool) harness.Result {
 func envLeases(t T, cfg *harness.Config, bubbled *bool) (string, bool) {
 	t.Helper()
 	spec := os.Getenv(LeasesEnv)
-	if spec == "" || spec == leasespec.Local || cfg.Leases != nil || cfg.Issuer != nil {
+	if spec == "" || spec == leasespec.Local || cfg.Leases.Service != nil || cfg.Leases.Issuer != nil {
 		return "", true
 	}
-	cfg.Issuer = Leases(t, spec)
-	if cfg.Issuer == nil {
+	cfg.Leases.Issuer = Leases(t, spec)
+	if cfg.Leases.Issuer == nil {
 		return "", false
 	}
-	if cfg.Deterministic || *bubbled {
-		t.Logf("fencetest: %s=%s: the run is on the real clock, not the deterministic simulation or a synctest bubble", LeasesEnv, cfg.Issuer.Name())
-		cfg.Deterministic, *bubbled = false, false
+	if cfg.Runtime.Deterministic || *bubbled {
+		t.Logf("fencetest: %s=%s: the run is on the real clock, not the deterministic simulation or a synctest bubble", LeasesEnv, cfg.Leases.Issuer.Name())
+		cfg.Runtime.Deterministic, *bubbled = false, false
 	}
 	return LeasesEnv + "=" + shellescape.Quote(redact.Spec(spec)) + " ", true
 }
 
 // Leases returns the token issuer a lease spec names (local, etcd,
 // etcd://HOST:PORT,…, redis[?SETTINGS], redis://…, postgres[?SETTINGS],
-// postgres://…; see docs/leases.md), for Config.Issuer, and fails t when
+// postgres://…; see docs/leases.md), for Config.Leases.Issuer, and fails t when
 // the spec is bad. "local" is nil: the
 // run's own lease service. The spec "etcd" starts its members inside the
 // test binary: they cannot be crashed or paused (issuer faults need the

@@ -48,11 +48,11 @@ func TestRun(t *testing.T) {
 		{name: "an unfenced receiver fails with the minimal counterexample", target: "unfenced",
 			fails: []string{"violated", "minimal counterexample:", "what the resource should have done", "report.html",
 				"reproduce   go test -run '^TestRun$/^an_unfenced_receiver_fails_with_the_minimal_counterexample$' ./fencetest -fencetest.seed=1"}},
-		{name: "a run that exercised no stale write fails the gate", target: "fenced", change: func(c *harness.Config) { c.Faults = nil },
+		{name: "a run that exercised no stale write fails the gate", target: "fenced", change: func(c *harness.Config) { c.Nemesis.Faults = nil },
 			fails: []string{"inconclusive", "NO STALE WRITE WAS SUBMITTED",
-				"no old token reached the resource before a newer one (add nemesis.Delay to Config.Faults)",
-				"(add a process.Target as Config.Target and nemesis.Kill to Config.Faults)"}},
-		{name: "another seed is in the reproduce line", target: "unfenced", change: func(c *harness.Config) { c.Seed = 9 },
+				"no old token reached the resource before a newer one (add nemesis.Delay to Config.Nemesis.Faults)",
+				"(add a process.Target as Config.Target.Receiver and nemesis.Kill to Config.Nemesis.Faults)"}},
+		{name: "another seed is in the reproduce line", target: "unfenced", change: func(c *harness.Config) { c.Runtime.Seed = 9 },
 			fails: []string{"violated", " ./fencetest -fencetest.seed=9\n"}},
 	}
 	for _, tc := range cases {
@@ -62,7 +62,7 @@ func TestRun(t *testing.T) {
 			require.NoError(t, err)
 			rec := &recorder{TB: t}
 			cfg := Config(rec, tgt)
-			cfg.Deterministic, cfg.StoreDir, cfg.Duration = true, schema.TempDir(t), 2*time.Second
+			cfg.Runtime.Deterministic, cfg.Store.Dir, cfg.Workload.Duration = true, schema.TempDir(t), 2*time.Second
 			if tc.change != nil {
 				tc.change(&cfg)
 			}
@@ -90,19 +90,19 @@ func TestConfigStartsFromTheDefaults(t *testing.T) {
 	t.Parallel()
 	cfg := Config(t, memory.NewFenced())
 	want := harness.DefaultConfig()
-	assert.Equal(t, "fencetest://TestConfigStartsFromTheDefaults", cfg.TargetName)
-	assert.Equal(t, uint64(1), cfg.Seed, "a failure reproduces")
-	assert.Equal(t, want.Workers, cfg.Workers)
-	assert.Equal(t, want.Duration, cfg.Duration)
-	assert.Equal(t, want.MinStale, cfg.MinStale)
-	assert.Len(t, cfg.Faults, len(want.Faults))
+	assert.Equal(t, "fencetest://TestConfigStartsFromTheDefaults", cfg.Target.Name)
+	assert.Equal(t, uint64(1), cfg.Runtime.Seed, "a failure reproduces")
+	assert.Equal(t, want.Workload.Workers, cfg.Workload.Workers)
+	assert.Equal(t, want.Workload.Duration, cfg.Workload.Duration)
+	assert.Equal(t, want.Gates.MinStale, cfg.Gates.MinStale)
+	assert.Len(t, cfg.Nemesis.Faults, len(want.Nemesis.Faults))
 }
 
 func TestRunRejectsABadConfig(t *testing.T) {
 	t.Parallel()
 	rec := &recorder{TB: t}
 	cfg := Config(rec, memory.NewFenced())
-	cfg.StoreDir, cfg.Workers = schema.TempDir(t), -3
+	cfg.Store.Dir, cfg.Workload.Workers = schema.TempDir(t), -3
 	Run(rec, cfg)
 	assert.True(t, rec.fatal)
 	assert.Contains(t, strings.Join(rec.errors, ""), "Workers: -3")
@@ -113,7 +113,7 @@ func TestDefaultStoreIsKept(t *testing.T) {
 	t.Setenv("FENCETEST_STORE", dir)
 	rec := &recorder{TB: t}
 	cfg := Config(rec, memory.NewFenced())
-	cfg.Deterministic, cfg.Duration, cfg.Ops = true, 0, 200
+	cfg.Runtime.Deterministic, cfg.Workload.Duration, cfg.Workload.Ops = true, 0, 200
 	res := Run(rec, cfg)
 	assert.Empty(t, rec.errors)
 	assert.True(t, strings.HasPrefix(res.Dir, dir))
@@ -135,8 +135,8 @@ func TestLeasesFromTheEnvironment(t *testing.T) {
 		rec := &recorder{TB: t}
 		cfg := Config(rec, memory.NewFenced())
 		// Bounded by its work, not by time: the same run on a loaded machine.
-		cfg.Deterministic, cfg.StoreDir, cfg.Duration, cfg.Ops = true, schema.TempDir(t), 0, 300
-		cfg.OpTimeout = 2 * time.Second
+		cfg.Runtime.Deterministic, cfg.Store.Dir, cfg.Workload.Duration, cfg.Workload.Ops = true, schema.TempDir(t), 0, 300
+		cfg.Workload.OpTimeout = 2 * time.Second
 		res := Run(rec, cfg)
 		require.Empty(t, rec.errors)
 		assert.Equal(t, judge.Held, res.Verdict, res.Reason)
@@ -159,7 +159,7 @@ func TestLeasesFromTheEnvironment(t *testing.T) {
 		t.Setenv(LeasesEnv, dsn)
 		rec := &recorder{TB: t}
 		cfg := Config(rec, memory.NewFenced())
-		cfg.StoreDir, cfg.Duration, cfg.Ops, cfg.OpTimeout = schema.TempDir(t), 0, 300, 2*time.Second
+		cfg.Store.Dir, cfg.Workload.Duration, cfg.Workload.Ops, cfg.Workload.OpTimeout = schema.TempDir(t), 0, 300, 2*time.Second
 		res := RunSynctest(rec, cfg)
 		require.Empty(t, rec.errors)
 		assert.Equal(t, judge.Held, res.Verdict, res.Reason)
@@ -170,7 +170,7 @@ func TestLeasesFromTheEnvironment(t *testing.T) {
 		t.Setenv(LeasesEnv, "redis://u:s3cr3t@127.0.0.1:6379/notadb")
 		rec := &recorder{TB: t}
 		cfg := Config(rec, memory.NewFenced())
-		cfg.StoreDir = schema.TempDir(t)
+		cfg.Store.Dir = schema.TempDir(t)
 		Run(rec, cfg)
 		assert.True(t, rec.fatal)
 		msg := strings.Join(rec.errors, "")
@@ -181,7 +181,7 @@ func TestLeasesFromTheEnvironment(t *testing.T) {
 		t.Setenv(LeasesEnv, "local")
 		rec := &recorder{TB: t}
 		cfg := Config(rec, memory.NewFenced())
-		cfg.Deterministic, cfg.StoreDir, cfg.Duration, cfg.Ops = true, schema.TempDir(t), 0, 200
+		cfg.Runtime.Deterministic, cfg.Store.Dir, cfg.Workload.Duration, cfg.Workload.Ops = true, schema.TempDir(t), 0, 200
 		res := Run(rec, cfg)
 		assert.Empty(t, rec.errors)
 		assert.True(t, res.Config.Deterministic)

@@ -64,7 +64,7 @@ func Handler(t T, h http.Handler, opts Options) harness.Result {
 		return harness.Result{}
 	}
 	cfg := Config(t, tgt)
-	cfg.Seed = opts.Seed
+	cfg.Runtime.Seed = opts.Seed
 	if opts.Config != nil {
 		opts.Config(&cfg)
 	}

@@ -118,7 +118,7 @@ var stores = []struct {
 func runStore(rec *recorder, window time.Duration, dir string) harness.Result {
 	o := DefaultOptions()
 	o.Synctest = true
-	o.Config = func(c *harness.Config) { c.StoreDir, c.Duration = dir, 10*time.Second }
+	o.Config = func(c *harness.Config) { c.Store.Dir, c.Workload.Duration = dir, 10*time.Second }
 	return Handler(rec, newTokenStore(window), o)
 }
 
@@ -173,7 +173,7 @@ func TestSynctestHistoriesRepeat(t *testing.T) {
 			history := func(seed uint64) []byte {
 				o := DefaultOptions()
 				o.Synctest, o.Seed = true, seed
-				o.Config = func(c *harness.Config) { c.StoreDir, c.Duration = schema.TempDir(t), 3*time.Second }
+				o.Config = func(c *harness.Config) { c.Store.Dir, c.Workload.Duration = schema.TempDir(t), 3*time.Second }
 				res := Handler(t, tc.handler(t), o)
 				require.Equal(t, judge.Held, res.Verdict, res.Reason)
 				b, err := os.ReadFile(filepath.Join(res.Dir, "history.jsonl"))

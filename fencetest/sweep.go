@@ -32,7 +32,7 @@ type SweepOptions struct {
 	// NewTarget gives each run a receiver of its own, as a run in the
 	// simulation or in a bubble needs (its resources are named from its
 	// seed): for an http.Handler, HandlerTarget(newHandler(), opts). nil,
-	// every run uses cfg.Target, which only a real-time run may share.
+	// every run uses cfg.Target.Receiver, which only a real-time run may share.
 	NewTarget func() (targets.Target, error)
 }
 
@@ -63,21 +63,21 @@ func Sweep(t T, cfg harness.Config, seeds explore.Seeds, opts SweepOptions) expl
 	o.Parallel = opts.Parallel
 	if o.Parallel == 0 {
 		o.Parallel = 1
-		if cfg.Deterministic || bubbled {
+		if cfg.Runtime.Deterministic || bubbled {
 			o.Parallel = runtime.GOMAXPROCS(0)
 		}
 	}
 	o.Command = func(tr explore.Trial) string { return env + reproduceLine(t.Name(), tr.Seed) }
 	if bubbled {
-		cfg.VirtualClock = true
-		if cfg.Started.IsZero() {
-			cfg.Started = time.Now()
+		cfg.Runtime.VirtualClock = true
+		if cfg.Runtime.Started.IsZero() {
+			cfg.Runtime.Started = time.Now()
 		}
 		o.Runner = func(_ context.Context, c harness.Config) (harness.Result, error) { return runInBubble(t, c) }
 	}
 	res, err := explore.Sweep(t.Context(), cfg, o)
 	if err != nil {
-		t.Fatalf("fencetest: sweep of %s: %v", cfg.TargetName, err)
+		t.Fatalf("fencetest: sweep of %s: %v", cfg.Target.Name, err)
 		return res
 	}
 	where := ""
@@ -85,9 +85,9 @@ func Sweep(t T, cfg harness.Config, seeds explore.Seeds, opts SweepOptions) expl
 		where = "; the sweep's log is in " + res.Dir
 	}
 	if res.Verdict == judge.Held {
-		t.Logf("fencetest: sweep of %s held: %s (%d inconclusive seeds)%s", cfg.TargetName, res.Reason, res.Inconclusive, where)
+		t.Logf("fencetest: sweep of %s held: %s (%d inconclusive seeds)%s", cfg.Target.Name, res.Reason, res.Inconclusive, where)
 		return res
 	}
-	t.Errorf("fencetest: sweep of %s %s%s\n%s", cfg.TargetName, res.Verdict, where, res.Summary())
+	t.Errorf("fencetest: sweep of %s %s%s\n%s", cfg.Target.Name, res.Verdict, where, res.Summary())
 	return res
 }

@@ -28,7 +28,7 @@ func TestSweepAHandler(t *testing.T) {
 			t.Parallel()
 			rec := &recorder{TB: t}
 			cfg := Config(rec, nil)
-			cfg.StoreDir, cfg.Duration = schema.TempDir(t), 2*time.Second
+			cfg.Store.Dir, cfg.Workload.Duration = schema.TempDir(t), 2*time.Second
 			newHandler := func() http.Handler { return newTokenStore(tc.window) }
 			res := Sweep(rec, cfg, explore.Seeds{First: 1, Last: 12}, SweepOptions{Synctest: true, Parallel: 2,
 				NewTarget: func() (targets.Target, error) { return HandlerTarget(newHandler(), DefaultOptions()) }})
@@ -58,7 +58,7 @@ func TestSweepNeedsATargetPerRunInABubble(t *testing.T) {
 	t.Parallel()
 	rec := &recorder{TB: t}
 	cfg := Config(rec, memory.NewFenced())
-	cfg.StoreDir = schema.TempDir(t)
+	cfg.Store.Dir = schema.TempDir(t)
 	Sweep(rec, cfg, explore.Seeds{First: 1, Last: 2}, SweepOptions{Synctest: true})
 	assert.True(t, rec.fatal)
 	require.Len(t, rec.errors, 1)
@@ -71,7 +71,7 @@ func TestSweepSwarmInTheSimulation(t *testing.T) {
 	t.Parallel()
 	rec := &recorder{TB: t}
 	cfg := Config(rec, nil)
-	cfg.StoreDir, cfg.Duration, cfg.Deterministic = schema.TempDir(t), 2*time.Second, true
+	cfg.Store.Dir, cfg.Workload.Duration, cfg.Runtime.Deterministic = schema.TempDir(t), 2*time.Second, true
 	res := Sweep(rec, cfg, explore.Seeds{First: 1, Last: 40}, SweepOptions{Swarm: true,
 		NewTarget: func() (targets.Target, error) { return memory.NewCheckThenSet(), nil }})
 	require.False(t, rec.fatal, "%v", rec.errors)

@@ -35,7 +35,7 @@ func TestRunSynctest(t *testing.T) {
 			require.NoError(t, err)
 			rec := &recorder{TB: t}
 			cfg := Config(rec, tgt)
-			cfg.StoreDir, cfg.Duration = schema.TempDir(t), 10*time.Second
+			cfg.Store.Dir, cfg.Workload.Duration = schema.TempDir(t), 10*time.Second
 			res := RunSynctest(rec, cfg)
 			require.False(t, rec.fatal, "%v", rec.errors)
 			assert.Equal(t, tc.want, res.Verdict, res.Reason)
@@ -67,7 +67,7 @@ func TestHandlerWithAnAdapter(t *testing.T) {
 			rec := &recorder{TB: t}
 			o := DefaultOptions()
 			o.Synctest, o.Adapter = true, tc.adapter
-			o.Config = func(c *harness.Config) { c.StoreDir, c.Duration = schema.TempDir(t), 3*time.Second }
+			o.Config = func(c *harness.Config) { c.Store.Dir, c.Workload.Duration = schema.TempDir(t), 3*time.Second }
 			res := Handler(rec, exampleapi.QueryToken(tc.bug), o)
 			if tc.fatal != "" {
 				assert.True(t, rec.fatal)
@@ -91,7 +91,7 @@ func TestSynctestNeedsATestingT(t *testing.T) {
 	rec := &recorder{TB: t}
 	o := DefaultOptions()
 	o.Synctest = true
-	o.Config = func(c *harness.Config) { c.StoreDir = schema.TempDir(t) }
+	o.Config = func(c *harness.Config) { c.Store.Dir = schema.TempDir(t) }
 	res := Handler(withoutTestingT{rec}, newTokenStore(0), o)
 	assert.True(t, rec.fatal)
 	require.Len(t, rec.errors, 1)

@@ -48,7 +48,7 @@ func Target(t TB, spec string, o targetspec.Options) *targetspec.Target {
 // Config's gate of one stale write.
 func TargetConfig(t T, tgt *targetspec.Target, faults []nemesis.Fault) harness.Config {
 	cfg := Config(t, tgt.Target)
-	cfg.Deterministic, cfg.MaxToken = tgt.Deterministic, tgt.MaxToken
-	cfg.Faults = faults
+	cfg.Runtime.Deterministic, cfg.Target.MaxToken = tgt.Deterministic, tgt.MaxToken
+	cfg.Nemesis.Faults = faults
 	return cfg
 }

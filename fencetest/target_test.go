@@ -31,11 +31,11 @@ func TestTargetFromASpec(t *testing.T) {
 		cfg := TargetConfig(rec, tgt, nil)
 		// No fault: this test is about opening the receiver, so it opts
 		// out of the stale-write gate, and the pass says it tested none.
-		cfg.StoreDir, cfg.Duration, cfg.Ops, cfg.MinStale = schema.TempDir(t), 0, 100, 0
+		cfg.Store.Dir, cfg.Workload.Duration, cfg.Workload.Ops, cfg.Gates.MinStale = schema.TempDir(t), 0, 100, 0
 		res := Run(rec, cfg)
 		require.Empty(t, rec.errors)
 		assert.Equal(t, judge.Held, res.Verdict, res.Reason)
-		assert.False(t, cfg.Deterministic, "a database is on the real clock")
+		assert.False(t, cfg.Runtime.Deterministic, "a database is on the real clock")
 	})
 	_, err := tgt.Target.Write(context.Background(), "r", 1, "after the test")
 	assert.Error(t, err, "closed when the test ended")
@@ -68,10 +68,10 @@ func TestTCPFaultsInFrontOfARealPostgreSQL(t *testing.T) {
 			tgt := Target(t, dsn, o)
 			rec := &recorder{TB: t}
 			cfg := TargetConfig(rec, tgt, o.Faults)
-			cfg.StoreDir, cfg.Workers, cfg.Duration, cfg.Ops, cfg.OpTimeout = schema.TempDir(t), 4, 0, 300, 2*time.Second
+			cfg.Store.Dir, cfg.Workload.Workers, cfg.Workload.Duration, cfg.Workload.Ops, cfg.Workload.OpTimeout = schema.TempDir(t), 4, 0, 300, 2*time.Second
 			script, err := nemesis.ParseScript("0s:+pause,0s:+" + name) // on from the start: acting does not wait on a timer
 			require.NoError(t, err)
-			cfg.Schedule = script
+			cfg.Nemesis.Schedule = script
 			res := Run(rec, cfg)
 			require.Empty(t, rec.errors)
 			assert.Equal(t, judge.Held, res.Verdict, res.Reason)
@@ -100,13 +100,13 @@ func TestStopAtTheFirstViolationOfARealPostgreSQL(t *testing.T) {
 	tgt := Target(t, dsn, o)
 	rec := &recorder{TB: t}
 	cfg := TargetConfig(rec, tgt, []nemesis.Fault{nemesis.NewPause(), nemesis.NewDelay()})
-	cfg.StoreDir, cfg.Duration, cfg.StopOnViolation = schema.TempDir(t), time.Minute, true
+	cfg.Store.Dir, cfg.Workload.Duration, cfg.Gates.StopOnViolation = schema.TempDir(t), time.Minute, true
 	res := Run(rec, cfg)
 	require.NotEmpty(t, rec.errors, "a broken receiver fails the test")
 	assert.Contains(t, rec.errors[0], "violated")
 	assert.Equal(t, judge.Violated, res.Verdict, res.Reason)
 	assert.True(t, res.Interrupted, "stopped before its end")
 	assert.Contains(t, res.StoppedBecause, "a violation on ")
-	assert.Contains(t, res.StoppedBecause, "(Config.StopOnViolation)", "the reason in the library's own terms")
-	assert.Less(t, res.Elapsed, cfg.Duration, "the run stopped at the violation, not at its end")
+	assert.Contains(t, res.StoppedBecause, "(Config.Gates.StopOnViolation)", "the reason in the library's own terms")
+	assert.Less(t, res.Elapsed, cfg.Workload.Duration, "the run stopped at the violation, not at its end")
 }

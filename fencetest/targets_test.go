@@ -62,8 +62,8 @@ func TestRealTargetsWithTheirOptions(t *testing.T) {
 			cfg := Config(rec, tgt)
 			// Bounded by its work, not by time: the same run on a loaded
 			// machine.
-			cfg.StoreDir, cfg.Duration, cfg.Ops, cfg.OpTimeout = schema.TempDir(t), 0, 400, 2*time.Second
-			cfg.Tokens = lease.Sparse()
+			cfg.Store.Dir, cfg.Workload.Duration, cfg.Workload.Ops, cfg.Workload.OpTimeout = schema.TempDir(t), 0, 400, 2*time.Second
+			cfg.Leases.Tokens = lease.Sparse()
 			res := Run(rec, cfg)
 			require.Empty(t, rec.errors)
 			assert.Equal(t, judge.Held, res.Verdict, res.Reason)

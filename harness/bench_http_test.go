@@ -29,7 +29,7 @@ func httpTarget(b *testing.B) *httptarget.Target {
 // reference receiver over HTTP on loopback.
 func BenchmarkHarnessHTTP(b *testing.B) {
 	cfg := benchConfig(b, false)
-	cfg.Target, cfg.TargetName = httpTarget(b), "http://reference"
+	cfg.Target.Receiver, cfg.Target.Name = httpTarget(b), "http://reference"
 	b.ReportAllocs()
 	b.ResetTimer()
 	if _, err := Run(context.Background(), cfg); err != nil {

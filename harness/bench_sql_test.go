@@ -47,7 +47,7 @@ func BenchmarkSQLHarness(b *testing.B) {
 		b.Run(e.name, func(b *testing.B) {
 			cfg := benchConfig(b, false)
 			tgt := openSQLBench(b, e.server)
-			cfg.Target, cfg.TargetName = tgt, tgt.Name()
+			cfg.Target.Receiver, cfg.Target.Name = tgt, tgt.Name()
 			b.ResetTimer()
 			if _, err := Run(context.Background(), cfg); err != nil {
 				b.Fatal(err)

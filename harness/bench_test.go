@@ -20,9 +20,9 @@ import (
 func benchConfig(b *testing.B, deterministic bool) Config {
 	cfg := testConfig(b, memory.NewFenced(), "memory://fenced", func(c *Config) {
 		c.SetLeaseTTL(time.Hour)
-		c.Workers, c.Resources, c.Duration, c.Ops = 8, 64, 0, b.N
-		c.Think, c.ReadShare, c.RepeatShare = 0, 0, 0
-		c.Deterministic, c.Latency, c.skipJudge = deterministic, time.Nanosecond, true
+		c.Workload.Workers, c.Workload.Resources, c.Workload.Duration, c.Workload.Ops = 8, 64, 0, b.N
+		c.Workload.Think, c.Workload.ReadShare, c.Workload.RepeatShare = 0, 0, 0
+		c.Runtime.Deterministic, c.Runtime.Latency, c.skipJudge = deterministic, time.Nanosecond, true
 	})
 	return cfg
 }
@@ -45,10 +45,10 @@ func BenchmarkHarness(b *testing.B) {
 		b.Run(mode.name, func(b *testing.B) {
 			cfg := benchConfig(b, mode.deterministic)
 			if mode.metrics {
-				cfg.Observer = runmetrics.New(nil)
+				cfg.Output.Observer = runmetrics.New(nil)
 			}
 			if mode.tasks {
-				cfg.Target = struct{ targets.Target }{cfg.Target} // not Immediate
+				cfg.Target.Receiver = struct{ targets.Target }{cfg.Target.Receiver} // not Immediate
 			}
 			b.ReportAllocs()
 			b.ResetTimer()

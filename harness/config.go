@@ -25,16 +25,64 @@ import (
 	"github.com/fencecheck/fencecheck/workload"
 )
 
-// Config describes a run. DefaultConfig gives every field its default;
-// a zero field means zero (no extra reads, no think time, no shrinking),
-// and Validate says what is wrong with a field that cannot be zero.
+// Config describes a run, grouped by concern: the receiver, what the
+// workers do, where their leases come from, the faults, the clock, what
+// a pass asks of the history, where the run is kept, and how it is
+// described. DefaultConfig gives every field its default, and the
+// presets (presets.go) the common runs; a zero field means zero (no
+// extra reads, no think time, no shrinking), and Validate says what is
+// wrong with a field that cannot be zero, naming it as Config.Workload.Workers
+// is named: "Workload.Workers".
 type Config struct {
-	// Target is the receiver under test. Required.
-	Target targets.Target
-	// TargetName names it in the run store and reports (never with a
-	// password).
-	TargetName string
+	// Target is the receiver under test. Target.Receiver is required.
+	Target Target
+	// Workload is what the workers do, how many, for how long, and what
+	// they rely on against an older owner's write.
+	Workload Workload
+	// Leases is where the workers' leases and tokens come from.
+	Leases Leases
+	// Nemesis is the faults, and when they act.
+	Nemesis Nemesis
+	// Runtime is the clock and the scheduler the run is on, and the seed
+	// of every random choice.
+	Runtime Runtime
+	// Gates are what the judgement of the run's history asks of it
+	// (judge.Options).
+	Gates Gates
+	// Store is where the run is kept.
+	Store Store
+	// Output is how the run is described and watched: the command that
+	// repeats it, the words for its settings, the version, the live
+	// progress and events.
+	Output Output
 
+	// skipJudge stops after recording, so that benchmarks measure the run
+	// loop alone.
+	skipJudge bool
+	// stepsTaken, if set, is told how many steps a deterministic run's
+	// scheduler took, so that tests can hold estimatedSteps to them.
+	stepsTaken func(int)
+	_          struct{} // keyed fields only: the struct may grow
+}
+
+// Target is the receiver under test.
+type Target struct {
+	// Receiver is the receiver's target. Required.
+	Receiver targets.Target
+	// Name names it in the run store and reports (never with a
+	// password).
+	Name string
+	// MaxToken is the largest token the receiver stores, as the caller
+	// declares it (a BIGINT column: 2^63-1); 0, what the target declares
+	// (targets.TokenDomain), else 2^64-1. The run's domain is the smaller
+	// of the two: its lease service grants no token above it, and a write
+	// with one is never sent (not applied, never a violation).
+	MaxToken uint64
+	_        struct{}
+}
+
+// Workload is what the workers do.
+type Workload struct {
 	Workers   int // concurrent workers
 	Resources int // protected resources; with ResourceNames, as many as there are names
 	// ResourceNames fixes the resources' names. Empty, the run names them
@@ -54,8 +102,7 @@ type Config struct {
 	// and at least one of them must be set.
 	Duration time.Duration
 	Ops      int
-	Rate     float64       // client operations per second, all workers together; 0: unlimited
-	LeaseTTL time.Duration // lease duration; SetLeaseTTL also scales the timings that follow it
+	Rate     float64 // client operations per second, all workers together; 0: unlimited
 	// ReadShare is the probability of an extra read of a random resource
 	// after each job. RepeatShare is the probability that an owner writes
 	// a second time with the same token (the article's fifth step).
@@ -67,28 +114,6 @@ type Config struct {
 	// OpTimeout is how long a worker waits for an answer before it records
 	// an unknown outcome and continues as a new process.
 	OpTimeout time.Duration
-
-	// Leases issues the leases and their tokens; nil, the run's own
-	// in-memory service (lease.Local) with LeaseTTL.
-	Leases lease.Service
-	// Issuer, instead of Leases, opens a real token issuer (etcd, Redis,
-	// a database sequence) for the run, with the run's recorder, life and
-	// LeaseTTL. A real issuer runs on the real clock: not with
-	// Deterministic.
-	Issuer lease.Issuer
-	// Tokens is the sequence of tokens the run's own lease service grants
-	// on each resource: lease.Dense() (the zero value), lease.Sparse(),
-	// which jumps across 2^31, 2^32, 2^53 and 2^63 inside the receiver's
-	// domain, or lease.From(n). Only the run's own service renumbers its
-	// tokens: with Leases or Issuer it must be Dense.
-	Tokens lease.Tokens
-	// MaxToken is the largest token the receiver stores, as the caller
-	// declares it (a BIGINT column: 2^63-1); 0, what the target declares
-	// (targets.TokenDomain), else 2^64-1. The run's domain is the smaller
-	// of the two: its lease service grants no token above it, and a write
-	// with one is never sent (not applied, never a violation).
-	MaxToken uint64
-
 	// Strategy is what the workers rely on against an older owner's
 	// write: workload.Fencing (the token on every write) or one of the
 	// article's tempting fixes, which send no token (see
@@ -98,19 +123,49 @@ type Config struct {
 	// that says whether a lease is held (lease.HolderChecker).
 	Strategy workload.Strategy
 	// LeaseMultiplier makes the leases of workload.LongerLease last
-	// LeaseTTL times it, at least 1; everything else that follows the
+	// Leases.TTL times it, at least 1; everything else that follows the
 	// lease (think time, the operation timeout, the faults' windows and
-	// pauses, RenewEvery) keeps following LeaseTTL. Other strategies
+	// pauses, RenewEvery) keeps following Leases.TTL. Other strategies
 	// ignore it.
 	LeaseMultiplier float64
 	// RenewEvery is how often workload.Renew renews a lease.
 	RenewEvery time.Duration
+	_          struct{}
+}
 
+// Leases is where the workers' leases and tokens come from.
+type Leases struct {
+	// TTL is the lease duration; Config.SetLeaseTTL also scales the
+	// timings that follow it.
+	TTL time.Duration
+	// Service issues the leases and their tokens; nil, the run's own
+	// in-memory service (lease.Local) with TTL.
+	Service lease.Service
+	// Issuer, instead of Service, opens a real token issuer (etcd, Redis,
+	// a database sequence) for the run, with the run's recorder, life and
+	// TTL. A real issuer runs on the real clock: not with
+	// Runtime.Deterministic.
+	Issuer lease.Issuer
+	// Tokens is the sequence of tokens the run's own lease service grants
+	// on each resource: lease.Dense() (the zero value), lease.Sparse(),
+	// which jumps across 2^31, 2^32, 2^53 and 2^63 inside the receiver's
+	// domain, or lease.From(n). Only the run's own service renumbers its
+	// tokens: with Service or Issuer it must be Dense.
+	Tokens lease.Tokens
+	_      struct{}
+}
+
+// Nemesis is the faults, and when they act.
+type Nemesis struct {
 	Faults []nemesis.Fault
 	// Schedule switches the faults on and off; required when there are
 	// faults.
 	Schedule nemesis.Schedule
+	_        struct{}
+}
 
+// Runtime is the clock and the scheduler a run is on.
+type Runtime struct {
 	// Seed drives every random choice; with Deterministic or
 	// VirtualClock it fixes the whole history.
 	Seed uint64
@@ -135,9 +190,9 @@ type Config struct {
 	// answers at once. The same seed then gives the same history byte for
 	// byte, unless the receiver's own goroutines race. Nothing in the run
 	// may wait on anything outside the bubble: no Issuer, no target that
-	// talks to a network or a process. CheckTimeout and ShrinkTimeout
-	// count the bubble's time, which stands still while the checker
-	// computes: they bound nothing there. Not with Deterministic.
+	// talks to a network or a process. Gates.CheckTimeout and
+	// ShrinkTimeout count the bubble's time, which stands still while the
+	// checker computes: they bound nothing there. Not with Deterministic.
 	VirtualClock bool
 	// Latency is the mean one-way delay simulated around each call in
 	// deterministic mode and with VirtualClock.
@@ -147,9 +202,16 @@ type Config struct {
 	// bubble, whose clock starts at 2000-01-01, the caller gives it from
 	// outside (fencetest does).
 	Started time.Time
+	_       struct{}
+}
 
-	Policy           model.Policy
-	RequireExclusive bool // also fail accepted writes sent after their lease had ended on the issuer or been reassigned
+// Gates are what the judgement of a run's history asks of it: the
+// options of judge.Options a run's caller chooses.
+type Gates struct {
+	Policy model.Policy
+	// RequireExclusive also fails accepted writes sent after their lease
+	// had ended on the issuer or been reassigned.
+	RequireExclusive bool
 	// MinStale makes a run inconclusive unless at least this many stale
 	// writes were submitted, whatever its faults (judge.Options.MinStale):
 	// DefaultConfig asks for one; 0 is the explicit opt-out, and a pass
@@ -159,7 +221,32 @@ type Config struct {
 	// run at the first violation (judge.Watch); the run then ends as an
 	// interrupted one does, its history judged again whole.
 	StopOnViolation bool
+	// CheckTimeout bounds the check; 0: no limit.
+	CheckTimeout time.Duration
+	// ShrinkTimeout bounds the search for a minimal counterexample when
+	// the history is invalid; 0: do not shrink.
+	ShrinkTimeout time.Duration
+	_             struct{}
+}
 
+// Store is where a run is kept.
+type Store struct {
+	// Dir is the run store. RunName is the run's folder in it; empty, it
+	// is derived from Target.Name.
+	Dir     string
+	RunName string
+	// Keep says which runs are stored: KeepAll (the zero value), or
+	// KeepViolations, which leaves nothing in the store of a run that
+	// found no violation (see Keep). Result.Dir is then empty.
+	Keep Keep
+	// NoReport leaves report.html and the timelines out of the run
+	// directory.
+	NoReport bool
+	_        struct{}
+}
+
+// Output is how a run is described and watched.
+type Output struct {
 	// Command is the command that repeats this run as its caller would
 	// type it (the CLI's flags, a go test line), shown in the summary,
 	// the report and result.json. Empty, none is shown: a line that does
@@ -169,25 +256,8 @@ type Config struct {
 	// Result.NotCovered point at, as the caller spells them (the CLI as
 	// flags); nil, as Config's fields (ConfigTerms).
 	Terms Terms
-
-	// StoreDir is the run store. RunName is the run's folder in it;
-	// empty, it is derived from TargetName.
-	StoreDir string
-	RunName  string
-	// Keep says which runs are stored: KeepAll (the zero value), or
-	// KeepViolations, which leaves nothing in the store of a run that
-	// found no violation (see Keep). Result.Dir is then empty.
-	Keep Keep
-
-	CheckTimeout time.Duration // bounds the check; 0: no limit
 	// Version is fencecheck's version, recorded in every result.
 	Version string
-	// ShrinkTimeout bounds the search for a minimal counterexample when
-	// the history is invalid; 0: do not shrink.
-	ShrinkTimeout time.Duration
-	// NoReport leaves report.html and the timelines out of the run
-	// directory.
-	NoReport bool
 	// Progress, if set, is called about four times a second while workers
 	// run, from a goroutine of its own.
 	Progress func(Progress)
@@ -197,85 +267,81 @@ type Config struct {
 	// --metrics`, that the harness itself knows nothing of. It runs on
 	// the recording path of every worker, so it must be quick.
 	Observer histories.Observer
-
-	// skipJudge stops after recording, so that benchmarks measure the run
-	// loop alone.
-	skipJudge bool
-	// stepsTaken, if set, is told how many steps a deterministic run's
-	// scheduler took, so that tests can hold estimatedSteps to them.
-	stepsTaken func(int)
-	_          struct{} // keyed fields only: the struct may grow
+	_        struct{}
 }
 
 // DefaultConfig is the run `fencecheck run --target …` makes with no other
 // flag: 8 workers on 4 resources for 5 s, 100 ms leases, pause and delay
 // faults in random windows, and a gate of one stale write. Every default
-// of the harness is here; set Target and TargetName, and change what the
-// run needs.
+// of the harness is here; set Target, and change what the run needs.
 func DefaultConfig() Config {
 	c := Config{
-		Workers: 8, Resources: 4, Duration: 5 * time.Second, Strategy: workload.Fencing, LeaseMultiplier: 3, TaskOrder: sched.Random(),
-		ReadShare: 0.2, RepeatShare: 0.2, Latency: 500 * time.Microsecond,
-		Faults:   []nemesis.Fault{nemesis.NewPause(), nemesis.NewDelay()},
-		StoreDir: "store", CheckTimeout: 60 * time.Second, ShrinkTimeout: explain.DefaultShrinkOptions().Timeout, Version: buildinfo.Read("").Version,
+		Workload: Workload{Workers: 8, Resources: 4, Duration: 5 * time.Second, Strategy: workload.Fencing, LeaseMultiplier: 3,
+			ReadShare: 0.2, RepeatShare: 0.2},
+		Nemesis: Nemesis{Faults: []nemesis.Fault{nemesis.NewPause(), nemesis.NewDelay()}},
+		Runtime: Runtime{TaskOrder: sched.Random(), Latency: 500 * time.Microsecond},
+		Gates: Gates{MinStale: judge.DefaultMinStale, CheckTimeout: judge.DefaultCheckTimeout,
+			ShrinkTimeout: explain.DefaultShrinkOptions().Timeout},
+		Store:  Store{Dir: "store"},
+		Output: Output{Version: buildinfo.Read("").Version},
 	}
 	c.SetLeaseTTL(100 * time.Millisecond)
-	c.MinStale = judge.DefaultMinStale
 	return c
 }
 
-// SetLeaseTTL sets LeaseTTL and the timings DefaultConfig scales with it:
-// a worker thinks for a quarter of a lease on average and waits four for
-// an answer, the faults' random windows open every three leases and last
-// up to four, and workload.Renew renews three times a lease. Set Think,
-// OpTimeout, Schedule or RenewEvery after it to choose them apart from
-// the lease. A ttl that is not positive leaves the timings as they are,
-// so that Validate reports the lease alone.
+// SetLeaseTTL sets Leases.TTL and the timings DefaultConfig scales with
+// it: a worker thinks for a quarter of a lease on average and waits four
+// for an answer, the faults' random windows open every three leases and
+// last up to four, and workload.Renew renews three times a lease. Set
+// Workload.Think, OpTimeout, Nemesis.Schedule or Workload.RenewEvery
+// after it to choose them apart from the lease. A ttl that is not
+// positive leaves the timings as they are, so that Validate reports the
+// lease alone.
 func (c *Config) SetLeaseTTL(ttl time.Duration) {
-	c.LeaseTTL = ttl
+	c.Leases.TTL = ttl
 	if ttl <= 0 {
 		return
 	}
-	c.Think = ttl / 4
-	c.OpTimeout = 4 * ttl
-	c.Schedule = nemesis.Random{Interval: 3 * ttl, Window: 4 * ttl}
-	c.RenewEvery = ttl / 3
+	c.Workload.Think = ttl / 4
+	c.Workload.OpTimeout = 4 * ttl
+	c.Nemesis.Schedule = nemesis.Random{Interval: 3 * ttl, Window: 4 * ttl}
+	c.Workload.RenewEvery = ttl / 3
 }
 
 // IssuedTTL is the TTL of the leases the run's lease service issues:
-// LeaseTTL, times LeaseMultiplier for workload.LongerLease.
+// Leases.TTL, times Workload.LeaseMultiplier for workload.LongerLease.
 func (c *Config) IssuedTTL() time.Duration {
-	if c.Strategy == workload.LongerLease {
-		return time.Duration(float64(c.LeaseTTL) * c.LeaseMultiplier)
+	if c.Workload.Strategy == workload.LongerLease {
+		return time.Duration(float64(c.Leases.TTL) * c.Workload.LeaseMultiplier)
 	}
-	return c.LeaseTTL
+	return c.Leases.TTL
 }
 
 // simulatesLatency says whether the run adds Latency around each call:
 // when its target answers at once, in the deterministic simulation and
 // on a synctest bubble's virtual clock.
-func (c *Config) simulatesLatency() bool { return c.Deterministic || c.VirtualClock }
+func (c *Config) simulatesLatency() bool { return c.Runtime.Deterministic || c.Runtime.VirtualClock }
 
 // issuerName names the run's token issuer, "" for its own lease service.
 func (c *Config) issuerName() string {
-	if c.Issuer == nil {
+	if c.Leases.Issuer == nil {
 		return ""
 	}
-	return c.Issuer.Name()
+	return c.Leases.Issuer.Name()
 }
 
 // terms are the words for settings the caller chose, else Config's.
 func (c *Config) terms() Terms {
-	if c.Terms != nil {
-		return c.Terms
+	if c.Output.Terms != nil {
+		return c.Output.Terms
 	}
 	return ConfigTerms{}
 }
 
 // runName is the run's folder in the store.
 func (c *Config) runName() string {
-	if c.RunName != "" {
-		return c.RunName
+	if c.Store.RunName != "" {
+		return c.Store.RunName
 	}
-	return runstore.Name(c.TargetName)
+	return runstore.Name(c.Target.Name)
 }

@@ -22,7 +22,7 @@ type Detection struct {
 // SeedsToDetection runs the seeds first, first+1, … until one run is
 // VIOLATED or limit runs were made, and says how many it took: the
 // measure of how hard a receiver's defect is to find in a given
-// configuration and task order (Config.TaskOrder), which a table of time
+// configuration and task order (Config.Runtime.TaskOrder), which a table of time
 // to detection is made of. Calling it again from the seed after the one
 // found gives the next gap, and many gaps a distribution.
 //
@@ -52,7 +52,7 @@ func SeedsToDetection(ctx context.Context, configFor func(seed uint64) (Config, 
 		if err != nil {
 			return d, fmt.Errorf("configure the run of seed %d: %w", seed, err)
 		}
-		cfg.Seed, cfg.Deterministic, cfg.NoReport, cfg.ShrinkTimeout, cfg.Progress = seed, true, true, 0, nil
+		cfg.Runtime.Seed, cfg.Runtime.Deterministic, cfg.Store.NoReport, cfg.Gates.ShrinkTimeout, cfg.Output.Progress = seed, true, true, 0, nil
 		res, err := Run(ctx, cfg)
 		if err != nil {
 			return d, fmt.Errorf("seed %d: %w", seed, err)

@@ -38,7 +38,7 @@ func defaultRunFor(t *testing.T, name string, set func(*Config)) func(uint64) (C
 			return Config{}, err
 		}
 		cfg := testConfig(t, tgt, "memory://"+name, func(c *Config) {
-			c.Faults, c.MinStale, c.StoreDir = faults, 1, store
+			c.Nemesis.Faults, c.Gates.MinStale, c.Store.Dir = faults, 1, store
 			if set != nil {
 				set(c)
 			}
@@ -89,7 +89,7 @@ var rareDefects = []struct {
 }{
 	{"check-then-set-rare", nil},
 	{"lost-write-rare", nil},
-	{"uint32-tokens", func(c *Config) { c.Tokens = lease.Sparse() }},
+	{"uint32-tokens", func(c *Config) { c.Leases.Tokens = lease.Sparse() }},
 }
 
 // TestTimeToDetection measures, for each receiver with a rare defect and
@@ -110,7 +110,7 @@ func TestTimeToDetection(t *testing.T) {
 			t.Run(defect.name+"/"+order.String(), func(t *testing.T) {
 				t.Parallel()
 				configFor := defaultRunFor(t, defect.name, func(c *Config) {
-					c.TaskOrder = order
+					c.Runtime.TaskOrder = order
 					if defect.set != nil {
 						defect.set(c)
 					}

@@ -22,8 +22,8 @@ func ExampleRun() {
 	defer os.RemoveAll(store)
 
 	cfg := harness.DefaultConfig()
-	cfg.Target, cfg.TargetName = memory.NewFenced(), "memory://fenced"
-	cfg.Deterministic, cfg.Seed, cfg.StoreDir = true, 1, store
+	cfg.Target.Receiver, cfg.Target.Name = memory.NewFenced(), "memory://fenced"
+	cfg.Runtime.Deterministic, cfg.Runtime.Seed, cfg.Store.Dir = true, 1, store
 	res, err := harness.Run(context.Background(), cfg)
 	if err != nil {
 		fmt.Println(err)

@@ -29,10 +29,10 @@ func issuerFaults(faults []nemesis.Fault) []string {
 // servers to fault: an Issuer that says so, or a Leases service that has
 // them.
 func (c *Config) hasIssuerServers() bool {
-	if si, ok := c.Issuer.(lease.ServerIssuer); ok {
+	if si, ok := c.Leases.Issuer.(lease.ServerIssuer); ok {
 		return si.HasServers()
 	}
-	_, ok := c.Leases.(lease.Servers)
+	_, ok := c.Leases.Service.(lease.Servers)
 	return ok
 }
 
@@ -49,7 +49,7 @@ func needsServers(names []string, t Terms) error {
 func (r *run) attachIssuer(svc lease.Service) error {
 	servers, ok := svc.(lease.Servers)
 	r.issuerServers = ok
-	names := issuerFaults(r.cfg.Faults)
+	names := issuerFaults(r.cfg.Nemesis.Faults)
 	if len(names) == 0 {
 		return nil
 	}
@@ -57,7 +57,7 @@ func (r *run) attachIssuer(svc lease.Service) error {
 		return needsServers(names, r.cfg.terms())
 	}
 	shared := nemesis.ShareIssuer(servers)
-	for _, f := range r.cfg.Faults {
+	for _, f := range r.cfg.Nemesis.Faults {
 		if a, ok := f.(nemesis.IssuerAttacher); ok {
 			a.AttachIssuer(shared)
 		}

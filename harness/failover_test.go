@@ -95,8 +95,8 @@ func TestIssuerFaultsNeedServers(t *testing.T) {
 		terms  Terms
 		want   string // from Validate; "" valid
 	}{
-		{"local leases", nil, nil, "Faults: issuer-kill and issuer-pause needs an issuer fencecheck started itself: an embedded.Issuer with Options.Command as Config.Issuer"},
-		{"in the caller's terms", nil, marked{}, "Faults: issuer-kill and issuer-pause needs an issuer fencecheck started itself: <Issuer servers>"},
+		{"local leases", nil, nil, "Nemesis.Faults: issuer-kill and issuer-pause needs an issuer fencecheck started itself: an embedded.Issuer with Options.Command as Config.Leases.Issuer"},
+		{"in the caller's terms", nil, marked{}, "Nemesis.Faults: issuer-kill and issuer-pause needs an issuer fencecheck started itself: <Leases.Issuer servers>"},
 		{"members in process", embedded.NewIssuer(embedded.DefaultOptions()), nil, "needs an issuer fencecheck started itself"},
 		{"members as processes", embedded.NewIssuer(withCommand), nil, ""},
 		{"an issuer with servers", serversIssuer{}, nil, ""},
@@ -105,8 +105,8 @@ func TestIssuerFaultsNeedServers(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			cfg := testConfig(t, memory.NewFenced(), "memory://fenced", func(c *Config) {
-				c.Deterministic, c.Issuer, c.Terms = false, tc.issuer, tc.terms
-				c.Faults = []nemesis.Fault{nemesis.NewIssuerKill(), nemesis.NewIssuerPause()}
+				c.Runtime.Deterministic, c.Leases.Issuer, c.Output.Terms = false, tc.issuer, tc.terms
+				c.Nemesis.Faults = []nemesis.Fault{nemesis.NewIssuerKill(), nemesis.NewIssuerPause()}
 			})
 			err := cfg.Validate()
 			if tc.want == "" {
@@ -119,8 +119,8 @@ func TestIssuerFaultsNeedServers(t *testing.T) {
 	t.Run("opened without servers", func(t *testing.T) {
 		t.Parallel()
 		_, err := Run(context.Background(), testConfig(t, memory.NewFenced(), "memory://fenced", func(c *Config) {
-			c.Deterministic, c.Issuer, c.Ops = false, serversIssuer{none: true}, 10
-			c.Faults = []nemesis.Fault{nemesis.NewIssuerKill()}
+			c.Runtime.Deterministic, c.Leases.Issuer, c.Workload.Ops = false, serversIssuer{none: true}, 10
+			c.Nemesis.Faults = []nemesis.Fault{nemesis.NewIssuerKill()}
 		}))
 		assert.ErrorContains(t, err, "lease issuer: issuer-kill needs an issuer fencecheck started itself")
 	})
@@ -137,8 +137,8 @@ func TestIssuerFaultRun(t *testing.T) {
 		t.Run(fault.Name(), func(t *testing.T) {
 			t.Parallel()
 			res, err := Run(context.Background(), testConfig(t, memory.NewFenced(), "memory://fenced", func(c *Config) {
-				c.Deterministic, c.Issuer, c.Ops, c.Duration = false, serversIssuer{}, 300, 0
-				c.Faults = []nemesis.Fault{nemesis.NewPause(), nemesis.NewDelay(), fault}
+				c.Runtime.Deterministic, c.Leases.Issuer, c.Workload.Ops, c.Workload.Duration = false, serversIssuer{}, 300, 0
+				c.Nemesis.Faults = []nemesis.Fault{nemesis.NewPause(), nemesis.NewDelay(), fault}
 			}))
 			require.NoError(t, err)
 			assert.NotEqual(t, judge.Violated, res.Verdict, res.Reason)
@@ -193,7 +193,7 @@ func TestFailoverGate(t *testing.T) {
 			"the run's work ended before a server came back (1 outages, 1 leader changes)", ""},
 		{"a grant after", []histories.Event{grant, begin, leader, end, later}, []string{"issuer-kill"}, true, 1, 1, judge.GateCheck, "", ""},
 		{"servers without a fault", []histories.Event{grant}, nil, true, 0, 0, judge.GateCheck, "",
-			"the token sequence across a failover of the issuer is not tested by this run (add nemesis.IssuerKill to Config.Faults)"},
+			"the token sequence across a failover of the issuer is not tested by this run (add nemesis.IssuerKill to Config.Nemesis.Faults)"},
 		{"no servers, no fault", []histories.Event{grant}, nil, false, 0, 0, judge.GateCheck, "", ""},
 	}
 	for _, tc := range cases {

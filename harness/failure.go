@@ -41,7 +41,7 @@ func (r *run) watchFailure(ctx context.Context) context.Context {
 	r.failure.mu.Lock()
 	r.failure.cancel = cancel
 	r.failure.mu.Unlock()
-	if t, ok := r.cfg.Target.(targets.Failing); ok {
+	if t, ok := r.cfg.Target.Receiver.(targets.Failing); ok {
 		go func() {
 			select {
 			case <-t.Failed():
@@ -57,7 +57,7 @@ func (r *run) watchFailure(ctx context.Context) context.Context {
 // It also asks the target, which may have failed after the watch ended
 // (during the final reads).
 func (r *run) failed(st *storage) error {
-	if t, ok := r.cfg.Target.(targets.Failing); ok && t.Err() != nil {
+	if t, ok := r.cfg.Target.Receiver.(targets.Failing); ok && t.Err() != nil {
 		r.Fail(t.Err())
 	}
 	r.failure.mu.Lock()
@@ -66,5 +66,5 @@ func (r *run) failed(st *storage) error {
 		return nil
 	}
 	return fmt.Errorf("run %s: %w\n(the history recorded until then is in %s; fencecheck check reads it)",
-		r.cfg.TargetName, r.failure.err, st.keptHistory())
+		r.cfg.Target.Name, r.failure.err, st.keptHistory())
 }

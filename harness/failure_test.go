@@ -85,7 +85,7 @@ func TestRunThatFails(t *testing.T) {
 			mem, err := memory.Open("fenced")
 			require.NoError(t, err)
 			res, err := Run(context.Background(), testConfig(t, tc.target(mem), "test://dying", func(c *Config) {
-				c.Faults, c.Seed, c.Deterministic, c.Duration, c.NoReport = tc.faults, 1, tc.det, tc.duration, true
+				c.Nemesis.Faults, c.Runtime.Seed, c.Runtime.Deterministic, c.Workload.Duration, c.Store.NoReport = tc.faults, 1, tc.det, tc.duration, true
 			}))
 			require.Error(t, err)
 			assert.ErrorIs(t, err, errDied)

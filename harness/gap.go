@@ -1,5 +1,7 @@
 package harness
 
+import "slices"
+
 // A Gap is a hazard a run did not exercise, and what would exercise it.
 type Gap struct {
 	// Hazard says what was not exercised, in the harness's words.
@@ -12,10 +14,18 @@ type Gap struct {
 	Protected bool
 }
 
-// Text words the gap, its settings in t's terms.
+// Text words the gap, its settings in t's terms. Advice is given only
+// when every setting it needs applies to the run: a setting t words as
+// "" has no place there (an --exec for a SQL target), and the gap is
+// then stated without advice.
 func (g Gap) Text(t Terms) string {
 	if len(g.Add) == 0 {
 		return g.Hazard
+	}
+	for _, s := range g.Add {
+		if t.Setting(s) == "" {
+			return g.Hazard
+		}
 	}
 	return g.Hazard + " (" + add(t, g.Add) + ")"
 }
@@ -32,13 +42,18 @@ func (res *Result) NotCovered() []Gap {
 		gaps = append(gaps, Gap{Hazard: "no equal-token repeat was sent"})
 	}
 	if cov.OldTokenFirst == 0 && !res.Config.RequireExclusive {
-		gaps = append(gaps, Gap{Hazard: "no old token reached the resource before a newer one", Add: []Setting{addFault("delay")}})
+		gaps = append(gaps, Gap{Hazard: "no old token reached the resource before a newer one", Add: res.addFaults("delay")})
 	}
 	if cov.UnknownOutcomes == 0 {
 		gaps = append(gaps, Gap{Hazard: "no operation had an unknown outcome"})
 	}
 	if cov.FaultActions["kill"] == 0 {
-		gaps = append(gaps, Gap{Hazard: "durability across receiver crashes is not tested by this run", Add: []Setting{processTarget, addFault("kill")}})
+		add := res.addFaults("kill")
+		if res.ReceiverLog == nil && add != nil {
+			// Not a receiver fencecheck started: kill needs one.
+			add = append([]Setting{processTarget}, add...)
+		}
+		gaps = append(gaps, Gap{Hazard: "durability across receiver crashes is not tested by this run", Add: add})
 	}
 	switch {
 	case res.FailoverUntested(&o) != "":
@@ -56,6 +71,20 @@ func (res *Result) notCovered() []string {
 	out := make([]string, len(gaps))
 	for i, g := range gaps {
 		out[i] = g.Text(res.terms())
+	}
+	return out
+}
+
+// addFaults are the settings that add the faults named, those the run
+// has already left out: a fault that is on and did not act needs no
+// advice to add it (the hazard says what did not happen).
+func (res *Result) addFaults(names ...string) []Setting {
+	var out []Setting
+	for _, n := range names {
+		if slices.Contains(res.Config.Faults, n) {
+			return nil
+		}
+		out = append(out, addFault(n))
 	}
 	return out
 }

@@ -30,9 +30,9 @@ func TestEtcdIssuerRun(t *testing.T) {
 	res, err := Run(context.Background(), testConfig(t, tgt, "memory://fenced", func(c *Config) {
 		// Bounded by its work, not by time: a loaded machine gets as
 		// many grants, only later.
-		c.Deterministic, c.Issuer, c.Duration, c.Ops = false, embedded.NewIssuer(embedded.DefaultOptions()), 0, 300
-		c.OpTimeout = 2 * time.Second
-		c.Faults = []nemesis.Fault{nemesis.NewPause(), nemesis.NewDelay(), nemesis.NewExpire()}
+		c.Runtime.Deterministic, c.Leases.Issuer, c.Workload.Duration, c.Workload.Ops = false, embedded.NewIssuer(embedded.DefaultOptions()), 0, 300
+		c.Workload.OpTimeout = 2 * time.Second
+		c.Nemesis.Faults = []nemesis.Fault{nemesis.NewPause(), nemesis.NewDelay(), nemesis.NewExpire()}
 	}))
 	require.NoError(t, err)
 	assert.NotEqual(t, judge.Violated, res.Verdict, res.Reason) // held, or inconclusive on a starved machine

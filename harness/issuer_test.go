@@ -54,7 +54,7 @@ func TestIssuerOpensWithTheRunsRecorder(t *testing.T) {
 	require.NoError(t, err)
 	iss := &localIssuer{}
 	res, err := Run(context.Background(), testConfig(t, tgt, "memory://fenced", func(c *Config) {
-		c.Deterministic, c.Issuer, c.Duration = false, iss, time.Second
+		c.Runtime.Deterministic, c.Leases.Issuer, c.Workload.Duration = false, iss, time.Second
 	}))
 	require.NoError(t, err)
 	assert.NotEqual(t, judge.Violated, res.Verdict, res.Reason) // held, or inconclusive on a starved machine
@@ -65,19 +65,21 @@ func TestIssuerOpensWithTheRunsRecorder(t *testing.T) {
 	assert.Contains(t, string(history), `"actor":"lease","f":"acquire"`, "the issuer's grants are in the history")
 
 	for name, set := range map[string]func(*Config){
-		"deterministic": func(c *Config) { c.Issuer = &localIssuer{} },
-		"both":          func(c *Config) { c.Deterministic, c.Issuer, c.Leases = false, &localIssuer{}, &lease.Local{} },
+		"deterministic": func(c *Config) { c.Leases.Issuer = &localIssuer{} },
+		"both": func(c *Config) {
+			c.Runtime.Deterministic, c.Leases.Issuer, c.Leases.Service = false, &localIssuer{}, &lease.Local{}
+		},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := Run(context.Background(), testConfig(t, tgt, "memory://fenced", set))
 			var fe *FieldError
 			require.ErrorAs(t, err, &fe)
-			assert.Equal(t, "Issuer", fe.Field)
+			assert.Equal(t, "Leases.Issuer", fe.Field)
 		})
 	}
 	t.Run("open fails", func(t *testing.T) {
 		_, err := Run(context.Background(), testConfig(t, tgt, "memory://fenced", func(c *Config) {
-			c.Deterministic, c.Issuer = false, &localIssuer{fail: errors.New("no quorum")}
+			c.Runtime.Deterministic, c.Leases.Issuer = false, &localIssuer{fail: errors.New("no quorum")}
 		}))
 		require.Error(t, err)
 		assert.True(t, strings.Contains(err.Error(), "open lease issuer local-issuer: no quorum"), err.Error())
@@ -118,7 +120,7 @@ func TestIssuerViolationDecidesTheVerdict(t *testing.T) {
 	tgt, err := memory.Open("fenced")
 	require.NoError(t, err)
 	res, err := Run(context.Background(), testConfig(t, tgt, "memory://fenced", func(c *Config) {
-		c.Deterministic, c.Issuer, c.Duration = false, doublingIssuer{}, time.Second
+		c.Runtime.Deterministic, c.Leases.Issuer, c.Workload.Duration = false, doublingIssuer{}, time.Second
 	}))
 	require.NoError(t, err)
 	assert.Equal(t, judge.Violated, res.Verdict)

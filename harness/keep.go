@@ -13,7 +13,7 @@ import (
 	"github.com/fencecheck/fencecheck/targets"
 )
 
-// Keep says which runs leave their files in the run store (Config.Keep).
+// Keep says which runs leave their files in the run store (Config.Store.Keep).
 type Keep int
 
 const (
@@ -48,8 +48,8 @@ type storage struct {
 // newStorage makes the run's directory now unless the run is kept only
 // on a violation and needs no directory while it runs.
 func newStorage(cfg *Config, started time.Time) (*storage, error) {
-	st := &storage{store: cfg.StoreDir, name: cfg.runName(), started: started}
-	if cfg.Keep == KeepViolations {
+	st := &storage{store: cfg.Store.Dir, name: cfg.runName(), started: started}
+	if cfg.Store.Keep == KeepViolations {
 		st.memory, st.pooled = historyBuffers.Get().(*bytes.Buffer), true
 		st.memory.Reset()
 		if !cfg.needsDir() {
@@ -77,8 +77,8 @@ func (st *storage) release() {
 // directory while it runs: the target (a receiver process's log) or the
 // token issuer (an embedded cluster's data).
 func (c *Config) needsDir() bool {
-	_, uses := c.Target.(targets.RunDirUser)
-	return uses || c.Issuer != nil
+	_, uses := c.Target.Receiver.(targets.RunDirUser)
+	return uses || c.Leases.Issuer != nil
 }
 
 func (st *storage) create() error {

@@ -37,7 +37,7 @@ func TestKeepViolations(t *testing.T) {
 				faults, err := nemesis.Parse("pause,delay")
 				require.NoError(t, err)
 				res, err := Run(context.Background(), testConfig(t, tgt, "memory://"+tc.target, func(c *Config) {
-					c.Faults, c.MinStale, c.Seed, c.Keep = faults, 1, 3, keep
+					c.Nemesis.Faults, c.Gates.MinStale, c.Runtime.Seed, c.Store.Keep = faults, 1, 3, keep
 				}))
 				require.NoError(t, err)
 				return res
@@ -71,14 +71,14 @@ func TestKeepViolations(t *testing.T) {
 	}
 	t.Run("a store of held runs stays empty", func(t *testing.T) {
 		t.Parallel()
-		cfg := testConfig(t, memory.NewFenced(), "memory://fenced", func(c *Config) { c.Keep = KeepViolations })
+		cfg := testConfig(t, memory.NewFenced(), "memory://fenced", func(c *Config) { c.Store.Keep = KeepViolations })
 		for seed := range uint64(3) {
-			cfg.Seed, cfg.Target = seed, memory.NewFenced()
+			cfg.Runtime.Seed, cfg.Target.Receiver = seed, memory.NewFenced()
 			res, err := Run(context.Background(), cfg)
 			require.NoError(t, err)
 			require.Equal(t, judge.Held, res.Verdict, res.Reason)
 		}
-		entries, err := os.ReadDir(cfg.StoreDir)
+		entries, err := os.ReadDir(cfg.Store.Dir)
 		require.NoError(t, err)
 		assert.Empty(t, entries)
 	})

@@ -48,17 +48,17 @@ func TestOnlyARunWithAResultBecomesLatest(t *testing.T) {
 		{name: "it was interrupted", target: func() targets.Target { return memory.NewFenced() }, cancel: true, latest: true, kept: true},
 		{name: "set-up failed", target: func() targets.Target { return unreachable{memory.NewFenced()} }, err: errUnreachable},
 		{name: "the state before it could not be judged", target: func() targets.Target { return tokenless{leftOver} },
-			set: func(c *Config) { c.Resources, c.ResourceNames = 1, []string{"r0"} }, kept: true},
+			set: func(c *Config) { c.Workload.Resources, c.Workload.ResourceNames = 1, []string{"r0"} }, kept: true},
 		{name: "the target failed mid-run", target: func() targets.Target {
 			return &dyingTarget{Target: memory.NewFenced(), after: 20, failed: make(chan struct{})}
-		}, set: func(c *Config) { c.Deterministic, c.Duration = false, 0 }, kept: true, err: errDied},
+		}, set: func(c *Config) { c.Runtime.Deterministic, c.Workload.Duration = false, 0 }, kept: true, err: errDied},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			store := schema.TempDir(t)
 			first, err := Run(context.Background(), testConfig(t, memory.NewFenced(), "memory://fenced", func(c *Config) {
-				c.StoreDir, c.Seed, c.Duration, c.Ops, c.NoReport = store, 1, 0, 50, true
+				c.Store.Dir, c.Runtime.Seed, c.Workload.Duration, c.Workload.Ops, c.Store.NoReport = store, 1, 0, 50, true
 			}))
 			require.NoError(t, err)
 
@@ -69,7 +69,7 @@ func TestOnlyARunWithAResultBecomesLatest(t *testing.T) {
 				tgt = &cancelAfter{Fenced: memory.NewFenced(), writes: 50, cancel: cancel}
 			}
 			res, err := Run(ctx, testConfig(t, tgt, "test://second", func(c *Config) {
-				c.StoreDir, c.Seed, c.Duration, c.Ops, c.NoReport = store, 2, 0, 200, true
+				c.Store.Dir, c.Runtime.Seed, c.Workload.Duration, c.Workload.Ops, c.Store.NoReport = store, 2, 0, 200, true
 				if tc.set != nil {
 					tc.set(c)
 				}

@@ -28,9 +28,9 @@ func bigRun(t *testing.T, target string, seed uint64, ops int, policy model.Poli
 	faults, err := nemesis.Parse("pause,delay")
 	require.NoError(t, err)
 	res, err := Run(context.Background(), testConfig(t, tgt, "memory://"+target, func(c *Config) {
-		c.Faults, c.Seed, c.Policy, c.NoReport = faults, seed, policy, true
+		c.Nemesis.Faults, c.Runtime.Seed, c.Gates.Policy, c.Store.NoReport = faults, seed, policy, true
 		if ops > 0 {
-			c.Duration, c.Ops = 0, ops
+			c.Workload.Duration, c.Workload.Ops = 0, ops
 		}
 	}))
 	require.NoError(t, err)

@@ -18,7 +18,7 @@ import (
 // token fencecheck cannot know: judging against a guessed state could
 // only give a wrong verdict.
 func (r *run) observe(ctx context.Context) error {
-	proc := r.cfg.Workers // a process id no worker starts with
+	proc := r.cfg.Workload.Workers // a process id no worker starts with
 	for _, res := range r.resources {
 		done := r.workers.Observe(ctx, &proc, res)
 		if ctx.Err() != nil {
@@ -59,7 +59,7 @@ func (r *run) adoptState(resource string, done *histories.Event) error {
 
 // fresh says how to avoid prior state.
 func fresh(cfg Config) string {
-	if len(cfg.ResourceNames) > 0 {
+	if len(cfg.Workload.ResourceNames) > 0 {
 		return "empty the resource, or let the run name its resources (no fixed resource names)"
 	}
 	return "empty the resource and run again"

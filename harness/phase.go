@@ -41,7 +41,7 @@ func (p *phaseClock) Sleep(ctx context.Context, d time.Duration) error {
 }
 
 // workClock is the run's runtime with its time 0 where the run's own work
-// begins: after its token issuer was opened. Config.Duration, the fault
+// begins: after its token issuer was opened. Config.Workload.Duration, the fault
 // phases and a scripted schedule's times count from there, so that an
 // issuer fencecheck starts itself (an etcd cluster, whose members took
 // 6 s to start on a loaded machine) does not eat the run's duration. The

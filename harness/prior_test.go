@@ -29,7 +29,7 @@ func runAgainst(t *testing.T, tgt targets.Target, set func(*Config)) Result {
 	faults, err := nemesis.Parse("pause,delay")
 	require.NoError(t, err)
 	cfg := testConfig(t, tgt, "memory://fenced", func(c *Config) {
-		c.Faults = faults
+		c.Nemesis.Faults = faults
 		set(c)
 	})
 	res, err := Run(context.Background(), cfg)
@@ -56,9 +56,9 @@ func TestSecondRunAgainstADurableReceiver(t *testing.T) {
 			t.Parallel()
 			tgt := memory.NewFenced()
 			cfg := func(c *Config) {
-				c.Seed, c.ResourceNames = 3, tc.names
+				c.Runtime.Seed, c.Workload.ResourceNames = 3, tc.names
 				if tc.names != nil {
-					c.Resources = len(tc.names)
+					c.Workload.Resources = len(tc.names)
 				}
 			}
 			first := runAgainst(t, tgt, cfg)
@@ -93,7 +93,7 @@ func TestSecondRunAgainstADurableReceiver(t *testing.T) {
 // and put the id in the values instead.
 func TestRunNamesItsResources(t *testing.T) {
 	t.Parallel()
-	cfg := func(c *Config) { c.Seed, c.Duration, c.Ops = 4, 0, 50 }
+	cfg := func(c *Config) { c.Runtime.Seed, c.Workload.Duration, c.Workload.Ops = 4, 0, 50 }
 	a := runAgainst(t, memory.NewFenced(), cfg)
 	b := runAgainst(t, memory.NewFenced(), cfg)
 	assert.Equal(t, a.Config.ResourceNames, b.Config.ResourceNames)
@@ -102,7 +102,7 @@ func TestRunNamesItsResources(t *testing.T) {
 	assert.NotEqual(t, newRunID(4, false), newRunID(4, false), "real-time runs draw their id at random")
 
 	fixed := runAgainst(t, memory.NewFenced(), func(c *Config) {
-		c.Seed, c.Duration, c.Ops, c.Resources, c.ResourceNames = 4, 0, 50, 1, []string{"report"}
+		c.Runtime.Seed, c.Workload.Duration, c.Workload.Ops, c.Workload.Resources, c.Workload.ResourceNames = 4, 0, 50, 1, []string{"report"}
 	})
 	assert.Equal(t, []string{"report"}, fixed.Config.ResourceNames)
 	h, err := histories.ReadFile(filepath.Join(fixed.Dir, runstore.History))
@@ -136,7 +136,7 @@ func TestPriorStateWithoutTokensStopsTheRun(t *testing.T) {
 	faults, _ := nemesis.Parse("pause")
 	store := schema.TempDir(t)
 	res, err := Run(context.Background(), testConfig(t, tokenless{inner}, "tokenless", func(c *Config) {
-		c.Faults, c.Seed, c.Resources, c.ResourceNames, c.StoreDir = faults, 1, 2, []string{"r0", "r1"}, store
+		c.Nemesis.Faults, c.Runtime.Seed, c.Workload.Resources, c.Workload.ResourceNames, c.Store.Dir = faults, 1, 2, []string{"r0", "r1"}, store
 	}))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `observe r0 before the run: it already holds "left-over", and the receiver reports no token on reads`)
@@ -173,7 +173,7 @@ func TestNoEvidenceIsNoPass(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			res := runAgainst(t, failing{tc.err}, func(c *Config) { c.Seed, c.Duration = 1, time.Second })
+			res := runAgainst(t, failing{tc.err}, func(c *Config) { c.Runtime.Seed, c.Workload.Duration = 1, time.Second })
 			assert.Equal(t, judge.Inconclusive, res.Verdict)
 			assert.Equal(t, judge.GateEvidence, res.Gate)
 			assert.Contains(t, res.Reason, "no write was acknowledged")
@@ -212,9 +212,9 @@ func TestNoStaleWriteIsNoPass(t *testing.T) {
 				require.NoError(t, err)
 				res, err := Run(context.Background(), testConfig(t, memory.NewFenced(), "memory://fenced", func(c *Config) {
 					c.SetLeaseTTL(10 * time.Second)
-					c.Faults, c.Seed, c.Resources, c.Duration, c.Think, c.MinStale = faults, 1, 1, time.Second, 10*time.Millisecond, minStale
+					c.Nemesis.Faults, c.Runtime.Seed, c.Workload.Resources, c.Workload.Duration, c.Workload.Think, c.Gates.MinStale = faults, 1, 1, time.Second, 10*time.Millisecond, minStale
 					if tc.schedule != nil {
-						c.Schedule = tc.schedule
+						c.Nemesis.Schedule = tc.schedule
 					}
 				}))
 				require.NoError(t, err)
@@ -235,9 +235,9 @@ func TestNoStaleWriteIsNoPass(t *testing.T) {
 	t.Run("no fault at all", func(t *testing.T) {
 		t.Parallel()
 		// Without pause or delay no stale write comes: still no pass.
-		assert.Equal(t, 1, DefaultConfig().MinStale, "one stale write, whatever the faults")
+		assert.Equal(t, 1, DefaultConfig().Gates.MinStale, "one stale write, whatever the faults")
 		res, err := Run(context.Background(), testConfig(t, memory.NewFenced(), "memory://fenced", func(c *Config) {
-			c.Faults, c.Seed, c.Duration, c.MinStale = nil, 1, time.Second, DefaultConfig().MinStale
+			c.Nemesis.Faults, c.Runtime.Seed, c.Workload.Duration, c.Gates.MinStale = nil, 1, time.Second, DefaultConfig().Gates.MinStale
 		}))
 		require.NoError(t, err)
 		require.Zero(t, res.Coverage.StaleWrites)
@@ -254,7 +254,7 @@ func TestInterruptedRunIsNoPass(t *testing.T) {
 	tgt := &cancelAfter{Fenced: memory.NewFenced(), writes: 50, cancel: cancel}
 	faults, _ := nemesis.Parse("pause")
 	res, err := Run(ctx, testConfig(t, tgt, "memory://fenced", func(c *Config) {
-		c.Faults, c.Seed, c.Duration = faults, 1, time.Hour
+		c.Nemesis.Faults, c.Runtime.Seed, c.Workload.Duration = faults, 1, time.Hour
 	}))
 	require.NoError(t, err)
 	assert.Equal(t, judge.Interrupted, res.Verdict, res.Reason)

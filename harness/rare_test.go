@@ -25,7 +25,7 @@ func TestRareDefectsAreFoundAndFencedHolds(t *testing.T) {
 	}{
 		{"check-then-set-rare", nil, []string{"stale read: returned", "had been accepted before the read began"}},
 		{"lost-write-rare", nil, []string{"stale read: returned", "had been accepted before the read began"}},
-		{"uint32-tokens", func(c *Config) { c.Tokens = lease.Sparse() },
+		{"uint32-tokens", func(c *Config) { c.Leases.Tokens = lease.Sparse() },
 			[]string{"wrong rejection: write with token 4294967296 was rejected", "the highest token that may have taken effect by then was 4294967295"}},
 	}
 	for _, tc := range cases {
@@ -43,7 +43,7 @@ func TestRareDefectsAreFoundAndFencedHolds(t *testing.T) {
 
 			fenced, err := defaultRunFor(t, "fenced", tc.set)(d.Seed)
 			require.NoError(t, err)
-			fenced.Seed = d.Seed
+			fenced.Runtime.Seed = d.Seed
 			res, err := Run(context.Background(), fenced)
 			require.NoError(t, err)
 			assert.Equal(t, judge.Held, res.Verdict, "memory://fenced, seed %d: %s", d.Seed, res.Reason)

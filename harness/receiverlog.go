@@ -7,7 +7,7 @@ import (
 
 // scanReceiverLog reads the target's receiver log (targets.LogScanner),
 // once the receiver has stopped; nil when the target has none.
-func scanReceiverLog(target any) *logscan.Outcome {
+func scanReceiverLog(target targets.Target) *logscan.Outcome {
 	s, ok := target.(targets.LogScanner)
 	if !ok {
 		return nil

@@ -72,7 +72,7 @@ func TestReceiverLogDecides(t *testing.T) {
 			mem, err := memory.Open(tc.target)
 			require.NoError(t, err)
 			tgt := &loggedTarget{Target: mem, log: tc.log, readErr: tc.readErr}
-			res, err := Run(context.Background(), testConfig(t, tgt, "memory://"+tc.target, func(c *Config) { c.Seed = 1 }))
+			res, err := Run(context.Background(), testConfig(t, tgt, "memory://"+tc.target, func(c *Config) { c.Runtime.Seed = 1 }))
 			require.NoError(t, err)
 			assert.Equal(t, tc.verdict, res.Verdict, res.Reason)
 			assert.Equal(t, tc.gate, res.Gate)

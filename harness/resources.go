@@ -12,7 +12,7 @@ import (
 // that nothing an earlier run left on a durable receiver (a SQLite store,
 // a table that keeps its rows) can be mistaken for this run's writes: a
 // second run against the same receiver then tests it afresh. Fixed names
-// (Config.ResourceNames) keep what earlier runs left; the run observes it
+// (Config.Workload.ResourceNames) keep what earlier runs left; the run observes it
 // before its workers start and starts the model and the tokens from it
 // (observe.go). With fixed names the run id goes into the values instead,
 // so that a value names one write of this run.
@@ -50,13 +50,13 @@ func newRunID(seed uint64, fromSeed bool) string {
 // resourceNames returns the run's resources and the prefix its values
 // carry: of a shard, the resources it owns.
 func resourceNames(cfg *Config, runID string) (names []string, valuePrefix string) {
-	if cfg.Shard != nil {
-		return cfg.Shard.Of(cfg.ResourceNames), runID + "-"
+	if cfg.Workload.Shard != nil {
+		return cfg.Workload.Shard.Of(cfg.Workload.ResourceNames), runID + "-"
 	}
-	if len(cfg.ResourceNames) > 0 {
-		return cfg.ResourceNames, runID + "-"
+	if len(cfg.Workload.ResourceNames) > 0 {
+		return cfg.Workload.ResourceNames, runID + "-"
 	}
-	for i := range cfg.Resources {
+	for i := range cfg.Workload.Resources {
 		names = append(names, fmt.Sprintf("%s-r%d", runID, i))
 	}
 	return names, ""

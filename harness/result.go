@@ -47,7 +47,7 @@ type Result struct {
 	Warnings []string `json:"warnings,omitempty"`
 
 	history *histories.History // the checked history, for the report
-	words   Terms              // Config.Terms, for the summary and the report
+	words   Terms              // Config.Output.Terms, for the summary and the report
 }
 
 // terms are the words for settings the run's caller chose, else Config's.
@@ -61,49 +61,64 @@ func (res *Result) terms() Terms {
 // RunConfig is the part of the configuration needed to reproduce a run.
 type RunConfig struct {
 	Target string `json:"target"`
-	// Leases names the token issuer (Config.Issuer); empty for the run's
+	// Leases names the token issuer (Config.Leases.Issuer); empty for the run's
 	// own lease service.
-	Leases        string   `json:"leases,omitempty"`
-	Workers       int      `json:"workers"`
-	Resources     int      `json:"resources"`
-	Duration      string   `json:"duration"`
-	Ops           int      `json:"ops"`
-	Rate          float64  `json:"rate"`
-	LeaseTTL      string   `json:"lease_ttl"`
-	Faults        []string `json:"nemesis"`
-	Seed          uint64   `json:"seed"`
-	Deterministic bool     `json:"deterministic"`
+	Leases    string   `json:"leases,omitempty"`
+	Workers   int      `json:"workers"`
+	Resources int      `json:"resources"`
+	Duration  string   `json:"duration"`
+	Ops       int      `json:"ops"`
+	Rate      float64  `json:"rate"`
+	LeaseTTL  string   `json:"lease_ttl"`
+	Faults    []string `json:"nemesis"`
+	// Schedule is when the faults act: "random windows every 300ms, up to
+	// 400ms", or a script as Config.Nemesis.Schedule's parser reads it.
+	Schedule string `json:"schedule,omitempty"`
+	// ReadShare, RepeatShare, Think and OpTimeout are the workers'
+	// (Config.Workload).
+	ReadShare     float64 `json:"read_share"`
+	RepeatShare   float64 `json:"repeat_share"`
+	Think         string  `json:"think"`
+	OpTimeout     string  `json:"op_timeout"`
+	Seed          uint64  `json:"seed"`
+	Deterministic bool    `json:"deterministic"`
 	// TaskOrder is the deterministic scheduler's order when it is not
-	// the default random one (Config.TaskOrder): "pct:2".
+	// the default random one (Config.Runtime.TaskOrder): "pct:2".
 	TaskOrder string `json:"task_order,omitempty"`
 	// VirtualClock: the run was on a synctest bubble's clock
-	// (Config.VirtualClock).
+	// (Config.Runtime.VirtualClock).
 	VirtualClock     bool   `json:"virtual_clock,omitempty"`
 	Policy           string `json:"policy"`
 	RequireExclusive bool   `json:"require_exclusive"`
 	MinStale         int    `json:"min_stale"`
-	NoReport         bool   `json:"no_report,omitempty"`
-	Version          string `json:"version"`
-	// ClientStrategy is the workers' strategy (Config.Strategy);
+	StopOnViolation  bool   `json:"stop_on_violation,omitempty"`
+	CheckTimeout     string `json:"check_timeout"`
+	ShrinkTimeout    string `json:"shrink_timeout"`
+	// Latency is the delay simulated around each call of a run on a
+	// virtual clock (Config.Runtime.Latency); absent on the real clock.
+	Latency  string `json:"latency,omitempty"`
+	NoReport bool   `json:"no_report,omitempty"`
+	Version  string `json:"version"`
+	// ClientStrategy is the workers' strategy (Config.Workload.Strategy);
 	// LeaseMultiplier and RenewEvery are given only for the strategies
 	// that use them, and IssuedTTL for a strategy that changes it.
 	ClientStrategy  string  `json:"client_strategy"`
 	LeaseMultiplier float64 `json:"lease_multiplier,omitempty"`
 	IssuedTTL       string  `json:"issued_lease_ttl,omitempty"`
 	RenewEvery      string  `json:"renew_every,omitempty"`
-	// Tokens is the lease tokens' sequence (Config.Tokens: dense, sparse,
+	// Tokens is the lease tokens' sequence (Config.Leases.Tokens: dense, sparse,
 	// from:N); MaxToken the largest token the run could send, the
-	// receiver's token domain (Config.MaxToken and the target's).
+	// receiver's token domain (Config.Target.MaxToken and the target's).
 	Tokens   string `json:"tokens"`
 	MaxToken uint64 `json:"max_token"`
-	// Command repeats the run (Config.Command).
+	// Command repeats the run (Config.Output.Command).
 	Command string `json:"command,omitempty"`
 	// RunID names the run's resources or, with fixed resource names, its
 	// values; ResourceNames are the resources.
 	RunID         string   `json:"run_id"`
 	ResourceNames []string `json:"resource_names"`
 	FixedNames    bool     `json:"fixed_resource_names,omitempty"`
-	// Shard is "i/N" when the run was shard i of a job of N (Config.Shard):
+	// Shard is "i/N" when the run was shard i of a job of N (Config.Workload.Shard):
 	// ResourceNames are then the resources it owned, and Resources the
 	// job's.
 	Shard string `json:"shard,omitempty"`
@@ -139,30 +154,38 @@ func (c *RunConfig) mode(long bool) string {
 
 func (c *Config) summary(runID string, resources []string) RunConfig {
 	var faults []string
-	for _, f := range c.Faults {
+	for _, f := range c.Nemesis.Faults {
 		faults = append(faults, f.Name())
 	}
 	shard := ""
-	if c.Shard != nil {
-		shard = c.Shard.String()
+	if c.Workload.Shard != nil {
+		shard = c.Workload.Shard.String()
 	}
 	rc := RunConfig{
-		Shard: shard, Target: c.TargetName, Leases: c.issuerName(), Workers: c.Workers, Resources: c.Resources, Duration: c.Duration.String(),
-		Ops: c.Ops, Rate: c.Rate, LeaseTTL: c.LeaseTTL.String(), Faults: faults, Seed: c.Seed,
-		Deterministic: c.Deterministic, VirtualClock: c.VirtualClock, Policy: c.Policy.String(), RequireExclusive: c.RequireExclusive,
-		MinStale: c.MinStale, NoReport: c.NoReport, Version: c.Version,
-		Command: c.Command, RunID: runID, ResourceNames: resources, FixedNames: len(c.ResourceNames) > 0,
-		ClientStrategy: c.Strategy.String(), Tokens: c.Tokens.String(), MaxToken: c.domain(), crossed: c.Tokens.Crossed(c.domain()),
-		issuerFaults: issuerFaults(c.Faults),
+		Shard: shard, Target: c.Target.Name, Leases: c.issuerName(), Workers: c.Workload.Workers, Resources: c.Workload.Resources, Duration: c.Workload.Duration.String(),
+		Ops: c.Workload.Ops, Rate: c.Workload.Rate, LeaseTTL: c.Leases.TTL.String(), Faults: faults, Seed: c.Runtime.Seed,
+		Deterministic: c.Runtime.Deterministic, VirtualClock: c.Runtime.VirtualClock, Policy: c.Gates.Policy.String(), RequireExclusive: c.Gates.RequireExclusive,
+		MinStale: c.Gates.MinStale, NoReport: c.Store.NoReport, Version: c.Output.Version,
+		Command: c.Output.Command, RunID: runID, ResourceNames: resources, FixedNames: len(c.Workload.ResourceNames) > 0,
+		ClientStrategy: c.Workload.Strategy.String(), Tokens: c.Leases.Tokens.String(), MaxToken: c.domain(), crossed: c.Leases.Tokens.Crossed(c.domain()),
+		issuerFaults: issuerFaults(c.Nemesis.Faults),
+		ReadShare:    c.Workload.ReadShare, RepeatShare: c.Workload.RepeatShare, Think: c.Workload.Think.String(), OpTimeout: c.Workload.OpTimeout.String(),
+		StopOnViolation: c.Gates.StopOnViolation, CheckTimeout: c.Gates.CheckTimeout.String(), ShrinkTimeout: c.Gates.ShrinkTimeout.String(),
 	}
-	if c.Deterministic && !c.TaskOrder.IsRandom() {
-		rc.TaskOrder = c.TaskOrder.String()
+	if s, ok := c.Nemesis.Schedule.(fmt.Stringer); ok && len(c.Nemesis.Faults) > 0 {
+		rc.Schedule = s.String()
 	}
-	switch c.Strategy {
+	if c.simulatesLatency() {
+		rc.Latency = c.Runtime.Latency.String()
+	}
+	if c.Runtime.Deterministic && !c.Runtime.TaskOrder.IsRandom() {
+		rc.TaskOrder = c.Runtime.TaskOrder.String()
+	}
+	switch c.Workload.Strategy {
 	case workload.LongerLease:
-		rc.LeaseMultiplier, rc.IssuedTTL = c.LeaseMultiplier, c.IssuedTTL().String()
+		rc.LeaseMultiplier, rc.IssuedTTL = c.Workload.LeaseMultiplier, c.IssuedTTL().String()
 	case workload.Renew:
-		rc.RenewEvery = c.RenewEvery.String()
+		rc.RenewEvery = c.Workload.RenewEvery.String()
 	}
 	return rc
 }
@@ -185,7 +208,7 @@ func (r *run) judge(st *storage, stopped error) (Result, error) {
 		return Result{}, fmt.Errorf("judge the recorded history: %w", err)
 	}
 	res := Result{Format: runstore.ResultFormat, Report: rep, Config: r.cfg.summary(r.runID, r.resources), Truncated: h.Truncated,
-		Interrupted: stopped != nil, history: h, words: r.cfg.Terms, Jobs: r.measureStrategy(h)}
+		Interrupted: stopped != nil, history: h, words: r.cfg.Output.Terms, Jobs: r.measureStrategy(h)}
 	if stopped != nil && stopped != context.Canceled { // a bare cancel says nothing more than Interrupted
 		res.StoppedBecause = stopped.Error()
 	}
@@ -198,10 +221,10 @@ func (r *run) judge(st *storage, stopped error) (Result, error) {
 // made no stale write or did not test a failover.
 func (c *Config) judgeOptions() judge.Options {
 	o := judge.DefaultOptions()
-	o.Check = check.Options{Policy: c.Policy, Timeout: c.CheckTimeout}
-	o.ShrinkTimeout, o.MinStale, o.RequireExclusive = c.ShrinkTimeout, c.MinStale, c.RequireExclusive
-	o.IssuerFaults = issuerFaults(c.Faults)
-	for _, f := range c.Faults {
+	o.Check = check.Options{Policy: c.Gates.Policy, Timeout: c.Gates.CheckTimeout}
+	o.ShrinkTimeout, o.MinStale, o.RequireExclusive = c.Gates.ShrinkTimeout, c.Gates.MinStale, c.Gates.RequireExclusive
+	o.IssuerFaults = issuerFaults(c.Nemesis.Faults)
+	for _, f := range c.Nemesis.Faults {
 		if _, ok := f.(nemesis.StaleWriter); ok {
 			o.StaleFaults = append(o.StaleFaults, f.Name())
 		}

@@ -65,7 +65,7 @@ type run struct {
 // The run becomes the store's latest once its result.json is written
 // (an interrupted run's too); a run that ends in an error never does, and
 // leaves its directory only if it recorded something (see runstore.Fail).
-// Under KeepViolations (Config.Keep) a run that found no violation leaves
+// Under KeepViolations (Config.Store.Keep) a run that found no violation leaves
 // nothing in the store, and its Result has no Dir.
 func Run(ctx context.Context, cfg Config) (res Result, err error) {
 	if err := cfg.Validate(); err != nil {
@@ -74,7 +74,7 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 	ctx, stopWatching := stopOnViolation(ctx, &cfg)
 	defer stopWatching()
 	begun := time.Now() // the run's own clock: virtual inside a bubble
-	started := cfg.Started
+	started := cfg.Runtime.Started
 	if started.IsZero() {
 		started = begun
 	}
@@ -86,12 +86,12 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 	wrote := false // result.json
 	// Deferred first, so it runs last: after the teardown.
 	defer func() { res, err = settle(st, wrote, res, err) }()
-	if u, ok := cfg.Target.(targets.RunDirUser); ok {
+	if u, ok := cfg.Target.Receiver.(targets.RunDirUser); ok {
 		u.UseRunDir(st.dir)
 	}
-	if s, ok := cfg.Target.(targets.Setupper); ok {
+	if s, ok := cfg.Target.Receiver.(targets.Setupper); ok {
 		if err := s.Setup(ctx); err != nil {
-			return Result{}, fmt.Errorf("set up target %s: %w", cfg.TargetName, err)
+			return Result{}, fmt.Errorf("set up target %s: %w", cfg.Target.Name, err)
 		}
 	}
 	td := newTeardown(ctx, cfg)
@@ -102,34 +102,34 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 		Run(func()) error
 	}
 	switch {
-	case cfg.Deterministic:
-		sim := sched.NewSimOrdered(cfg.Seed, cfg.TaskOrder, cfg.estimatedSteps())
+	case cfg.Runtime.Deterministic:
+		sim := sched.NewSimOrdered(cfg.Runtime.Seed, cfg.Runtime.TaskOrder, cfg.estimatedSteps())
 		if cfg.stepsTaken != nil {
 			defer func() { cfg.stepsTaken(sim.Steps()) }()
 		}
 		rt = sim
-	case cfg.VirtualClock:
+	case cfg.Runtime.VirtualClock:
 		rt = sched.NewRealDistinct()
 	default:
 		rt = sched.NewReal()
 	}
-	rec, err := st.recorder(histories.RecorderOptions{Clock: rt, Observer: cfg.Observer})
+	rec, err := st.recorder(histories.RecorderOptions{Clock: rt, Observer: cfg.Output.Observer})
 	if err != nil {
 		return Result{}, err
 	}
 	life, endLife := context.WithCancel(context.WithoutCancel(ctx))
 	defer endLife()
-	r := &run{cfg: cfg, rt: rt, rec: rec, rand: sched.NewRand(cfg.Seed), life: life, leases: cfg.Leases}
-	if cfg.Issuer != nil {
-		svc, err := cfg.Issuer.Open(ctx, lease.Env{Life: life, Runtime: rt, Recorder: rec, TTL: cfg.IssuedTTL(), Dir: st.dir})
+	r := &run{cfg: cfg, rt: rt, rec: rec, rand: sched.NewRand(cfg.Runtime.Seed), life: life, leases: cfg.Leases.Service}
+	if cfg.Leases.Issuer != nil {
+		svc, err := cfg.Leases.Issuer.Open(ctx, lease.Env{Life: life, Runtime: rt, Recorder: rec, TTL: cfg.IssuedTTL(), Dir: st.dir})
 		if err != nil {
 			_ = rec.Close()
-			return Result{}, fmt.Errorf("open lease issuer %s: %w", cfg.Issuer.Name(), err)
+			return Result{}, fmt.Errorf("open lease issuer %s: %w", cfg.Leases.Issuer.Name(), err)
 		}
 		if c, ok := svc.(io.Closer); ok {
 			defer func() {
 				if cerr := c.Close(); cerr != nil {
-					res.Warnings = append(res.Warnings, fmt.Sprintf("close lease issuer %s: %v", cfg.Issuer.Name(), cerr))
+					res.Warnings = append(res.Warnings, fmt.Sprintf("close lease issuer %s: %v", cfg.Leases.Issuer.Name(), cerr))
 				}
 			}()
 		}
@@ -140,29 +140,29 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 		r.useTokens()
 	}
 	r.clock = rt
-	if cfg.Issuer != nil {
+	if cfg.Leases.Issuer != nil {
 		r.clock = workClock{Runtime: rt, start: rt.Now()}
 	}
 	if err := r.attachIssuer(r.leases); err != nil {
 		_ = rec.Close()
 		return Result{}, fmt.Errorf("lease issuer: %w", err)
 	}
-	r.runID = newRunID(cfg.Seed, cfg.Deterministic || cfg.VirtualClock)
+	r.runID = newRunID(cfg.Runtime.Seed, cfg.Runtime.Deterministic || cfg.Runtime.VirtualClock)
 	var valuePrefix string
 	r.resources, valuePrefix = resourceNames(&cfg, r.runID)
 	r.wireFaults()
 	r.workers, err = workload.New(r.workload(valuePrefix), workload.Run{Runtime: r.clock, Recorder: rec, Rand: r.rand, Leases: r.leases,
-		Target: cfg.Target, Pausers: r.pausers, Deliverers: r.deliverers, Env: r, Life: life})
+		Target: cfg.Target.Receiver, Pausers: r.pausers, Deliverers: r.deliverers, Env: r, Life: life})
 	if err != nil {
 		_ = rec.Close()
-		return Result{}, fmt.Errorf("%s with leases from %s: %w", cfg.TargetName, r.leasesName(), err)
+		return Result{}, fmt.Errorf("%s with leases from %s: %w", cfg.Target.Name, r.leasesName(), err)
 	}
 
 	stopProgress := r.reportProgress()
 	simErr := rt.Run(func() { r.main(r.watchFailure(ctx), endLife) })
 	stopProgress()
 	warnings := td.run() // the target's work is done: the final reads were its last
-	r.receiverLog = scanReceiverLog(cfg.Target)
+	r.receiverLog = scanReceiverLog(cfg.Target.Receiver)
 	if err := rec.Close(); err != nil {
 		return Result{}, fmt.Errorf("record history %s: %w", st.historyPath(), err)
 	}
@@ -170,10 +170,10 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 		return Result{}, err
 	}
 	if simErr != nil {
-		return Result{}, fmt.Errorf("run %s: %w", cfg.TargetName, simErr)
+		return Result{}, fmt.Errorf("run %s: %w", cfg.Target.Name, simErr)
 	}
 	if r.observeErr != nil {
-		return Result{}, fmt.Errorf("%s: %w (the history so far is in %s)", cfg.TargetName, r.observeErr, st.keptHistory())
+		return Result{}, fmt.Errorf("%s: %w (the history so far is in %s)", cfg.Target.Name, r.observeErr, st.keptHistory())
 	}
 	if cfg.skipJudge {
 		return Result{}, nil
@@ -188,7 +188,7 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 	}
 	res.Started, res.Elapsed = started, time.Since(begun)
 	res.Warnings = warnings
-	if cfg.Keep == KeepViolations && res.Verdict != judge.Violated {
+	if cfg.Store.Keep == KeepViolations && res.Verdict != judge.Violated {
 		if err := st.discard(); err != nil {
 			res.Warnings = append(res.Warnings, err.Error())
 		}
@@ -202,7 +202,7 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 		return res, err
 	}
 	wrote = true
-	if !cfg.NoReport {
+	if !cfg.Store.NoReport {
 		if err := writeReport(st.dir, &res); err != nil {
 			return res, err
 		}
@@ -212,7 +212,7 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 
 // wireFaults sorts the faults by what they can do.
 func (r *run) wireFaults() {
-	for _, f := range r.cfg.Faults {
+	for _, f := range r.cfg.Nemesis.Faults {
 		if d, ok := f.(nemesis.Deliverer); ok {
 			r.deliverers = append(r.deliverers, d)
 		}
@@ -229,12 +229,12 @@ func (r *run) wireFaults() {
 			a.Attach(r)
 		}
 	}
-	if w, ok := r.cfg.Target.(targets.Windowed); ok {
+	if w, ok := r.cfg.Target.Receiver.(targets.Windowed); ok {
 		w.SetWindow(func(ctx context.Context, resource string, token uint64) {
 			if r.cfg.simulatesLatency() {
 				// Processing time between the check and the write,
 				// comparable to a network leg.
-				_ = r.rt.Sleep(ctx, time.Duration(2*r.rand.Float64()*float64(r.cfg.Latency)))
+				_ = r.rt.Sleep(ctx, time.Duration(2*r.rand.Float64()*float64(r.cfg.Runtime.Latency)))
 			} else {
 				r.rt.Yield()
 			}
@@ -247,12 +247,12 @@ func (r *run) wireFaults() {
 
 // workload is the shape of the run's work, from its configuration.
 func (r *run) workload(valuePrefix string) workload.Config {
-	w := workload.Config{Workers: r.cfg.Workers, Resources: r.resources, ValuePrefix: valuePrefix, Duration: r.cfg.Duration,
-		Ops: r.cfg.Ops, Rate: r.cfg.Rate, ReadShare: r.cfg.ReadShare, RepeatShare: r.cfg.RepeatShare, Think: r.cfg.Think,
-		OpTimeout: r.cfg.OpTimeout, Strategy: r.cfg.Strategy, RenewEvery: r.cfg.RenewEvery, MaxToken: r.cfg.domain(),
+	w := workload.Config{Workers: r.cfg.Workload.Workers, Resources: r.resources, ValuePrefix: valuePrefix, Duration: r.cfg.Workload.Duration,
+		Ops: r.cfg.Workload.Ops, Rate: r.cfg.Workload.Rate, ReadShare: r.cfg.Workload.ReadShare, RepeatShare: r.cfg.Workload.RepeatShare, Think: r.cfg.Workload.Think,
+		OpTimeout: r.cfg.Workload.OpTimeout, Strategy: r.cfg.Workload.Strategy, RenewEvery: r.cfg.Workload.RenewEvery, MaxToken: r.cfg.domain(),
 		TraceSeed: r.traceSeed()}
 	if r.cfg.simulatesLatency() {
-		w.Latency = r.cfg.Latency // the target answers at once
+		w.Latency = r.cfg.Runtime.Latency // the target answers at once
 	}
 	return w
 }
@@ -262,8 +262,8 @@ func (r *run) workload(valuePrefix string) workload.Config {
 // real-time one, and its shard, since the shards of a deterministic job
 // may share a seed and so a run id, and write to one receiver.
 func (r *run) traceSeed() string {
-	if r.cfg.Shard != nil {
-		return r.runID + " shard " + r.cfg.Shard.String()
+	if r.cfg.Workload.Shard != nil {
+		return r.runID + " shard " + r.cfg.Workload.Shard.String()
 	}
 	return r.runID
 }
@@ -275,8 +275,8 @@ func (r *run) main(ctx context.Context, endLife context.CancelFunc) {
 	if r.observeErr = r.observe(ctx); r.observeErr != nil {
 		return
 	}
-	ph := planPhases(r.cfg.Duration)
-	if _, scripted := r.cfg.Schedule.(nemesis.Script); scripted {
+	ph := planPhases(r.cfg.Workload.Duration)
+	if _, scripted := r.cfg.Nemesis.Schedule.(nemesis.Script); scripted {
 		ph.warmup = 0 // a script says exactly when each fault starts
 	}
 	r.faultClock = &phaseClock{Runtime: r.clock}
@@ -293,8 +293,8 @@ func (r *run) main(ctx context.Context, endLife context.CancelFunc) {
 		for _, a := range r.actors {
 			faults.Go(func() { a.Act(ctx, r) })
 		}
-		if r.cfg.Schedule != nil {
-			r.cfg.Schedule.Run(ctx, r, r.cfg.Faults)
+		if r.cfg.Nemesis.Schedule != nil {
+			r.cfg.Nemesis.Schedule.Run(ctx, r, r.cfg.Nemesis.Faults)
 		}
 		// Keep the phase open until its end even if a scripted schedule
 		// finished early: its end, or with an operation limit alone,
@@ -304,16 +304,16 @@ func (r *run) main(ctx context.Context, endLife context.CancelFunc) {
 		} else {
 			workersDone.Wait(ctx, 0)
 		}
-		nemesis.StopAll(r, r.cfg.Faults)
+		nemesis.StopAll(r, r.cfg.Nemesis.Faults)
 	})
 	workers.Wait(context.Background(), 0)
 	// With an operation limit alone, the faults end with the workers.
 	r.faultClock.end.CompareAndSwap(0, max(r.clock.Now(), 1))
 	workersDone.Open()
 	faults.Wait(context.Background(), 0)
-	nemesis.StopAll(r, r.cfg.Faults)
+	nemesis.StopAll(r, r.cfg.Nemesis.Faults)
 	// Let writes still on their way arrive, then observe the end state.
-	r.workers.Settle(2 * r.cfg.OpTimeout)
+	r.workers.Settle(2 * r.cfg.Workload.OpTimeout)
 	r.finalReads(ctx)
 }
 
@@ -323,20 +323,20 @@ func (r *run) finalReads(ctx context.Context) {
 	if ctx.Err() != nil {
 		return
 	}
-	proc := r.cfg.Workers // a process id no worker starts with
+	proc := r.cfg.Workload.Workers // a process id no worker starts with
 	for _, res := range r.resources {
 		r.workers.ReadOnce(ctx, &proc, res) // not part of the operation limit
 	}
 }
 
-// reportProgress calls Config.Progress from a real-time ticker until the
+// reportProgress calls Config.Output.Progress from a real-time ticker until the
 // returned function is called.
 func (r *run) reportProgress() func() {
-	if r.cfg.Progress == nil {
+	if r.cfg.Output.Progress == nil {
 		return func() {}
 	}
 	return tick.Every(250*time.Millisecond, func() {
-		r.cfg.Progress(r.workers.Progress(time.Duration(r.clock.Now())))
+		r.cfg.Output.Progress(r.workers.Progress(time.Duration(r.clock.Now())))
 	})
 }
 
@@ -348,7 +348,7 @@ func (r *run) IntN(n int) int         { return r.rand.IntN(n) }
 func (r *run) Record(e *histories.Event) {
 	r.rec.Record(e)
 }
-func (r *run) LeaseTTL() time.Duration { return r.cfg.LeaseTTL }
+func (r *run) LeaseTTL() time.Duration { return r.cfg.Leases.TTL }
 func (r *run) ExpireLease(resource string) bool {
 	from := r.rt.Now()
 	if !r.leases.Expire(resource) {

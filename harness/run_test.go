@@ -40,7 +40,7 @@ func defaultRunWith(t testing.TB, name string, seed uint64, set func(*Config)) R
 	faults, err := nemesis.Parse("pause,delay")
 	require.NoError(t, err)
 	res, err := Run(context.Background(), testConfig(t, tgt, "memory://"+name, func(c *Config) {
-		c.Faults, c.Seed = faults, seed
+		c.Nemesis.Faults, c.Runtime.Seed = faults, seed
 		if set != nil {
 			set(c)
 		}
@@ -54,8 +54,8 @@ func defaultRunWith(t testing.TB, name string, seed uint64, set func(*Config)) R
 // set: each test adds the faults and the gates it is about.
 func testConfig(t testing.TB, tgt targets.Target, name string, set func(*Config)) Config {
 	cfg := DefaultConfig()
-	cfg.Target, cfg.TargetName, cfg.Deterministic, cfg.StoreDir = tgt, name, true, schema.TempDir(t)
-	cfg.Faults, cfg.MinStale = nil, 0
+	cfg.Target.Receiver, cfg.Target.Name, cfg.Runtime.Deterministic, cfg.Store.Dir = tgt, name, true, schema.TempDir(t)
+	cfg.Nemesis.Faults, cfg.Gates.MinStale = nil, 0
 	if set != nil {
 		set(&cfg)
 	}
@@ -102,7 +102,7 @@ func TestAcceptEqualIsValidUnderItsPolicy(t *testing.T) {
 	tgt := memory.NewAcceptEqual()
 	faults, _ := nemesis.Parse("pause,delay,duplicate")
 	res, err := Run(context.Background(), testConfig(t, tgt, "memory://accept-equal", func(c *Config) {
-		c.Faults, c.Seed, c.Policy = faults, 3, model.AcceptEqual
+		c.Nemesis.Faults, c.Runtime.Seed, c.Gates.Policy = faults, 3, model.AcceptEqual
 	}))
 	require.NoError(t, err)
 	assert.Equal(t, judge.Held, res.Verdict, res.Reason)
@@ -134,7 +134,7 @@ func TestRunStore(t *testing.T) {
 	store := schema.TempDir(t)
 	tgt := memory.NewFenced()
 	res, err := Run(context.Background(), testConfig(t, tgt, "memory://fenced", func(c *Config) {
-		c.Seed, c.StoreDir, c.Duration, c.Ops = 1, store, 0, 200
+		c.Runtime.Seed, c.Store.Dir, c.Workload.Duration, c.Workload.Ops = 1, store, 0, 200
 	}))
 	require.NoError(t, err)
 	for _, f := range []string{runstore.History, runstore.Result, runstore.Summary} {
@@ -160,7 +160,7 @@ func TestInterruptedRunLeavesACheckableHistory(t *testing.T) {
 	defer cancel()
 	faults, _ := nemesis.Parse("pause")
 	res, err := Run(ctx, testConfig(t, memory.NewFenced(), "memory://fenced", func(c *Config) {
-		c.Faults, c.Duration, c.Deterministic = faults, time.Hour, false
+		c.Nemesis.Faults, c.Workload.Duration, c.Runtime.Deterministic = faults, time.Hour, false
 		c.SetLeaseTTL(20 * time.Millisecond)
 	}))
 	require.NoError(t, err)
@@ -180,7 +180,7 @@ func TestRequireExclusive(t *testing.T) {
 	for seed := uint64(1); seed <= 10 && !found; seed++ {
 		faults, _ := nemesis.Parse("delay,expire")
 		res, err := Run(context.Background(), testConfig(t, memory.NewFenced(), "memory://fenced", func(c *Config) {
-			c.Faults, c.Seed, c.RequireExclusive = faults, seed, true
+			c.Nemesis.Faults, c.Runtime.Seed, c.Gates.RequireExclusive = faults, seed, true
 		}))
 		require.NoError(t, err)
 		assert.Empty(t, res.Check.Violations, "seed %d: fencing itself held", seed)
@@ -197,7 +197,7 @@ func TestRequireExclusive(t *testing.T) {
 func TestMinStaleGate(t *testing.T) {
 	t.Parallel()
 	res, err := Run(context.Background(), testConfig(t, memory.NewFenced(), "memory://fenced", func(c *Config) {
-		c.Seed, c.MinStale = 1, 1 // no faults: nothing stale
+		c.Runtime.Seed, c.Gates.MinStale = 1, 1 // no faults: nothing stale
 	}))
 	require.NoError(t, err)
 	assert.Equal(t, 0, res.Coverage.StaleWrites)
@@ -210,7 +210,7 @@ func TestConfigValidation(t *testing.T) {
 	t.Parallel()
 	valid := func(set func(*Config)) Config {
 		cfg := DefaultConfig()
-		cfg.Target = memory.NewFenced()
+		cfg.Target.Receiver = memory.NewFenced()
 		set(&cfg)
 		return cfg
 	}
@@ -222,31 +222,31 @@ func TestConfigValidation(t *testing.T) {
 	}{
 		{"the defaults with a target", valid(func(*Config) {}), nil},
 		{"zero means none", valid(func(c *Config) {
-			c.ReadShare, c.RepeatShare, c.Think, c.Latency, c.Rate, c.ShrinkTimeout, c.CheckTimeout, c.MinStale = 0, 0, 0, 0, 0, 0, 0, 0
-			c.Faults, c.Schedule = nil, nil
+			c.Workload.ReadShare, c.Workload.RepeatShare, c.Workload.Think, c.Runtime.Latency, c.Workload.Rate, c.Gates.ShrinkTimeout, c.Gates.CheckTimeout, c.Gates.MinStale = 0, 0, 0, 0, 0, 0, 0, 0
+			c.Nemesis.Faults, c.Nemesis.Schedule = nil, nil
 		}), nil},
-		{"no target", Config{}, []string{"Target: required", "Workers: 0 is not between 1 and 10000", "LeaseTTL: must be positive", "StoreDir: required"}},
-		{"workers", valid(func(c *Config) { c.Workers = -1 }), []string{"Workers: -1"}},
-		{"resources", valid(func(c *Config) { c.Resources = -2 }), []string{"Resources: -2"}},
-		{"names for other resources", valid(func(c *Config) { c.ResourceNames = []string{"a", "b"} }), []string{"ResourceNames: 2 names for 4 resources"}},
-		{"lease", valid(func(c *Config) { c.LeaseTTL = -time.Second }), []string{"LeaseTTL: must be positive"}},
+		{"no target", Config{}, []string{"Target.Receiver: required", "Workers: 0 is not between 1 and 10000", "Leases.TTL: must be positive", "Store.Dir: required"}},
+		{"workers", valid(func(c *Config) { c.Workload.Workers = -1 }), []string{"Workers: -1"}},
+		{"resources", valid(func(c *Config) { c.Workload.Resources = -2 }), []string{"Resources: -2"}},
+		{"names for other resources", valid(func(c *Config) { c.Workload.ResourceNames = []string{"a", "b"} }), []string{"ResourceNames: 2 names for 4 resources"}},
+		{"lease", valid(func(c *Config) { c.Leases.TTL = -time.Second }), []string{"Leases.TTL: must be positive"}},
 		{"negative durations", valid(func(c *Config) {
-			c.Duration, c.Think, c.OpTimeout, c.Latency, c.CheckTimeout, c.ShrinkTimeout = -1, -1, -1, -1, -1, -1
+			c.Workload.Duration, c.Workload.Think, c.Workload.OpTimeout, c.Runtime.Latency, c.Gates.CheckTimeout, c.Gates.ShrinkTimeout = -1, -1, -1, -1, -1, -1
 		}), []string{"Duration: negative", "Think: negative", "OpTimeout: must be positive", "Latency: negative", "CheckTimeout: negative", "ShrinkTimeout: negative"}},
-		{"negative counts", valid(func(c *Config) { c.Ops, c.Rate, c.MinStale = -1, -1, -1 }), []string{"Ops: negative", "Rate: negative", "MinStale: negative"}},
-		{"shares", valid(func(c *Config) { c.ReadShare, c.RepeatShare = -0.1, 1.5 }), []string{"ReadShare: -0.1 is a probability", "RepeatShare: 1.5 is a probability"}},
-		{"no end", valid(func(c *Config) { c.Duration, c.Ops = 0, 0 }), []string{"Duration: zero with no operation limit"}},
-		{"run name latest", valid(func(c *Config) { c.RunName = "latest" }), []string{`RunName: "latest": not a run name`}},
-		{"run name outside the store", valid(func(c *Config) { c.RunName = "../esc" }), []string{`RunName: "../esc": not a run name`}},
-		{"faults without a schedule", valid(func(c *Config) { c.Schedule = nil }), []string{"Schedule: required with faults"}},
-		{"a virtual clock in the simulation", valid(func(c *Config) { c.VirtualClock, c.Deterministic = true, true }),
+		{"negative counts", valid(func(c *Config) { c.Workload.Ops, c.Workload.Rate, c.Gates.MinStale = -1, -1, -1 }), []string{"Ops: negative", "Rate: negative", "MinStale: negative"}},
+		{"shares", valid(func(c *Config) { c.Workload.ReadShare, c.Workload.RepeatShare = -0.1, 1.5 }), []string{"ReadShare: -0.1 is a probability", "RepeatShare: 1.5 is a probability"}},
+		{"no end", valid(func(c *Config) { c.Workload.Duration, c.Workload.Ops = 0, 0 }), []string{"Duration: zero with no operation limit"}},
+		{"run name latest", valid(func(c *Config) { c.Store.RunName = "latest" }), []string{`RunName: "latest": not a run name`}},
+		{"run name outside the store", valid(func(c *Config) { c.Store.RunName = "../esc" }), []string{`RunName: "../esc": not a run name`}},
+		{"faults without a schedule", valid(func(c *Config) { c.Nemesis.Schedule = nil }), []string{"Schedule: required with faults"}},
+		{"a virtual clock in the simulation", valid(func(c *Config) { c.Runtime.VirtualClock, c.Runtime.Deterministic = true, true }),
 			[]string{"VirtualClock: a deterministic run has a virtual clock of its own"}},
-		{"PCT on the real clock", valid(func(c *Config) { c.TaskOrder = sched.PCT(2) }),
+		{"PCT on the real clock", valid(func(c *Config) { c.Runtime.TaskOrder = sched.PCT(2) }),
 			[]string{"TaskOrder: pct:2 orders the tasks of the deterministic simulation, and this run is not one"}},
-		{"a real issuer on a virtual clock", valid(func(c *Config) { c.VirtualClock, c.Issuer = true, serversIssuer{} }),
+		{"a real issuer on a virtual clock", valid(func(c *Config) { c.Runtime.VirtualClock, c.Leases.Issuer = true, serversIssuer{} }),
 			[]string{"Issuer: servers-issuer talks to servers outside the process"}},
 		{"script names a missing fault", valid(func(c *Config) {
-			c.Faults, c.Schedule = pause, nemesis.Script{Steps: []nemesis.Step{{Fault: "delay", On: true}}}
+			c.Nemesis.Faults, c.Nemesis.Schedule = pause, nemesis.Script{Steps: []nemesis.Step{{Fault: "delay", On: true}}}
 		}), []string{`Schedule: nemesis script names fault "delay", which is not among the run's faults`}},
 	}
 	for _, tc := range cases {
@@ -263,7 +263,7 @@ func TestConfigValidation(t *testing.T) {
 			}
 			var fe *FieldError
 			require.ErrorAs(t, err, &fe, "each problem names its field")
-			_, err = Run(context.Background(), func() Config { c := tc.cfg; c.StoreDir = schema.TempDir(t); return c }())
+			_, err = Run(context.Background(), func() Config { c := tc.cfg; c.Store.Dir = schema.TempDir(t); return c }())
 			require.Error(t, err, "Run refuses what Validate refuses")
 		})
 	}
@@ -275,7 +275,7 @@ func TestScriptedSchedule(t *testing.T) {
 	require.NoError(t, err)
 	faults, _ := nemesis.Parse("pause")
 	res, err := Run(context.Background(), testConfig(t, memory.NewFenced(), "memory://fenced", func(c *Config) {
-		c.Faults, c.Schedule, c.Seed = faults, sc, 5
+		c.Nemesis.Faults, c.Nemesis.Schedule, c.Runtime.Seed = faults, sc, 5
 	}))
 	require.NoError(t, err)
 	h, err := histories.ReadFile(filepath.Join(res.Dir, runstore.History))
@@ -295,8 +295,8 @@ func TestRateAndProgress(t *testing.T) {
 	var last Progress
 	var mu sync.Mutex
 	res, err := Run(context.Background(), testConfig(t, memory.NewFenced(), "memory://fenced", func(c *Config) {
-		c.Seed, c.Duration, c.Rate = 2, 2*time.Second, 100
-		c.Progress = func(p Progress) {
+		c.Runtime.Seed, c.Workload.Duration, c.Workload.Rate = 2, 2*time.Second, 100
+		c.Output.Progress = func(p Progress) {
 			calls.Add(1)
 			mu.Lock()
 			last = p

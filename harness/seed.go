@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// RandomSeed draws a seed for a run that is given none (Config.Seed):
+// RandomSeed draws a seed for a run that is given none (Config.Runtime.Seed):
 // from the system's randomness, else the clock. It is below 2^63, so that
 // any tool that reads it as a signed integer repeats the run.
 func RandomSeed() uint64 {

@@ -20,7 +20,7 @@ import (
 // alone (Owner), never on the list of names a run was given: two shards
 // given different lists may leave a name untested, but never both record
 // it. The shards of one job still must name the same resources
-// (Config.ResourceNames) to test them all, which is why a sharded run
+// (Config.Workload.ResourceNames) to test them all, which is why a sharded run
 // needs fixed names: names a run draws for itself are its own.
 type Shard struct {
 	Index int // this run's shard, from 0
@@ -95,20 +95,20 @@ var errNoNames = errors.New("a shard needs ResourceNames: every shard of a job m
 
 // validateShard reports what is wrong with c.Shard, as Validate's fields.
 func (c *Config) validateShard(bad func(field, format string, args ...any)) {
-	if c.Shard == nil {
+	if c.Workload.Shard == nil {
 		return
 	}
-	if err := c.Shard.Validate(); err != nil {
-		bad("Shard", "%v", err)
+	if err := c.Workload.Shard.Validate(); err != nil {
+		bad("Workload.Shard", "%v", err)
 		return
 	}
-	if len(c.ResourceNames) == 0 {
-		bad("Shard", "%v", errNoNames)
+	if len(c.Workload.ResourceNames) == 0 {
+		bad("Workload.Shard", "%v", errNoNames)
 		return
 	}
-	if len(c.Shard.Of(c.ResourceNames)) == 0 {
-		bad("Shard", "%s owns none of the %d resources: a run on nothing would test nothing; give more resources or fewer shards",
-			c.Shard, len(c.ResourceNames))
+	if len(c.Workload.Shard.Of(c.Workload.ResourceNames)) == 0 {
+		bad("Workload.Shard", "%s owns none of the %d resources: a run on nothing would test nothing; give more resources or fewer shards",
+			c.Workload.Shard, len(c.Workload.ResourceNames))
 	}
 }
 

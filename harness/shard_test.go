@@ -102,7 +102,7 @@ func TestShardValidation(t *testing.T) {
 	t.Parallel()
 	valid := func(set func(*Config)) Config {
 		cfg := DefaultConfig()
-		cfg.Target = memory.NewFenced()
+		cfg.Target.Receiver = memory.NewFenced()
 		set(&cfg)
 		return cfg
 	}
@@ -112,10 +112,16 @@ func TestShardValidation(t *testing.T) {
 		cfg  Config
 		want string
 	}{
-		{"a shard with the job's names", valid(func(c *Config) { c.Shard, c.ResourceNames = shard(1, 4), []string{"r0", "r1", "r2", "r3"} }), ""},
-		{"a shard without names", valid(func(c *Config) { c.Shard = shard(1, 4) }), "Shard: a shard needs ResourceNames"},
-		{"a shard out of range", valid(func(c *Config) { c.Shard, c.ResourceNames = shard(4, 4), []string{"r0", "r1", "r2", "r3"} }), "Shard: 4/4: the shard must be between 0 and 3"},
-		{"a shard that owns nothing", valid(func(c *Config) { c.Shard, c.Resources, c.ResourceNames = shard(0, 4), 1, []string{"r0"} }),
+		{"a shard with the job's names", valid(func(c *Config) {
+			c.Workload.Shard, c.Workload.ResourceNames = shard(1, 4), []string{"r0", "r1", "r2", "r3"}
+		}), ""},
+		{"a shard without names", valid(func(c *Config) { c.Workload.Shard = shard(1, 4) }), "Shard: a shard needs ResourceNames"},
+		{"a shard out of range", valid(func(c *Config) {
+			c.Workload.Shard, c.Workload.ResourceNames = shard(4, 4), []string{"r0", "r1", "r2", "r3"}
+		}), "Shard: 4/4: the shard must be between 0 and 3"},
+		{"a shard that owns nothing", valid(func(c *Config) {
+			c.Workload.Shard, c.Workload.Resources, c.Workload.ResourceNames = shard(0, 4), 1, []string{"r0"}
+		}),
 			"Shard: 0/4 owns none of the 1 resources"},
 	}
 	for _, tc := range cases {
@@ -129,7 +135,7 @@ func TestShardValidation(t *testing.T) {
 			require.ErrorContains(t, err, tc.want)
 			var fe *FieldError
 			require.ErrorAs(t, err, &fe)
-			assert.Equal(t, "Shard", fe.Field)
+			assert.Equal(t, "Workload.Shard", fe.Field)
 		})
 	}
 }
@@ -156,7 +162,7 @@ func TestShardsOfOneJob(t *testing.T) {
 			for i := range 4 {
 				sh := NewShard(i, 4)
 				res, err := Run(context.Background(), testConfig(t, tgt, "memory://"+tc.target, func(c *Config) {
-					c.Shard, c.Resources, c.ResourceNames, c.Faults, c.Seed = &sh, len(names), names, faults, uint64(i+1)
+					c.Workload.Shard, c.Workload.Resources, c.Workload.ResourceNames, c.Nemesis.Faults, c.Runtime.Seed = &sh, len(names), names, faults, uint64(i+1)
 				}))
 				require.NoError(t, err)
 				assert.Equal(t, sh.Of(names), res.Config.ResourceNames)

@@ -33,18 +33,18 @@ const maxEstimatedOps = 10_000_000
 // low leaves the steps after it without change points.
 func (c *Config) estimatedSteps() int {
 	ops := float64(maxEstimatedOps)
-	if c.Ops > 0 {
-		ops = min(ops, float64(c.Ops))
+	if c.Workload.Ops > 0 {
+		ops = min(ops, float64(c.Workload.Ops))
 	}
-	if c.Duration > 0 {
-		busy := float64(min(c.Workers, c.Resources))
-		hold := float64(c.Think) + (4+2*c.RepeatShare)*float64(c.Latency)
-		perJob := 2 + c.RepeatShare + c.ReadShare
-		byTime := busy * float64(c.Duration) / max(hold, float64(time.Microsecond)) * perJob
-		if c.Rate > 0 {
-			byTime = min(byTime, c.Rate*c.Duration.Seconds())
+	if c.Workload.Duration > 0 {
+		busy := float64(min(c.Workload.Workers, c.Workload.Resources))
+		hold := float64(c.Workload.Think) + (4+2*c.Workload.RepeatShare)*float64(c.Runtime.Latency)
+		perJob := 2 + c.Workload.RepeatShare + c.Workload.ReadShare
+		byTime := busy * float64(c.Workload.Duration) / max(hold, float64(time.Microsecond)) * perJob
+		if c.Workload.Rate > 0 {
+			byTime = min(byTime, c.Workload.Rate*c.Workload.Duration.Seconds())
 		}
 		ops = min(ops, byTime)
 	}
-	return stepsPerOp * int(math.Ceil(ops+2*float64(c.Resources)))
+	return stepsPerOp * int(math.Ceil(ops+2*float64(c.Workload.Resources)))
 }

@@ -32,20 +32,24 @@ func TestEstimatedSteps(t *testing.T) {
 		name string
 		set  func(*Config)
 	}{
-		{"the default run", func(c *Config) { c.Faults = faults("pause,delay") }},
+		{"the default run", func(c *Config) { c.Nemesis.Faults = faults("pause,delay") }},
 		{"no faults", func(*Config) {}},
-		{"300 operations", func(c *Config) { c.Faults, c.Ops, c.Duration = faults("pause,delay"), 300, 0 }},
-		{"1000 operations, 2 workers", func(c *Config) { c.Faults, c.Ops, c.Duration, c.Workers = faults("pause,delay"), 1000, 0, 2 }},
-		{"32 workers for 2s", func(c *Config) { c.Faults, c.Duration, c.Workers = faults("pause,delay"), 2*time.Second, 32 }},
-		{"50 operations a second", func(c *Config) { c.Faults, c.Rate = faults("pause,delay"), 50 }},
-		{"every fault", func(c *Config) { c.Faults = faults("pause,delay,expire,duplicate") }},
+		{"300 operations", func(c *Config) { c.Nemesis.Faults, c.Workload.Ops, c.Workload.Duration = faults("pause,delay"), 300, 0 }},
+		{"1000 operations, 2 workers", func(c *Config) {
+			c.Nemesis.Faults, c.Workload.Ops, c.Workload.Duration, c.Workload.Workers = faults("pause,delay"), 1000, 0, 2
+		}},
+		{"32 workers for 2s", func(c *Config) {
+			c.Nemesis.Faults, c.Workload.Duration, c.Workload.Workers = faults("pause,delay"), 2*time.Second, 32
+		}},
+		{"50 operations a second", func(c *Config) { c.Nemesis.Faults, c.Workload.Rate = faults("pause,delay"), 50 }},
+		{"every fault", func(c *Config) { c.Nemesis.Faults = faults("pause,delay,expire,duplicate") }},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			var took int
 			cfg := testConfig(t, memory.NewFenced(), "memory://fenced", func(c *Config) {
-				c.Seed, c.NoReport, c.ShrinkTimeout = 3, true, 0
+				c.Runtime.Seed, c.Store.NoReport, c.Gates.ShrinkTimeout = 3, true, 0
 				tc.set(c)
 				c.stepsTaken = func(n int) { took = n }
 			})
@@ -64,7 +68,7 @@ func TestEstimatedSteps(t *testing.T) {
 // in the given task order.
 func pctHistory(t *testing.T, name string, seed uint64, order sched.Order) ([]byte, Result) {
 	t.Helper()
-	res := defaultRunWith(t, name, seed, func(c *Config) { c.TaskOrder, c.NoReport = order, true })
+	res := defaultRunWith(t, name, seed, func(c *Config) { c.Runtime.TaskOrder, c.Store.NoReport = order, true })
 	h, err := os.ReadFile(filepath.Join(res.Dir, runstore.History))
 	require.NoError(t, err)
 	require.NotEmpty(t, h)

@@ -13,15 +13,15 @@ import (
 // first violation, the violation as its cause; stop ends the watch.
 // Otherwise it returns ctx as it is.
 func stopOnViolation(ctx context.Context, cfg *Config) (_ context.Context, stop func()) {
-	if !cfg.StopOnViolation {
+	if !cfg.Gates.StopOnViolation {
 		return ctx, func() {}
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	setting := cfg.terms().Setting(stopAtViolation)
-	w := judge.Watch(cfg.judgeOptions(), cfg.Observer, func(resource string, events int) {
+	w := judge.Watch(cfg.judgeOptions(), cfg.Output.Observer, func(resource string, events int) {
 		cancel(fmt.Errorf("a violation on %s, found after %d events (%s)", resource, events, setting))
 	})
-	cfg.Observer = w
+	cfg.Output.Observer = w
 	return ctx, func() {
 		w.Stop()
 		cancel(nil)

@@ -65,10 +65,10 @@ func (r *run) measureStrategy(h *histories.History) workload.Metrics {
 // leasesName names the run's lease service in errors.
 func (r *run) leasesName() string {
 	switch {
-	case r.cfg.Issuer != nil:
-		return r.cfg.Issuer.Name()
-	case r.cfg.Leases != nil:
-		return fmt.Sprintf("%T", r.cfg.Leases)
+	case r.cfg.Leases.Issuer != nil:
+		return r.cfg.Leases.Issuer.Name()
+	case r.cfg.Leases.Service != nil:
+		return fmt.Sprintf("%T", r.cfg.Leases.Service)
 	}
 	return "the run's own lease service"
 }

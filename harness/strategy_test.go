@@ -30,8 +30,8 @@ func strategyRun(t *testing.T, name string, s workload.Strategy, set func(*Confi
 	faults, err := nemesis.Parse("pause,delay")
 	require.NoError(t, err)
 	res, err := Run(context.Background(), testConfig(t, tgt, "memory://"+name, func(c *Config) {
-		c.Faults, c.Seed, c.Strategy = faults, 7, s
-		c.Duration, c.ShrinkTimeout, c.NoReport = 2*time.Second, 0, true
+		c.Nemesis.Faults, c.Runtime.Seed, c.Workload.Strategy = faults, 7, s
+		c.Workload.Duration, c.Gates.ShrinkTimeout, c.Store.NoReport = 2*time.Second, 0, true
 		if set != nil {
 			set(c)
 		}
@@ -78,7 +78,7 @@ func TestOnlyFencingHoldsAgainstTheFencedReceiver(t *testing.T) {
 // two LeaseTTLs) and the other timings keep following LeaseTTL.
 func TestLongerLeaseIssuesLongerLeases(t *testing.T) {
 	t.Parallel()
-	res := strategyRun(t, "unfenced", workload.LongerLease, func(c *Config) { c.LeaseMultiplier = 1.5 })
+	res := strategyRun(t, "unfenced", workload.LongerLease, func(c *Config) { c.Workload.LeaseMultiplier = 1.5 })
 	assert.Equal(t, "150ms", res.Config.IssuedTTL)
 	assert.Equal(t, "100ms", res.Config.LeaseTTL)
 	h, err := histories.ReadFile(filepath.Join(res.Dir, runstore.History))
@@ -135,17 +135,17 @@ func TestValidateStrategy(t *testing.T) {
 		set  func(*Config)
 		want string
 	}{
-		{"multiplier below 1", func(c *Config) { c.Strategy, c.LeaseMultiplier = workload.LongerLease, 0.5 },
+		{"multiplier below 1", func(c *Config) { c.Workload.Strategy, c.Workload.LeaseMultiplier = workload.LongerLease, 0.5 },
 			"LeaseMultiplier: 0.5: a longer lease is at least as long as LeaseTTL"},
-		{"longer lease from a given service", func(c *Config) { c.Strategy, c.Leases = workload.LongerLease, local },
+		{"longer lease from a given service", func(c *Config) { c.Workload.Strategy, c.Leases.Service = workload.LongerLease, local },
 			"Strategy: longer-lease needs the run to open its lease service"},
-		{"no renewal interval", func(c *Config) { c.Strategy, c.RenewEvery = workload.Renew, 0 },
+		{"no renewal interval", func(c *Config) { c.Workload.Strategy, c.Workload.RenewEvery = workload.Renew, 0 },
 			"RenewEvery: must be positive with renew"},
-		{"a target that cannot write without a token", func(c *Config) { c.Strategy, c.Target = workload.None, plain{memory.NewFenced()} },
+		{"a target that cannot write without a token", func(c *Config) { c.Workload.Strategy, c.Target.Receiver = workload.None, plain{memory.NewFenced()} },
 			"Strategy: none writes without a token, and memory://x cannot: targets: the target has no way to send a write without its fencing token"},
-		{"a lease service that cannot renew", func(c *Config) { c.Strategy, c.Leases = workload.Renew, noRenew{local} },
-			"Leases: client strategy renew renews leases, and the lease service cannot"},
-		{"no such strategy", func(c *Config) { c.Strategy = workload.Strategy(99) }, "Strategy: Strategy(99) is not a strategy"},
+		{"a lease service that cannot renew", func(c *Config) { c.Workload.Strategy, c.Leases.Service = workload.Renew, noRenew{local} },
+			"Leases.Service: client strategy renew renews leases, and the lease service cannot"},
+		{"no such strategy", func(c *Config) { c.Workload.Strategy = workload.Strategy(99) }, "Strategy: Strategy(99) is not a strategy"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := testConfig(t, memory.NewFenced(), "memory://x", tc.set)
@@ -162,7 +162,7 @@ func TestValidateStrategy(t *testing.T) {
 func TestTheNemesisExpiryIsNoUnnecessaryReassignment(t *testing.T) {
 	t.Parallel()
 	res := strategyRun(t, "unfenced", workload.None, func(c *Config) {
-		c.Faults, c.MinStale = []nemesis.Fault{nemesis.NewExpire()}, 0
+		c.Nemesis.Faults, c.Gates.MinStale = []nemesis.Fault{nemesis.NewExpire()}, 0
 	})
 	require.Positive(t, res.Coverage.FaultActions["expire"], "the nemesis expired leases")
 	assert.Zero(t, res.Jobs.UnnecessaryReassignments)

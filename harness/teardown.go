@@ -27,7 +27,7 @@ func newTeardown(ctx context.Context, cfg Config) *teardown {
 func (td *teardown) run() []string {
 	if !td.done {
 		td.done = true
-		td.warnings = targets.Teardown(td.ctx, td.cfg.Target, td.cfg.TargetName)
+		td.warnings = targets.Teardown(td.ctx, td.cfg.Target.Receiver, td.cfg.Target.Name)
 	}
 	return td.warnings
 }

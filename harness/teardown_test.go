@@ -55,7 +55,7 @@ func TestTeardownFailureIsAWarning(t *testing.T) {
 	t.Cleanup(func() { _ = side.Close() })
 
 	cfg := testConfig(t, &lockedAtTeardown{Target: tgt, t: t, side: side}, tgt.Name(), func(c *Config) {
-		c.Deterministic, c.Duration, c.Ops, c.Workers, c.Resources, c.Think = false, 0, 20, 2, 1, 0
+		c.Runtime.Deterministic, c.Workload.Duration, c.Workload.Ops, c.Workload.Workers, c.Workload.Resources, c.Workload.Think = false, 0, 20, 2, 1, 0
 	})
 	res, err := Run(context.Background(), cfg)
 	require.NoError(t, err)

@@ -20,15 +20,15 @@ type Setting struct {
 
 // The settings the harness points at.
 var (
-	requireExclusive = Setting{Field: "RequireExclusive"}
-	stopAtViolation  = Setting{Field: "StopOnViolation"}
-	processTarget    = Setting{Field: "Target", Value: "process"}
+	requireExclusive = Setting{Field: "Gates.RequireExclusive"}
+	stopAtViolation  = Setting{Field: "Gates.StopOnViolation"}
+	processTarget    = Setting{Field: "Target.Receiver", Value: "process"}
 	// issuerServers is an issuer whose servers fencecheck runs itself,
 	// which the issuer faults can crash and freeze.
-	issuerServers = Setting{Field: "Issuer", Value: "servers"}
+	issuerServers = Setting{Field: "Leases.Issuer", Value: "servers"}
 )
 
-func addFault(name string) Setting { return Setting{Field: "Faults", Value: name} }
+func addFault(name string) Setting { return Setting{Field: "Nemesis.Faults", Value: name} }
 
 // Terms words settings as a caller of the harness changes them: the CLI
 // as its flags ("--nemesis delay"), Go code as Config's fields.
@@ -37,18 +37,18 @@ type Terms interface {
 }
 
 // ConfigTerms words settings as Go code sets them on a Config:
-// "nemesis.Delay to Config.Faults", "Config.RequireExclusive".
+// "nemesis.Delay to Config.Nemesis.Faults", "Config.Gates.RequireExclusive".
 type ConfigTerms struct{}
 
 // Setting implements Terms.
 func (ConfigTerms) Setting(s Setting) string {
 	switch {
-	case s.Field == "Faults":
-		return "nemesis." + goName(s.Value) + " to Config.Faults"
-	case s.Field == "Target" && s.Value == "process":
-		return "a process.Target as Config.Target"
-	case s.Field == "Issuer" && s.Value == "servers":
-		return "an embedded.Issuer with Options.Command as Config.Issuer"
+	case s.Field == "Nemesis.Faults":
+		return "nemesis." + goName(s.Value) + " to Config.Nemesis.Faults"
+	case s.Field == "Target.Receiver" && s.Value == "process":
+		return "a process.Target as Config.Target.Receiver"
+	case s.Field == "Leases.Issuer" && s.Value == "servers":
+		return "an embedded.Issuer with Options.Command as Config.Leases.Issuer"
 	}
 	return "Config." + s.Field
 }

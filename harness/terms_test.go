@@ -32,15 +32,15 @@ func TestGapsInTheCallersTerms(t *testing.T) {
 		finding string   // how the report's finding starts
 	}{
 		{"config", nil, []string{
-			"not covered no old token reached the resource before a newer one (add nemesis.Delay to Config.Faults)",
-			"not covered durability across receiver crashes is not tested by this run (add a process.Target as Config.Target and nemesis.Kill to Config.Faults)",
-			"writes accepted after their lease had ended (Config.RequireExclusive):",
-		}, "Config.RequireExclusive: process "},
+			"not covered no old token reached the resource before a newer one (add nemesis.Delay to Config.Nemesis.Faults)",
+			"not covered durability across receiver crashes is not tested by this run (add a process.Target as Config.Target.Receiver and nemesis.Kill to Config.Nemesis.Faults)",
+			"writes accepted after their lease had ended (Config.Gates.RequireExclusive):",
+		}, "Config.Gates.RequireExclusive: process "},
 		{"the caller's", marked{}, []string{
-			"not covered no old token reached the resource before a newer one (add <Faults delay>)",
-			"not covered durability across receiver crashes is not tested by this run (add <Target process> and <Faults kill>)",
-			"writes accepted after their lease had ended (<RequireExclusive >):",
-		}, "<RequireExclusive >: process "},
+			"not covered no old token reached the resource before a newer one (add <Nemesis.Faults delay>)",
+			"not covered durability across receiver crashes is not tested by this run (add <Target.Receiver process> and <Nemesis.Faults kill>)",
+			"writes accepted after their lease had ended (<Gates.RequireExclusive >):",
+		}, "<Gates.RequireExclusive >: process "},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -51,7 +51,7 @@ func TestGapsInTheCallersTerms(t *testing.T) {
 				require.NoError(t, err)
 				var runErr error
 				res, runErr = Run(t.Context(), testConfig(t, memory.NewFenced(), "memory://fenced", func(c *Config) {
-					c.Faults, c.Seed, c.RequireExclusive, c.Terms = faults, seed, true, tc.terms
+					c.Nemesis.Faults, c.Runtime.Seed, c.Gates.RequireExclusive, c.Output.Terms = faults, seed, true, tc.terms
 				}))
 				require.NoError(t, runErr)
 			}
@@ -77,9 +77,9 @@ func TestGapText(t *testing.T) {
 		want string
 	}{
 		{Gap{Hazard: "no operation had an unknown outcome"}, "no operation had an unknown outcome"},
-		{Gap{Hazard: "h", Add: []Setting{addFault("pause-receiver")}}, "h (add nemesis.PauseReceiver to Config.Faults)"},
-		{Gap{Hazard: "h", Add: []Setting{processTarget, addFault("kill")}}, "h (add a process.Target as Config.Target and nemesis.Kill to Config.Faults)"},
-		{Gap{Hazard: "h", Add: []Setting{requireExclusive}}, "h (add Config.RequireExclusive)"},
+		{Gap{Hazard: "h", Add: []Setting{addFault("pause-receiver")}}, "h (add nemesis.PauseReceiver to Config.Nemesis.Faults)"},
+		{Gap{Hazard: "h", Add: []Setting{processTarget, addFault("kill")}}, "h (add a process.Target as Config.Target.Receiver and nemesis.Kill to Config.Nemesis.Faults)"},
+		{Gap{Hazard: "h", Add: []Setting{requireExclusive}}, "h (add Config.Gates.RequireExclusive)"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.want, func(t *testing.T) {
@@ -94,29 +94,29 @@ func TestGapText(t *testing.T) {
 func TestDefaultConfig(t *testing.T) {
 	t.Parallel()
 	c := DefaultConfig()
-	assert.Equal(t, 8, c.Workers)
-	assert.Equal(t, 4, c.Resources)
-	assert.Equal(t, 5*time.Second, c.Duration)
-	assert.Equal(t, 100*time.Millisecond, c.LeaseTTL)
-	assert.Equal(t, 0.2, c.ReadShare)
-	assert.Equal(t, 0.2, c.RepeatShare)
-	assert.Equal(t, 25*time.Millisecond, c.Think)
-	assert.Equal(t, 400*time.Millisecond, c.OpTimeout)
-	assert.Equal(t, nemesis.Random{Interval: 300 * time.Millisecond, Window: 400 * time.Millisecond}, c.Schedule)
-	require.Len(t, c.Faults, 2)
-	assert.Equal(t, "pause", c.Faults[0].Name())
-	assert.Equal(t, "delay", c.Faults[1].Name())
-	assert.Equal(t, 1, c.MinStale)
-	assert.NotSame(t, c.Faults[0], DefaultConfig().Faults[0], "faults have state: each config its own")
+	assert.Equal(t, 8, c.Workload.Workers)
+	assert.Equal(t, 4, c.Workload.Resources)
+	assert.Equal(t, 5*time.Second, c.Workload.Duration)
+	assert.Equal(t, 100*time.Millisecond, c.Leases.TTL)
+	assert.Equal(t, 0.2, c.Workload.ReadShare)
+	assert.Equal(t, 0.2, c.Workload.RepeatShare)
+	assert.Equal(t, 25*time.Millisecond, c.Workload.Think)
+	assert.Equal(t, 400*time.Millisecond, c.Workload.OpTimeout)
+	assert.Equal(t, nemesis.Random{Interval: 300 * time.Millisecond, Window: 400 * time.Millisecond}, c.Nemesis.Schedule)
+	require.Len(t, c.Nemesis.Faults, 2)
+	assert.Equal(t, "pause", c.Nemesis.Faults[0].Name())
+	assert.Equal(t, "delay", c.Nemesis.Faults[1].Name())
+	assert.Equal(t, 1, c.Gates.MinStale)
+	assert.NotSame(t, c.Nemesis.Faults[0], DefaultConfig().Nemesis.Faults[0], "faults have state: each config its own")
 
 	c.SetLeaseTTL(30 * time.Millisecond)
-	assert.Equal(t, 7500*time.Microsecond, c.Think)
-	assert.Equal(t, 120*time.Millisecond, c.OpTimeout)
-	assert.Equal(t, nemesis.Random{Interval: 90 * time.Millisecond, Window: 120 * time.Millisecond}, c.Schedule)
+	assert.Equal(t, 7500*time.Microsecond, c.Workload.Think)
+	assert.Equal(t, 120*time.Millisecond, c.Workload.OpTimeout)
+	assert.Equal(t, nemesis.Random{Interval: 90 * time.Millisecond, Window: 120 * time.Millisecond}, c.Nemesis.Schedule)
 
 	c.SetLeaseTTL(0)
-	assert.Equal(t, time.Duration(0), c.LeaseTTL)
-	assert.Equal(t, 120*time.Millisecond, c.OpTimeout, "a bad lease scales nothing")
-	c.Target = memory.NewFenced()
-	require.EqualError(t, c.Validate(), "LeaseTTL: must be positive", "Validate reports the lease alone")
+	assert.Equal(t, time.Duration(0), c.Leases.TTL)
+	assert.Equal(t, 120*time.Millisecond, c.Workload.OpTimeout, "a bad lease scales nothing")
+	c.Target.Receiver = memory.NewFenced()
+	require.EqualError(t, c.Validate(), "Leases.TTL: must be positive", "Validate reports the lease alone")
 }

@@ -45,8 +45,8 @@ func TestSparseTokensStayInsideTheDomain(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			cfg := testConfig(t, tc.target, "memory://fenced", func(c *Config) {
-				c.Tokens, c.MaxToken, c.Resources = lease.Sparse(), tc.declared, 1
-				c.Faults, c.Schedule = []nemesis.Fault{nemesis.NewPause(), nemesis.NewDelay()}, nemesis.Random{Interval: 300e6, Window: 400e6}
+				c.Leases.Tokens, c.Target.MaxToken, c.Workload.Resources = lease.Sparse(), tc.declared, 1
+				c.Nemesis.Faults, c.Nemesis.Schedule = []nemesis.Fault{nemesis.NewPause(), nemesis.NewDelay()}, nemesis.Random{Interval: 300e6, Window: 400e6}
 			})
 			res, err := Run(context.Background(), cfg)
 			require.NoError(t, err)
@@ -76,8 +76,8 @@ func TestTokensNeedTheRunsOwnLeases(t *testing.T) {
 		set  func(*Config)
 		want string
 	}{
-		{"given leases", func(c *Config) { c.Tokens, c.Leases = lease.Sparse(), given }, "Tokens: sparse needs the run's own lease service"},
-		{"from near the end", func(c *Config) { c.Tokens, c.MaxToken = lease.From(math.MaxInt64-10), math.MaxInt64 }, "leaves fewer than 1048576 tokens below the largest the receiver stores (2^63-1)"},
+		{"given leases", func(c *Config) { c.Leases.Tokens, c.Leases.Service = lease.Sparse(), given }, "Tokens: sparse needs the run's own lease service"},
+		{"from near the end", func(c *Config) { c.Leases.Tokens, c.Target.MaxToken = lease.From(math.MaxInt64-10), math.MaxInt64 }, "leaves fewer than 1048576 tokens below the largest the receiver stores (2^63-1)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -87,7 +87,7 @@ func TestTokensNeedTheRunsOwnLeases(t *testing.T) {
 			assert.Contains(t, err.Error(), tc.want)
 		})
 	}
-	ok := testConfig(t, memory.NewFenced(), "memory://fenced", func(c *Config) { c.Tokens = lease.From(1000) })
+	ok := testConfig(t, memory.NewFenced(), "memory://fenced", func(c *Config) { c.Leases.Tokens = lease.From(1000) })
 	require.NoError(t, ok.Validate())
 	res, err := Run(context.Background(), ok)
 	require.NoError(t, err)

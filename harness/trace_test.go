@@ -94,7 +94,7 @@ func (t *tracedMemory) Read(ctx context.Context, resource string) (targets.Readi
 func tracedRun(t *testing.T, tgt *tracedMemory, deterministic bool) []byte {
 	t.Helper()
 	res, err := Run(context.Background(), testConfig(t, tgt, "traced", func(c *Config) {
-		c.Seed, c.Deterministic, c.Duration, c.Ops = 5, deterministic, 0, 300
+		c.Runtime.Seed, c.Runtime.Deterministic, c.Workload.Duration, c.Workload.Ops = 5, deterministic, 0, 300
 	}))
 	require.NoError(t, err)
 	h, err := os.ReadFile(filepath.Join(res.Dir, runstore.History))

@@ -13,7 +13,7 @@ import (
 
 // FieldError is what is wrong with one field of a Config.
 type FieldError struct {
-	Field string // as Config names it: "LeaseTTL"
+	Field string // the field's path in Config: "Leases.TTL"
 	Err   error
 }
 
@@ -48,44 +48,44 @@ func (c *Config) Validate() error {
 // validateClock checks the target, the lease service and what the run's
 // clock can be with them.
 func (c *Config) validateClock(bad func(field, format string, args ...any)) {
-	if c.Target == nil {
-		bad("Target", "required")
+	if c.Target.Receiver == nil {
+		bad("Target.Receiver", "required")
 	}
-	if c.Issuer != nil && c.Leases != nil {
-		bad("Issuer", "give Leases or Issuer, not both")
+	if c.Leases.Issuer != nil && c.Leases.Service != nil {
+		bad("Leases.Issuer", "give Leases or Issuer, not both")
 	}
-	if c.Issuer != nil && c.Deterministic {
-		bad("Issuer", "%s runs on the real clock, not in the deterministic simulation", c.Issuer.Name())
+	if c.Leases.Issuer != nil && c.Runtime.Deterministic {
+		bad("Leases.Issuer", "%s runs on the real clock, not in the deterministic simulation", c.Leases.Issuer.Name())
 	}
-	if c.Issuer != nil && c.VirtualClock {
-		bad("Issuer", "%s talks to servers outside the process, which a virtual clock cannot wait for", c.Issuer.Name())
+	if c.Leases.Issuer != nil && c.Runtime.VirtualClock {
+		bad("Leases.Issuer", "%s talks to servers outside the process, which a virtual clock cannot wait for", c.Leases.Issuer.Name())
 	}
-	if !c.TaskOrder.IsRandom() && !c.Deterministic {
-		bad("TaskOrder", "%s orders the tasks of the deterministic simulation, and this run is not one: only a Deterministic run is scheduled by fencecheck", c.TaskOrder)
+	if !c.Runtime.TaskOrder.IsRandom() && !c.Runtime.Deterministic {
+		bad("Runtime.TaskOrder", "%s orders the tasks of the deterministic simulation, and this run is not one: only a Deterministic run is scheduled by fencecheck", c.Runtime.TaskOrder)
 	}
-	if c.VirtualClock && c.Deterministic {
-		bad("VirtualClock", "a deterministic run has a virtual clock of its own (give one of them)")
+	if c.Runtime.VirtualClock && c.Runtime.Deterministic {
+		bad("Runtime.VirtualClock", "a deterministic run has a virtual clock of its own (give one of them)")
 	}
 }
 
 // validateSize checks the workers and the resources.
 func (c *Config) validateSize(bad func(field, format string, args ...any)) {
-	if c.Workers < 1 || c.Workers > 10000 {
-		bad("Workers", "%d is not between 1 and 10000", c.Workers)
+	if c.Workload.Workers < 1 || c.Workload.Workers > 10000 {
+		bad("Workload.Workers", "%d is not between 1 and 10000", c.Workload.Workers)
 	}
-	if c.Resources < 1 || c.Resources > 1000000 {
-		bad("Resources", "%d is not between 1 and 1000000", c.Resources)
+	if c.Workload.Resources < 1 || c.Workload.Resources > 1000000 {
+		bad("Workload.Resources", "%d is not between 1 and 1000000", c.Workload.Resources)
 	}
-	if len(c.ResourceNames) > 0 && len(c.ResourceNames) != c.Resources {
-		bad("ResourceNames", "%d names for %d resources", len(c.ResourceNames), c.Resources)
+	if len(c.Workload.ResourceNames) > 0 && len(c.Workload.ResourceNames) != c.Workload.Resources {
+		bad("Workload.ResourceNames", "%d names for %d resources", len(c.Workload.ResourceNames), c.Workload.Resources)
 	}
 	seen := make(map[string]bool)
-	for _, name := range c.ResourceNames {
+	for _, name := range c.Workload.ResourceNames {
 		if why := validResourceName(name); why != "" {
-			bad("ResourceNames", "%s", why)
+			bad("Workload.ResourceNames", "%s", why)
 		}
 		if seen[name] {
-			bad("ResourceNames", "%q appears twice", name)
+			bad("Workload.ResourceNames", "%q appears twice", name)
 		}
 		seen[name] = true
 	}
@@ -104,37 +104,37 @@ func (c *Config) validateTimings(bad func(field, format string, args ...any)) {
 			bad(field, "%v is a probability, between 0 and 1", p)
 		}
 	}
-	negative("Duration", float64(c.Duration))
-	negative("Ops", float64(c.Ops))
-	if c.Duration == 0 && c.Ops == 0 {
-		bad("Duration", "zero with no operation limit: the run would never end")
+	negative("Workload.Duration", float64(c.Workload.Duration))
+	negative("Workload.Ops", float64(c.Workload.Ops))
+	if c.Workload.Duration == 0 && c.Workload.Ops == 0 {
+		bad("Workload.Duration", "zero with no operation limit: the run would never end")
 	}
-	negative("Rate", c.Rate)
-	if c.LeaseTTL <= 0 {
-		bad("LeaseTTL", "must be positive")
+	negative("Workload.Rate", c.Workload.Rate)
+	if c.Leases.TTL <= 0 {
+		bad("Leases.TTL", "must be positive")
 	}
-	share("ReadShare", c.ReadShare)
-	share("RepeatShare", c.RepeatShare)
-	negative("Think", float64(c.Think))
-	if c.OpTimeout <= 0 {
-		bad("OpTimeout", "must be positive")
+	share("Workload.ReadShare", c.Workload.ReadShare)
+	share("Workload.RepeatShare", c.Workload.RepeatShare)
+	negative("Workload.Think", float64(c.Workload.Think))
+	if c.Workload.OpTimeout <= 0 {
+		bad("Workload.OpTimeout", "must be positive")
 	}
-	negative("Latency", float64(c.Latency))
-	negative("MinStale", float64(c.MinStale))
-	negative("CheckTimeout", float64(c.CheckTimeout))
-	negative("ShrinkTimeout", float64(c.ShrinkTimeout))
+	negative("Runtime.Latency", float64(c.Runtime.Latency))
+	negative("Gates.MinStale", float64(c.Gates.MinStale))
+	negative("Gates.CheckTimeout", float64(c.Gates.CheckTimeout))
+	negative("Gates.ShrinkTimeout", float64(c.Gates.ShrinkTimeout))
 }
 
 // validateStore checks where the run is stored.
 func (c *Config) validateStore(bad func(field, format string, args ...any)) {
-	if c.RunName != "" && !runstore.ValidComponent(c.RunName) {
-		bad("RunName", "%q: %v", c.RunName, runstore.ErrBadName)
+	if c.Store.RunName != "" && !runstore.ValidComponent(c.Store.RunName) {
+		bad("Store.RunName", "%q: %v", c.Store.RunName, runstore.ErrBadName)
 	}
-	if c.StoreDir == "" {
-		bad("StoreDir", "required")
+	if c.Store.Dir == "" {
+		bad("Store.Dir", "required")
 	}
-	if c.Keep != KeepAll && c.Keep != KeepViolations {
-		bad("Keep", "%d is not KeepAll or KeepViolations", c.Keep)
+	if c.Store.Keep != KeepAll && c.Store.Keep != KeepViolations {
+		bad("Store.Keep", "%d is not KeepAll or KeepViolations", c.Store.Keep)
 	}
 }
 
@@ -144,23 +144,23 @@ func (c *Config) validateStore(bad func(field, format string, args ...any)) {
 func (c *Config) validateFaults() []error {
 	var errs []error
 	var noServers []string
-	for _, err := range nemesis.Unavailables(c.Faults, c.Site()) {
+	for _, err := range nemesis.Unavailables(c.Nemesis.Faults, c.Site()) {
 		var u *nemesis.Unavailable
 		if errors.As(err, &u) && u.Needs == nemesis.NeedIssuerServers {
 			noServers = append(noServers, u.Fault)
 			continue
 		}
-		errs = append(errs, &FieldError{Field: "Faults", Err: err})
+		errs = append(errs, &FieldError{Field: "Nemesis.Faults", Err: err})
 	}
 	if len(noServers) > 0 {
-		errs = append(errs, &FieldError{Field: "Faults", Err: needsServers(noServers, c.terms())})
+		errs = append(errs, &FieldError{Field: "Nemesis.Faults", Err: needsServers(noServers, c.terms())})
 	}
-	if c.Schedule == nil && len(c.Faults) > 0 {
-		errs = append(errs, &FieldError{Field: "Schedule", Err: errors.New("required with faults")})
+	if c.Nemesis.Schedule == nil && len(c.Nemesis.Faults) > 0 {
+		errs = append(errs, &FieldError{Field: "Nemesis.Schedule", Err: errors.New("required with faults")})
 	}
-	if sc, ok := c.Schedule.(nemesis.Script); ok {
-		if err := sc.Validate(c.Faults); err != nil {
-			errs = append(errs, &FieldError{Field: "Schedule", Err: err})
+	if sc, ok := c.Nemesis.Schedule.(nemesis.Script); ok {
+		if err := sc.Validate(c.Nemesis.Faults); err != nil {
+			errs = append(errs, &FieldError{Field: "Nemesis.Schedule", Err: err})
 		}
 	}
 	return errs
@@ -178,30 +178,30 @@ func (c *Config) Site() nemesis.Site {
 // validateStrategy reports what Strategy needs that the rest of c lacks.
 // A real issuer's capabilities are known only once the run opens it.
 func (c *Config) validateStrategy(bad func(field, format string, args ...any)) {
-	s := c.Strategy
+	s := c.Workload.Strategy
 	if !slices.Contains(workload.Strategies(), s) {
-		bad("Strategy", "%v is not a strategy (want one of %s)", s, workload.StrategyNames())
+		bad("Workload.Strategy", "%v is not a strategy (want one of %s)", s, workload.StrategyNames())
 		return
 	}
 	if s == workload.LongerLease {
-		if c.LeaseMultiplier < 1 {
-			bad("LeaseMultiplier", "%v: a longer lease is at least as long as LeaseTTL (1 or more)", c.LeaseMultiplier)
+		if c.Workload.LeaseMultiplier < 1 {
+			bad("Workload.LeaseMultiplier", "%v: a longer lease is at least as long as LeaseTTL (1 or more)", c.Workload.LeaseMultiplier)
 		}
-		if c.Leases != nil {
-			bad("Strategy", "%s needs the run to open its lease service with a longer TTL; a service given in Leases has its own", s)
-		}
-	}
-	if s == workload.Renew && c.RenewEvery <= 0 {
-		bad("RenewEvery", "must be positive with %s", s)
-	}
-	if c.Target != nil && !s.Fences() {
-		if _, err := targets.Tokenless(c.Target); err != nil {
-			bad("Strategy", "%s writes without a token, and %s cannot: %v", s, c.TargetName, err)
+		if c.Leases.Service != nil {
+			bad("Workload.Strategy", "%s needs the run to open its lease service with a longer TTL; a service given in Leases has its own", s)
 		}
 	}
-	if c.Leases != nil {
-		if err := workload.CheckLeases(s, c.Leases); err != nil {
-			bad("Leases", "%v", err)
+	if s == workload.Renew && c.Workload.RenewEvery <= 0 {
+		bad("Workload.RenewEvery", "must be positive with %s", s)
+	}
+	if c.Target.Receiver != nil && !s.Fences() {
+		if _, err := targets.Tokenless(c.Target.Receiver); err != nil {
+			bad("Workload.Strategy", "%s writes without a token, and %s cannot: %v", s, c.Target.Name, err)
+		}
+	}
+	if c.Leases.Service != nil {
+		if err := workload.CheckLeases(s, c.Leases.Service); err != nil {
+			bad("Leases.Service", "%v", err)
 		}
 	}
 }

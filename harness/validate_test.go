@@ -32,7 +32,7 @@ func TestValidateAsksEachFault(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			cfg := testConfig(t, memory.NewFenced(), "memory://fenced", func(c *Config) { c.Faults = []nemesis.Fault{tc.fault} })
+			cfg := testConfig(t, memory.NewFenced(), "memory://fenced", func(c *Config) { c.Nemesis.Faults = []nemesis.Fault{tc.fault} })
 			err := cfg.Validate()
 			if tc.want == "" {
 				assert.NoError(t, err)
@@ -47,7 +47,7 @@ func TestValidateAsksEachFault(t *testing.T) {
 		p, err := proxy.Start("http://127.0.0.1:1", hold)
 		require.NoError(t, err)
 		t.Cleanup(func() { _ = p.Close() })
-		cfg := testConfig(t, memory.NewFenced(), "memory://fenced", func(c *Config) { c.Faults = []nemesis.Fault{hold} })
+		cfg := testConfig(t, memory.NewFenced(), "memory://fenced", func(c *Config) { c.Nemesis.Faults = []nemesis.Fault{hold} })
 		assert.NoError(t, cfg.Validate())
 	})
 }

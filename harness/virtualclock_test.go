@@ -35,8 +35,8 @@ func TestVirtualClock(t *testing.T) {
 			faults, err := nemesis.Parse("pause,delay")
 			require.NoError(t, err)
 			cfg := testConfig(t, tgt, "memory://"+name, func(c *Config) {
-				c.Deterministic, c.VirtualClock, c.Started, c.StoreDir = false, true, started, store
-				c.Faults, c.Seed, c.Duration = faults, seed, 3*time.Second
+				c.Runtime.Deterministic, c.Runtime.VirtualClock, c.Runtime.Started, c.Store.Dir = false, true, started, store
+				c.Nemesis.Faults, c.Runtime.Seed, c.Workload.Duration = faults, seed, 3*time.Second
 			})
 			res, err = Run(t.Context(), cfg)
 			require.NoError(t, err)

@@ -29,7 +29,7 @@ func (i slowIssuer) Open(_ context.Context, env lease.Env) (lease.Service, error
 func TestDurationCountsFromTheOpenIssuer(t *testing.T) {
 	t.Parallel()
 	res, err := Run(context.Background(), testConfig(t, memory.NewFenced(), "memory://fenced", func(c *Config) {
-		c.Deterministic, c.Issuer, c.Duration = false, slowIssuer{takes: 2 * time.Second}, time.Second
+		c.Runtime.Deterministic, c.Leases.Issuer, c.Workload.Duration = false, slowIssuer{takes: 2 * time.Second}, time.Second
 	}))
 	require.NoError(t, err)
 	assert.Positive(t, res.Coverage.LeaseGrants, "the workers took leases")

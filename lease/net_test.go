@@ -17,11 +17,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/fencecheck/fencecheck/check"
 	"github.com/fencecheck/fencecheck/docs/schema"
 	"github.com/fencecheck/fencecheck/harness"
 	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/internal/testsupport/testdb"
+	"github.com/fencecheck/fencecheck/judge"
 	"github.com/fencecheck/fencecheck/lease"
 	pglease "github.com/fencecheck/fencecheck/lease/postgres"
 	redislease "github.com/fencecheck/fencecheck/lease/redis"
@@ -424,12 +424,12 @@ func TestNetHarnessRun(t *testing.T) {
 		tgt, err := memory.Open("fenced")
 		require.NoError(t, err)
 		cfg := harness.DefaultConfig()
-		cfg.Target, cfg.TargetName, cfg.StoreDir = tgt, "memory://fenced", schema.TempDir(t)
-		cfg.Deterministic, cfg.Duration, cfg.Issuer = false, time.Second, n.issuer(n.dsn(t))
-		cfg.Faults = append(cfg.Faults, nemesis.NewExpire())
+		cfg.Target.Receiver, cfg.Target.Name, cfg.Store.Dir = tgt, "memory://fenced", schema.TempDir(t)
+		cfg.Runtime.Deterministic, cfg.Workload.Duration, cfg.Leases.Issuer = false, time.Second, n.issuer(n.dsn(t))
+		cfg.Nemesis.Faults = append(cfg.Nemesis.Faults, nemesis.NewExpire())
 		res, err := harness.Run(context.Background(), cfg)
 		require.NoError(t, err)
-		assert.NotEqual(t, check.Violated, res.Verdict, res.Reason)
+		assert.NotEqual(t, judge.Violated, res.Verdict, res.Reason)
 		assert.Empty(t, res.Warnings)
 		h, err := histories.ReadFile(filepath.Join(res.Dir, runstore.History))
 		require.NoError(t, err)
@@ -452,7 +452,7 @@ func TestNetHarnessRun(t *testing.T) {
 					require.NoError(t, err)
 					ttlEnds++
 					// The server's clock and ours may differ by a little.
-					assert.GreaterOrEqual(t, after, cfg.LeaseTTL*9/10, "the issuer ended a lease early: %s", e.Detail)
+					assert.GreaterOrEqual(t, after, cfg.Leases.TTL*9/10, "the issuer ended a lease early: %s", e.Detail)
 				}
 				assert.Equal(t, last[e.Resource], e.Token, "%s ends a lease that is not current: %s", e.F, e.Detail)
 				held[e.Resource] = false

@@ -2,6 +2,7 @@ package nemesis
 
 import (
 	"context"
+	"fmt"
 	"time"
 )
 
@@ -41,4 +42,9 @@ func (r Random) Run(ctx context.Context, env Env, faults []Fault) {
 			return
 		}
 	}
+}
+
+// String words the schedule: "random windows every 300ms, up to 400ms".
+func (r Random) String() string {
+	return fmt.Sprintf("random windows every %s, up to %s", r.Interval, r.Window)
 }

@@ -80,3 +80,16 @@ type MissingFaultError struct{ Fault string }
 func (e *MissingFaultError) Error() string {
 	return fmt.Sprintf("nemesis script names fault %q, which is not among the run's faults", e.Fault)
 }
+
+// String is the script in the form ParseScript reads: "500ms:+pause,2s:-pause".
+func (sc Script) String() string {
+	parts := make([]string, len(sc.Steps))
+	for i, st := range sc.Steps {
+		sign := "-"
+		if st.On {
+			sign = "+"
+		}
+		parts[i] = st.At.String() + ":" + sign + st.Fault
+	}
+	return strings.Join(parts, ",")
+}

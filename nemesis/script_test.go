@@ -59,3 +59,18 @@ func TestScriptRunStopsWithItsContext(t *testing.T) {
 	assert.Equal(t, []string{"10ms +pause"}, env.Edges())
 	assert.True(t, pause.Active(), "the harness's StopAll switches it off, not the script")
 }
+
+// TestScriptStringParsesBack: a run records its script as the text
+// ParseScript reads, so that the recorded schedule repeats it.
+func TestScriptStringParsesBack(t *testing.T) {
+	t.Parallel()
+	for _, text := range []string{"500ms:+pause,2s:-pause,2s:+delay", "0s:+pause,0s:+delay"} {
+		sc, err := ParseScript(text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := sc.String(); got != text {
+			t.Errorf("ParseScript(%q).String() = %q", text, got)
+		}
+	}
+}

@@ -48,7 +48,7 @@ type StrategyRow struct {
 // network latency, the renewal interval and the longer lease's multiplier.
 func strategyConfig(s workload.Strategy) harness.Config {
 	c := harness.DefaultConfig()
-	c.Strategy = s
+	c.Workload.Strategy = s
 	return c
 }
 
@@ -79,9 +79,9 @@ func strategyTimeline(ctx context.Context, s workload.Strategy, t targets.Target
 	defer end()
 	leases := lease.NewLocal(life, sim, rec, cfg.IssuedTTL())
 	leases.StartAbove(Resource, OldToken-1)
-	sc := &script{rec: rec, aDone: sim.NewGate(), hold: 100 * cfg.LeaseTTL}
-	pool, err := workload.New(workload.Config{Workers: 2, Resources: []string{Resource}, Think: cfg.Think, OpTimeout: cfg.OpTimeout,
-		Latency: cfg.Latency, Strategy: s, RenewEvery: cfg.RenewEvery},
+	sc := &script{rec: rec, aDone: sim.NewGate(), hold: 100 * cfg.Leases.TTL}
+	pool, err := workload.New(workload.Config{Workers: 2, Resources: []string{Resource}, Think: cfg.Workload.Think, OpTimeout: cfg.Workload.OpTimeout,
+		Latency: cfg.Runtime.Latency, Strategy: s, RenewEvery: cfg.Workload.RenewEvery},
 		workload.Run{Runtime: sim, Recorder: rec, Rand: sched.NewRand(timelineSeed), Leases: leases, Target: t,
 			Pausers: []nemesis.Pauser{sc}, Deliverers: []nemesis.Deliverer{sc}, Life: life})
 	if err != nil {
@@ -101,7 +101,7 @@ func strategyTimeline(ctx context.Context, s workload.Strategy, t targets.Target
 			}
 		})
 		g.Wait(ctx, 0)
-		pool.Settle(cfg.OpTimeout)
+		pool.Settle(cfg.Workload.OpTimeout)
 		proc := processObserver
 		final = pool.ReadOnce(ctx, &proc, Resource)
 		end()

@@ -48,7 +48,7 @@ func TestStrategyTable(t *testing.T) {
 		})
 		latency[row.Strategy] = int64(row.LatencyP99)
 	}
-	assert.Greater(t, latency["longer-lease"], latency["none"]+int64(strategyConfig(workload.None).LeaseTTL),
+	assert.Greater(t, latency["longer-lease"], latency["none"]+int64(strategyConfig(workload.None).Leases.TTL),
 		"B waits for A's lease three times as long")
 }
 

@@ -29,8 +29,8 @@ func BenchmarkReport(b *testing.B) {
 				b.Fatal(err)
 			}
 			cfg := harness.DefaultConfig()
-			cfg.Target, cfg.TargetName, cfg.Faults, cfg.Seed, cfg.MinStale = memory.NewFenced(), "memory://fenced", faults, 1, 0
-			cfg.Duration, cfg.Ops, cfg.Deterministic, cfg.StoreDir, cfg.NoReport = 0, ops, true, schema.TempDir(b), true
+			cfg.Target.Receiver, cfg.Target.Name, cfg.Nemesis.Faults, cfg.Runtime.Seed, cfg.Gates.MinStale = memory.NewFenced(), "memory://fenced", faults, 1, 0
+			cfg.Workload.Duration, cfg.Workload.Ops, cfg.Runtime.Deterministic, cfg.Store.Dir, cfg.Store.NoReport = 0, ops, true, schema.TempDir(b), true
 			res, err := harness.Run(context.Background(), cfg)
 			if err != nil {
 				b.Fatal(err)

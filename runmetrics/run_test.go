@@ -96,12 +96,12 @@ func TestServedMetricsFollowTheRun(t *testing.T) {
 			p := &probe{m: m, url: url, client: client}
 
 			cfg := harness.DefaultConfig()
-			cfg.Target, cfg.TargetName, cfg.StoreDir = tc.target(), "memory://"+tc.name, schema.TempDir(t)
-			cfg.Deterministic, cfg.Seed = true, 1
-			cfg.Workers, cfg.Resources, cfg.Duration, cfg.Ops = 4, 2, 0, 400
-			cfg.Faults, cfg.Schedule = []nemesis.Fault{nemesis.NewPause()}, nemesis.Script{Steps: []nemesis.Step{{At: 0, Fault: "pause", On: true}}}
-			cfg.NoReport, cfg.MinStale, cfg.ShrinkTimeout = true, 0, 0
-			cfg.Observer = p
+			cfg.Target.Receiver, cfg.Target.Name, cfg.Store.Dir = tc.target(), "memory://"+tc.name, schema.TempDir(t)
+			cfg.Runtime.Deterministic, cfg.Runtime.Seed = true, 1
+			cfg.Workload.Workers, cfg.Workload.Resources, cfg.Workload.Duration, cfg.Workload.Ops = 4, 2, 0, 400
+			cfg.Nemesis.Faults, cfg.Nemesis.Schedule = []nemesis.Fault{nemesis.NewPause()}, nemesis.Script{Steps: []nemesis.Step{{At: 0, Fault: "pause", On: true}}}
+			cfg.Store.NoReport, cfg.Gates.MinStale, cfg.Gates.ShrinkTimeout = true, 0, 0
+			cfg.Output.Observer = p
 			res, err := harness.Run(context.Background(), cfg)
 			require.NoError(t, err)
 

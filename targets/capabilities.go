@@ -43,7 +43,9 @@ type RunDirUser interface {
 //
 // The harness watches it and ends the run with Err instead of a verdict,
 // since whatever answered afterwards is not what the run tests; verify
-// refuses its table for the same reason. A target without it is taken to
+// refuses its table for the same reason, unless it can start the
+// receiver again (verify.Reviver): it then fails the scenario the
+// receiver exited during and plays on. A target without it is taken to
 // stay up: its failures are errors of its calls, unknown outcomes.
 type Failing interface {
 	Failed() <-chan struct{}

@@ -57,9 +57,10 @@ func (b *Battery) warn(warnings ...string) {
 
 // RunBattery sets the target up in the run directory, opens the token
 // issuer there, plays the battery, recording its history there, and
-// tears the target down. A target that failed on its own meanwhile
-// (targets.Failing) gives an error rather than a table about whatever
-// answered in its place; the log of one that has one (targets.LogScanner)
+// tears the target down. A receiver that goes away during a scenario
+// fails it (Run); one that failed on its own (targets.Failing) and
+// cannot be started again (Reviver) gives an error rather than a table
+// about whatever answered in its place; the log of one that has one (targets.LogScanner)
 // is read once it stopped, and its signs of a bug are a row.
 func RunBattery(ctx context.Context, b Battery) (Report, error) {
 	opts := b.Options
@@ -104,10 +105,11 @@ func RunBattery(ctx context.Context, b Battery) (Report, error) {
 	if err := rec.Close(); err != nil {
 		return Report{}, fmt.Errorf("record history: %w", err)
 	}
-	if runErr == nil {
+	if _, revived := b.Target.(Reviver); runErr == nil && !revived {
 		if f, ok := b.Target.(targets.Failing); ok {
 			// After the receiver exited on its own, the table would be
-			// about whatever answered in its place.
+			// about whatever answered in its place. (A Reviver's exits
+			// are rows: it was started again each time.)
 			runErr = f.Err()
 		}
 	}
@@ -122,8 +124,7 @@ func RunBattery(ctx context.Context, b Battery) (Report, error) {
 		rep.ReceiverLog = logscan.NewOutcome(l.ScanLog())
 		rep.Outcomes = append(rep.Outcomes, ReceiverLogRow(rep.ReceiverLog))
 	}
-	rep.Passed = Passed(rep.Outcomes)
-	return rep, nil
+	return rep.judged(), nil
 }
 
 // RunIssuerBattery opens the issuer (nil: the run's own lease service on
@@ -157,7 +158,7 @@ func RunIssuerBattery(ctx context.Context, issuer lease.Issuer, dir string, o Is
 	if closeErr != nil {
 		return Report{}, fmt.Errorf("close lease issuer: %w (the grants' history is in %s)", closeErr, dir)
 	}
-	return Report{Battery: "issuer", Passed: Passed(outcomes), Dir: dir, Outcomes: outcomes}, nil
+	return Report{Battery: "issuer", Dir: dir, Outcomes: outcomes}.judged(), nil
 }
 
 // WriteFiles writes the report's table and result.json into dir.

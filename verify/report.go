@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/fencecheck/fencecheck/judge"
 	"github.com/fencecheck/fencecheck/logscan"
 	"github.com/fencecheck/fencecheck/runstore"
 	"github.com/fencecheck/fencecheck/targets"
@@ -37,17 +38,33 @@ type Report struct {
 	ReceiverLog *logscan.Outcome `json:"receiver_log,omitempty"`
 	// Command repeats the battery, as its caller would type it.
 	Command string `json:"command,omitempty"`
+	// Verdict is the battery's verdict (Decide), Gate what decided it
+	// and Reason the same in words, as the summary line says it. They
+	// are not in result.json, whose rows say the same.
+	Verdict judge.Verdict `json:"-"`
+	Gate    judge.Gate    `json:"-"`
+	Reason  string        `json:"-"`
 }
 
-// WriteTable writes the outcomes as a Markdown table.
+// WriteTable writes the outcomes as a Markdown table; a failure that may
+// follow from a root cause says so in its result.
 func WriteTable(w io.Writer, outcomes []Row) error {
 	var b strings.Builder
 	b.WriteString("| scenario | expected | observed | result |\n|---|---|---|---|\n")
 	for _, o := range outcomes {
-		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", o.Scenario, cell(o.Expected), cell(o.Observed), o.Result)
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", o.Scenario, cell(o.Expected), cell(o.Observed), o.resultCell())
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// resultCell is the row's result, with the root causes its failure may
+// follow from: "FAIL (may follow from scope)".
+func (o Row) resultCell() string {
+	if len(o.FollowsFrom) == 0 {
+		return string(o.Result)
+	}
+	return fmt.Sprintf("%s (may follow from %s)", o.Result, strings.Join(o.FollowsFrom, ", "))
 }
 
 // cell keeps a table cell on one line and readable.
@@ -59,13 +76,20 @@ func cell(s string) string {
 	return s
 }
 
-// Summary counts the results, e.g. "7 passed, 0 failed, 1 info, 0 skipped".
+// Summary counts the results, e.g. "7 passed, 0 failed, 1 info, 0
+// skipped", and when a row failed names the failures as the battery's
+// verdict does (Decide), root causes first: "1 passed, 7 failed, 0 info,
+// 1 skipped: scope failed, and equal-token-repeat, … may follow from it".
 func Summary(outcomes []Row) string {
 	n := map[Result]int{}
 	for _, o := range outcomes {
 		n[o.Result]++
 	}
-	return fmt.Sprintf("%d passed, %d failed, %d info, %d skipped", n[Pass], n[Fail], n[Info], n[Skip])
+	counts := fmt.Sprintf("%d passed, %d failed, %d info, %d skipped", n[Pass], n[Fail], n[Info], n[Skip])
+	if v, _, reason := Decide(outcomes, nil); v != judge.Held {
+		return counts + ": " + reason
+	}
+	return counts
 }
 
 // WriteJSON writes the report as indented JSON, in the current format
@@ -78,7 +102,8 @@ func WriteJSON(w io.Writer, r Report) error {
 }
 
 // WriteText writes the report for people: what was tested, the table,
-// the lines of the receiver's log that show a bug, the tally, where the
+// the last lines of a receiver that went away during a scenario, the
+// lines of the receiver's log that show a bug, the tally, where the
 // report was written and the line that repeats it.
 func WriteText(w io.Writer, r Report) error {
 	if r.Battery == "issuer" {
@@ -94,6 +119,14 @@ func WriteText(w io.Writer, r Report) error {
 		return err
 	}
 	var quoted strings.Builder
+	for _, o := range r.Outcomes {
+		if len(o.lastLines) > 0 {
+			fmt.Fprintf(&quoted, "\nthe receiver's output when it went away during %s ends:\n", o.Scenario)
+			for _, l := range o.lastLines {
+				fmt.Fprintf(&quoted, "  %s\n", l)
+			}
+		}
+	}
 	r.ReceiverLog.WriteQuoted(&quoted)
 	_, err := fmt.Fprintf(w, "%s\n%s; wrote %s\nreproduce with: %s\n", quoted.String(), Summary(r.Outcomes), r.Dir, r.Command)
 	return err

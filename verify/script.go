@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"unicode/utf8"
 
@@ -22,6 +23,36 @@ type script struct {
 	procs    *atomic.Int64
 	fresh    atomic.Int64
 	err      error // why the scenario was aborted (abort)
+	answers  answered
+}
+
+// answered is what the receiver answered in a scenario, for what the
+// battery says when it went away during it (receiver.go). Its
+// scenarios' writers race, hence the lock.
+type answered struct {
+	mu sync.Mutex
+	// unknown: an operation's outcome was unknown (an error).
+	unknown bool
+	// largest is the largest token of a write the receiver answered;
+	// first the token of the first write it did not, if hasFirst.
+	largest  uint64
+	first    uint64
+	hasFirst bool
+}
+
+// note records a write of token, answered unless err, or a read's error.
+func (a *answered) note(write bool, token uint64, err error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	switch {
+	case err == nil && write:
+		a.largest = max(a.largest, token)
+	case err != nil:
+		a.unknown = true
+		if write && !a.hasFirst {
+			a.first, a.hasFirst = token, true
+		}
+	}
 }
 
 // resource returns a resource name no other scenario or battery uses.
@@ -104,6 +135,7 @@ func (s *script) write(ctx context.Context, resource string, token uint64, value
 		Resource: resource, Token: token, HasToken: true, Value: value, HasValue: true}
 	s.record(inv)
 	out, err := s.t.Write(ctx, resource, token, value)
+	s.answers.note(true, token, err)
 	s.record(targets.WriteCompletion(inv, out, err))
 	return answer{out, err}
 }
@@ -136,6 +168,7 @@ func (s *script) read(ctx context.Context, resource string) reading {
 	inv := histories.Event{Process: int(s.procs.Add(1)), Type: histories.TypeInvoke, F: histories.FRead, Resource: resource}
 	s.record(inv)
 	r, err := s.t.Read(ctx, resource)
+	s.answers.note(false, 0, err)
 	s.record(targets.ReadCompletion(inv, r, err))
 	return reading{r, err}
 }

@@ -41,6 +41,19 @@ type Row struct {
 	Expected string `json:"expected"`
 	Observed string `json:"observed"`
 	Result   Result `json:"result"`
+	// FollowsFrom names the failed root-cause rows (scope,
+	// restart-durability) this failed row may follow from: fix those
+	// first (markRootCauses). Empty for a failure of its own.
+	FollowsFrom []string `json:"follows_from,omitempty"`
+	// NotRun marks a scenario that was not played: the receiver had
+	// gone away during an earlier one and could not be started again.
+	// Its Result is Skip, its Observed says why.
+	NotRun bool `json:"not_run,omitempty"`
+	// exited: the receiver went away during the scenario, which failed
+	// for that (survive); lastLines are the last lines it wrote, for
+	// WriteText to quote in full.
+	exited    bool
+	lastLines []string
 }
 
 // Options configure a battery; DefaultOptions gives the defaults.
@@ -87,6 +100,7 @@ type Setting string
 const (
 	RequireExclusive  Setting = "Options.RequireExclusive"
 	RestartableTarget Setting = "a target that implements verify.Restarter"
+	DeclaredMaxToken  Setting = "Options.MaxToken"
 )
 
 // Terms words settings as the battery's caller changes them.
@@ -137,9 +151,12 @@ func Names() []string {
 	return names
 }
 
-// Run plays every scenario against t, one after the other. It fails on
-// bad Options, and when the lease issuer fails (Options.Leases): it
-// returns the rows played until then.
+// Run plays every scenario against t, one after the other. A receiver
+// that goes away during a scenario fails it; one fencecheck started
+// (Reviver) is started again for the next, and when that cannot be, the
+// scenarios after are rows not run (see survive). Run fails on bad
+// Options, and when the lease issuer fails (Options.Leases): it returns
+// the rows played until then.
 func Run(ctx context.Context, t targets.Target, o Options) ([]Row, error) {
 	if o.Rounds < 1 {
 		return nil, fmt.Errorf("verify: Rounds: %d, want at least 1", o.Rounds)
@@ -153,7 +170,12 @@ func Run(ctx context.Context, t targets.Target, o Options) ([]Row, error) {
 	}
 	var procs atomic.Int64
 	var out []Row
+	stopped := ""
 	for _, sc := range scenarios {
+		if stopped != "" {
+			out = append(out, Row{Scenario: sc.name, Hazard: sc.hazard, Observed: "not run: " + stopped, Result: Skip, NotRun: true})
+			continue
+		}
 		s := &script{t: t, o: o, scenario: sc.name, procs: &procs}
 		s.mark(histories.FStart, sc.hazard)
 		res := sc.run(ctx, s)
@@ -161,9 +183,11 @@ func Run(ctx context.Context, t targets.Target, o Options) ([]Row, error) {
 			return out, s.err
 		}
 		res.Scenario, res.Hazard = sc.name, sc.hazard
+		stopped = s.survive(ctx, &res)
 		s.mark(histories.FStop, fmt.Sprintf("%s: observed %s", res.Result, res.Observed))
 		out = append(out, res)
 	}
+	markRootCauses(out)
 	return out, nil
 }
 

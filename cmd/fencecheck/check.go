@@ -47,7 +47,7 @@ func newCheckCommand() *cobra.Command {
 	fl.StringVar(&f.policy, "policy", "strict", "fencing policy: strict or accept-equal")
 	fl.StringVar(&f.model, "model", "fenced", "model: fenced (fenced register) or register (plain register, last writer wins)")
 	fl.StringVar(&f.checker, "checker", check.Fast.String(), "checker: fast, porcupine, or both (exit 3 if they disagree)")
-	fl.DurationVar(&f.timeout, "timeout", harness.DefaultConfig().CheckTimeout, "give up and report inconclusive after this long (0: never)")
+	fl.DurationVar(&f.timeout, "timeout", harness.DefaultConfig().Gates.CheckTimeout, "give up and report inconclusive after this long (0: never)")
 	fl.IntVar(&f.minStale, "min-stale", judge.DefaultMinStale, "exit 2 unless the history holds at least this many stale writes (a write sent after a newer token was accepted on its resource); 0 accepts a history without one, and says HELD (no stale write tested)")
 	fl.StringVar(&f.html, "html", "", "write porcupine's interactive visualization to this file")
 	fl.BoolVar(&f.json, "json", false, "print the result as JSON")

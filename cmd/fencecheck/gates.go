@@ -25,7 +25,7 @@ type checkGates struct {
 
 func (g *checkGates) flags(cmd *cobra.Command) {
 	fl := cmd.Flags()
-	fl.DurationVar(&g.shrinkTimeout, "shrink-timeout", harness.DefaultConfig().ShrinkTimeout, "bound the search for a minimal counterexample of a violation (0: do not shrink)")
+	fl.DurationVar(&g.shrinkTimeout, "shrink-timeout", harness.DefaultConfig().Gates.ShrinkTimeout, "bound the search for a minimal counterexample of a violation (0: do not shrink)")
 	fl.StringVar(&g.reportDir, "report", "", "write report.html, timeline.html and, for a violation, minimal.html and minimal.jsonl into this directory")
 	fl.StringVar(&g.junit, "junit", "", "write the verdict as JUnit XML to this file (one test case per resource)")
 }

@@ -42,7 +42,7 @@ func (m *metricsFlags) start(cfg *harness.Config, stderr io.Writer) (stop func()
 	if m.listen == "" {
 		return func() {}, nil
 	}
-	metrics := runmetrics.New(nemesis.NamesOf(cfg.Faults))
+	metrics := runmetrics.New(nemesis.NamesOf(cfg.Nemesis.Faults))
 	o := runmetrics.DefaultServerOptions()
 	o.Listen, o.AllowRemote = m.listen, m.allowRemote
 	srv, err := runmetrics.Start(metrics, o)
@@ -50,7 +50,7 @@ func (m *metricsFlags) start(cfg *harness.Config, stderr io.Writer) (stop func()
 		// A port in use is the machine's state, not a misuse: no usage hint.
 		return nil, fmt.Errorf("--metrics: %w", err)
 	}
-	cfg.Observer = metrics
+	cfg.Output.Observer = metrics
 	fmt.Fprintf(stderr, "fencecheck: live metrics at http://%s/metrics until the run ends\n", srv.Addr())
 	return func() {
 		if err := srv.Close(); err != nil {

@@ -91,44 +91,44 @@ func (f *runFlags) register(fl *pflag.FlagSet, cmd runCommand) {
 	d := harness.DefaultConfig()
 	f.target.register(fl)
 	fl.StringVar(&f.leases, "leases", leasespec.Local, "where leases and tokens come from: local (in memory, deterministic with memory targets), etcd (an embedded 3-member cluster in the run directory), etcd://HOST:PORT,… (your cluster), redis[?SETTINGS] or postgres[?SETTINGS] (a private server in the run directory), redis://… or postgres://… (your server); see docs/leases.md")
-	fl.StringVar(&f.tokens, "tokens", d.Tokens.String(), "the lease tokens' sequence on each resource: dense (1, 2, 3, …), sparse (jumps across 10, 100, 1000, 2^31, 2^32, 2^53 and 2^63, those up to --max-token, to find receivers that compare tokens as strings, 32-bit integers, float64 or signed 64-bit integers) or from:N (start at N); sparse and from:N need the run's own leases (see docs/running.md)")
-	fl.IntVar(&f.workers, "workers", d.Workers, "concurrent workers")
-	fl.IntVar(&f.resources, "resources", d.Resources, "protected resources")
+	fl.StringVar(&f.tokens, "tokens", d.Leases.Tokens.String(), "the lease tokens' sequence on each resource: dense (1, 2, 3, …), sparse (jumps across 10, 100, 1000, 2^31, 2^32, 2^53 and 2^63, those up to --max-token, to find receivers that compare tokens as strings, 32-bit integers, float64 or signed 64-bit integers) or from:N (start at N); sparse and from:N need the run's own leases (see docs/running.md)")
+	fl.IntVar(&f.workers, "workers", d.Workload.Workers, "concurrent workers")
+	fl.IntVar(&f.resources, "resources", d.Workload.Resources, "protected resources")
 	fl.StringSliceVar(&f.resourceNames, "resource-names", nil, "fixed resource names, e.g. r0,r1,r2,r3 (default: names unique to the run; your own --sql-* statements: r0 … r<resources-1>); a run starts from what fixed resources hold")
 	fl.StringVar(&f.job, "job", "", "name the resources for a job of several shards: ID-r0 … ID-r<resources-1>, the same in every shard (a new ID names fresh resources)")
 	fl.StringVar(&f.shard, "shard", "", "run as shard i of N (i/N, from 0/N to N-1/N) of a job: work only on the job's resources that hash to shard i, sharing --leases and --target with the other shards; needs --job or --resource-names; see docs/scale-out.md")
-	fl.DurationVar(&f.duration, "duration", d.Duration, "how long workers run (virtual time for memory targets); with --ops alone, no time limit")
-	fl.IntVar(&f.ops, "ops", d.Ops, "stop after this many client operations (0: no limit): the same work however fast the machine is")
-	fl.Float64Var(&f.rate, "rate", d.Rate, "client operations per second, all workers together (0: unlimited)")
-	fl.DurationVar(&f.leaseTTL, "lease-ttl", d.LeaseTTL, "lease duration")
-	fl.Float64Var(&f.readShare, "read-share", d.ReadShare, "probability of an extra read after each job")
-	fl.DurationVar(&f.think, "think", d.Think, fmt.Sprintf("mean time a worker works on a job between reading and writing (virtual time for memory targets; with another --lease-ttl: lease-ttl/%d)", d.LeaseTTL/d.Think))
-	fl.StringVar(&f.nemesis, "nemesis", strings.Join(nemesis.NamesOf(d.Faults), ","), "faults to inject: pause,delay,expire,duplicate; http: hold,duplicate-request,drop-response,latency; postgres, mysql, redis, http: net-latency,net-hold,net-blackhole,net-reset; --exec: kill,pause-receiver; --leases etcd, redis or postgres: issuer-kill,issuer-pause; or none")
+	fl.DurationVar(&f.duration, "duration", d.Workload.Duration, "how long workers run (virtual time for memory targets); with --ops alone, no time limit")
+	fl.IntVar(&f.ops, "ops", d.Workload.Ops, "stop after this many client operations (0: no limit): the same work however fast the machine is")
+	fl.Float64Var(&f.rate, "rate", d.Workload.Rate, "client operations per second, all workers together (0: unlimited)")
+	fl.DurationVar(&f.leaseTTL, "lease-ttl", d.Leases.TTL, "lease duration")
+	fl.Float64Var(&f.readShare, "read-share", d.Workload.ReadShare, "probability of an extra read after each job")
+	fl.DurationVar(&f.think, "think", d.Workload.Think, fmt.Sprintf("mean time a worker works on a job between reading and writing (virtual time for memory targets; with another --lease-ttl: lease-ttl/%d)", d.Leases.TTL/d.Workload.Think))
+	fl.StringVar(&f.nemesis, "nemesis", strings.Join(nemesis.NamesOf(d.Nemesis.Faults), ","), "faults to inject: pause,delay,expire,duplicate; http: hold,duplicate-request,drop-response,latency; postgres, mysql, redis, http: net-latency,net-hold,net-blackhole,net-reset; --exec: kill,pause-receiver; --leases etcd, redis or postgres: issuer-kill,issuer-pause; or none")
 	fl.StringVar(&f.script, "nemesis-script", "", `scripted fault windows instead of random ones, e.g. "500ms:+pause,2s:-pause"`)
 	if cmd != cmdSweep {
 		fl.Uint64Var(&f.seed, "seed", 0, "seed for every random choice (default: a random seed, printed)")
 	}
-	fl.StringVar(&f.schedule, "schedule", d.TaskOrder.String(), "how the deterministic simulation (memory targets) orders tasks ready at the same virtual instant: random, or pct:D, PCT's priority schedules, which find a bug that needs D ordering constraints with a probability they guarantee (see docs/exploration.md)")
-	fl.StringVar(&f.policy, "policy", d.Policy.String(), "fencing policy: strict or accept-equal")
+	fl.StringVar(&f.schedule, "schedule", d.Runtime.TaskOrder.String(), "how the deterministic simulation (memory targets) orders tasks ready at the same virtual instant: random, or pct:D, PCT's priority schedules, which find a bug that needs D ordering constraints with a probability they guarantee (see docs/exploration.md)")
+	fl.StringVar(&f.policy, "policy", d.Gates.Policy.String(), "fencing policy: strict or accept-equal")
 	fl.StringSliceVar(&f.require, "require", nil, "extra invariants: exclusive (no write accepted that was sent after its lease had ended on the issuer or been reassigned)")
-	fl.IntVar(&f.minStale, "min-stale", d.MinStale, "exit 2 unless at least this many stale writes reached the receiver, whatever the nemesis (0: accept a run without one, and say HELD (no stale write tested))")
-	fl.StringVar(&f.store, "store", d.StoreDir, "run store directory")
+	fl.IntVar(&f.minStale, "min-stale", d.Gates.MinStale, "exit 2 unless at least this many stale writes reached the receiver, whatever the nemesis (0: accept a run without one, and say HELD (no stale write tested))")
+	fl.StringVar(&f.store, "store", d.Store.Dir, "run store directory")
 	fl.StringVar(&f.name, "name", "", "run name (default: derived from the target)")
 	fl.BoolVar(&f.json, "json", false, "print the result as JSON")
-	fl.DurationVar(&f.checkTimeout, "check-timeout", d.CheckTimeout, "give up checking after this long (exit 2)")
+	fl.DurationVar(&f.checkTimeout, "check-timeout", d.Gates.CheckTimeout, "give up checking after this long (exit 2)")
 	fl.BoolVar(&f.realtime, "realtime", false, "run a memory target on the real clock instead of the deterministic simulation")
 	fl.BoolVar(&f.noProgress, "no-progress", false, "do not show the live progress line")
-	fl.DurationVar(&f.opTimeout, "op-timeout", d.OpTimeout, fmt.Sprintf("how long a worker waits for an answer before recording an unknown outcome (with another --lease-ttl: %d×lease-ttl)", d.OpTimeout/d.LeaseTTL))
+	fl.DurationVar(&f.opTimeout, "op-timeout", d.Workload.OpTimeout, fmt.Sprintf("how long a worker waits for an answer before recording an unknown outcome (with another --lease-ttl: %d×lease-ttl)", d.Workload.OpTimeout/d.Leases.TTL))
 	if cmd == cmdRun {
 		fl.StringVar(&f.junit, "junit", "", "also write the verdict as JUnit XML to this file (one test case per checked invariant)")
 		f.metrics.register(fl)
 		fl.BoolVar(&f.stopOnViolation, "stop-on-violation", false, "judge the history as it is recorded and stop the run at the first violation (see docs/checking.md)")
 	}
 	if cmd != cmdCompare {
-		fl.StringVar(&f.clientStrategy, "client-strategy", d.Strategy.String(), "what the workers rely on against an older owner: fencing (send the token), or a tempting fix that sends none: none, longer-lease, renew, check-before-write (see docs/fixes.md)")
+		fl.StringVar(&f.clientStrategy, "client-strategy", d.Workload.Strategy.String(), "what the workers rely on against an older owner: fencing (send the token), or a tempting fix that sends none: none, longer-lease, renew, check-before-write (see docs/fixes.md)")
 	}
-	fl.Float64Var(&f.leaseMultiplier, "lease-multiplier", d.LeaseMultiplier, "with --client-strategy longer-lease: leases last --lease-ttl times this; pauses, think time and fault windows still follow --lease-ttl")
-	fl.DurationVar(&f.renewEvery, "renew-every", d.RenewEvery, fmt.Sprintf("with --client-strategy renew: how often a worker renews its lease (with another --lease-ttl: lease-ttl/%d)", d.LeaseTTL/d.RenewEvery))
+	fl.Float64Var(&f.leaseMultiplier, "lease-multiplier", d.Workload.LeaseMultiplier, "with --client-strategy longer-lease: leases last --lease-ttl times this; pauses, think time and fault windows still follow --lease-ttl")
+	fl.DurationVar(&f.renewEvery, "renew-every", d.Workload.RenewEvery, fmt.Sprintf("with --client-strategy renew: how often a worker renews its lease (with another --lease-ttl: lease-ttl/%d)", d.Leases.TTL/d.Workload.RenewEvery))
 	fl.BoolVar(&f.noReport, "no-report", false, "do not write report.html and the timelines into the run directory")
 }
 
@@ -138,58 +138,60 @@ func (f *runFlags) config(t *targetspec.Target, faults []nemesis.Fault) (harness
 		return harness.Config{}, err
 	}
 	cfg := harness.DefaultConfig()
-	cfg.Target, cfg.TargetName, cfg.Terms, cfg.MaxToken = t.Target, t.Name, runTerms{}, t.MaxToken
-	if cfg.Tokens, err = lease.ParseTokens(f.tokens); err != nil {
+	scheme, _, _ := strings.Cut(f.target.spec, "://")
+	terms := runTerms{exec: scheme == "http" || scheme == "https", process: f.target.exec.command != ""}
+	cfg.Target.Receiver, cfg.Target.Name, cfg.Output.Terms, cfg.Target.MaxToken = t.Target, t.Name, terms, t.MaxToken
+	if cfg.Leases.Tokens, err = lease.ParseTokens(f.tokens); err != nil {
 		return cfg, &usageError{fmt.Errorf("--tokens: %w", err)}
 	}
-	cfg.Workers, cfg.Resources = f.workers, f.resources
-	if cfg.ResourceNames, err = f.names(); err != nil {
+	cfg.Workload.Workers, cfg.Workload.Resources = f.workers, f.resources
+	if cfg.Workload.ResourceNames, err = f.names(); err != nil {
 		return cfg, err
 	}
-	if cfg.Shard, err = f.parseShard(); err != nil {
+	if cfg.Workload.Shard, err = f.parseShard(); err != nil {
 		return cfg, err
 	}
-	cfg.Duration, cfg.Ops, cfg.Rate, cfg.ReadShare = f.duration, f.ops, f.rate, f.readShare
+	cfg.Workload.Duration, cfg.Workload.Ops, cfg.Workload.Rate, cfg.Workload.ReadShare = f.duration, f.ops, f.rate, f.readShare
 	cfg.SetLeaseTTL(f.leaseTTL)
 	if f.opTimeoutSet {
-		cfg.OpTimeout = f.opTimeout
+		cfg.Workload.OpTimeout = f.opTimeout
 	}
 	if f.thinkSet {
-		cfg.Think = f.think
+		cfg.Workload.Think = f.think
 	}
-	if cfg.Strategy, err = workload.ParseStrategy(f.clientStrategy); err != nil {
+	if cfg.Workload.Strategy, err = workload.ParseStrategy(f.clientStrategy); err != nil {
 		return cfg, &usageError{fmt.Errorf("--client-strategy: %w", err)}
 	}
-	cfg.LeaseMultiplier = f.leaseMultiplier
+	cfg.Workload.LeaseMultiplier = f.leaseMultiplier
 	if f.renewEverySet {
-		cfg.RenewEvery = f.renewEvery
+		cfg.Workload.RenewEvery = f.renewEvery
 	}
-	if cfg.Issuer, err = parseLeases(f.leases); err != nil {
+	if cfg.Leases.Issuer, err = parseLeases(f.leases); err != nil {
 		return cfg, err
 	}
 	// A real issuer runs on the real clock.
-	cfg.Faults, cfg.Seed, cfg.Deterministic, cfg.Policy = faults, f.seed, t.Deterministic && !f.realtime && cfg.Issuer == nil, policy
-	if cfg.TaskOrder, err = f.taskOrder(t, cfg.Deterministic); err != nil {
+	cfg.Nemesis.Faults, cfg.Runtime.Seed, cfg.Runtime.Deterministic, cfg.Gates.Policy = faults, f.seed, t.Deterministic && !f.realtime && cfg.Leases.Issuer == nil, policy
+	if cfg.Runtime.TaskOrder, err = f.taskOrder(t, cfg.Runtime.Deterministic); err != nil {
 		return cfg, err
 	}
-	cfg.MinStale, cfg.StoreDir, cfg.RunName, cfg.CheckTimeout, cfg.NoReport = f.minStale, f.store, f.name, f.checkTimeout, f.noReport
+	cfg.Gates.MinStale, cfg.Store.Dir, cfg.Store.RunName, cfg.Gates.CheckTimeout, cfg.Store.NoReport = f.minStale, f.store, f.name, f.checkTimeout, f.noReport
 	if f.ops > 0 && !f.durationSet {
-		cfg.Duration = 0 // --ops alone bounds the run by its work, not by time
+		cfg.Workload.Duration = 0 // --ops alone bounds the run by its work, not by time
 	}
 	if len(f.resourceNames) > 0 && !f.resourcesSet {
-		cfg.Resources = len(f.resourceNames) // as many as there are names
+		cfg.Workload.Resources = len(f.resourceNames) // as many as there are names
 	}
 	if f.script != "" {
 		sc, err := nemesis.ParseScript(f.script)
 		if err != nil {
 			return cfg, &usageError{fmt.Errorf("--nemesis-script: %w", err)}
 		}
-		cfg.Schedule = sc
+		cfg.Nemesis.Schedule = sc
 	}
-	if cfg.RequireExclusive, err = requiresExclusive(f.require); err != nil {
+	if cfg.Gates.RequireExclusive, err = requiresExclusive(f.require); err != nil {
 		return cfg, err
 	}
-	if err := cfg.Validate(); err != nil && cfg.Target != nil {
+	if err := cfg.Validate(); err != nil && cfg.Target.Receiver != nil {
 		return cfg, &usageError{configError(err)}
 	}
 	return cfg, nil
@@ -310,8 +312,8 @@ func runOnce(ctx context.Context, cmd *cobra.Command, f runFlags, o once) (harne
 	if err != nil {
 		return harness.Result{}, err
 	}
-	cfg.Version, cfg.Keep = build().Version, o.keep
-	cfg.Command = o.command(cfg)
+	cfg.Output.Version, cfg.Store.Keep = build().Version, o.keep
+	cfg.Output.Command = o.command(cfg)
 	stopMetrics, err := f.metrics.start(&cfg, stderr)
 	if err != nil {
 		return harness.Result{}, err
@@ -319,9 +321,9 @@ func runOnce(ctx context.Context, cmd *cobra.Command, f runFlags, o once) (harne
 	defer stopMetrics()
 	stopProgress := func() {}
 	if o.progress {
-		cfg.Progress, stopProgress = progressLine[harness.Progress](stderr)
+		cfg.Output.Progress, stopProgress = progressLine[harness.Progress](stderr)
 	}
-	cfg.StopOnViolation = f.stopOnViolation
+	cfg.Gates.StopOnViolation = f.stopOnViolation
 	res, err := harness.Run(ctx, cfg)
 	stopProgress()
 	if f.stopOnViolation && res.StoppedBecause != "" && err == nil {
@@ -347,31 +349,31 @@ func (f *runFlags) faults() ([]nemesis.Fault, *targetspec.Spec, error) {
 // gates as defaulted. An empty value leaves the flag out.
 func effectiveRunFlags(cfg harness.Config, f runFlags) map[string]string {
 	e := map[string]string{
-		"workers": fmt.Sprint(cfg.Workers), "resources": fmt.Sprint(cfg.Resources), "lease-ttl": cfg.LeaseTTL.String(),
-		"nemesis": f.nemesis, "seed": fmt.Sprint(cfg.Seed), "policy": f.policy, "min-stale": fmt.Sprint(cfg.MinStale),
-		"tokens": cfg.Tokens.String(), "schedule": "", "duration": "", "ops": "", "leases": "", "client-strategy": "", "lease-multiplier": "", "renew-every": "",
+		"workers": fmt.Sprint(cfg.Workload.Workers), "resources": fmt.Sprint(cfg.Workload.Resources), "lease-ttl": cfg.Leases.TTL.String(),
+		"nemesis": f.nemesis, "seed": fmt.Sprint(cfg.Runtime.Seed), "policy": f.policy, "min-stale": fmt.Sprint(cfg.Gates.MinStale),
+		"tokens": cfg.Leases.Tokens.String(), "schedule": "", "duration": "", "ops": "", "leases": "", "client-strategy": "", "lease-multiplier": "", "renew-every": "",
 	}
-	switch cfg.Strategy {
+	switch cfg.Workload.Strategy {
 	case workload.Fencing:
 	case workload.LongerLease:
-		e["lease-multiplier"] = fmt.Sprint(cfg.LeaseMultiplier)
+		e["lease-multiplier"] = fmt.Sprint(cfg.Workload.LeaseMultiplier)
 	case workload.Renew:
-		e["renew-every"] = cfg.RenewEvery.String()
+		e["renew-every"] = cfg.Workload.RenewEvery.String()
 	}
-	if cfg.Strategy != workload.Fencing {
-		e["client-strategy"] = cfg.Strategy.String()
+	if cfg.Workload.Strategy != workload.Fencing {
+		e["client-strategy"] = cfg.Workload.Strategy.String()
 	}
 	if f.leases != leasespec.Local {
 		e["leases"] = redact.Spec(f.leases)
 	}
-	if cfg.Deterministic {
-		e["schedule"] = cfg.TaskOrder.String()
+	if cfg.Runtime.Deterministic {
+		e["schedule"] = cfg.Runtime.TaskOrder.String()
 	}
-	if cfg.Duration > 0 {
-		e["duration"] = cfg.Duration.String()
+	if cfg.Workload.Duration > 0 {
+		e["duration"] = cfg.Workload.Duration.String()
 	}
-	if cfg.Ops > 0 {
-		e["ops"] = fmt.Sprint(cfg.Ops)
+	if cfg.Workload.Ops > 0 {
+		e["ops"] = fmt.Sprint(cfg.Workload.Ops)
 	}
 	return e
 }

@@ -92,7 +92,7 @@ func runSweep(ctx context.Context, cmd *cobra.Command, f sweepFlags) error {
 		res, err := runOnce(ctx, cmd, g, once{keep: harness.KeepViolations, command: func(cfg harness.Config) string {
 			e := effectiveRunFlags(cfg, g)
 			if tr.Draw != nil {
-				e["think"], e["read-share"] = cfg.Think.String(), fmt.Sprint(cfg.ReadShare)
+				e["think"], e["read-share"] = cfg.Workload.Think.String(), fmt.Sprint(cfg.Workload.ReadShare)
 			}
 			return flagLine("run", cmd.Flags(), e, sweepOnly, []string{"seed"})
 		}})

@@ -10,21 +10,33 @@ import (
 	"github.com/fencecheck/fencecheck/verify"
 )
 
-// runTerms words the harness's settings as run's flags.
-type runTerms struct{}
+// runTerms words the harness's settings as run's flags, for a target of
+// the scheme given: advice names only a flag that applies to it.
+type runTerms struct {
+	// exec: the target is one --exec can start (http://, https://);
+	// process: --exec started it.
+	exec, process bool
+}
 
-func (runTerms) Setting(s harness.Setting) string {
+func (t runTerms) Setting(s harness.Setting) string {
 	switch {
-	case s.Field == "Faults":
+	case s.Field == "Nemesis.Faults" && s.Value == "kill" && !t.process && !t.exec:
+		return "" // no receiver process fencecheck could start and crash
+	case s.Field == "Nemesis.Faults":
 		return "--nemesis " + s.Value
-	case s.Field == "Target" && s.Value == "process":
+	case s.Field == "Target.Receiver" && s.Value == "process" && !t.exec:
+		return "" // --exec starts HTTP receivers only
+	case s.Field == "Target.Receiver" && s.Value == "process":
 		return "--exec"
-	case s.Field == "RequireExclusive":
+	case s.Field == "Gates.RequireExclusive":
 		return "--require exclusive"
-	case s.Field == "StopOnViolation":
+	case s.Field == "Gates.StopOnViolation":
 		return "--stop-on-violation"
-	case s.Field == "Issuer" && s.Value == "servers":
+	case s.Field == "Leases.Issuer" && s.Value == "servers":
 		return "--leases etcd, redis or postgres"
+	}
+	if flag, ok := fieldFlags[s.Field]; ok {
+		return "--" + flag
 	}
 	return s.Field
 }
@@ -38,19 +50,27 @@ func (verifyTerms) Setting(s verify.Setting) string {
 		return "--require exclusive"
 	case verify.RestartableTarget:
 		return "--exec"
+	case verify.DeclaredMaxToken:
+		return "--max-token"
 	}
 	return string(s)
 }
 
 // fieldFlags names the flag that sets each Config field a run's flags
-// reach.
+// reach, by its path in harness.Config (harness.FieldError.Field);
+// TestEveryConfigFieldHasItsFlag holds it to the Config.
 var fieldFlags = map[string]string{
-	"Target": "target", "Workers": "workers", "Resources": "resources", "ResourceNames": "resource-names",
-	"Duration": "duration", "Ops": "ops", "Rate": "rate", "LeaseTTL": "lease-ttl", "ReadShare": "read-share", "Think": "think",
-	"OpTimeout": "op-timeout", "MinStale": "min-stale", "StoreDir": "store", "CheckTimeout": "check-timeout",
-	"Schedule": "nemesis-script", "RunName": "name", "Shard": "shard", "Strategy": "client-strategy", "LeaseMultiplier": "lease-multiplier",
-	"RenewEvery": "renew-every", "Leases": "leases", "Faults": "nemesis", "Tokens": "tokens", "MaxToken": "max-token",
-	"TaskOrder": "schedule",
+	"Target.Receiver": "target", "Target.MaxToken": "max-token",
+	"Workload.Workers": "workers", "Workload.Resources": "resources", "Workload.ResourceNames": "resource-names", "Workload.Shard": "shard",
+	"Workload.Duration": "duration", "Workload.Ops": "ops", "Workload.Rate": "rate", "Workload.ReadShare": "read-share",
+	"Workload.Think": "think", "Workload.OpTimeout": "op-timeout", "Workload.Strategy": "client-strategy",
+	"Workload.LeaseMultiplier": "lease-multiplier", "Workload.RenewEvery": "renew-every",
+	"Leases.TTL": "lease-ttl", "Leases.Issuer": "leases", "Leases.Tokens": "tokens",
+	"Nemesis.Faults": "nemesis", "Nemesis.Schedule": "nemesis-script",
+	"Runtime.Seed": "seed", "Runtime.Deterministic": "realtime", "Runtime.TaskOrder": "schedule",
+	"Gates.Policy": "policy", "Gates.RequireExclusive": "require", "Gates.MinStale": "min-stale",
+	"Gates.StopOnViolation": "stop-on-violation", "Gates.CheckTimeout": "check-timeout",
+	"Store.Dir": "store", "Store.RunName": "name", "Store.NoReport": "no-report",
 }
 
 // configError words harness.Config.Validate's errors as run's flags:

@@ -28,20 +28,20 @@ func TestConfigErrorNamesTheFlags(t *testing.T) {
 		set  func(*harness.Config)
 		want string
 	}{
-		{"workers", func(c *harness.Config) { c.Workers = 0 }, "workers: 0 is not between 1 and 10000"},
-		{"two fields", func(c *harness.Config) { c.LeaseTTL, c.ReadShare = 0, 2 },
+		{"workers", func(c *harness.Config) { c.Workload.Workers = 0 }, "workers: 0 is not between 1 and 10000"},
+		{"two fields", func(c *harness.Config) { c.Leases.TTL, c.Workload.ReadShare = 0, 2 },
 			"lease-ttl: must be positive\nread-share: 2 is a probability, between 0 and 1"},
-		{"no flag", func(c *harness.Config) { c.Latency = -1 }, "Latency: negative"},
-		{"think", func(c *harness.Config) { c.Think = -1 }, "think: negative"},
+		{"no flag", func(c *harness.Config) { c.Runtime.Latency = -1 }, "Runtime.Latency: negative"},
+		{"think", func(c *harness.Config) { c.Workload.Think = -1 }, "think: negative"},
 		{"script", func(c *harness.Config) {
-			c.Faults, c.Schedule = pause, nemesis.Script{Steps: []nemesis.Step{{Fault: "delay", On: true}}}
+			c.Nemesis.Faults, c.Nemesis.Schedule = pause, nemesis.Script{Steps: []nemesis.Step{{Fault: "delay", On: true}}}
 		}, `nemesis-script: nemesis script names fault "delay", which is not in --nemesis`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			cfg := harness.DefaultConfig()
-			cfg.Target = memory.NewFenced()
+			cfg.Target.Receiver = memory.NewFenced()
 			tc.set(&cfg)
 			err := cfg.Validate()
 			require.Error(t, err)
@@ -50,20 +50,29 @@ func TestConfigErrorNamesTheFlags(t *testing.T) {
 	}
 }
 
+// TestRunTermsAreFlags: advice names the flag that applies to the run's
+// target, and none where none does: --exec starts only HTTP receivers,
+// and a crash needs a receiver process fencecheck started.
 func TestRunTermsAreFlags(t *testing.T) {
 	t.Parallel()
+	httpTarget, started, sql := runTerms{exec: true}, runTerms{exec: true, process: true}, runTerms{}
 	cases := []struct {
+		terms   runTerms
 		setting harness.Setting
 		want    string
 	}{
-		{harness.Setting{Field: "Faults", Value: "delay"}, "--nemesis delay"},
-		{harness.Setting{Field: "Target", Value: "process"}, "--exec"},
-		{harness.Setting{Field: "RequireExclusive"}, "--require exclusive"},
+		{sql, harness.Setting{Field: "Nemesis.Faults", Value: "delay"}, "--nemesis delay"},
+		{httpTarget, harness.Setting{Field: "Target.Receiver", Value: "process"}, "--exec"},
+		{sql, harness.Setting{Field: "Target.Receiver", Value: "process"}, ""},
+		{sql, harness.Setting{Field: "Nemesis.Faults", Value: "kill"}, ""},
+		{started, harness.Setting{Field: "Nemesis.Faults", Value: "kill"}, "--nemesis kill"},
+		{sql, harness.Setting{Field: "Gates.RequireExclusive"}, "--require exclusive"},
+		{sql, harness.Setting{Field: "Leases.TTL"}, "--lease-ttl"},
 	}
 	for _, tc := range cases {
-		t.Run(tc.want, func(t *testing.T) {
+		t.Run(fmt.Sprintf("%+v %s", tc.terms, tc.setting.Field+tc.setting.Value), func(t *testing.T) {
 			t.Parallel()
-			assert.Equal(t, tc.want, runTerms{}.Setting(tc.setting))
+			assert.Equal(t, tc.want, tc.terms.Setting(tc.setting))
 		})
 	}
 }
@@ -92,7 +101,7 @@ func TestThinkFlag(t *testing.T) {
 			tgt := &targetspec.Target{Target: memory.NewFenced(), Name: "memory://fenced", Deterministic: true}
 			cfg, err := f.config(tgt, nil)
 			require.NoError(t, err)
-			assert.Equal(t, tc.want, cfg.Think)
+			assert.Equal(t, tc.want, cfg.Workload.Think)
 		})
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/fencecheck/fencecheck/internal/redact"
+	"github.com/fencecheck/fencecheck/judge"
 	leasespec "github.com/fencecheck/fencecheck/lease/spec"
 	"github.com/fencecheck/fencecheck/model"
 	"github.com/fencecheck/fencecheck/report"
@@ -95,9 +96,9 @@ func (o *batteryOutput) register(fl *pflag.FlagSet) {
 // play plays a battery in a run directory of its own, store/name/<time>:
 // it stores the report with the line that repeats it (the flags with
 // their effective values), writes --junit, prints, and returns the exit
-// of the battery's verdict. A battery that could not start leaves no
-// directory; one that recorded something keeps it, with the error beside
-// it.
+// of the battery's verdict (verify.Decide). A battery that could not
+// start leaves no directory; one that recorded something keeps it, with
+// the error beside it.
 func (o *batteryOutput) play(cmd *cobra.Command, name string, effective map[string]string, battery func(dir string) (verify.Report, error)) error {
 	dir, err := runstore.Create(o.store, name, time.Now())
 	if err != nil {
@@ -126,14 +127,10 @@ func (o *batteryOutput) play(cmd *cobra.Command, name string, effective map[stri
 	if err := write(cmd.OutOrStdout(), rep); err != nil {
 		return err
 	}
-	if !rep.Passed {
-		return &verdictExit{exitViolated}
-	}
-	if rep.ReceiverLog.Unread() {
+	if rep.Verdict == judge.Inconclusive && rep.Gate == judge.GateReceiverLog {
 		// Every scenario passed, but a panic or race the log shows may
 		// have been missed: not a pass.
-		warn(cmd.ErrOrStderr(), []string{rep.ReceiverLog.UnreadReason()})
-		return &verdictExit{exitInconclusive}
+		warn(cmd.ErrOrStderr(), []string{rep.Reason})
 	}
-	return nil
+	return exitFor(rep.Verdict)
 }

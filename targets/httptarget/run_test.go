@@ -49,8 +49,8 @@ func runReceiver(t *testing.T, bug receiver.Bug, seed uint64) harness.Result {
 	tgt, err := httptarget.New(p.URL(), o)
 	require.NoError(t, err)
 	cfg := harness.DefaultConfig()
-	cfg.Target, cfg.TargetName, cfg.Workers, cfg.Resources, cfg.Duration, cfg.Ops = tgt, srv.URL, 16, 2, 0, 1500
-	cfg.Faults, cfg.Schedule, cfg.Seed, cfg.StoreDir, cfg.MinStale = faults, script, seed, schema.TempDir(t), 0
+	cfg.Target.Receiver, cfg.Target.Name, cfg.Workload.Workers, cfg.Workload.Resources, cfg.Workload.Duration, cfg.Workload.Ops = tgt, srv.URL, 16, 2, 0, 1500
+	cfg.Nemesis.Faults, cfg.Nemesis.Schedule, cfg.Runtime.Seed, cfg.Store.Dir, cfg.Gates.MinStale = faults, script, seed, schema.TempDir(t), 0
 	res, err := harness.Run(context.Background(), cfg)
 	require.NoError(t, err)
 	return res

@@ -74,6 +74,7 @@ type Child struct {
 	logPath string
 	log     *os.File
 	proc    *proc // the running start; nil when not running
+	last    *proc // the latest start, running or not
 	starts  int
 	err     error         // the first exit on its own
 	failed  chan struct{} // closed when err is set
@@ -141,6 +142,27 @@ func (c *Child) Err() error {
 
 // Failed is closed when the receiver first exits on its own; Err says how.
 func (c *Child) Failed() <-chan struct{} { return c.failed }
+
+// Down says why the receiver is not running now: how its latest start
+// exited on its own (an *ExitError), or that it is not running (not
+// started yet, stopped, or killed by a restart whose start then failed).
+// Nil while it runs. Unlike Err, which keeps the first exit on its own
+// for the whole run, Down is about the latest start: a caller that
+// starts the receiver again after an exit (StartAgain) sees the next.
+func (c *Child) Down() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if p := c.proc; p != nil {
+		if p.hasExited() {
+			return p.exitError(c.name())
+		}
+		return nil
+	}
+	if c.last != nil && c.last.err != nil {
+		return c.last.err
+	}
+	return fmt.Errorf("%s is not running", c.name())
+}
 
 // Start starts the child and waits until it is ready. It refuses when
 // something already answers on the child's address: that would be tested
@@ -222,7 +244,7 @@ func (c *Child) startLocked() (*proc, error) {
 		return nil, fmt.Errorf("start %s: %w", c.name(), err)
 	}
 	p.pgid = cmd.Process.Pid
-	c.proc = p
+	c.proc, c.last = p, p
 	return p, nil
 }
 
@@ -243,11 +265,7 @@ func (c *Child) noteExit(p *proc) {
 	}
 	first := false
 	if own {
-		when := "before it was ready"
-		if p.ready {
-			when = "after it was ready"
-		}
-		p.err = fmt.Errorf("%s (pid %d) exited on its own %s (%s)%s", c.name(), state.Pid(), when, state, tail)
+		p.err = &ExitError{Name: c.name(), Pid: state.Pid(), Ready: p.ready, State: state.String(), Output: tail}
 		if c.log != nil {
 			fmt.Fprintf(c.log, logMarker+"pid %d exited on its own (%s)\n", state.Pid(), state)
 		}
@@ -309,7 +327,7 @@ func (p *proc) exitError(name string) error {
 	return fmt.Errorf("%s was stopped (%s)", name, p.cmd.ProcessState)
 }
 
-// tail returns the end of the log, for error messages.
+// tail returns the end of the log, whole lines, for error messages.
 func (c *Child) tail() string {
 	c.mu.Lock()
 	name := ""
@@ -329,7 +347,7 @@ func (c *Child) tail() string {
 		_, _ = f.Seek(-tailBytes, io.SeekEnd)
 	}
 	data, _ := io.ReadAll(f)
-	return outputTail(data)
+	return lastLines(data)
 }
 
 // signal sends sig to the running child's process group; it fails when
@@ -494,6 +512,26 @@ func shellCommand(cmdline string) string {
 func (c *Child) Restart(ctx context.Context) error {
 	if err := c.Kill(); err != nil {
 		return err
+	}
+	return c.Start(ctx)
+}
+
+// StartAgain starts the receiver again after it exited on its own (or a
+// restart left it down) and waits until it is ready; what is left of the
+// exited start's process group is ended first. It fails while the
+// receiver runs: crashing a running receiver is Restart's, which the
+// nemesis counts as a fault.
+func (c *Child) StartAgain(ctx context.Context) error {
+	c.mu.Lock()
+	p := c.proc
+	c.mu.Unlock()
+	if p != nil {
+		if !p.hasExited() {
+			return fmt.Errorf("%s is running", c.name())
+		}
+		if err := c.end(p, killed, 0); err != nil {
+			return err
+		}
 	}
 	return c.Start(ctx)
 }

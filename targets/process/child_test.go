@@ -163,6 +163,42 @@ func TestChildThatExitsOnItsOwn(t *testing.T) {
 	assert.Regexp(t, `--- fencecheck: pid \d+ exited on its own \(exit status 7\)`, string(log))
 }
 
+// TestChildStartedAgainAfterItExitedOnItsOwn: a caller that survives a
+// receiver's exit (verify, which plays its next scenario) learns of each
+// exit from Down, with the receiver's status and last lines, and starts
+// it again with StartAgain; Err keeps the first exit for the whole run.
+func TestChildStartedAgainAfterItExitedOnItsOwn(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "go")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+	c := NewChild(fmt.Sprintf("echo listening; read x < %s; echo \"exiting on $x\"; exit 7", fifo), "", alwaysReady)
+	c.SetLogDir(dir)
+	ctx := context.Background()
+	assert.ErrorContains(t, c.Down(), "is not running", "before its start")
+	require.NoError(t, c.Start(ctx))
+	for i, token := range []string{"2^63", "2^64-1"} {
+		require.NoError(t, c.Down(), "start %d runs", i+1)
+		assert.ErrorContains(t, c.StartAgain(ctx), "is running", "a running receiver is not started twice")
+		require.NoError(t, os.WriteFile(fifo, []byte(token+"\n"), 0o600)) // blocks until the child reads
+		require.Eventually(t, func() bool { return c.Down() != nil }, 30*time.Second, time.Millisecond, "the exit of start %d", i+1)
+		var exit *ExitError
+		require.ErrorAs(t, c.Down(), &exit)
+		assert.Equal(t, "exit status 7", exit.State)
+		assert.True(t, exit.Ready)
+		assert.Equal(t, []string{"listening", "exiting on " + token}, exit.LastLines(3), "its last lines, without fencecheck's own")
+		assert.Equal(t, []string{"exiting on " + token}, exit.LastLines(1))
+		assert.ErrorContains(t, c.Err(), "exiting on 2^63", "Err keeps the first exit")
+		require.NoError(t, c.StartAgain(ctx))
+	}
+	require.NoError(t, c.Down())
+	require.NoError(t, c.Stop(time.Second))
+	assert.ErrorContains(t, c.Down(), "is not running", "after its stop")
+	log, err := os.ReadFile(filepath.Join(dir, LogFile))
+	require.NoError(t, err)
+	assert.Equal(t, 3, strings.Count(string(log), "--- fencecheck: start"))
+}
+
 // TestStopEndsTheWholeGroup: a receiver a shell command line forked (a
 // grandchild) is stopped with the shell.
 func TestStopEndsTheWholeGroup(t *testing.T) {

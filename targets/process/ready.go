@@ -78,15 +78,21 @@ const tailBytes = 600
 
 // outputTail quotes the end of a process's output for an error message.
 func outputTail(data []byte) string {
-	data = bytes.TrimSpace(data)
-	if len(data) == 0 {
-		return ""
+	if tail := lastLines(data); tail != "" {
+		return "; its output ends:\n" + tail
 	}
+	return ""
+}
+
+// lastLines is the end of a process's output, up to tailBytes of whole
+// lines, without the blank space around it.
+func lastLines(data []byte) string {
+	data = bytes.TrimSpace(data)
 	if len(data) > tailBytes {
 		data = data[len(data)-tailBytes:]
 		if i := bytes.IndexByte(data, '\n'); i >= 0 && i < len(data)-1 {
 			data = data[i+1:] // whole lines only
 		}
 	}
-	return fmt.Sprintf("; its output ends:\n%s", data)
+	return string(data)
 }

@@ -53,6 +53,14 @@ func (t *Target) ScanLog() (logscan.Report, error) { return t.Child.ScanLog() }
 // Restart crashes the receiver (SIGKILL) and starts it again.
 func (t *Target) Restart(ctx context.Context) error { return t.Child.Restart(ctx) }
 
+// Down says why the receiver is not running now, nil while it runs
+// (Child.Down).
+func (t *Target) Down() error { return t.Child.Down() }
+
+// StartAgain starts the receiver again after it exited on its own
+// (Child.StartAgain).
+func (t *Target) StartAgain(ctx context.Context) error { return t.Child.StartAgain(ctx) }
+
 // Err says how the receiver exited on its own, if it did: whatever
 // answered afterwards was not the receiver under test.
 func (t *Target) Err() error { return t.Child.Err() }

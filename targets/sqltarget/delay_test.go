@@ -66,13 +66,13 @@ func TestDelayHoldsStatementsOnTheirWay(t *testing.T) {
 			require.NoError(t, err)
 			cfg := harness.DefaultConfig()
 			cfg.SetLeaseTTL(30 * time.Millisecond)
-			cfg.Target = struct {
+			cfg.Target.Receiver = struct {
 				targets.Target
 				targets.Setupper
 				targets.Teardowner
 			}{wrapped, tgt, tgt}
-			cfg.TargetName, cfg.Workers, cfg.Duration, cfg.Ops, cfg.OpTimeout = tgt.Name(), 8, 0, 400, 2*time.Second
-			cfg.Faults, cfg.Seed, cfg.StoreDir, cfg.MinStale = faults, 1, schema.TempDir(t), 0
+			cfg.Target.Name, cfg.Workload.Workers, cfg.Workload.Duration, cfg.Workload.Ops, cfg.Workload.OpTimeout = tgt.Name(), 8, 0, 400, 2*time.Second
+			cfg.Nemesis.Faults, cfg.Runtime.Seed, cfg.Store.Dir, cfg.Gates.MinStale = faults, 1, schema.TempDir(t), 0
 			res, err := harness.Run(context.Background(), cfg)
 			require.NoError(t, err)
 			assert.Equal(t, judge.Held, res.Verdict, res.Reason)

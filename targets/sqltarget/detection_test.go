@@ -36,9 +36,9 @@ func runHarness(t *testing.T, spec string, mode Mode, seed uint64) harness.Resul
 	require.NoError(t, err)
 	cfg := harness.DefaultConfig()
 	cfg.SetLeaseTTL(30 * time.Millisecond)
-	cfg.Target, cfg.TargetName, cfg.Workers, cfg.Resources = tgt, tgt.Name(), workers, 4
-	cfg.Duration, cfg.Ops, cfg.OpTimeout = 0, 600, 2*time.Second
-	cfg.Faults, cfg.Seed, cfg.StoreDir, cfg.MinStale = faults, seed, schema.TempDir(t), 0
+	cfg.Target.Receiver, cfg.Target.Name, cfg.Workload.Workers, cfg.Workload.Resources = tgt, tgt.Name(), workers, 4
+	cfg.Workload.Duration, cfg.Workload.Ops, cfg.Workload.OpTimeout = 0, 600, 2*time.Second
+	cfg.Nemesis.Faults, cfg.Runtime.Seed, cfg.Store.Dir, cfg.Gates.MinStale = faults, seed, schema.TempDir(t), 0
 	res, err := harness.Run(context.Background(), cfg)
 	require.NoError(t, err)
 	return res

@@ -291,9 +291,9 @@ func TestOwnWritesInARun(t *testing.T) {
 					cfg.SetLeaseTTL(30 * time.Millisecond)
 					// The set-up creates the rows r0 … r3 that an
 					// UPDATE needs; work, not time, bounds the run.
-					cfg.Target, cfg.TargetName, cfg.Workers, cfg.ResourceNames = tgt, tgt.Name(), 8, []string{"r0", "r1", "r2", "r3"}
-					cfg.Resources, cfg.Duration, cfg.Ops, cfg.RepeatShare, cfg.OpTimeout = 4, 0, 600, 0.5, 10*time.Second
-					cfg.Faults, cfg.Seed, cfg.StoreDir, cfg.MinStale = faults, 1, schema.TempDir(t), 0
+					cfg.Target.Receiver, cfg.Target.Name, cfg.Workload.Workers, cfg.Workload.ResourceNames = tgt, tgt.Name(), 8, []string{"r0", "r1", "r2", "r3"}
+					cfg.Workload.Resources, cfg.Workload.Duration, cfg.Workload.Ops, cfg.Workload.RepeatShare, cfg.Workload.OpTimeout = 4, 0, 600, 0.5, 10*time.Second
+					cfg.Nemesis.Faults, cfg.Runtime.Seed, cfg.Store.Dir, cfg.Gates.MinStale = faults, 1, schema.TempDir(t), 0
 					res, err := harness.Run(context.Background(), cfg)
 					require.NoError(t, err)
 					t.Logf("%s, %s: %s; %d writes (%d accepted, %d rejected, %d unknown); %d repeats (%d accepted); %d stale writes (%d accepted)",

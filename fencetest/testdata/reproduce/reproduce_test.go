@@ -20,7 +20,7 @@ func TestUnfencedMemory(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := fencetest.Config(t, tgt)
-	cfg.Deterministic, cfg.Duration = true, 2*time.Second
+	cfg.Runtime.Deterministic, cfg.Workload.Duration = true, 2*time.Second
 	fencetest.Run(t, cfg)
 }
 
@@ -35,6 +35,6 @@ func TestCheckThenSetHandler(t *testing.T) {
 	}
 	opts := fencetest.DefaultOptions()
 	opts.Synctest = true
-	opts.Config = func(c *harness.Config) { c.Duration = 3 * time.Second }
+	opts.Config = func(c *harness.Config) { c.Workload.Duration = 3 * time.Second }
 	fencetest.Handler(t, h, opts)
 }

@@ -44,11 +44,11 @@ func TestMetricsEqualTheHistory(t *testing.T) {
 			require.NoError(t, err)
 
 			cfg := harness.DefaultConfig()
-			cfg.Target, cfg.TargetName, cfg.StoreDir = tgt, "http://reference", schema.TempDir(t)
-			cfg.Workers, cfg.Resources, cfg.Duration, cfg.Ops = 4, 2, 0, 300
+			cfg.Target.Receiver, cfg.Target.Name, cfg.Store.Dir = tgt, "http://reference", schema.TempDir(t)
+			cfg.Workload.Workers, cfg.Workload.Resources, cfg.Workload.Duration, cfg.Workload.Ops = 4, 2, 0, 300
 			cfg.SetLeaseTTL(50 * time.Millisecond)
-			cfg.OpTimeout = 5 * time.Minute // no unknown outcome, however loaded the machine
-			cfg.NoReport, cfg.MinStale = true, 0
+			cfg.Workload.OpTimeout = 5 * time.Minute // no unknown outcome, however loaded the machine
+			cfg.Store.NoReport, cfg.Gates.MinStale = true, 0
 			res, err := harness.Run(context.Background(), cfg)
 			require.NoError(t, err)
 
