@@ -115,7 +115,7 @@ BENCH_LOCK ?= $(shell command -v flock >/dev/null 2>&1 && echo flock /tmp/fencec
 bench-pairs:
 	@mkdir -p bin
 	$(GO) test -c -o bin/harness.test ./harness/
-	$(GO) build -o bin/benchpairs ./internal/benchpairs
+	$(GO) build -o bin/benchpairs ./harness/internal/benchpairs
 	$(BENCH_LOCK) bin/benchpairs -bin bin/harness.test -pairs $(PAIRS)
 
 ## bench-checker: the fast checker and porcupine side by side on the same

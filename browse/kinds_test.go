@@ -34,8 +34,9 @@ func battery(t *testing.T, store, name string) {
 	require.NoError(t, err)
 	dir, err := runstore.Create(store, "verify-memory-"+name, time.Now())
 	require.NoError(t, err)
-	rec, err := histories.CreateRecorder(filepath.Join(dir, runstore.History), histories.RecorderOptions{})
+	f, err := os.Create(filepath.Join(dir, runstore.History))
 	require.NoError(t, err)
+	rec := histories.NewRecorder(f, histories.RecorderOptions{})
 	opts := verify.DefaultOptions()
 	opts.Recorder = rec
 	outcomes, err := verify.Run(context.Background(), tgt, opts)
@@ -230,7 +231,9 @@ func TestLatestWithoutAResult(t *testing.T) {
 	store := schema.TempDir(t)
 	dir := filepath.Join(store, "killed", "20260102T030405.000Z")
 	require.NoError(t, os.MkdirAll(dir, 0o755))
-	require.NoError(t, histories.WriteFile(filepath.Join(dir, runstore.History), nil)) // a history that recorded nothing
+	require.NoError(t, files.Write(filepath.Join(dir, runstore.History), "history", func(w io.Writer) error { // a history that recorded nothing
+		return histories.Write(w, nil)
+	}))
 	require.NoError(t, os.Symlink("killed/20260102T030405.000Z", filepath.Join(store, runstore.Latest)))
 	s, err := New(store)
 	require.NoError(t, err)

@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fencecheck/fencecheck/histories"
-	"github.com/fencecheck/fencecheck/internal/histgen"
+	"github.com/fencecheck/fencecheck/internal/testsupport/histgen"
 	"github.com/fencecheck/fencecheck/model"
 )
 
@@ -21,7 +21,7 @@ func TestCheckFallsBackToPorcupine(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	unique := new(hb).W(1, 42, "new", 0, 10, acc).W(0, 41, "old", 20, 30, acc).Ops
-	res, err := Check(ctx, unique, Options{})
+	res, err := Check(ctx, histories.FromOperations(unique), Options{})
 	require.NoError(t, err)
 	assert.Equal(t, "fast", res.Checker)
 	assert.Empty(t, res.Notes)
@@ -29,7 +29,7 @@ func TestCheckFallsBackToPorcupine(t *testing.T) {
 	assert.Equal(t, []string{"report"}, res.Blamed())
 
 	repeated := new(hb).W(1, 42, "same", 0, 10, acc).W(1, 43, "same", 20, 30, acc).R(2, "same", 43, 40, 50).Ops
-	res, err = Check(ctx, repeated, Options{})
+	res, err = Check(ctx, histories.FromOperations(repeated), Options{})
 	require.NoError(t, err)
 	assert.Equal(t, "porcupine", res.Checker)
 	require.Len(t, res.Notes, 1)
@@ -39,7 +39,7 @@ func TestCheckFallsBackToPorcupine(t *testing.T) {
 		res.Notes[0].String())
 	assert.Equal(t, Held, res.Verdict)
 
-	res, err = Check(ctx, unique, Options{Kind: model.KindRegister})
+	res, err = Check(ctx, histories.FromOperations(unique), Options{Kind: model.KindRegister})
 	require.NoError(t, err)
 	assert.Equal(t, "porcupine", res.Checker)
 	require.Len(t, res.Notes, 1)
@@ -77,14 +77,14 @@ func TestCheckBoth(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			c := checkers{
-				fast: func(context.Context, *histories.Compact, Options) (Result, error) {
+				fast: func(context.Context, *histories.History, Options) (Result, error) {
 					return verdict(tc.fast, "fast"), nil
 				},
 				porcupine: func(context.Context, []histories.Operation, Options) (Result, error) {
 					return verdict(tc.ref, "porcupine"), nil
 				},
 			}
-			res, err := c.judge(context.Background(), sourceOf[[]histories.Operation](nil), Options{Checker: Both})
+			res, err := c.judge(context.Background(), &source{}, Options{Checker: Both})
 			if tc.err != "" {
 				require.Error(t, err)
 				assert.True(t, IsDisagreement(err), "%v is a Disagreement", err)
@@ -137,13 +137,13 @@ func TestCheckStopsWhenCancelled(t *testing.T) {
 		t.Run(checker.String(), func(t *testing.T) {
 			t.Parallel()
 			before := newCancelAt(1 << 40) // never: how often a whole check looks
-			_, err := Check(before, ops, Options{Checker: checker})
+			_, err := Check(before, histories.FromOperations(ops), Options{Checker: checker})
 			require.NoError(t, err)
 			require.Greater(t, before.looks.Load(), int64(resources), "a whole check looks before each resource")
 
 			const at = 10
 			ctx := newCancelAt(at)
-			_, err = Check(ctx, ops, Options{Checker: checker})
+			_, err = Check(ctx, histories.FromOperations(ops), Options{Checker: checker})
 			require.Error(t, err)
 			assert.True(t, errors.Is(err, context.Canceled), "error %v", err)
 			assert.LessOrEqual(t, ctx.looks.Load(), int64(at+runtime.GOMAXPROCS(0)+1), "looks after the cancellation")
@@ -154,7 +154,7 @@ func TestCheckStopsWhenCancelled(t *testing.T) {
 		t.Parallel()
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
-		_, err := Check(ctx, ops, Options{})
+		_, err := Check(ctx, histories.FromOperations(ops), Options{})
 		assert.ErrorIs(t, err, context.Canceled)
 	})
 }

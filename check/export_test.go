@@ -15,7 +15,7 @@ func SortByTokenForTest[T any](xs []T, token func(*T) uint64) {
 // FastForTest runs the fast checker alone, without porcupine to fall back
 // on, for the external tests that compare it with porcupine.
 func FastForTest(ops []histories.Operation, opts Options) (Result, error) {
-	return checkFast(context.Background(), histories.Compress(ops), opts)
+	return checkFast(context.Background(), histories.FromOperations(ops), opts)
 }
 
 // PorcupineForTest runs porcupine alone.

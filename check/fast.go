@@ -14,9 +14,9 @@ import (
 )
 
 // checkFast is the fast checker (see the package documentation), on the
-// compact form (histories.CompactOp): it returns an *Unsupported error
-// when it cannot judge c.
-func checkFast(ctx context.Context, c *histories.Compact, opts Options) (Result, error) {
+// compact operations of c (histories.CompactOp): it returns an
+// *Unsupported error when it cannot judge c.
+func checkFast(ctx context.Context, c *histories.History, opts Options) (Result, error) {
 	return checkCompactIn(ctx, c, opts, stretches(len(c.Ops)))
 }
 
@@ -28,12 +28,12 @@ func stretches(n int) int {
 // the given number of stretches, so that tests can compare any split with
 // none.
 func checkFastIn(ctx context.Context, ops []histories.Operation, opts Options, chunks int) (Result, error) {
-	return checkCompactIn(ctx, histories.Compress(ops), opts, chunks)
+	return checkCompactIn(ctx, histories.FromOperations(ops), opts, chunks)
 }
 
-// checkCompactIn is checkFastIn on the compact form. ctx is looked at
-// between the phases and before each resource.
-func checkCompactIn(ctx context.Context, c *histories.Compact, opts Options, chunks int) (Result, error) {
+// checkCompactIn is checkFastIn on a History. ctx is looked at between
+// the phases and before each resource.
+func checkCompactIn(ctx context.Context, c *histories.History, opts Options, chunks int) (Result, error) {
 	start := time.Now()
 	if opts.Kind != model.KindFenced {
 		return Result{}, &Unsupported{Model: opts.Kind}
@@ -97,7 +97,7 @@ func checkCompactIn(ctx context.Context, c *histories.Compact, opts Options, chu
 
 // checkFastResource judges one resource, and returns its blame when it is
 // violated.
-func checkFastResource(c *histories.Compact, r *fastResource, p model.Policy, sc *fastScratch) (*Blame, model.CapStats, error) {
+func checkFastResource(c *histories.History, r *fastResource, p model.Policy, sc *fastScratch) (*Blame, model.CapStats, error) {
 	stats := r.capWrites(p, sc)
 	pb, err := newFastProblem(c, r, p, sc)
 	if err != nil {

@@ -22,13 +22,13 @@ import (
 	"github.com/fencecheck/fencecheck/check"
 	"github.com/fencecheck/fencecheck/explain"
 	"github.com/fencecheck/fencecheck/histories"
-	"github.com/fencecheck/fencecheck/internal/histgen"
+	"github.com/fencecheck/fencecheck/internal/testsupport/histgen"
 )
 
 // checkAndExplain is check.Check with its violations worded, as
 // fencecheck check runs them.
 func checkAndExplain(ops []histories.Operation, opts check.Options) (explain.Result, error) {
-	res, err := check.Check(context.Background(), ops, opts)
+	res, err := check.Check(context.Background(), histories.FromOperations(ops), opts)
 	if err != nil {
 		return explain.Result{}, err
 	}

@@ -11,7 +11,7 @@ func (pb *fastProblem) id(k int32) int {
 	if k < 0 {
 		return -1
 	}
-	return pb.c.ID(int(k))
+	return pb.c.Operation(int(k)).ID
 }
 
 // blame returns a blame for reason with no roles filled.

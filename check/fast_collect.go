@@ -63,7 +63,7 @@ type recentWrites struct {
 
 // find returns the latest remembered write of value, whose hash is h, or
 // noMatch; writes and c hold the writes' values.
-func (r *recentWrites) find(h uint64, value string, writes []fastWrite, c *histories.Compact) int32 {
+func (r *recentWrites) find(h uint64, value string, writes []fastWrite, c *histories.History) int32 {
 	for i := range min(r.added, uint(len(r.entries))) {
 		if e := &r.entries[(r.added-1-i)%uint(len(r.entries))]; e.hash == h && c.Value(&c.Ops[writes[e.w].op]) == value {
 			return e.w
@@ -86,7 +86,7 @@ func (r *recentWrites) add(h uint64, w int32) {
 // (growing them copied more than the second pass costs); the second writes
 // them straight to their places, all resources' in one allocation, and
 // matches reads with writes. Its per-operation buffers are bufs'.
-func collectFast(c *histories.Compact, bufs *collectBuffers, chunks int) []fastResource {
+func collectFast(c *histories.History, bufs *collectBuffers, chunks int) []fastResource {
 	ops := c.Ops
 	chunks = max(1, min(chunks, len(ops)))
 	local := make([]chunkResources, chunks)
@@ -254,7 +254,7 @@ type resourceSlot struct {
 // the read reports another token), is kept for newFastProblem, which also
 // explains the contradiction; so is a read of nothing that reports a
 // token other than 0, which no write explains.
-func collectRecords(c *histories.Compact, lo, hi int, local []int32, dst []resourceSlot, seed maphash.Seed, left []leftRead) []leftRead {
+func collectRecords(c *histories.History, lo, hi int, local []int32, dst []resourceSlot, seed maphash.Seed, left []leftRead) []leftRead {
 	for i := lo; i < hi; i++ {
 		op := &c.Ops[i]
 		if !op.Checkable() {

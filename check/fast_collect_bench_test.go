@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/fencecheck/fencecheck/histories"
-	"github.com/fencecheck/fencecheck/internal/histgen"
+	"github.com/fencecheck/fencecheck/internal/testsupport/histgen"
 )
 
 // BenchmarkCollectFast splits the fast checker's time on the two cells of
@@ -28,7 +28,7 @@ func BenchmarkCollectFast(b *testing.B) {
 	} {
 		const resources = 50
 		r := rand.New(rand.NewPCG(uint64(c.ops), resources*100+uint64(c.clients))) // BenchmarkCheckers' seed for the cell
-		ops := histories.Compress(histgen.Generate(r, histgen.Bench(c.ops, resources, c.clients, c.unknown, false)))
+		ops := histories.FromOperations(histgen.Generate(r, histgen.Bench(c.ops, resources, c.clients, c.unknown, false)))
 		report := func(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(c.ops), "ns/operation")
 		}

@@ -37,7 +37,7 @@ func TestRecentWritesCollisions(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(fmt.Sprintf("%q", tc.value), func(t *testing.T) {
-			if got := ring.find(42, tc.value, writes, histories.Compress(ops)); got != tc.want {
+			if got := ring.find(42, tc.value, writes, histories.FromOperations(ops)); got != tc.want {
 				t.Errorf("find(%q) = %d, want %d", tc.value, got, tc.want)
 			}
 		})

@@ -37,7 +37,7 @@ func (sc *fastScratch) index(n int) fastIndex {
 
 // lookup returns the write in writes of value, whose hash is h, if one
 // wrote it; c holds the values.
-func (ix *fastIndex) lookup(c *histories.Compact, writes []fastWrite, h uint64, value string) (int32, bool) {
+func (ix *fastIndex) lookup(c *histories.History, writes []fastWrite, h uint64, value string) (int32, bool) {
 	for i := h & ix.mask; ix.slots[i].used; i = (i + 1) & ix.mask {
 		if s := &ix.slots[i]; s.hash == h && c.Value(&c.Ops[writes[s.w].op]) == value {
 			return s.w, true
@@ -48,7 +48,7 @@ func (ix *fastIndex) lookup(c *histories.Compact, writes []fastWrite, h uint64, 
 
 // insert records that writes[w] wrote its value. It returns the write that
 // wrote the value before, if one did.
-func (ix *fastIndex) insert(c *histories.Compact, writes []fastWrite, w int32) (int32, bool) {
+func (ix *fastIndex) insert(c *histories.History, writes []fastWrite, w int32) (int32, bool) {
 	h := writes[w].hash
 	var value string
 	var fetched bool

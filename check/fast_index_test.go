@@ -19,7 +19,7 @@ func TestFastIndexCollisions(t *testing.T) {
 		{F: histories.FRead, Value: "b", HasValue: true, Status: histories.StatusOK},
 		{F: histories.FRead, Value: "z", HasValue: true, Status: histories.StatusOK},
 	}
-	c := histories.Compress(ops)
+	c := histories.FromOperations(ops)
 	writes := make([]fastWrite, 4)
 	for i := range writes {
 		writes[i] = fastWrite{hash: 42, op: int32(i)}

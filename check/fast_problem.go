@@ -91,7 +91,7 @@ type fastReject struct {
 // fastProblem is one resource's history reduced to what the sweep needs.
 // Operations are named by their positions in the history.
 type fastProblem struct {
-	c       *histories.Compact // the whole history, for values and IDs
+	c       *histories.History // the whole history, for values and IDs
 	all     []fastWrite        // the resource's writes, in history order
 	policy  model.Policy
 	writes  []fastWrite  // those that may have taken effect, sorted by token, forced before optional
@@ -111,7 +111,7 @@ type fastProblem struct {
 // writes and rejections by token. It fails with an *Unsupported error when
 // a value is written twice, because then a read no longer names one write.
 // Its slices are sc's.
-func newFastProblem(c *histories.Compact, res *fastResource, p model.Policy, sc *fastScratch) (*fastProblem, error) {
+func newFastProblem(c *histories.History, res *fastResource, p model.Policy, sc *fastScratch) (*fastProblem, error) {
 	pb := &fastProblem{c: c, all: res.writes, policy: p, initial: res.initial, scratch: sc}
 	ix := sc.index(len(res.writes))
 	for w := range res.writes {

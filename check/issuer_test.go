@@ -90,9 +90,9 @@ func TestIssuerViolationString(t *testing.T) {
 	}
 }
 
-// TestCheckHistoryJudgesTheIssuerApart: the issuer's violations go to
+// TestCheckJudgesTheIssuerApart: the issuer's violations go to
 // Result.Issuer and leave the receiver's verdict alone.
-func TestCheckHistoryJudgesTheIssuerApart(t *testing.T) {
+func TestCheckJudgesTheIssuerApart(t *testing.T) {
 	t.Parallel()
 	events := leaseEvents{}.grant("r", 1, 0).grant("r", 1, 1)
 	var clients []histories.Event
@@ -105,7 +105,7 @@ func TestCheckHistoryJudgesTheIssuerApart(t *testing.T) {
 	}
 	h, err := histories.Pair(append(events, clients...))
 	require.NoError(t, err)
-	res, err := CheckHistory(context.Background(), h, Options{})
+	res, err := Check(context.Background(), h, Options{})
 	require.NoError(t, err)
 	assert.Equal(t, Held, res.Verdict)
 	require.Len(t, res.Issuer, 1)

@@ -101,7 +101,7 @@ type StreamViolation struct {
 // before it came was judged from the unwritten state, and Detect would
 // judge reads that returned before the latest event against that state
 // too, where the statement may yet make them legal. The Follower refuses
-// a resource's initial state once a write of it began, as the Pairer
+// a resource's initial state once a write of it began, as Read
 // does; until then, or until the state came, a resource is neither cut
 // nor judged by Detect (one that is only ever read is held whole, as a
 // whole-file check holds it).
@@ -262,7 +262,7 @@ func (s *Stream) Detect() {
 // the time from which its operations count as in flight); it returns the
 // result and whether they held.
 func (s *Stream) judge(r *streamResource, ops []histories.Operation, now int64) (Result, bool) {
-	res, err := Check(s.ctx, ops, s.opts.Options)
+	res, err := checkOperations(s.ctx, ops, s.opts.Options)
 	if err != nil {
 		r.err = err // Finish returns it
 		return res, false
@@ -287,13 +287,13 @@ func (s *Stream) judge(r *streamResource, ops []histories.Operation, now int64) 
 // violated reports r with the operations kept of it, and stops judging it.
 func (s *Stream) violated(r *streamResource, now int64) {
 	ops := r.kept(now)
-	res, err := Check(s.ctx, ops, s.opts.Options)
+	res, err := checkOperations(s.ctx, ops, s.opts.Options)
 	if err != nil || res.Verdict != Violated {
 		// The context judged with the window must be violated too (it
 		// is the window's prefix from an earlier cut); should the check
 		// give up on it, the window alone stands as the evidence.
 		ops = r.judged(true, now)
-		res, _ = Check(s.ctx, ops, s.opts.Options)
+		res, _ = checkOperations(s.ctx, ops, s.opts.Options)
 	}
 	r.violated = true
 	r.window, r.context, r.open = nil, nil, nil

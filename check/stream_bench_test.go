@@ -7,7 +7,7 @@ import (
 
 	"github.com/fencecheck/fencecheck/check"
 	"github.com/fencecheck/fencecheck/histories"
-	"github.com/fencecheck/fencecheck/internal/histgen"
+	"github.com/fencecheck/fencecheck/internal/testsupport/histgen"
 )
 
 // BenchmarkStream measures the stream stage alone (Follower and Stream,
@@ -27,7 +27,7 @@ func BenchmarkStream(b *testing.B) {
 		s := check.NewStream(context.Background(), check.DefaultStreamOptions(), func(check.StreamViolation) { b.Fatal("violated") })
 		f := histories.NewFollower(s)
 		for i := range events {
-			if err := f.Add(&events[i], 0); err != nil {
+			if err := f.Add(&events[i]); err != nil {
 				b.Fatal(err)
 			}
 		}

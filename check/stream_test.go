@@ -13,7 +13,7 @@ import (
 	"github.com/fencecheck/fencecheck/check"
 	"github.com/fencecheck/fencecheck/explain"
 	"github.com/fencecheck/fencecheck/histories"
-	"github.com/fencecheck/fencecheck/internal/histgen"
+	"github.com/fencecheck/fencecheck/internal/testsupport/histgen"
 	"github.com/fencecheck/fencecheck/model"
 )
 
@@ -28,7 +28,7 @@ func streamed(t *testing.T, events []histories.Event, so check.StreamOptions, ea
 	f := histories.NewFollower(s)
 	peak := 0
 	for i := range events {
-		require.NoError(t, f.Add(&events[i], 0))
+		require.NoError(t, f.Add(&events[i]))
 		if eager {
 			s.Detect()
 		}
@@ -90,14 +90,14 @@ func TestStreamAgreesWithWholeCheck(t *testing.T) {
 				if !tt.statedLate && c%4 != 0 && r.IntN(8) == 0 {
 					opts.Kind = model.KindRegister // porcupine judges: small histories only
 				}
-				want, err := check.Check(context.Background(), h.Operations, opts)
+				want, err := check.Check(context.Background(), h, opts)
 				require.NoError(t, err)
 				so := check.StreamOptions{Options: opts, Window: 1 + r.IntN(3), Context: r.IntN(2) * 8}
 				for _, eager := range []bool{false, true} {
 					got, _, _, _ := streamed(t, events, so, eager)
 					if got.Verdict != want.Verdict || !slices.Equal(got.Blamed(), want.Blamed()) {
 						t.Fatalf("case %d (eager %v, window %d, %s, %s): stream says %s on %v, whole check %s on %v\n%s",
-							c, eager, so.Window, opts.Kind, opts.Policy, got.Verdict, got.Blamed(), want.Verdict, want.Blamed(), histgen.Describe(h.Operations))
+							c, eager, so.Window, opts.Kind, opts.Policy, got.Verdict, got.Blamed(), want.Verdict, want.Blamed(), histgen.Describe(h.Expand(nil)))
 					}
 				}
 			}
@@ -135,11 +135,12 @@ func TestStreamCounterexampleIsTheWholeChecks(t *testing.T) {
 				opts := check.Options{Kind: model.KindFenced, Policy: policy}
 				h, err := histories.Pair(events)
 				require.NoError(t, err)
-				whole, err := check.Check(context.Background(), h.Operations, opts)
+				whole, err := check.Check(context.Background(), h, opts)
 				require.NoError(t, err)
 				require.Equal(t, check.Violated, whole.Verdict)
-				wantEx := explain.Explain(h.Operations, whole, opts)
-				wantMin, ok, err := explain.Shrink(context.Background(), h, wantEx.Violations[wantEx.First()], opts, explain.DefaultShrinkOptions())
+				ops := h.Expand(nil)
+				wantEx := explain.Explain(ops, whole, opts)
+				wantMin, ok, err := explain.Shrink(context.Background(), ops, h.Others, wantEx.Violations[wantEx.First()], opts, explain.DefaultShrinkOptions())
 				require.NoError(t, err)
 				require.True(t, ok)
 
@@ -151,13 +152,13 @@ func TestStreamCounterexampleIsTheWholeChecks(t *testing.T) {
 				v := found[0]
 				gotEx := explain.Explain(v.Ops, v.Result, opts)
 				assert.Equal(t, wantEx.Violations[wantEx.First()], gotEx.Violations[0], "explanation")
-				gotMin, ok, err := explain.Shrink(context.Background(), &histories.History{Operations: v.Ops}, gotEx.Violations[0], opts, explain.DefaultShrinkOptions())
+				gotMin, ok, err := explain.Shrink(context.Background(), v.Ops, nil, gotEx.Violations[0], opts, explain.DefaultShrinkOptions())
 				require.NoError(t, err)
 				require.True(t, ok)
 				assert.Equal(t, wantMin.OpIDs, gotMin.OpIDs, "minimal counterexample")
 				assert.Equal(t, wantMin.Violation, gotMin.Violation, "minimal counterexample's account")
 				assert.Contains(t, wantMin.OpIDs, planted)
-				t.Logf("held at most %d of %d operations", peak, len(h.Operations))
+				t.Logf("held at most %d of %d operations", peak, len(h.Ops))
 			})
 		}
 	}
@@ -237,7 +238,7 @@ func TestStreamStateStatedAfterReads(t *testing.T) {
 		h, err := histories.Pair(tt.events)
 		require.NoError(t, err)
 		opts := check.Options{Kind: model.KindFenced, Policy: model.Strict}
-		want, err := check.Check(context.Background(), h.Operations, opts)
+		want, err := check.Check(context.Background(), h, opts)
 		require.NoError(t, err)
 		require.Equal(t, tt.want, want.Verdict, "the whole check")
 		for _, window := range []int{1, check.DefaultStreamOptions().Window} {

@@ -17,7 +17,7 @@ import (
 	"github.com/fencecheck/fencecheck/check"
 	"github.com/fencecheck/fencecheck/explain"
 	"github.com/fencecheck/fencecheck/histories"
-	"github.com/fencecheck/fencecheck/internal/histgen"
+	"github.com/fencecheck/fencecheck/internal/testsupport/histgen"
 	"github.com/fencecheck/fencecheck/model"
 )
 
@@ -96,7 +96,6 @@ func TestExplanationsAreTrueOfTheOriginal(t *testing.T) {
 			for found.Load() < int64(want) && problems.Load() < 5 {
 				i := next.Add(1) - 1
 				ops, opts := explainCase(rand.New(rand.NewPCG(seed, uint64(i))))
-				h := &histories.History{Operations: ops}
 				res, err := explain.CheckFast(ops, opts)
 				if err != nil {
 					res = explain.CheckPorcupine(ops, opts)
@@ -107,7 +106,7 @@ func TestExplanationsAreTrueOfTheOriginal(t *testing.T) {
 				if found.Add(1) > int64(want) {
 					return
 				}
-				if msg := judgeCase(h, res, opts, tl); msg != "" {
+				if msg := judgeCase(ops, res, opts, tl); msg != "" {
 					problems.Add(1)
 					t.Errorf("case %d (-explain.seed=%d, %s policy): %s\n%s", i, seed, opts.Policy, msg, histgen.Describe(ops))
 				}
@@ -139,8 +138,7 @@ func TestExplanationsAreTrueOfTheOriginal(t *testing.T) {
 
 // judgeCase shrinks the first violation of an invalid history and returns
 // what is wrong with the result, or "".
-func judgeCase(h *histories.History, res explain.Result, opts check.Options, tl *tally) string {
-	ops := h.Operations
+func judgeCase(ops []histories.Operation, res explain.Result, opts check.Options, tl *tally) string {
 	first := res.Violations[res.First()]
 	var problems []string
 	claims, bad, other := 0, 0, 0
@@ -154,7 +152,7 @@ func judgeCase(h *histories.History, res explain.Result, opts check.Options, tl 
 	}
 	so := explain.DefaultShrinkOptions()
 	so.Timeout = time.Minute
-	s, ok, err := explain.Shrink(context.Background(), h, first, opts, so)
+	s, ok, err := explain.Shrink(context.Background(), ops, nil, first, opts, so)
 	if err != nil {
 		problems = append(problems, fmt.Sprintf("shrink the first cause: %v", err))
 	}

@@ -21,7 +21,7 @@ func shrinkFirstCause(t *testing.T, ops []histories.Operation, p model.Policy) (
 	require.NoError(t, err)
 	require.Equal(t, check.Violated, res.Verdict)
 	first := res.Violations[res.First()]
-	s, ok, err := Shrink(context.Background(), &histories.History{Operations: ops}, first, opts, DefaultShrinkOptions())
+	s, ok, err := Shrink(context.Background(), ops, nil, first, opts, DefaultShrinkOptions())
 	require.NoError(t, err)
 	require.True(t, ok, "the first cause shrinks: %s", first.Summary)
 	t.Logf("check: %s", first.Summary)

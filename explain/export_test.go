@@ -12,7 +12,7 @@ import (
 // or a disagreement of Both makes it do.
 func CheckForTest(ops []histories.Operation, opts check.Options, c check.Checker) Result {
 	opts.Checker = c
-	res, err := check.Check(context.Background(), ops, opts)
+	res, err := check.Check(context.Background(), histories.FromOperations(ops), opts)
 	if err != nil {
 		panic(err)
 	}

@@ -2,7 +2,7 @@ package explain
 
 import (
 	"github.com/fencecheck/fencecheck/histories"
-	"github.com/fencecheck/fencecheck/internal/histgen"
+	"github.com/fencecheck/fencecheck/internal/testsupport/histgen"
 )
 
 // hb builds a history by hand; IDs follow the order.

@@ -83,9 +83,12 @@ type Shrunk struct {
 // fencecheck check judges again.
 func (s *Shrunk) Events() []histories.Event { return histories.Subset(s.Ops, s.Others) }
 
-// Shrink reduces the history h, whose check found violation v, to a small
+// Shrink reduces a history, whose check found violation v, to a small
 // sub-history that is still invalid for the same reason, by delta
-// debugging (Zeller's ddmin):
+// debugging (Zeller's ddmin). The history is ops, its operations in the
+// full form (those of v's resource at least: it shrinks one resource),
+// and others, its lease and nemesis events, which the sub-history keeps
+// around the operations it keeps:
 //
 //  1. Resources. Each resource is an independent register, so the
 //     violating resource alone is still invalid and the others go at once.
@@ -119,13 +122,13 @@ func (s *Shrunk) Events() []histories.Event { return histories.Subset(s.Ops, s.O
 // only for options out of range (ShrinkOptions.Validate). A ctx that ends
 // ends the search as its bound does: with the smallest counterexample
 // found so far, which is then not called minimal.
-func Shrink(ctx context.Context, h *histories.History, v Violation, opts check.Options, so ShrinkOptions) (Shrunk, bool, error) {
+func Shrink(ctx context.Context, ops []histories.Operation, others []histories.Event, v Violation, opts check.Options, so ShrinkOptions) (Shrunk, bool, error) {
 	if err := so.Validate(); err != nil {
 		return Shrunk{}, false, err
 	}
 	start := time.Now()
 	s := &shrinker{ctx: ctx, opts: opts, rule: v.Rule, culprit: culpritOf(v), perCheck: so.CheckTimeout,
-		resource: v.Resource, all: h.Operations, u: newUniverse(h.Operations, v.Resource, opts)}
+		resource: v.Resource, all: ops, u: newUniverse(ops, v.Resource, opts)}
 	if so.Timeout > 0 {
 		s.deadline = start.Add(so.Timeout)
 	}
@@ -159,12 +162,12 @@ func Shrink(ctx context.Context, h *histories.History, v Violation, opts check.O
 	out := Shrunk{
 		Resource:  v.Resource,
 		Violation: s.last,
-		From:      len(h.Operations),
+		From:      len(ops),
 		Checks:    s.checks,
 		Minimal:   !s.expired(),
 		Adopted:   s.adopted,
 		Ops:       cur,
-		Others:    contextEvents(cur, h.Others, v.Resource),
+		Others:    contextEvents(cur, others, v.Resource),
 		Elapsed:   time.Since(start),
 	}
 	for _, op := range cur {
@@ -255,7 +258,7 @@ func (s *shrinker) fails(ops []histories.Operation) bool {
 	}
 	o := s.opts
 	o.Checker, o.Timeout = check.Porcupine, s.checkTimeout()
-	if res, err := check.Check(s.ctx, groups[0].Ops, o); err != nil || res.Verdict != check.Violated {
+	if res, err := check.Check(s.ctx, histories.FromOperations(groups[0].Ops), o); err != nil || res.Verdict != check.Violated {
 		return false
 	}
 	member := make(map[int]bool, len(ops))
@@ -287,7 +290,7 @@ func (s *shrinker) invalidWithWrites(ops []histories.Operation, member map[int]b
 	slices.SortFunc(union, func(a, b histories.Operation) int { return cmp.Compare(a.ID, b.ID) })
 	o := s.opts
 	o.Checker, o.Timeout = check.Fast, s.checkTimeout()
-	res, err := check.Check(s.ctx, union, o)
+	res, err := check.Check(s.ctx, histories.FromOperations(union), o)
 	return err == nil && res.Verdict == check.Violated
 }
 

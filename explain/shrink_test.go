@@ -19,7 +19,7 @@ import (
 // resources: owners take turns with increasing tokens, some writes are
 // stale and rejected, readers read the current value. bug then breaks it
 // once, on resource r2, in the way the test wants.
-func synthetic(n int, seed uint64, bug func(b *hb, at int64, token uint64)) *histories.History {
+func synthetic(n int, seed uint64, bug func(b *hb, at int64, token uint64)) []histories.Operation {
 	rng := rand.New(rand.NewPCG(seed, 1))
 	b := new(hb)
 	type res struct {
@@ -57,7 +57,7 @@ func synthetic(n int, seed uint64, bug func(b *hb, at int64, token uint64)) *his
 			}
 		}
 	}
-	return &histories.History{Operations: b.Ops}
+	return b.Ops
 }
 
 // staleAccepted is the article's step 4 on a receiver without fencing: the
@@ -96,7 +96,7 @@ func TestShrinkSyntheticHistories(t *testing.T) {
 			t.Parallel()
 			h := synthetic(4000, 7, tc.bug)
 			opts := check.Options{Policy: model.Strict, Timeout: 30 * time.Second}
-			res := CheckPorcupine(h.Operations, opts)
+			res := CheckPorcupine(h, opts)
 			require.Equal(t, check.Violated, res.Verdict)
 			require.Len(t, res.Violations, 1)
 			v := res.Violations[0]
@@ -106,11 +106,11 @@ func TestShrinkSyntheticHistories(t *testing.T) {
 			start := time.Now()
 			so := DefaultShrinkOptions()
 			so.NoHint, so.Timeout = tc.noHint, 20*time.Second
-			s, ok, err := Shrink(context.Background(), h, v, opts, so)
+			s, ok, err := Shrink(context.Background(), h, nil, v, opts, so)
 			require.NoError(t, err)
 			elapsed := time.Since(start)
 			require.True(t, ok)
-			t.Logf("%d operations shrunk to %d in %v with %d checks", len(h.Operations), len(s.Ops), elapsed.Round(time.Millisecond), s.Checks)
+			t.Logf("%d operations shrunk to %d in %v with %d checks", len(h), len(s.Ops), elapsed.Round(time.Millisecond), s.Checks)
 			for _, op := range s.Ops {
 				t.Logf("  %s %s", Interval(op.Call, op.Return), model.DescribeHistoryOp(&op))
 			}
@@ -131,8 +131,8 @@ func TestShrinkTheSeedsStep4ToTwoWrites(t *testing.T) {
 	t.Parallel()
 	h := synthetic(2000, 3, staleAccepted)
 	opts := check.Options{Policy: model.Strict}
-	v := CheckPorcupine(h.Operations, opts).Violations[0]
-	s, ok, err := Shrink(context.Background(), h, v, opts, DefaultShrinkOptions())
+	v := CheckPorcupine(h, opts).Violations[0]
+	s, ok, err := Shrink(context.Background(), h, nil, v, opts, DefaultShrinkOptions())
 	require.NoError(t, err)
 	require.True(t, ok)
 	require.Len(t, s.Ops, 2, "the newer accepted write and the stale accepted write")
@@ -144,20 +144,20 @@ func TestShrunkEventsAreACheckableHistory(t *testing.T) {
 	t.Parallel()
 	h := synthetic(500, 5, staleRead)
 	opts := check.Options{Policy: model.Strict}
-	v := CheckPorcupine(h.Operations, opts).Violations[0]
-	s, ok, err := Shrink(context.Background(), h, v, opts, DefaultShrinkOptions())
+	v := CheckPorcupine(h, opts).Violations[0]
+	s, ok, err := Shrink(context.Background(), h, nil, v, opts, DefaultShrinkOptions())
 	require.NoError(t, err)
 	require.True(t, ok)
 	back, err := histories.Pair(s.Events())
 	require.NoError(t, err)
-	assert.Equal(t, check.Violated, CheckPorcupine(back.Operations, opts).Verdict)
-	assert.Len(t, back.Operations, len(s.Ops))
+	assert.Equal(t, check.Violated, CheckPorcupine(back.Expand(nil), opts).Verdict)
+	assert.Len(t, back.Ops, len(s.Ops))
 }
 
 func TestShrinkRefusesAValidHistory(t *testing.T) {
 	t.Parallel()
-	h := &histories.History{Operations: new(hb).W(0, 1, "a", 0, 5, acc).W(1, 2, "b", 10, 15, acc).Ops}
-	_, ok, err := Shrink(context.Background(), h, Violation{Resource: "report", Rule: RuleStaleAccepted}, check.Options{}, DefaultShrinkOptions())
+	h := new(hb).W(0, 1, "a", 0, 5, acc).W(1, 2, "b", 10, 15, acc).Ops
+	_, ok, err := Shrink(context.Background(), h, nil, Violation{Resource: "report", Rule: RuleStaleAccepted}, check.Options{}, DefaultShrinkOptions())
 	require.NoError(t, err)
 	assert.False(t, ok)
 }
@@ -167,8 +167,8 @@ func TestShrinkWithZeroBoundsRunsToTheEnd(t *testing.T) {
 	t.Parallel()
 	h := synthetic(2000, 3, staleAccepted)
 	opts := check.Options{Policy: model.Strict}
-	v := CheckPorcupine(h.Operations, opts).Violations[0]
-	s, ok, err := Shrink(context.Background(), h, v, opts, ShrinkOptions{})
+	v := CheckPorcupine(h, opts).Violations[0]
+	s, ok, err := Shrink(context.Background(), h, nil, v, opts, ShrinkOptions{})
 	require.NoError(t, err)
 	require.True(t, ok)
 	assert.True(t, s.Minimal)
@@ -179,7 +179,7 @@ func TestShrinkRejectsNegativeBounds(t *testing.T) {
 	t.Parallel()
 	h := synthetic(20, 3, staleAccepted)
 	opts := check.Options{Policy: model.Strict}
-	v := CheckPorcupine(h.Operations, opts).Violations[0]
+	v := CheckPorcupine(h, opts).Violations[0]
 	for _, tc := range []struct {
 		field string
 		so    ShrinkOptions
@@ -188,7 +188,7 @@ func TestShrinkRejectsNegativeBounds(t *testing.T) {
 		{"CheckTimeout", ShrinkOptions{CheckTimeout: -time.Second}},
 	} {
 		t.Run(tc.field, func(t *testing.T) {
-			_, ok, err := Shrink(context.Background(), h, v, opts, tc.so)
+			_, ok, err := Shrink(context.Background(), h, nil, v, opts, tc.so)
 			require.ErrorContains(t, err, tc.field+" -1s is negative")
 			assert.False(t, ok)
 		})

@@ -342,7 +342,7 @@ func (u *universe) holdsUnder(p model.Policy) bool {
 		for i, k := range u.ops {
 			ops[i] = *u.at(k)
 		}
-		res, err := check.Check(context.Background(), ops, check.Options{Kind: model.KindFenced, Policy: p, Timeout: adviceTimeout})
+		res, err := check.Check(context.Background(), histories.FromOperations(ops), check.Options{Kind: model.KindFenced, Policy: p, Timeout: adviceTimeout})
 		u.holds[p] = err == nil && res.Verdict == check.Held
 	})
 	return u.holds[p]

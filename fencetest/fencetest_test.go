@@ -15,7 +15,7 @@ import (
 	"github.com/fencecheck/fencecheck/harness"
 	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/internal/redact"
-	"github.com/fencecheck/fencecheck/internal/testdb"
+	"github.com/fencecheck/fencecheck/internal/testsupport/testdb"
 	"github.com/fencecheck/fencecheck/judge"
 	"github.com/fencecheck/fencecheck/targets/memory"
 )

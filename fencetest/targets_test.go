@@ -12,7 +12,7 @@ import (
 
 	"github.com/fencecheck/fencecheck/docs/schema"
 	"github.com/fencecheck/fencecheck/histories"
-	"github.com/fencecheck/fencecheck/internal/testdb"
+	"github.com/fencecheck/fencecheck/internal/testsupport/testdb"
 	"github.com/fencecheck/fencecheck/judge"
 	"github.com/fencecheck/fencecheck/lease"
 	"github.com/fencecheck/fencecheck/targets"
@@ -71,7 +71,7 @@ func TestRealTargetsWithTheirOptions(t *testing.T) {
 			h, err := histories.ReadFile(filepath.Join(res.Dir, "history.jsonl"))
 			require.NoError(t, err)
 			var highest uint64
-			for _, op := range h.Operations {
+			for _, op := range h.Expand(nil) {
 				if op.F == histories.FWrite && op.Status == histories.StatusAccepted {
 					highest = max(highest, op.Token)
 				}

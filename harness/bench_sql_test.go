@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/fencecheck/fencecheck/docs/schema"
-	"github.com/fencecheck/fencecheck/internal/testdb"
+	"github.com/fencecheck/fencecheck/internal/testsupport/testdb"
 	sqltarget "github.com/fencecheck/fencecheck/targets/sqltarget"
 )
 

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fencecheck/fencecheck/internal/runmetrics"
+	"github.com/fencecheck/fencecheck/runmetrics"
 	"github.com/fencecheck/fencecheck/targets"
 	"github.com/fencecheck/fencecheck/targets/memory"
 	"github.com/fencecheck/fencecheck/workload"

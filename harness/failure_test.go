@@ -93,7 +93,7 @@ func TestRunThatFails(t *testing.T) {
 			assert.Contains(t, err.Error(), path)
 			h, err := histories.ReadFile(path)
 			require.NoError(t, err, "the history of a failed run is readable")
-			assert.NotEmpty(t, h.Operations)
+			assert.NotEmpty(t, h.Ops)
 		})
 	}
 }

@@ -75,7 +75,7 @@ func (res *Result) JUnit() report.Suite {
 // has it, else as the run names them.
 func (res *Result) resources() []string {
 	if res.history != nil {
-		return report.Resources(res.history.Operations)
+		return report.Resources(res.history)
 	}
 	var out []string
 	for i := range res.Config.Resources {

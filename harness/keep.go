@@ -107,7 +107,11 @@ func (st *storage) recorder(opts histories.RecorderOptions) (*histories.Recorder
 	if st.memory != nil {
 		return histories.NewRecorder(st.memory, opts), nil
 	}
-	return histories.CreateRecorder(st.historyPath(), opts)
+	f, err := os.Create(st.historyPath())
+	if err != nil {
+		return nil, fmt.Errorf("create history %s: %w", st.historyPath(), err)
+	}
+	return histories.NewRecorder(f, opts), nil
 }
 
 // read reads the recorded history back, from its file or from memory:

@@ -66,7 +66,7 @@ func TestKeepViolations(t *testing.T) {
 			}
 			h, err := histories.ReadFile(filepath.Join(some.Dir, runstore.History))
 			require.NoError(t, err)
-			assert.Len(t, h.Operations, all.Counts.Operations)
+			assert.Len(t, h.Ops, all.Counts.Operations)
 		})
 	}
 	t.Run("a store of held runs stays empty", func(t *testing.T) {

@@ -58,15 +58,15 @@ func TestMinimalCounterexamples(t *testing.T) {
 				t.Run(name, func(t *testing.T) {
 					t.Parallel()
 					res, h := bigRun(t, target, seed, 4000, model.Strict)
-					require.GreaterOrEqual(t, len(h.Operations), 4000)
+					require.GreaterOrEqual(t, len(h.Ops), 4000)
 					opts := check.Options{Policy: model.Strict}
 					start := time.Now()
 					// Zero bounds: the search runs to its end however loaded the machine.
-					s, ok, err := explain.Shrink(context.Background(), h, res.Check.Violations[res.Check.First()], opts, explain.ShrinkOptions{NoHint: noHint})
+					s, ok, err := explain.Shrink(context.Background(), h.Expand(nil), h.Others, res.Check.Violations[res.Check.First()], opts, explain.ShrinkOptions{NoHint: noHint})
 					require.NoError(t, err)
 					elapsed := time.Since(start)
 					require.True(t, ok)
-					t.Logf("%s: %d operations → %d (%s) in %v, %d checks", name, len(h.Operations), len(s.Ops), s.Violation.Rule, elapsed.Round(time.Millisecond), s.Checks)
+					t.Logf("%s: %d operations → %d (%s) in %v, %d checks", name, len(h.Ops), len(s.Ops), s.Violation.Rule, elapsed.Round(time.Millisecond), s.Checks)
 					assert.LessOrEqual(t, len(s.Ops), 6)
 					assert.True(t, s.Minimal)
 					maxChecks := 20
@@ -74,7 +74,7 @@ func TestMinimalCounterexamples(t *testing.T) {
 						maxChecks = 400
 					}
 					assert.LessOrEqual(t, s.Checks, maxChecks)
-					again, err := check.Check(context.Background(), s.Ops, check.Options{Policy: opts.Policy, Checker: check.Porcupine})
+					again, err := check.Check(context.Background(), histories.FromOperations(s.Ops), check.Options{Policy: opts.Policy, Checker: check.Porcupine})
 					require.NoError(t, err)
 					assert.Equal(t, check.Violated, again.Verdict, "still invalid")
 					if !noHint {
@@ -98,24 +98,24 @@ func TestTheSeedsKindShrinksToTwoWrites(t *testing.T) {
 	opts := check.Options{Policy: model.AcceptEqual}
 	for _, seed := range []uint64{1, 2, 3} {
 		_, full := bigRun(t, "unfenced", seed, 3000, opts.Policy)
-		h := &histories.History{Others: full.Others}
-		for _, op := range full.Operations {
+		var writes []histories.Operation
+		for _, op := range full.Expand(nil) {
 			if op.IsWrite() {
-				h.Operations = append(h.Operations, op)
+				writes = append(writes, op)
 			}
 		}
 		o := opts
 		o.Checker = check.Porcupine
-		checked, err := check.Check(context.Background(), h.Operations, o)
+		checked, err := check.Check(context.Background(), histories.FromOperations(writes), o)
 		require.NoError(t, err)
-		res := explain.Explain(h.Operations, checked, o)
+		res := explain.Explain(writes, checked, o)
 		require.NotEmpty(t, res.Violations, "seed %d", seed)
 		v := res.Violations[0]
 		require.Equal(t, explain.RuleStaleAccepted, v.Rule, "seed %d: %s", seed, v.Summary)
-		s, ok, err := explain.Shrink(context.Background(), h, v, opts, explain.DefaultShrinkOptions())
+		s, ok, err := explain.Shrink(context.Background(), writes, full.Others, v, opts, explain.DefaultShrinkOptions())
 		require.NoError(t, err)
 		require.True(t, ok)
-		t.Logf("seed %d: %d writes → %d: %s", seed, len(h.Operations), len(s.Ops), s.Violation.Summary)
+		t.Logf("seed %d: %d writes → %d: %s", seed, len(writes), len(s.Ops), s.Violation.Summary)
 		require.Len(t, s.Ops, 2, "the newer accepted write and the stale accepted write")
 		assert.Greater(t, s.Ops[0].Token, s.Ops[1].Token)
 		assert.Equal(t, histories.StatusAccepted, s.Ops[1].Status)

@@ -76,12 +76,12 @@ func TestSecondRunAgainstADurableReceiver(t *testing.T) {
 			h, err := histories.ReadFile(filepath.Join(second.Dir, runstore.History))
 			require.NoError(t, err)
 			var clients []histories.Operation
-			for _, op := range h.Operations {
+			for _, op := range h.Expand(nil) {
 				if !op.Initial {
 					clients = append(clients, op)
 				}
 			}
-			res, err := check.Check(context.Background(), clients, check.Options{})
+			res, err := check.Check(context.Background(), histories.FromOperations(clients), check.Options{})
 			require.NoError(t, err)
 			assert.Equal(t, check.Violated, res.Verdict, "the prior state must matter to this test")
 		})
@@ -108,7 +108,7 @@ func TestRunNamesItsResources(t *testing.T) {
 	assert.Equal(t, []string{"report"}, fixed.Config.ResourceNames)
 	h, err := histories.ReadFile(filepath.Join(fixed.Dir, runstore.History))
 	require.NoError(t, err)
-	for _, op := range h.Operations {
+	for _, op := range h.Expand(nil) {
 		assert.Equal(t, "report", op.Resource)
 		if op.IsWrite() {
 			assert.True(t, strings.HasPrefix(op.Value, fixed.Config.RunID+"-"), op.Value)
@@ -143,7 +143,7 @@ func TestPriorStateWithoutTokensStopsTheRun(t *testing.T) {
 	assert.Contains(t, err.Error(), `observe r0 before the run: it already holds "left-over", and the receiver reports no token on reads`)
 	h, err := histories.ReadFile(filepath.Join(res.Dir, runstore.History))
 	require.NoError(t, err)
-	for _, op := range h.Operations {
+	for _, op := range h.Expand(nil) {
 		assert.False(t, op.IsWrite(), "no worker wrote: %+v", op)
 	}
 }
@@ -263,7 +263,7 @@ func TestInterruptedRunIsNoPass(t *testing.T) {
 	assert.True(t, res.Interrupted)
 	h, err := histories.ReadFile(filepath.Join(res.Dir, runstore.History))
 	require.NoError(t, err)
-	assert.Equal(t, res.Counts, histories.Count(h.Operations))
+	assert.Equal(t, res.Counts, h.Count())
 	_, err = os.Stat(filepath.Join(res.Dir, runstore.Result))
 	assert.NoError(t, err)
 }

@@ -1,7 +1,7 @@
 package harness
 
 import (
-	"github.com/fencecheck/fencecheck/internal/logscan"
+	"github.com/fencecheck/fencecheck/logscan"
 	"github.com/fencecheck/fencecheck/targets"
 )
 

@@ -6,8 +6,8 @@ import (
 	"io"
 	"time"
 
-	"github.com/fencecheck/fencecheck/internal/logscan"
 	"github.com/fencecheck/fencecheck/judge"
+	"github.com/fencecheck/fencecheck/logscan"
 
 	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/internal/tick"

@@ -151,7 +151,7 @@ func TestRunStore(t *testing.T) {
 	assert.LessOrEqual(t, res.Counts.Operations, 200+2*4)
 	h, err := histories.ReadFile(filepath.Join(res.Dir, runstore.History))
 	require.NoError(t, err)
-	assert.Equal(t, res.Counts, histories.Count(h.Operations))
+	assert.Equal(t, res.Counts, h.Count())
 }
 
 func TestInterruptedRunLeavesACheckableHistory(t *testing.T) {
@@ -169,7 +169,7 @@ func TestInterruptedRunLeavesACheckableHistory(t *testing.T) {
 	assert.Positive(t, res.Counts.Operations)
 	h, err := histories.ReadFile(filepath.Join(res.Dir, runstore.History))
 	require.NoError(t, err)
-	assert.Equal(t, res.Counts.Operations, len(h.Operations))
+	assert.Equal(t, res.Counts.Operations, len(h.Ops))
 }
 
 func TestRequireExclusive(t *testing.T) {

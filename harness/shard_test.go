@@ -183,9 +183,9 @@ func TestShardsOfOneJob(t *testing.T) {
 			for _, n := range names {
 				assert.Equal(t, 1, seen[n], "%s recorded by %d shards", n, seen[n])
 			}
-			joined, err := histories.Join(parts)
+			joined, _, err := histories.Join(parts)
 			require.NoError(t, err)
-			res, err := check.CheckHistory(context.Background(), joined.History, check.Options{})
+			res, err := check.Check(context.Background(), joined, check.Options{})
 			require.NoError(t, err)
 			assert.Equal(t, tc.want, judge.Verdict(res.Verdict))
 			assert.Empty(t, res.Issuer)
@@ -196,7 +196,7 @@ func TestShardsOfOneJob(t *testing.T) {
 // resourcesOf returns the resources of h's operations.
 func resourcesOf(h *histories.History) []string {
 	var out []string
-	for _, op := range h.Operations {
+	for _, op := range h.Expand(nil) {
 		if !slices.Contains(out, op.Resource) {
 			out = append(out, op.Resource)
 		}

@@ -57,7 +57,7 @@ func TestSparseTokensStayInsideTheDomain(t *testing.T) {
 			h, err := histories.ReadFile(filepath.Join(res.Dir, "history.jsonl"))
 			require.NoError(t, err)
 			var top uint64
-			for _, op := range h.Operations {
+			for _, op := range h.Expand(nil) {
 				top = max(top, op.Token)
 			}
 			assert.LessOrEqual(t, top, tc.max)

@@ -111,7 +111,7 @@ func TestARunRecordsTheTraceIDsItsTargetSent(t *testing.T) {
 	hist, err := histories.Read(bytes.NewReader(h), runstore.History)
 	require.NoError(t, err)
 	ids := make(map[string]bool)
-	for _, op := range hist.Operations {
+	for _, op := range hist.Expand(nil) {
 		if op.Initial {
 			continue
 		}

@@ -2,18 +2,18 @@ package histories
 
 import "unsafe"
 
-// arena holds the values of a Compact: their bytes side by side in large
+// arena holds the values of a History: their bytes side by side in large
 // chunks, and for each value number where its bytes are. A value costs its
 // bytes and eight, with no allocation and no pointer of its own; a string
 // per value (as Operation.Value) costs an allocation and sixteen bytes the
 // garbage collector scans.
 type arena struct {
 	chunks [][]byte
-	refs   []valueRef // by value number; refs[0] is NoValue
+	refs   []valueRef // by value number; refs[0] is noValue
 }
 
 // valueRef locates a value: chunk<<48 | offset<<24 | length. A value is
-// shorter than a line (MaxLineBytes, under 1<<24), and a chunk that holds
+// shorter than a line (maxLineBytes, under 1<<24), and a chunk that holds
 // more than one value is arenaChunk bytes, so each fits.
 type valueRef uint64
 
@@ -27,7 +27,7 @@ const arenaChunk = 4 << 20
 // add stores v and returns its number.
 func (a *arena) add(v string) uint32 {
 	if len(a.refs) == 0 {
-		a.refs = append(a.refs, 0) // NoValue
+		a.refs = append(a.refs, 0) // noValue
 	}
 	n := len(a.chunks) - 1
 	if n < 0 || len(a.chunks[n])+len(v) > cap(a.chunks[n]) {
@@ -47,7 +47,7 @@ func (a *arena) add(v string) uint32 {
 // get returns value number i. The bytes of a chunk are never written
 // again once a value is in them, so the string can share them.
 func (a *arena) get(i uint32) string {
-	if i == NoValue {
+	if i == noValue {
 		return ""
 	}
 	r := a.refs[i]

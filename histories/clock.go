@@ -9,12 +9,13 @@ type Clock interface {
 	Now() int64
 }
 
-// MonotonicClock measures real time with Go's monotonic clock, so that wall
-// clock adjustments during a run cannot reorder the history.
-type MonotonicClock struct{ start time.Time }
+// monotonicClock measures real time with Go's monotonic clock, so that wall
+// clock adjustments during a run cannot reorder the history: a Recorder's
+// clock when its options name none.
+type monotonicClock struct{ start time.Time }
 
-// NewMonotonicClock returns a clock that reads 0 now.
-func NewMonotonicClock() *MonotonicClock { return &MonotonicClock{start: time.Now()} }
+// newMonotonicClock returns a clock that reads 0 now.
+func newMonotonicClock() *monotonicClock { return &monotonicClock{start: time.Now()} }
 
 // Now returns the nanoseconds elapsed since the clock was made.
-func (c *MonotonicClock) Now() int64 { return int64(time.Since(c.start)) }
+func (c *monotonicClock) Now() int64 { return int64(time.Since(c.start)) }

@@ -15,26 +15,10 @@ type Counts struct {
 	Processes     int `json:"processes"`
 }
 
-// Count tallies the client operations of ops.
-func Count(ops []Operation) Counts {
-	var c Counts
-	resources := make(map[string]struct{})
-	processes := make(map[int]struct{})
-	for i := range ops {
-		op := &ops[i]
-		if op.Initial {
-			continue // the state before the run, not an operation
-		}
-		resources[op.Resource] = struct{}{}
-		processes[op.Process] = struct{}{}
-		c.add(op.IsWrite(), op.Status)
-	}
-	c.Resources, c.Processes = len(resources), len(processes)
-	return c
-}
-
-// Count is Count of the compact history's operations.
-func (h *Compact) Count() Counts {
+// Count tallies the client operations of h. The state before the run
+// (Operation.Initial) is no operation a client performed, and is left
+// out.
+func (h *History) Count() Counts {
 	var c Counts
 	resources := make([]bool, len(h.resources.list))
 	processes := make([]bool, len(h.processes))

@@ -7,24 +7,24 @@ import (
 	"unicode/utf8"
 )
 
-// FieldError says what is wrong with one line of a history. The reader adds
+// fieldError says what is wrong with one line of a history. The reader adds
 // the file name and the line number, giving messages such as
 //
 //	history.jsonl:17: field "token": not an unsigned integer
-type FieldError struct {
-	Field string // the JSON key, or "" when the line itself is malformed
-	Msg   string
+type fieldError struct {
+	field string // the JSON key, or "" when the line itself is malformed
+	msg   string
 }
 
-func (e *FieldError) Error() string {
-	if e.Field == "" {
-		return e.Msg
+func (e *fieldError) Error() string {
+	if e.field == "" {
+		return e.msg
 	}
-	return fmt.Sprintf("field %q: %s", e.Field, e.Msg)
+	return fmt.Sprintf("field %q: %s", e.field, e.msg)
 }
 
-func fieldErr(field, format string, args ...any) *FieldError {
-	return &FieldError{Field: field, Msg: fmt.Sprintf(format, args...)}
+func fieldErr(field, format string, args ...any) *fieldError {
+	return &fieldError{field: field, msg: fmt.Sprintf(format, args...)}
 }
 
 // Bits recording which fields a line carried, to find repeated and missing
@@ -98,7 +98,7 @@ func newDecoder() *decoder {
 }
 
 // Decode parses line into e. It never panics: whatever the input, it
-// returns either a complete, structurally valid event or a *FieldError.
+// returns either a complete, structurally valid event or a *fieldError.
 // Lines as AppendJSON writes them take the fast path (scan.go); the
 // general decoder reads every other line, and every line the fast path
 // would reject, so that the errors are its own.
@@ -257,7 +257,7 @@ func (d *decoder) field(key []byte, e *Event) error {
 }
 
 // finish checks what one line can tell on its own; what needs the other
-// lines (pairing, order) is checked by the Pairer.
+// lines (pairing, order) is checked by the pairer.
 func (d *decoder) finish(e *Event) error {
 	switch {
 	case d.seen&seenIndex == 0:
@@ -268,16 +268,16 @@ func (d *decoder) finish(e *Event) error {
 		return fieldErr("process", "missing (client events need a process, other events an actor)")
 	case d.seen&seenProcess != 0 && d.seen&seenActor != 0:
 		return fieldErr("actor", "an event has either a process or an actor, not both")
-	case e.IsHeader():
+	case e.isHeader():
 		return d.finishHeader(e)
 	case d.seen&seenFormat != 0:
 		return fieldErr("format", "only the header (actor harness, f header) names a format")
 	}
-	if !e.IsClient() {
+	if !e.isClient() {
 		return finishOther(e)
 	}
 	switch {
-	case e.Type == TypeNone:
+	case e.Type == typeNone:
 		return fieldErr("type", "missing")
 	case e.F != FWrite && e.F != FRead:
 		if e.F == "" {
@@ -461,7 +461,7 @@ func parseDigits(b []byte, limit uint64) (uint64, bool) {
 func (d *decoder) eventType() (Type, error) {
 	b, err := d.rawString("type")
 	if err != nil {
-		return TypeNone, err
+		return typeNone, err
 	}
 	switch string(b) {
 	case "invoke":
@@ -473,7 +473,7 @@ func (d *decoder) eventType() (Type, error) {
 	case "info":
 		return TypeInfo, nil
 	}
-	return TypeNone, fieldErr("type", "%q is not one of invoke, ok, fail, info", b)
+	return typeNone, fieldErr("type", "%q is not one of invoke, ok, fail, info", b)
 }
 
 func (d *decoder) outcome() (Outcome, error) {

@@ -20,7 +20,7 @@ func AppendJSON(buf []byte, e *Event) []byte {
 		buf = append(buf, `,"actor":`...)
 		buf = appendString(buf, e.Actor)
 	}
-	if e.Type != TypeNone {
+	if e.Type != typeNone {
 		buf = append(buf, `,"type":"`...)
 		buf = append(buf, e.Type.String()...)
 		buf = append(buf, '"')

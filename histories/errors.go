@@ -13,7 +13,7 @@ import (
 // every write failed the same way reports one error, not thousands.
 type ErrorSummary struct {
 	Kinds []ErrorKind `json:"kinds,omitempty"`
-	// Other counts errors of kinds beyond the first MaxErrorKinds.
+	// Other counts errors of kinds beyond the first maxErrorKinds.
 	Other int `json:"other,omitempty"`
 }
 
@@ -25,18 +25,9 @@ type ErrorKind struct {
 	key     string
 }
 
-// MaxErrorKinds bounds the kinds a summary keeps: they are for a person
+// maxErrorKinds bounds the kinds a summary keeps: they are for a person
 // to read, and the history holds every error.
-const MaxErrorKinds = 8
-
-// Total is the number of errors counted.
-func (s *ErrorSummary) Total() int {
-	n := s.Other
-	for _, k := range s.Kinds {
-		n += k.Count
-	}
-	return n
-}
+const maxErrorKinds = 8
 
 func (s *ErrorSummary) add(f, text string) {
 	key := errorKey(f, text)
@@ -46,7 +37,7 @@ func (s *ErrorSummary) add(f, text string) {
 			return
 		}
 	}
-	if len(s.Kinds) == MaxErrorKinds {
+	if len(s.Kinds) == maxErrorKinds {
 		s.Other++
 		return
 	}

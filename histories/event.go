@@ -1,7 +1,15 @@
 // Package histories holds the operation record that every part of fencecheck
-// shares: the events a run produces, the recorder that writes them to disk as
-// they happen, the streaming reader, and the pairing of invocations with
-// completions into operations that checkers can judge.
+// shares: the events a run produces (Event), the Recorder that writes them to
+// disk as they happen, and the pairing of invocations with completions into
+// the operations that checkers judge.
+//
+// A history has one form, History. Read, ReadFile and Pair give it (Join
+// lays several end to end); Count counts it and Evidence measures what a
+// verdict on it stands on; Operation(k) is the view of one of its
+// operations in the full form (Operation). A history read as it is
+// written, which is never held whole, is paired by a Follower, which
+// hands each operation on as it begins and ends and counts them as Count
+// and Evidence would.
 //
 // The on-disk format is JSON Lines, one event per line, documented for users
 // in docs/history-format.md. It is deliberately flat so that a history can be
@@ -15,17 +23,17 @@ package histories
 // definitely had no effect, an info might have.
 type Type uint8
 
-// The event types. TypeNone marks events of other actors (lease, nemesis),
-// which carry no type.
+// The event types. Events of other actors (lease, nemesis, harness) carry
+// none: their Type is the zero value, which the file leaves out.
 const (
-	TypeNone Type = iota
+	typeNone Type = iota
 	TypeInvoke
 	TypeOK
 	TypeFail
 	TypeInfo
 )
 
-var typeNames = [...]string{TypeNone: "", TypeInvoke: "invoke", TypeOK: "ok", TypeFail: "fail", TypeInfo: "info"}
+var typeNames = [...]string{typeNone: "", TypeInvoke: "invoke", TypeOK: "ok", TypeFail: "fail", TypeInfo: "info"}
 
 // String returns the word used in the history file.
 func (t Type) String() string {
@@ -106,7 +114,7 @@ type Event struct {
 	Process int    // client process; -1 for other actors
 	Actor   string // "" for clients, else "lease", "nemesis" or "harness"
 	Type    Type
-	// Format is the header's format version (FHeader, FormatVersion);
+	// Format is the header's format version (fHeader, formatVersion);
 	// 0 on every other event. Small, as it fills what would be padding.
 	Format    uint8
 	F         string
@@ -131,5 +139,5 @@ type Event struct {
 	Trace string
 }
 
-// IsClient reports whether the event belongs to a client process.
-func (e *Event) IsClient() bool { return e.Actor == "" }
+// isClient reports whether the event belongs to a client process.
+func (e *Event) isClient() bool { return e.Actor == "" }

@@ -2,9 +2,8 @@ package histories
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
-
-	"github.com/fencecheck/fencecheck/internal/termsafe"
 )
 
 // Evidence says whether a history gives a verdict of "held" something to
@@ -52,12 +51,14 @@ func (e Evidence) Reason() string {
 		if i > 0 {
 			b.WriteString("; ")
 		}
-		fmt.Fprintf(&b, "%s: %s", termsafe.String(t.Resource), t.Why)
+		fmt.Fprintf(&b, "%s: %s", printable(t.Resource), t.Why)
 	}
 	return b.String()
 }
 
+// resourceEvidence is what is known of one resource's operations.
 type resourceEvidence struct {
+	known                                 bool // a tally noted the resource (tally.note)
 	writes, acked, unknown, failed, reads int
 	firstAck                              int64 // the earliest return of an acknowledged write
 	lastRead                              int64 // the latest invocation of a read that returned
@@ -65,40 +66,6 @@ type resourceEvidence struct {
 
 // Evidence measures the evidence of h (see Evidence).
 func (h *History) Evidence() Evidence {
-	byName := make(map[string]*resourceEvidence)
-	var order []string
-	var last *resourceEvidence
-	lastName := ""
-	for i := range h.Operations {
-		op := &h.Operations[i]
-		if op.Initial {
-			continue
-		}
-		// Runs of one resource are common, and comparing a name with
-		// the last one is cheaper than a lookup per operation: half the
-		// time in BenchmarkEvidence.
-		if last == nil || op.Resource != lastName {
-			ev, ok := byName[op.Resource]
-			if !ok {
-				ev = &resourceEvidence{firstAck: Infinity, lastRead: -1}
-				byName[op.Resource] = ev
-				order = append(order, op.Resource)
-			}
-			last, lastName = ev, op.Resource
-		}
-		last.add(op.IsWrite(), op.Status, op.Call, op.Return)
-	}
-	out := Evidence{Resources: len(order), Errors: h.Errors}
-	for _, name := range order {
-		if why := byName[name].missing(); why != "" {
-			out.Thin = append(out.Thin, ThinResource{Resource: name, Why: why})
-		}
-	}
-	return out
-}
-
-// Evidence is History.Evidence of the compact history.
-func (h *Compact) Evidence() Evidence {
 	byNumber := make([]*resourceEvidence, len(h.resources.list))
 	var order []uint32
 	for i := range h.Ops {
@@ -157,4 +124,19 @@ func (ev *resourceEvidence) missing() string {
 		return "no read began after an acknowledged write had returned"
 	}
 	return ""
+}
+
+// printable returns s as it is when a terminal shows every character of
+// it as it is, and otherwise quoted, with every character it would act on
+// (a control, a bidirectional override, invalid UTF-8) escaped: a
+// resource name comes from the history, and the reason is printed.
+// strconv.Quote escapes what unicode.IsPrint refuses, which is the rule
+// of internal/termsafe, so a name that needs no escape reads the same in
+// every message.
+func printable(s string) string {
+	q := strconv.Quote(s)
+	if q[1:len(q)-1] == s {
+		return s
+	}
+	return q
 }

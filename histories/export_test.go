@@ -44,11 +44,9 @@ func (d *BlockDecoder) Decode(data []byte) (int, error) {
 
 // ReadSized is Read knowing the input's size, as ReadFile reads a file.
 func ReadSized(r io.Reader, name string, size int64) (*History, error) {
-	return full(read(r, name, size))
+	return read(r, name, size)
 }
 
-// readBlocks is readBlocksCompact in the full form, which the tests
-// compare.
-func readBlocks(r io.Reader, name string, workers, size int, total int64) (*History, error) {
-	return full(readBlocksCompact(r, name, workers, size, total))
-}
+// operations returns h's operations in the full form, for the tests that
+// look at them.
+func operations(h *History) []Operation { return h.Expand(nil) }

@@ -1,5 +1,12 @@
 package histories
 
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+)
+
 // FollowSink receives what a Follower pairs, in history order. The
 // operation passed is valid only during the call: the Follower reuses it.
 type FollowSink interface {
@@ -14,34 +21,74 @@ type FollowSink interface {
 	Other(e *Event)
 }
 
-// Follower pairs a history whose end is not yet written: the Pairer's
-// rules and messages, but it keeps only the operations in flight and hands
-// every operation to a FollowSink the moment it begins and ends. Its
-// memory is the operations in flight, the processes retired by an unknown
-// outcome (which may never be used again, so they are remembered for the
-// whole history, a few bytes each) and the resources written so far; not
-// the history.
+// Follower pairs a history whose end is not yet written: a history read
+// as it is written (Follow), or handed over event by event as it is
+// recorded (Add). It is the one way to pair a history without holding
+// it. Its rules and messages are Read's, but it keeps only the
+// operations in flight and hands every operation to a FollowSink the
+// moment it begins and ends. Its memory is the operations in flight, the
+// processes retired by an unknown outcome (which may never be used
+// again, so they are remembered for the whole history, a few bytes each)
+// and the resources; not the history.
 type Follower struct {
 	// p holds the order, the header, the retired and in-flight processes
 	// and the error summary, and words the errors; its ops stay empty.
-	p    Pairer
-	open map[int]*Operation // process → its operation in flight
-	next int                // the ID of the next operation
+	p    pairer
+	open map[int]*followed // process → its operation in flight
+	next int               // the ID of the next operation
 	// written is each resource's first write's invocation index: a state
-	// before the run stated after it is refused, as Pairer refuses it.
+	// before the run stated after it is refused, as Read refuses it.
 	written map[string]int64
 	sink    FollowSink
+	// tally counts what ended, for Finish; resources numbers the
+	// resources for it.
+	tally     tally
+	resources names
+}
+
+// followed is an operation in flight and the number of its resource.
+type followed struct {
+	Operation
+	resource uint32
 }
 
 // NewFollower returns a Follower that hands what it pairs to sink.
 func NewFollower(sink FollowSink) *Follower {
-	return &Follower{open: make(map[int]*Operation), written: make(map[string]int64), sink: sink}
+	return &Follower{open: make(map[int]*followed), written: make(map[string]int64), sink: sink}
 }
 
-// Add consumes the next event, read from line of its file (0 when not
-// known); its errors are the Pairer's.
-func (f *Follower) Add(e *Event, line int) error {
-	if e.IsHeader() {
+// Add consumes the next event of a history recorded in memory; its
+// errors are Read's, without a line.
+func (f *Follower) Add(e *Event) error { return f.add(e, 0) }
+
+// Follow consumes the events r holds until it ends, as they are written;
+// name names r in errors, which say where, as name:line: what is wrong.
+// It reports whether the last line was cut short (the writer was probably
+// killed), which is then left out, as Read leaves it out. A cancelled ctx
+// stops it between two events.
+func (f *Follower) Follow(ctx context.Context, r io.Reader, name string) (truncated bool, err error) {
+	rd := newReader(r, name)
+	var e Event
+	for {
+		err := rd.next(&e)
+		if errors.Is(err, io.EOF) {
+			return rd.partial(), nil
+		}
+		if err != nil {
+			return false, err
+		}
+		if err := f.add(&e, rd.line()); err != nil {
+			return false, &lineError{file: name, line: rd.line(), err: err}
+		}
+		if err := ctx.Err(); err != nil {
+			return false, fmt.Errorf("follow %s: %w", name, err)
+		}
+	}
+}
+
+// add is Add for an event read from line of its file (0 when not known).
+func (f *Follower) add(e *Event, line int) error {
+	if e.isHeader() {
 		return f.p.header(e)
 	}
 	if err := f.p.inOrder(e); err != nil {
@@ -50,7 +97,7 @@ func (f *Follower) Add(e *Event, line int) error {
 	switch {
 	case e.Actor == ActorHarness && e.F == FInitial:
 		return f.initialState(e)
-	case !e.IsClient():
+	case !e.isClient():
 		f.sink.Other(e)
 		return nil
 	case e.Type == TypeInvoke:
@@ -59,33 +106,24 @@ func (f *Follower) Add(e *Event, line int) error {
 	return f.complete(e)
 }
 
-// Format returns the format version of the history's header, 0 without one.
-func (f *Follower) Format() int { return f.p.c.Format }
-
-// Errors returns the first distinct errors the target answered with.
-func (f *Follower) Errors() ErrorSummary { return f.p.c.Errors }
-
-// Events returns the number of events read, the header not counted.
-func (f *Follower) Events() int { return f.p.c.Events }
-
-// InFlight returns the number of operations in flight.
-func (f *Follower) InFlight() int { return len(f.open) }
-
 // Finish ends the stream: the operations still in flight complete with an
-// unknown outcome, as Pairer.Finish leaves them, in order of invocation.
-func (f *Follower) Finish() {
-	ops := make([]*Operation, 0, len(f.open))
+// unknown outcome, as Read leaves them, in order of invocation. It
+// returns what History.Count and History.Evidence say of the history
+// the Follower paired, which it never held.
+func (f *Follower) Finish() (Counts, Evidence) {
+	ops := make([]*followed, 0, len(f.open))
 	for _, op := range f.open {
 		ops = append(ops, op)
 	}
 	sortByID(ops)
 	for _, op := range ops {
-		f.sink.Completed(op)
+		f.completed(op)
 	}
 	clear(f.open)
+	return f.tally.counts(), f.tally.evidence(func(r uint32) string { return f.resources.list[r] }, f.p.c.Errors)
 }
 
-func sortByID(ops []*Operation) {
+func sortByID(ops []*followed) {
 	for i := 1; i < len(ops); i++ { // few: the operations in flight
 		for j := i; j > 0 && ops[j].ID < ops[j-1].ID; j-- {
 			ops[j], ops[j-1] = ops[j-1], ops[j]
@@ -106,7 +144,7 @@ func (f *Follower) initialState(e *Event) error {
 	f.p.initial[e.Resource] = e.Index
 	op := initialOperation(e, f.next)
 	f.next++
-	f.sink.Completed(&op)
+	f.sink.Completed(&op) // the state before the run: no operation to count
 	return nil
 }
 
@@ -114,9 +152,9 @@ func (f *Follower) invoke(e *Event, line int) error {
 	if err := f.p.mayInvoke(e, func(int64) int64 { return f.open[e.Process].InvokeIndex }); err != nil {
 		return err
 	}
-	op := new(Operation)
-	*op = newOperation(e, f.next)
+	op := &followed{Operation: newOperation(e, f.next), resource: f.resources.number(e.Resource)}
 	f.next++
+	f.tally.note(op.resource)
 	if op.F == FWrite {
 		if _, ok := f.written[op.Resource]; !ok {
 			f.written[op.Resource] = op.InvokeIndex
@@ -127,7 +165,7 @@ func (f *Follower) invoke(e *Event, line int) error {
 		f.p.invoked.set(e.Process, int64(line))
 	}
 	f.open[e.Process] = op
-	f.sink.Invoked(op)
+	f.sink.Invoked(&op.Operation)
 	return nil
 }
 
@@ -136,10 +174,16 @@ func (f *Follower) complete(e *Event) error {
 	if !ok {
 		return fieldErr("process", "%d completes with %s at index %d but has no invocation in flight", e.Process, e.Type, e.Index)
 	}
-	if err := f.finish(e, op); err != nil {
+	if err := f.finish(e, &op.Operation); err != nil {
 		return err
 	}
 	delete(f.open, e.Process)
-	f.sink.Completed(op)
+	f.completed(op)
 	return nil
+}
+
+// completed counts op, which ended, and hands it to the sink.
+func (f *Follower) completed(op *followed) {
+	f.tally.add(op.resource, op.Process, op.F == FWrite, op.Status, op.Call, op.Return)
+	f.sink.Completed(&op.Operation)
 }

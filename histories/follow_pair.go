@@ -1,10 +1,10 @@
 package histories
 
 // The Follower pairs into whole operations, which it hands on and then
-// forgets; the Pairer pairs into the compact form it keeps. The rules and
-// their messages are the same (Pairer.inOrder, Pairer.mayInvoke,
-// Pairer.close, Pairer.invocationAt and completedStatus serve both;
-// sameAsInvocation below mirrors the Pairer's for a whole operation),
+// forgets; the pairer pairs into the History it keeps. The rules and
+// their messages are the same (pairer.inOrder, pairer.mayInvoke,
+// pairer.close, pairer.invocationAt and completedStatus serve both;
+// sameAsInvocation below mirrors the pairer's for a whole operation),
 // and FuzzFollowMatchesRead holds the two to it.
 
 // initialOperation is the operation, numbered id, that an initial event
@@ -56,7 +56,7 @@ func (f *Follower) finish(e *Event, op *Operation) error {
 	return nil
 }
 
-// sameAsInvocation is Pairer.sameAsInvocation for a whole operation.
+// sameAsInvocation is pairer.sameAsInvocation for a whole operation.
 func (f *Follower) sameAsInvocation(e *Event, op *Operation) error {
 	switch {
 	case e.F != op.F:

@@ -31,7 +31,7 @@ func FuzzDecode(f *testing.F) {
 	f.Fuzz(func(t *testing.T, line []byte) {
 		var e Event
 		if err := newDecoder().Decode(line, &e); err != nil {
-			if _, ok := err.(*FieldError); !ok {
+			if _, ok := err.(*fieldError); !ok {
 				t.Fatalf("error of type %T: %v", err, err)
 			}
 			return
@@ -61,7 +61,7 @@ func FuzzRead(f *testing.F) {
 		if err != nil {
 			return
 		}
-		for _, op := range h.Operations {
+		for _, op := range operations(h) {
 			if op.Return < op.Call {
 				t.Fatalf("operation %d returns before it is called", op.ID)
 			}
@@ -196,7 +196,7 @@ func asJSON(e *Event) map[string]any {
 			m[k] = v
 		}
 	}
-	if e.IsClient() {
+	if e.isClient() {
 		m["process"] = json.Number(strconv.Itoa(e.Process))
 	}
 	put("actor", e.Actor)

@@ -3,9 +3,6 @@ package histories
 import (
 	"fmt"
 	"math"
-	"strconv"
-
-	"github.com/fencecheck/fencecheck/internal/termsafe"
 )
 
 // Part is one of several histories judged as one: the history a shard of
@@ -29,53 +26,47 @@ type Placed struct {
 	Truncated bool   `json:"truncated,omitempty"`
 }
 
-// Joined is the history of several parts, judged as one, and where each
-// part went in it.
-type Joined struct {
-	History *History
-	Parts   []Placed
-}
-
-// SplitResourceError is a resource with events in two parts. Each part
+// splitResourceError is a resource with events in two parts. Each part
 // has its own clock (its times count from its own start), so the
 // operations of a resource split across two parts cannot be ordered, and
 // no verdict about the resource could be trusted.
-type SplitResourceError struct {
-	Resource      string
-	First, Second string // the parts' names
+type splitResourceError struct {
+	resource      string
+	first, second string // the parts' names
 }
 
-func (e *SplitResourceError) Error() string {
-	return fmt.Sprintf("resource %s is in %s and in %s: each history has its own clock, so a resource must be recorded by one process; the shards of one job must own disjoint resources",
-		strconv.Quote(e.Resource), termsafe.String(e.First), termsafe.String(e.Second))
+func (e *splitResourceError) Error() string {
+	return fmt.Sprintf("resource %q is in %s and in %s: each history has its own clock, so a resource must be recorded by one process; the shards of one job must own disjoint resources",
+		e.resource, printable(e.first), printable(e.second))
 }
 
 // Join lays parts end to end into one history that checkers judge as
-// they judge one file, resource by resource: part k's events follow part
-// k-1's, with their indexes and times shifted past the last of part k-1
-// and their client processes numbered after part k-1's, so that no two
-// parts share a process (a process is one client, with one operation in
-// flight). Times of two parts are never compared by that: every resource
-// must be in one part (else a *SplitResourceError), and every judgement
-// of a history, of the receiver and of the token issuer alike, is made
-// per resource. Shifting the times keeps what is judged by time apart
-// too: a fault window of one part never spans another part's operations.
+// they judge one file, resource by resource, and says where each part
+// went in it: part k's events follow part k-1's, with their indexes and
+// times shifted past the last of part k-1 and their client processes
+// numbered after part k-1's, so that no two parts share a process (a
+// process is one client, with one operation in flight). Times of two
+// parts are never compared by that: every resource must be in one part
+// (else an error naming it and both parts), and every judgement of a
+// history, of the receiver and of the token issuer alike, is made per
+// resource. Shifting the times keeps what is judged by time apart too: a
+// fault window of one part never spans another part's operations.
 //
 // The worker numbers of lease events (Event.Holder) are left as they are:
 // they name a worker within its part, as the resource names the part.
 // The parts are not changed.
-func Join(parts []Part) (*Joined, error) {
+func Join(parts []Part) (*History, []Placed, error) {
 	if err := splitResources(parts); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	out := &Joined{History: &History{}}
-	h := out.History
+	h := &History{}
 	var nOps, nOthers int
 	for _, p := range parts {
-		nOps += len(p.History.Operations)
+		nOps += len(p.History.Ops)
 		nOthers += len(p.History.Others)
 	}
-	h.Operations, h.Others = make([]Operation, 0, nOps), make([]Event, 0, nOthers)
+	h.Ops, h.Others = make([]CompactOp, 0, nOps), make([]Event, 0, nOthers)
+	var placed []Placed
 	var next Placed // where the next part goes
 	for _, p := range parts {
 		ext := extentOf(p.History)
@@ -83,10 +74,11 @@ func Join(parts []Part) (*Joined, error) {
 		at.Name, at.Truncated, at.Processes = p.Name, p.History.Truncated, ext.processes
 		if ext.events && (ext.lastIndex > math.MaxInt64-at.Index || ext.lastTime >= math.MaxInt64-at.Time ||
 			ext.processes > math.MaxInt-at.Process) {
-			return nil, fmt.Errorf("%s: its indexes, times or processes cannot follow those of the histories before it: together they exceed 2^63", termsafe.String(p.Name))
+			return nil, nil, fmt.Errorf("%s: its indexes, times or processes cannot follow those of the histories before it: together they exceed 2^63", printable(p.Name))
 		}
-		for _, op := range p.History.Operations {
-			op.ID = len(h.Operations)
+		for k := range p.History.Ops {
+			op := p.History.Operation(k)
+			op.ID = len(h.Ops)
 			op.InvokeIndex += at.Index
 			if op.CompleteIndex >= 0 {
 				op.CompleteIndex += at.Index
@@ -98,7 +90,7 @@ func Join(parts []Part) (*Joined, error) {
 					op.Return += at.Time
 				}
 			}
-			h.Operations = append(h.Operations, op)
+			h.add(&op)
 		}
 		for _, e := range p.History.Others {
 			e.Index += at.Index
@@ -112,9 +104,9 @@ func Join(parts []Part) (*Joined, error) {
 			next.Index, next.Time = at.Index+ext.lastIndex+1, at.Time+ext.lastTime+1
 		}
 		next.Process = at.Process + ext.processes
-		out.Parts = append(out.Parts, at)
+		placed = append(placed, at)
 	}
-	return out, nil
+	return h, placed, nil
 }
 
 // splitResources finds a resource with events in two parts.
@@ -130,13 +122,15 @@ func splitResources(parts []Part) error {
 			return nil
 		}
 		if first != part {
-			return &SplitResourceError{Resource: resource, First: parts[first].Name, Second: parts[part].Name}
+			return &splitResourceError{resource: resource, first: parts[first].Name, second: parts[part].Name}
 		}
 		return nil
 	}
 	for i, p := range parts {
-		for j := range p.History.Operations {
-			if err := claim(p.History.Operations[j].Resource, i); err != nil {
+		// Resources are numbered in the order of their first operation,
+		// so the first one claimed here is the first in the part.
+		for r := range p.History.Resources() {
+			if err := claim(p.History.ResourceName(uint32(r)), i); err != nil {
 				return err
 			}
 		}
@@ -166,17 +160,17 @@ func extentOf(h *History) extent {
 		x.lastIndex = max(x.lastIndex, index)
 		x.lastTime = max(x.lastTime, time)
 	}
-	for i := range h.Operations {
-		op := &h.Operations[i]
+	for k := range h.Ops {
+		op := &h.Ops[k]
 		see(op.InvokeIndex, max(op.Call, 0))
-		if op.CompleteIndex >= 0 {
-			see(op.CompleteIndex, 0)
+		if complete := h.CompleteIndex(k); complete >= 0 {
+			see(complete, 0)
 		}
 		if op.Return != Infinity {
 			see(op.InvokeIndex, max(op.Return, 0))
 		}
-		if !op.Initial {
-			x.processes = max(x.processes, op.Process+1)
+		if !op.Initial() {
+			x.processes = max(x.processes, h.processes[op.Process]+1)
 		}
 	}
 	for i := range h.Others {
@@ -186,7 +180,7 @@ func extentOf(h *History) extent {
 }
 
 // merge adds the errors of o to s: kinds s already has count o's too, new
-// kinds follow s's own, up to MaxErrorKinds.
+// kinds follow s's own, up to maxErrorKinds.
 func (s *ErrorSummary) merge(o *ErrorSummary) {
 	s.Other += o.Other
 	for _, k := range o.Kinds {
@@ -204,7 +198,7 @@ func (s *ErrorSummary) merge(o *ErrorSummary) {
 		}
 		switch {
 		case found:
-		case len(s.Kinds) == MaxErrorKinds:
+		case len(s.Kinds) == maxErrorKinds:
 			s.Other += k.Count
 		default:
 			k.key = key

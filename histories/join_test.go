@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fencecheck/fencecheck/histories"
-	"github.com/fencecheck/fencecheck/internal/histgen"
+	"github.com/fencecheck/fencecheck/internal/testsupport/histgen"
 )
 
 // shardHistory is a small history of one shard: the state before the
@@ -45,21 +45,21 @@ func shardHistory(t *testing.T, resource string, truncated bool) *histories.Hist
 func TestJoinLaysPartsEndToEnd(t *testing.T) {
 	t.Parallel()
 	a, b := shardHistory(t, "r0", false), shardHistory(t, "r1", true)
-	bOps := append([]histories.Operation(nil), b.Operations...)
-	j, err := histories.Join([]histories.Part{{Name: "a.jsonl", History: a}, {Name: "b.jsonl", History: b}})
+	bOps := b.Expand(nil)
+	h, placed, err := histories.Join([]histories.Part{{Name: "a.jsonl", History: a}, {Name: "b.jsonl", History: b}})
 	require.NoError(t, err)
 	assert.Equal(t, []histories.Placed{
 		{Name: "a.jsonl", Index: 0, Time: 0, Process: 0, Processes: 2},
 		{Name: "b.jsonl", Index: 10, Time: 81, Process: 2, Processes: 2, Truncated: true},
-	}, j.Parts)
-	h := j.History
-	require.Len(t, h.Operations, 8)
-	assert.Equal(t, a.Operations, h.Operations[:4], "the first part stays as it is")
-	initial := h.Operations[4]
+	}, placed)
+	ops := h.Expand(nil)
+	require.Len(t, ops, 8)
+	assert.Equal(t, a.Expand(nil), ops[:4], "the first part stays as it is")
+	initial := ops[4]
 	assert.True(t, initial.Initial)
-	assert.Equal(t, b.Operations[0].Call, initial.Call, "the state before the run stays before every operation")
+	assert.Equal(t, bOps[0].Call, initial.Call, "the state before the run stays before every operation")
 	assert.Equal(t, -1, initial.Process)
-	for i, op := range h.Operations[5:] {
+	for i, op := range ops[5:] {
 		orig := bOps[i+1]
 		assert.Equal(t, 5+i, op.ID)
 		assert.Equal(t, orig.Process+2, op.Process, "a process of its own")
@@ -73,7 +73,7 @@ func TestJoinLaysPartsEndToEnd(t *testing.T) {
 			assert.Equal(t, orig.Return+81, op.Return)
 		}
 	}
-	assert.Equal(t, bOps, b.Operations, "the part is not changed")
+	assert.Equal(t, bOps, b.Expand(nil), "the part is not changed")
 	assert.Equal(t, 20, h.Events)
 	assert.True(t, h.Truncated)
 	require.Len(t, h.Errors.Kinds, 1, "one kind of error, from both parts")
@@ -84,9 +84,9 @@ func TestJoinLaysPartsEndToEnd(t *testing.T) {
 
 	// The joined history is a history in its own right: its events, in
 	// index order, pair again to the same operations.
-	again, err := histories.Pair(histories.Subset(h.Operations, h.Others))
+	again, err := histories.Pair(histories.Subset(ops, h.Others))
 	require.NoError(t, err)
-	assert.Len(t, again.Operations, len(h.Operations))
+	assert.Len(t, again.Ops, len(ops))
 }
 
 // TestJoinRefusesASplitResource: a resource with events in two parts,
@@ -94,19 +94,17 @@ func TestJoinLaysPartsEndToEnd(t *testing.T) {
 // both parts.
 func TestJoinRefusesASplitResource(t *testing.T) {
 	t.Parallel()
-	leaseOnly := &histories.History{Others: []histories.Event{
+	leaseOnly, err := histories.Pair([]histories.Event{
 		{Index: 0, Time: 1, Process: -1, Actor: histories.ActorLease, F: histories.FAcquire, Resource: "r0", Token: 9, HasToken: true},
-	}}
+	})
+	require.NoError(t, err)
 	for name, parts := range map[string][]histories.Part{
 		"operations": {{Name: "a.jsonl", History: shardHistory(t, "r0", false)}, {Name: "b.jsonl", History: shardHistory(t, "r1", false)},
 			{Name: "c.jsonl", History: shardHistory(t, "r0", false)}},
 		"a lease event": {{Name: "a.jsonl", History: shardHistory(t, "r0", false)}, {Name: "c.jsonl", History: leaseOnly}},
 	} {
 		t.Run(name, func(t *testing.T) {
-			_, err := histories.Join(parts)
-			var split *histories.SplitResourceError
-			require.ErrorAs(t, err, &split)
-			assert.Equal(t, histories.SplitResourceError{Resource: "r0", First: "a.jsonl", Second: "c.jsonl"}, *split)
+			_, _, err := histories.Join(parts)
 			assert.EqualError(t, err, `resource "r0" is in a.jsonl and in c.jsonl: each history has its own clock, so a resource must be recorded by one process; the shards of one job must own disjoint resources`)
 		})
 	}
@@ -128,18 +126,18 @@ func TestJoinKeepsEachResourcesHistory(t *testing.T) {
 		whole, err := histories.Pair(events)
 		require.NoError(t, err)
 		parts, partOf := splitByResource(t, events, 1+r.IntN(cfg.Resources))
-		j, err := histories.Join(parts)
+		joined, placed, err := histories.Join(parts)
 		require.NoError(t, err, "seed %d", seed)
 
 		owner := make(map[int]string) // joined process → part
-		for _, p := range j.Parts {
+		for _, p := range placed {
 			for proc := p.Process; proc < p.Process+p.Processes; proc++ {
 				require.NotContains(t, owner, proc, "seed %d: process %d in two parts", seed, proc)
 				owner[proc] = p.Name
 			}
 		}
-		for res, want := range byResource(whole.Operations) {
-			got := byResource(j.History.Operations)[res]
+		for res, want := range byResource(whole.Expand(nil)) {
+			got := byResource(joined.Expand(nil))[res]
 			require.Len(t, got, len(want), "seed %d resource %s", seed, res)
 			var shift int64
 			for i := range want {

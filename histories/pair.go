@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 )
 
-// Pairer turns a stream of events into operations, validating as it goes:
+// pairer turns a stream of events into operations, validating as it goes:
 // indices strictly increase, time never goes backwards, a process has at
 // most one operation in flight, every completion has an invocation, and a
 // process whose operation ended with an unknown outcome is not used again
@@ -16,9 +16,11 @@ import (
 // invocation on every field both give (f, resource, and a write's token and
 // value).
 //
-// Feed it with Add in history order and call Finish once.
-type Pairer struct {
-	c         Compact
+// Feed it with add in history order and call finish once. Read and Pair
+// pair with it into a History; the Follower shares its rules and their
+// messages (follow_pair.go).
+type pairer struct {
+	c         History
 	initial   map[string]int64 // resource → index of its initial event
 	pending   procTable        // process → position in c.Ops of its open operation
 	invoked   procTable        // process → line of its open operation's invocation, when known
@@ -28,19 +30,12 @@ type Pairer struct {
 	anyEvent  bool
 }
 
-// NewPairer returns an empty Pairer.
-func NewPairer() *Pairer {
-	return &Pairer{}
-}
-
-// Add consumes the next event. Its errors say what is wrong without a
-// location; the caller knows the line.
-func (p *Pairer) Add(e *Event) error { return p.add(e, 0) }
-
-// add is Add for an event read from line of a file (0 when unknown), so
-// that an error about a completion can name the line of its invocation.
-func (p *Pairer) add(e *Event, line int) error {
-	if e.IsHeader() {
+// add consumes the next event, read from line of a file (0 when
+// unknown), so that an error about a completion can name the line of its
+// invocation. Its errors say what is wrong without a location; the
+// caller knows the line.
+func (p *pairer) add(e *Event, line int) error {
+	if e.isHeader() {
 		return p.header(e)
 	}
 	if err := p.inOrder(e); err != nil {
@@ -49,7 +44,7 @@ func (p *Pairer) add(e *Event, line int) error {
 	if e.Actor == ActorHarness && e.F == FInitial {
 		return p.initialState(e)
 	}
-	if !e.IsClient() {
+	if !e.isClient() {
 		p.c.Others = append(p.c.Others, *e)
 		return nil
 	}
@@ -61,7 +56,7 @@ func (p *Pairer) add(e *Event, line int) error {
 
 // inOrder takes the next event after the header: its index must increase
 // and its time must not go backwards.
-func (p *Pairer) inOrder(e *Event) error {
+func (p *pairer) inOrder(e *Event) error {
 	if p.anyEvent {
 		if e.Index <= p.lastIndex {
 			return fieldErr("index", "%d does not increase (previous event has %d)", e.Index, p.lastIndex)
@@ -80,11 +75,11 @@ func (p *Pairer) inOrder(e *Event) error {
 // the run into an accepted write that precedes every operation. It must
 // come before every write of the resource, and at most once: a state
 // "before the run" stated after the run wrote is not one.
-func (p *Pairer) initialState(e *Event) error {
+func (p *pairer) initialState(e *Event) error {
 	if idx, twice := p.initial[e.Resource]; twice {
 		return fieldErr("f", "a second initial state of %q (the first is at index %d)", e.Resource, idx)
 	}
-	if r, ok := p.c.ResourceNumber(e.Resource); ok {
+	if r, ok := p.c.resourceNumber(e.Resource); ok {
 		for i := range p.c.Ops {
 			if op := &p.c.Ops[i]; op.Resource == r && op.IsWrite() {
 				return fieldErr("f", "the initial state of %q comes after its write at index %d", e.Resource, op.InvokeIndex)
@@ -105,7 +100,7 @@ func (p *Pairer) initialState(e *Event) error {
 	return nil
 }
 
-func (p *Pairer) invoke(e *Event, line int) error {
+func (p *pairer) invoke(e *Event, line int) error {
 	if err := p.mayInvoke(e, func(at int64) int64 { return p.c.Ops[at].InvokeIndex }); err != nil {
 		return err
 	}
@@ -143,7 +138,7 @@ func (p *Pairer) invoke(e *Event, line int) error {
 // mayInvoke refuses an invocation by a process that is busy or retired;
 // invokedAt gives the invocation index of the operation at a position
 // that pending holds.
-func (p *Pairer) mayInvoke(e *Event, invokedAt func(at int64) int64) error {
+func (p *pairer) mayInvoke(e *Event, invokedAt func(at int64) int64) error {
 	if at, busy := p.pending.get(e.Process); busy {
 		return fieldErr("process", "%d invoked index %d while its operation from index %d was still in flight",
 			e.Process, e.Index, invokedAt(at))
@@ -158,13 +153,13 @@ func (p *Pairer) mayInvoke(e *Event, invokedAt func(at int64) int64) error {
 // append's 1.25 for large slices: a history of a million operations would
 // otherwise be copied five times over while it is read. It starts small,
 // as most histories a fuzz target reads hold a few operations.
-func (p *Pairer) grow() {
+func (p *pairer) grow() {
 	if len(p.c.Ops) == cap(p.c.Ops) {
 		p.c.Ops = slices.Grow(p.c.Ops, max(len(p.c.Ops), 64))
 	}
 }
 
-func (p *Pairer) complete(e *Event) error {
+func (p *pairer) complete(e *Event) error {
 	at, ok := p.pending.get(e.Process)
 	if !ok {
 		return fieldErr("process", "%d completes with %s at index %d but has no invocation in flight", e.Process, e.Type, e.Index)
@@ -174,7 +169,7 @@ func (p *Pairer) complete(e *Event) error {
 		return err
 	}
 	p.c.setComplete(int(at), e.Index)
-	if !p.close(e, op.F()) {
+	if !p.close(e, op.f()) {
 		return nil // Return stays at Infinity: the effect may happen at any later time.
 	}
 	op.Status = completedStatus(e, op.IsWrite())
@@ -194,7 +189,7 @@ func (p *Pairer) complete(e *Event) error {
 // close ends the flight of e's process's operation, of function f, and
 // notes the error e carries; it reports whether e answered. An info
 // completion (an unknown outcome) does not: its process is retired.
-func (p *Pairer) close(e *Event, f string) bool {
+func (p *pairer) close(e *Event, f string) bool {
 	p.pending.remove(e.Process)
 	p.invoked.remove(e.Process)
 	if e.Error != "" {
@@ -208,7 +203,7 @@ func (p *Pairer) close(e *Event, f string) bool {
 }
 
 // completedStatus is the status an answering completion e (fail or ok)
-// gives its operation, a write or a read; the Pairer and the Follower
+// gives its operation, a write or a read; the pairer and the Follower
 // share it, and close, so that they judge completions alike.
 func completedStatus(e *Event, write bool) Status {
 	switch {
@@ -228,10 +223,10 @@ func completedStatus(e *Event, write bool) Status {
 // the function and resource, and a write's token and value when the
 // completion carries them. A completion that says otherwise records a
 // different operation than its invocation, and no reading of it is safe.
-func (p *Pairer) sameAsInvocation(e *Event, op *CompactOp) error {
+func (p *pairer) sameAsInvocation(e *Event, op *CompactOp) error {
 	switch {
-	case e.F != op.F():
-		return fieldErr("f", "completion %q does not match %q of %s", e.F, op.F(), p.invocation(op))
+	case e.F != op.f():
+		return fieldErr("f", "completion %q does not match %q of %s", e.F, op.f(), p.invocation(op))
 	case e.Resource != p.c.ResourceName(op.Resource):
 		return fieldErr("resource", "completion %s does not match %s of %s", quote(e.Resource), quote(p.c.ResourceName(op.Resource)), p.invocation(op))
 	case !op.IsWrite():
@@ -245,13 +240,13 @@ func (p *Pairer) sameAsInvocation(e *Event, op *CompactOp) error {
 }
 
 // invocation names the invocation of op, pending.
-func (p *Pairer) invocation(op *CompactOp) string {
-	return p.invocationAt(p.c.ProcessID(op.Process), op.InvokeIndex)
+func (p *pairer) invocation(op *CompactOp) string {
+	return p.invocationAt(p.c.processes[op.Process], op.InvokeIndex)
 }
 
 // invocationAt names the pending invocation of process at index, by its
 // index and, when known, its line; the Follower names its own with it.
-func (p *Pairer) invocationAt(process int, index int64) string {
+func (p *pairer) invocationAt(process int, index int64) string {
 	if line, ok := p.invoked.get(process); ok {
 		return fmt.Sprintf("the invocation at index %d (line %d)", index, line)
 	}
@@ -280,47 +275,27 @@ func quote(s string) string {
 
 // reserve makes room for n operations in all, when it knows how many to
 // expect.
-func (p *Pairer) reserve(n int) {
+func (p *pairer) reserve(n int) {
 	if n > cap(p.c.Ops) {
 		p.c.Ops = slices.Grow(p.c.Ops, n-len(p.c.Ops))
 		p.c.values.refs = slices.Grow(p.c.values.refs, n-len(p.c.values.refs))
 	}
 }
 
-// Finish ends the stream. Operations still in flight keep an unknown
-// outcome, as if they had completed with info.
-func (p *Pairer) Finish() *History { return p.FinishCompact().History() }
-
-// FinishCompact is Finish in the compact form, which the checkers take.
-func (p *Pairer) FinishCompact() *Compact {
+// finish ends the stream and returns the history. Operations still in
+// flight keep an unknown outcome, as if they had completed with info.
+func (p *pairer) finish() *History {
 	c := p.c
 	return &c
 }
 
-// History is a paired history: the client operations in order of
-// invocation, and the events of other actors.
-type History struct {
-	Operations []Operation
-	Others     []Event // lease and nemesis events, in history order
-	Events     int     // number of events read, of every actor, the header not counted
-	// Format is the version of the format the history's header names
-	// (FormatVersion), 0 for a history without a header.
-	Format int
-	// Truncated is set when the file ended in a partial line (a killed
-	// writer) that was dropped.
-	Truncated bool
-	// Errors are the first distinct errors the target answered with,
-	// from the error fields of fail and info completions.
-	Errors ErrorSummary
-}
-
 // Pair pairs events that are already in memory.
 func Pair(events []Event) (*History, error) {
-	p := NewPairer()
+	var p pairer
 	for i := range events {
-		if err := p.Add(&events[i]); err != nil {
+		if err := p.add(&events[i], 0); err != nil {
 			return nil, fmt.Errorf("event %d: %w", i, err)
 		}
 	}
-	return p.Finish(), nil
+	return p.finish(), nil
 }

@@ -78,8 +78,8 @@ func TestPairOutcomes(t *testing.T) {
 	}
 	h, err := Pair(events)
 	require.NoError(t, err)
-	require.Len(t, h.Operations, 5)
-	ops := h.Operations
+	require.Len(t, operations(h), 5)
+	ops := operations(h)
 	assert.Equal(t, StatusRejected, ops[0].Status)
 	assert.Equal(t, int64(4), ops[0].Return)
 	assert.Equal(t, StatusUnknown, ops[1].Status, "info is an unknown outcome")
@@ -94,7 +94,7 @@ func TestPairOutcomes(t *testing.T) {
 	require.Len(t, h.Others, 1)
 	assert.Equal(t, ActorLease, h.Others[0].Actor)
 
-	c := Count(ops)
+	c := h.Count()
 	assert.Equal(t, Counts{Operations: 5, Writes: 4, Rejected: 1, UnknownWrites: 2, FailedWrites: 1, Reads: 1, Resources: 1, Processes: 5}, c)
 }
 
@@ -140,9 +140,9 @@ func TestCompletionMustRepeatItsInvocation(t *testing.T) {
 						return
 					}
 					require.NoError(t, err)
-					require.Len(t, h.Operations, 2)
-					assert.Equal(t, "mine", h.Operations[0].Value)
-					assert.Equal(t, StatusAccepted, h.Operations[0].Status)
+					require.Len(t, operations(h), 2)
+					assert.Equal(t, "mine", operations(h)[0].Value)
+					assert.Equal(t, StatusAccepted, operations(h)[0].Status)
 				})
 			}
 		})

@@ -17,7 +17,7 @@ import (
 //
 // The splitter cuts the input into blocks that end at a newline, workers
 // decode the blocks into events, and the caller pairs the events in file
-// order. Errors are reported exactly as Reader reports them, with the same
+// order. Errors are reported exactly as the reader reports them, with the same
 // file:line, because a block remembers the line of each event and of its
 // first malformed line, and the pairer meets them in file order.
 
@@ -27,7 +27,7 @@ const blockBytes = 1 << 20
 
 // lineLimit is the shortest line, its newline not counted, that both
 // readers refuse as too long.
-const lineLimit = MaxLineBytes + 1
+const lineLimit = maxLineBytes + 1
 
 // block is a run of whole lines and, once decoded, their events.
 type block struct {
@@ -49,13 +49,13 @@ type block struct {
 // readParallel is Read for GOMAXPROCS > 1.
 // total, when positive, is the input's size in bytes, from which the pairer
 // estimates how many operations to make room for.
-func readParallel(r io.Reader, name string, workers int, total int64) (*Compact, error) {
-	return readBlocksCompact(r, name, workers, blockBytes, total)
+func readParallel(r io.Reader, name string, workers int, total int64) (*History, error) {
+	return readBlocks(r, name, workers, blockBytes, total)
 }
 
-// readBlocksCompact is readParallel with blocks of size bytes; tests make
-// them tiny to put block boundaries everywhere (readBlocks).
-func readBlocksCompact(r io.Reader, name string, workers, size int, total int64) (*Compact, error) {
+// readBlocks is readParallel with blocks of size bytes; tests make them
+// tiny to put block boundaries everywhere.
+func readBlocks(r io.Reader, name string, workers, size int, total int64) (*History, error) {
 	p := pipeline{r: r, name: name, size: size, total: total, quit: make(chan struct{}), free: make(chan *block, 2*workers+2)}
 	ordered := make(chan *block, 2*workers)
 	work := make(chan *block, workers)
@@ -154,11 +154,11 @@ func tooLong(b *block) bool {
 	if len(b.data) < lineLimit || bytes.IndexByte(b.data[:lineLimit], '\n') >= 0 {
 		return false
 	}
-	b.data, b.fail, b.long = b.data[:0], fmt.Errorf("line longer than %d bytes", MaxLineBytes), true
+	b.data, b.fail, b.long = b.data[:0], fmt.Errorf("line longer than %d bytes", maxLineBytes), true
 	return true
 }
 
-// cut drops the unfinished last line of b, as Reader does when reading
+// cut drops the unfinished last line of b, as the reader does when reading
 // fails in the middle of a line.
 func cut(b *block, carry []byte) []byte {
 	i := bytes.LastIndexByte(b.data, '\n')
@@ -200,7 +200,7 @@ func (b *block) decode(dec *decoder) {
 		if err := dec.decodeGeneral(raw, &b.events[len(b.events)-1]); err != nil {
 			b.events = b.events[:len(b.events)-1]
 			if raw[len(raw)-1] != '\n' && unfinished(raw) {
-				// The tail a writer killed mid-write leaves; see Reader.Next.
+				// The tail a writer killed mid-write leaves; see reader.next.
 				b.partial = true
 			} else {
 				b.err, b.errLine = err, line
@@ -259,8 +259,8 @@ func (b *block) setValues() {
 }
 
 // pair consumes the decoded blocks in order.
-func (p *pipeline) pair(ordered <-chan *block) (*Compact, error) {
-	pr := NewPairer()
+func (p *pipeline) pair(ordered <-chan *block) (*History, error) {
+	var pr pairer
 	base := 0
 	for b := range ordered {
 		<-b.done
@@ -270,22 +270,22 @@ func (p *pipeline) pair(ordered <-chan *block) (*Compact, error) {
 		for i := range b.events {
 			line := base + int(b.lines[i])
 			if err := pr.add(&b.events[i], line); err != nil {
-				return nil, &LineError{File: p.name, Line: line, Err: err}
+				return nil, &lineError{file: p.name, line: line, err: err}
 			}
 		}
 		switch {
 		case b.err != nil:
-			return nil, &LineError{File: p.name, Line: base + b.errLine, Err: b.err}
+			return nil, &lineError{file: p.name, line: base + b.errLine, err: b.err}
 		case b.partial:
-			c := pr.FinishCompact()
-			c.Truncated = true
-			return c, nil
+			h := pr.finish()
+			h.Truncated = true
+			return h, nil
 		case b.long:
-			return nil, &LineError{File: p.name, Line: base + b.nlines + 1, Err: b.fail}
+			return nil, &lineError{file: p.name, line: base + b.nlines + 1, err: b.fail}
 		case b.fail != nil:
 			return nil, b.fail
 		case b.eof:
-			return pr.FinishCompact(), nil
+			return pr.finish(), nil
 		}
 		base += b.nlines
 		select {

@@ -59,7 +59,7 @@ func sampleHistory(n int, seed uint64) []byte {
 }
 
 // sameAsReader checks that the parallel reader, with blocks of every size
-// in sizes, gives what the sequential Reader gives.
+// in sizes, gives what the sequential reader gives.
 func sameAsReader(t *testing.T, input []byte, sizes ...int) {
 	t.Helper()
 	want, wantErr := readSequential(bytes.NewReader(input), "h.jsonl")
@@ -69,7 +69,7 @@ func sameAsReader(t *testing.T, input []byte, sizes ...int) {
 			t.Fatalf("block size %d: error %v, want %v", size, err, wantErr)
 		}
 		if !reflect.DeepEqual(got, want) {
-			t.Fatalf("block size %d: history differs from Reader's", size)
+			t.Fatalf("block size %d: history differs from the reader's", size)
 		}
 	}
 }
@@ -115,7 +115,7 @@ func TestReadParallelValues(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, op := range h.Operations {
+	for _, op := range operations(h) {
 		if op.IsWrite() && !strings.HasPrefix(op.Value, "v\"") {
 			t.Fatalf("write value %q lost its escapes or its bytes", op.Value)
 		}
@@ -127,13 +127,13 @@ func TestReadParallelLongLine(t *testing.T) {
 	long := append([]byte(`{"index":0,"time":0,"process":0,"type":"invoke","f":"read","resource":"r","detail":"`), bytes.Repeat([]byte("x"), lineLimit)...)
 	long = append(long, "\"}\n"...)
 	_, err := readBlocks(bytes.NewReader(append(sampleHistory(3, 3), long...)), "h", 2, blockBytes, 0)
-	var le *LineError
+	var le *lineError
 	if !errors.As(err, &le) || !strings.Contains(err.Error(), "line longer than") {
 		t.Fatalf("error %v, want a line too long", err)
 	}
 	_, seqErr := readSequential(bytes.NewReader(append(sampleHistory(3, 3), long...)), "h")
 	if fmt.Sprint(err) != fmt.Sprint(seqErr) {
-		t.Fatalf("error %v, Reader says %v", err, seqErr)
+		t.Fatalf("error %v, the reader says %v", err, seqErr)
 	}
 }
 
@@ -147,7 +147,7 @@ func TestReadParallelIOError(t *testing.T) {
 			want, wantErr := readSequential(broken(), "h")
 			got, err := readBlocks(broken(), "h", 2, 64, 0)
 			if fmt.Sprint(err) != fmt.Sprint(wantErr) || !reflect.DeepEqual(got, want) {
-				t.Fatalf("got %v, Reader gives %v", err, wantErr)
+				t.Fatalf("got %v, the reader gives %v", err, wantErr)
 			}
 			if !errors.Is(err, errBroken) {
 				t.Fatalf("error %v does not wrap the read error", err)
@@ -182,10 +182,10 @@ func TestReadParallelSlowReader(t *testing.T) {
 
 // FuzzReadParallelMatchesReader reads each input with both readers, the
 // parallel one with blocks of 1 to 256 bytes, so that block boundaries
-// fall everywhere in small inputs, and the Reader with a buffer of 16 to
+// fall everywhere in small inputs, and the reader with a buffer of 16 to
 // 271 bytes, so that lines longer than its buffer are joined from pieces.
 // Neither size changes what a reader returns, and small ones keep each
-// execution cheap: a Reader's default buffer is a megabyte.
+// execution cheap: a the reader's default buffer is a megabyte.
 func FuzzReadParallelMatchesReader(f *testing.F) {
 	f.Add(sampleHistory(5, 1), uint8(16))
 	f.Add([]byte("{\"index\":0,\"time\":0,\"process\":0,\"type\":\"invoke\",\"f\":\"read\",\"resource\":\"r\"}\n\n{"), uint8(3))
@@ -194,15 +194,15 @@ func FuzzReadParallelMatchesReader(f *testing.F) {
 		want, wantErr := readWith(newReaderSize(bytes.NewReader(input), "h", 16+int(size)), "h")
 		got, err := readBlocks(bytes.NewReader(input), "h", 2, 1+int(size), 0)
 		if fmt.Sprint(err) != fmt.Sprint(wantErr) {
-			t.Fatalf("error %v, Reader says %v", err, wantErr)
+			t.Fatalf("error %v, the reader says %v", err, wantErr)
 		}
 		if !reflect.DeepEqual(got, want) {
-			t.Fatal("history differs from Reader's")
+			t.Fatal("history differs from the reader's")
 		}
 	})
 }
 
-func TestPairerProcessIDs(t *testing.T) {
+func TestPairProcessIDs(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name    string
@@ -226,7 +226,7 @@ func TestPairerProcessIDs(t *testing.T) {
 			}
 			events[1] = Event{Index: 1, Process: p, Type: TypeOK, F: FWrite, Resource: "r", Outcome: Accepted}
 			h, err := Pair(events)
-			if err != nil || len(h.Operations) != 2 || h.Operations[0].Status != StatusAccepted {
+			if err != nil || len(operations(h)) != 2 || operations(h)[0].Status != StatusAccepted {
 				t.Fatalf("pairing: %v, %+v", err, h)
 			}
 			if _, err := Pair(append(events, Event{Index: 3, Process: p, Type: TypeInvoke, F: FRead, Resource: "r"})); err == nil || !strings.Contains(err.Error(), "still in flight") {
@@ -249,7 +249,7 @@ func TestReadFileMatchesReader(t *testing.T) {
 			want, wantErr := readSequential(bytes.NewReader(history), path)
 			got, err := ReadFile(path)
 			if fmt.Sprint(err) != fmt.Sprint(wantErr) || !reflect.DeepEqual(got, want) {
-				t.Fatalf("ReadFile: %v, Reader: %v, same history: %v", err, wantErr, reflect.DeepEqual(got, want))
+				t.Fatalf("ReadFile: %v, reader: %v, same history: %v", err, wantErr, reflect.DeepEqual(got, want))
 			}
 		})
 	}

@@ -1,6 +1,6 @@
 package histories
 
-// procTable maps client process ids to a non-negative int64. The Pairer
+// procTable maps client process ids to a non-negative int64. The pairer
 // consults it twice per event; ids are small and dense in practice (the
 // harness numbers its workers from 0), so they index a slice, and only
 // unusually large (or negative, from hand-made events) ids fall back to a

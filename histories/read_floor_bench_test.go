@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/fencecheck/fencecheck/histories"
-	"github.com/fencecheck/fencecheck/internal/histgen"
+	"github.com/fencecheck/fencecheck/internal/testsupport/histgen"
 )
 
 var readFile = flag.String("read.file", "", "BenchmarkReadFloor: the history to read (default: the 1,000,000-operation benchmark history, generated in memory)")

@@ -8,63 +8,65 @@ import (
 	"io"
 )
 
-// MaxLineBytes bounds one history line, its newline not counted. Real
-// lines are a few hundred bytes;
-// the bound keeps a corrupt file without newlines from exhausting memory.
-const MaxLineBytes = 16 << 20
+// maxLineBytes bounds one history line, its newline not counted. Real
+// lines are a few hundred bytes; the bound keeps a corrupt file without
+// newlines from exhausting memory.
+const maxLineBytes = 16 << 20
 
-// LineError locates a problem in a history file.
-type LineError struct {
-	File string
-	Line int // 1-based
-	Err  error
+// lineError locates a problem in a history file: every error of reading
+// one says where, as file:line: what is wrong.
+type lineError struct {
+	file string
+	line int // 1-based
+	err  error
 }
 
-func (e *LineError) Error() string { return fmt.Sprintf("%s:%d: %v", e.File, e.Line, e.Err) }
+func (e *lineError) Error() string { return fmt.Sprintf("%s:%d: %v", e.file, e.line, e.err) }
 
-// Unwrap returns the underlying problem, often a *FieldError.
-func (e *LineError) Unwrap() error { return e.Err }
+// Unwrap returns the underlying problem, often a *fieldError.
+func (e *lineError) Unwrap() error { return e.err }
 
-// Reader streams events from a history in the JSON Lines format. It holds
-// one line in memory at a time, so it reads histories of any size.
-type Reader struct {
-	name string
-	br   *bufio.Reader
-	line int
-	dec  *decoder
-	long []byte
-	// partial is set when the file ended in the middle of a JSON value:
-	// the tail a killed writer left behind (see unfinished).
-	partial bool
+// reader streams events from a history in the JSON Lines format, on one
+// goroutine. It holds one line in memory at a time, so it reads histories
+// of any size: the Follower reads with it, and ReadSerial.
+type reader struct {
+	name  string
+	br    *bufio.Reader
+	lines int // the lines read
+	dec   *decoder
+	long  []byte
+	// cut is set when the file ended in the middle of a JSON value: the
+	// tail a killed writer left behind (see unfinished).
+	cut bool
 }
 
-// NewReader returns a Reader of r; name is used in error messages, usually
-// the file path.
-func NewReader(r io.Reader, name string) *Reader {
+// newReader returns a reader of r; name is used in error messages,
+// usually the file path.
+func newReader(r io.Reader, name string) *reader {
 	return newReaderSize(r, name, readerBytes)
 }
 
-// readerBytes is the size of a Reader's buffer. A line longer than the
+// readerBytes is the size of a reader's buffer. A line longer than the
 // buffer is read in pieces and joined, so the size changes only the speed.
 const readerBytes = 1 << 20
 
-// newReaderSize is NewReader with a buffer of size bytes (at least 16);
+// newReaderSize is newReader with a buffer of size bytes (at least 16);
 // the fuzz targets make it small, as they read many small inputs and
 // allocating a large buffer for each would take most of their time.
-func newReaderSize(r io.Reader, name string, size int) *Reader {
-	return &Reader{name: name, br: bufio.NewReaderSize(r, size), dec: newDecoder()}
+func newReaderSize(r io.Reader, name string, size int) *reader {
+	return &reader{name: name, br: bufio.NewReaderSize(r, size), dec: newDecoder()}
 }
 
-// Partial reports whether the input ended with a truncated line that was
+// partial reports whether the input ended with a truncated line that was
 // dropped.
-func (r *Reader) Partial() bool { return r.partial }
+func (r *reader) partial() bool { return r.cut }
 
-// Line returns the 1-based number of the line most recently read.
-func (r *Reader) Line() int { return r.line }
+// line returns the 1-based number of the line most recently read.
+func (r *reader) line() int { return r.lines }
 
-// Next reads the next event into e. It returns io.EOF after the last event
-// and a *LineError for malformed input. Blank lines are skipped.
-func (r *Reader) Next(e *Event) error {
+// next reads the next event into e. It returns io.EOF after the last event
+// and a *lineError for malformed input. Blank lines are skipped.
+func (r *reader) next(e *Event) error {
 	for {
 		raw, err := r.readLine()
 		if err != nil {
@@ -78,16 +80,16 @@ func (r *Reader) Next(e *Event) error {
 				// An unterminated last line cut short in its JSON is
 				// what a writer killed mid-write leaves; everything
 				// before it is intact, so the history stays checkable.
-				r.partial = true
+				r.cut = true
 				return io.EOF
 			}
-			return &LineError{File: r.name, Line: r.line, Err: err}
+			return &lineError{file: r.name, line: r.lines, err: err}
 		}
 		return nil
 	}
 }
 
-func (r *Reader) readLine() ([]byte, error) {
+func (r *reader) readLine() ([]byte, error) {
 	r.long = r.long[:0]
 	for {
 		chunk, err := r.br.ReadSlice('\n')
@@ -97,14 +99,14 @@ func (r *Reader) readLine() ([]byte, error) {
 			if len(r.long) > 0 {
 				line = append(r.long, chunk...)
 			}
-			if len(line)-1 > MaxLineBytes { // the newline does not count
+			if len(line)-1 > maxLineBytes { // the newline does not count
 				return nil, r.tooLong()
 			}
-			r.line++
+			r.lines++
 			return line, nil
 		case errors.Is(err, bufio.ErrBufferFull):
 			r.long = append(r.long, chunk...)
-			if len(r.long) > MaxLineBytes {
+			if len(r.long) > maxLineBytes {
 				return nil, r.tooLong()
 			}
 		case errors.Is(err, io.EOF):
@@ -112,10 +114,10 @@ func (r *Reader) readLine() ([]byte, error) {
 			if len(r.long) == 0 {
 				return nil, io.EOF
 			}
-			if len(r.long) > MaxLineBytes {
+			if len(r.long) > maxLineBytes {
 				return nil, r.tooLong()
 			}
-			r.line++
+			r.lines++
 			return r.long, nil
 		default:
 			return nil, fmt.Errorf("read %s: %w", r.name, err)
@@ -123,7 +125,7 @@ func (r *Reader) readLine() ([]byte, error) {
 	}
 }
 
-// tooLong reports the line being read as longer than MaxLineBytes.
-func (r *Reader) tooLong() error {
-	return &LineError{File: r.name, Line: r.line + 1, Err: fmt.Errorf("line longer than %d bytes", MaxLineBytes)}
+// tooLong reports the line being read as longer than maxLineBytes.
+func (r *reader) tooLong() error {
+	return &lineError{file: r.name, line: r.lines + 1, err: fmt.Errorf("line longer than %d bytes", maxLineBytes)}
 }

@@ -43,9 +43,9 @@ func TestReadFileNamesFileLineAndField(t *testing.T) {
 	_, err := ReadFile(path)
 	require.Error(t, err)
 	assert.Equal(t, path+`:17: field "token": not an unsigned integer`, err.Error())
-	var le *LineError
+	var le *lineError
 	require.ErrorAs(t, err, &le)
-	assert.Equal(t, 17, le.Line)
+	assert.Equal(t, 17, le.line)
 }
 
 func TestReadFileCountsBlankLinesInLineNumbers(t *testing.T) {
@@ -71,7 +71,7 @@ func TestReadDropsTruncatedLastLine(t *testing.T) {
 	h, err := ReadFile(writeHistory(t, content))
 	require.NoError(t, err)
 	assert.True(t, h.Truncated)
-	assert.Len(t, h.Operations, 3)
+	assert.Len(t, operations(h), 3)
 }
 
 func TestReadAcceptsLastLineWithoutNewline(t *testing.T) {
@@ -79,8 +79,8 @@ func TestReadAcceptsLastLineWithoutNewline(t *testing.T) {
 	h, err := ReadFile(writeHistory(t, strings.Join(goodLines(4), "\n")))
 	require.NoError(t, err)
 	assert.False(t, h.Truncated)
-	assert.Len(t, h.Operations, 2)
-	assert.Equal(t, StatusAccepted, h.Operations[1].Status)
+	assert.Len(t, operations(h), 2)
+	assert.Equal(t, StatusAccepted, operations(h)[1].Status)
 }
 
 func TestReadHandlesLinesLongerThanTheBuffer(t *testing.T) {
@@ -89,8 +89,8 @@ func TestReadHandlesLinesLongerThanTheBuffer(t *testing.T) {
 	content := fmt.Sprintf(`{"index":0,"time":0,"process":0,"type":"invoke","f":"write","resource":"r","token":1,"value":"%s"}`+"\n", big)
 	h, err := ReadFile(writeHistory(t, content))
 	require.NoError(t, err)
-	require.Len(t, h.Operations, 1)
-	assert.Len(t, h.Operations[0].Value, len(big))
+	require.Len(t, operations(h), 1)
+	assert.Len(t, operations(h)[0].Value, len(big))
 }
 
 func TestReadLargeHistoryStreams(t *testing.T) {
@@ -102,12 +102,12 @@ func TestReadLargeHistoryStreams(t *testing.T) {
 	}
 	h, err := Read(strings.NewReader(b.String()), "big.jsonl")
 	require.NoError(t, err)
-	assert.Len(t, h.Operations, 100000)
+	assert.Len(t, operations(h), 100000)
 	assert.Equal(t, 200000, h.Events)
 }
 
-// TestLineLimitIsExact: a line of MaxLineBytes (its newline not counted)
-// is read, one byte more is refused, by the sequential Reader and by
+// TestLineLimitIsExact: a line of maxLineBytes (its newline not counted)
+// is read, one byte more is refused, by the sequential reader and by
 // the parallel reader alike, whether or not the line ends in a newline.
 func TestLineLimitIsExact(t *testing.T) {
 	t.Parallel()
@@ -120,10 +120,10 @@ func TestLineLimitIsExact(t *testing.T) {
 		content string
 		ok      bool
 	}{
-		{"at the limit", line(MaxLineBytes) + "\n", true},
-		{"at the limit, last line without newline", line(MaxLineBytes), true},
-		{"one byte over", line(MaxLineBytes+1) + "\n", false},
-		{"one byte over, without newline", line(MaxLineBytes + 1), false},
+		{"at the limit", line(maxLineBytes) + "\n", true},
+		{"at the limit, last line without newline", line(maxLineBytes), true},
+		{"one byte over", line(maxLineBytes+1) + "\n", false},
+		{"one byte over, without newline", line(maxLineBytes + 1), false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, seqErr := readSequential(strings.NewReader(tc.content), "h.jsonl")

@@ -3,14 +3,14 @@ package histories
 import (
 	"fmt"
 	"io"
-	"os"
 	"sync"
 	"time"
 )
 
 // RecorderOptions tune a Recorder. The zero value is usable.
 type RecorderOptions struct {
-	// Clock stamps events; nil means a MonotonicClock started now.
+	// Clock stamps events; nil means Go's monotonic clock, reading 0 when
+	// the Recorder is made.
 	Clock Clock
 	// FlushInterval bounds how old the unflushed part of the history can
 	// be; a killed run loses at most this much. Default 100 ms.
@@ -64,7 +64,7 @@ type Recorder struct {
 // closes it.
 func NewRecorder(w io.Writer, opts RecorderOptions) *Recorder {
 	if opts.Clock == nil {
-		opts.Clock = NewMonotonicClock()
+		opts.Clock = newMonotonicClock()
 	}
 	if opts.FlushInterval <= 0 {
 		opts.FlushInterval = 100 * time.Millisecond
@@ -91,15 +91,6 @@ func NewRecorder(w io.Writer, opts RecorderOptions) *Recorder {
 	r.next = FirstIndex
 	go r.flushLoop(opts.FlushInterval)
 	return r
-}
-
-// CreateRecorder creates (or truncates) the file at path and records to it.
-func CreateRecorder(path string, opts RecorderOptions) (*Recorder, error) {
-	f, err := os.Create(path)
-	if err != nil {
-		return nil, fmt.Errorf("create history %s: %w", path, err)
-	}
-	return NewRecorder(f, opts), nil
 }
 
 // Record stamps e with the next index and the current time, then appends
@@ -166,18 +157,6 @@ func (r *Recorder) handOff() {
 	}
 }
 
-// Now returns the recorder's clock, for events that are stamped elsewhere
-// (such as deadlines computed by the harness).
-func (r *Recorder) Now() int64 { return r.clock.Now() }
-
-// Len returns the number of events recorded so far, the header not
-// counted.
-func (r *Recorder) Len() int64 {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.next - FirstIndex
-}
-
 // Events returns a copy of the events recorded so far, if the recorder was
 // created with Retain. The header is not one of them: Write adds it
 // again when the events are written to a file.
@@ -187,23 +166,10 @@ func (r *Recorder) Events() []Event {
 	return append([]Event(nil), r.events...)
 }
 
-// Flush writes out what is buffered.
-func (r *Recorder) Flush() error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.flushLocked()
-	return r.err
-}
-
-// Err returns the first write error, if any.
-func (r *Recorder) Err() error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.err
-}
-
 // Close flushes, stops the background flusher and closes the underlying
-// writer if it is a Closer. It is safe to call more than once.
+// writer if it is a Closer, and returns the first error of writing the
+// history (or of recording after Close). It is safe to call more than
+// once.
 func (r *Recorder) Close() error {
 	r.mu.Lock()
 	if r.closed {

@@ -51,7 +51,7 @@ func (d *decoder) scan(data []byte, e *Event, whole bool) int {
 		return 0
 	}
 	e.Process = int(n)
-	if e.Type, pos = scanType(data, pos+len(litType.text)); e.Type == TypeNone {
+	if e.Type, pos = scanType(data, pos+len(litType.text)); e.Type == typeNone {
 		return 0
 	}
 	if e.F, pos, ok = either(data, pos, &litRead, FRead, &litWrite, FWrite); !ok {
@@ -260,7 +260,7 @@ func eightDigits(w uint64) uint64 {
 }
 
 // scanType reads an event type and its closing quote at pos, and returns
-// the type (TypeNone when it is none of the four) and the position of the
+// the type (typeNone when it is none of the four) and the position of the
 // quote.
 func scanType(data []byte, pos int) (Type, int) {
 	switch {
@@ -273,7 +273,7 @@ func scanType(data []byte, pos int) (Type, int) {
 	case litFail.at(data, pos):
 		return TypeFail, pos + len(`fail`)
 	}
-	return TypeNone, pos
+	return typeNone, pos
 }
 
 // scanPlain steps over the characters of a string that stand for

@@ -111,7 +111,7 @@ func TestScanReadsWhatAppendJSONWrites(t *testing.T) {
 	for _, e := range encoderEvents() {
 		line := AppendJSON(nil, &e)
 		plain := !bytes.ContainsAny(line, `\`) && bytes.IndexFunc(line, func(r rune) bool { return r >= 0x80 }) < 0
-		want := e.IsClient() && plain
+		want := e.isClient() && plain
 		if got := newDecoder().scan(line, new(Event), true) == len(line); got != want {
 			t.Errorf("%s: fast path %v, want %v", line, got, want)
 		}
@@ -126,7 +126,7 @@ func TestReadWithScanMatchesGeneralDecoder(t *testing.T) {
 	lines := goodLines(3000)
 	lines[100] = strings.Replace(lines[100], `"value":`, `"value" :`, 1) // one line for the general decoder
 	input := []byte(strings.Join(lines, "\n") + "\n")
-	p := NewPairer()
+	var p pairer
 	for i, line := range lines {
 		var e Event
 		if err := newDecoder().decodeGeneral([]byte(line), &e); err != nil {
@@ -136,7 +136,7 @@ func TestReadWithScanMatchesGeneralDecoder(t *testing.T) {
 			t.Fatalf("line %d: %v", i+1, err)
 		}
 	}
-	want := p.Finish()
+	want := p.finish()
 	for _, size := range []int{1, 100, 4096, blockBytes} {
 		got, err := readBlocks(bytes.NewReader(input), "h.jsonl", 2, size, 0)
 		if err != nil {

@@ -29,11 +29,11 @@ func TestSubsetRebuildsTheHistory(t *testing.T) {
 	}
 	h, err := Pair(events)
 	require.NoError(t, err)
-	rebuilt := Subset(h.Operations, []Event{lease})
+	rebuilt := Subset(operations(h), []Event{lease})
 	assert.Equal(t, events, rebuilt)
 	again, err := Pair(rebuilt)
 	require.NoError(t, err)
-	assert.Equal(t, h.Operations, again.Operations)
+	assert.Equal(t, operations(h), operations(again))
 }
 
 // TestCompletionOfAnUnknownOutcome: Completion gives an info event for an
@@ -42,11 +42,11 @@ func TestCompletionOfAnUnknownOutcome(t *testing.T) {
 	t.Parallel()
 	h, err := Pair([]Event{inv(0, 10, 7, FWrite, 5, "x"), done(1, 20, 7, TypeInfo, FWrite, OutcomeNone)})
 	require.NoError(t, err)
-	op := h.Operations[0]
+	op := operations(h)[0]
 	inv, done := Invocation(&op), Completion(&op)
 	assert.Equal(t, TypeInfo, done.Type)
 	done.Time = 20 // Return is +∞: the caller chooses the info's time
 	again, err := Pair([]Event{inv, done})
 	require.NoError(t, err)
-	assert.Equal(t, h.Operations, again.Operations)
+	assert.Equal(t, operations(h), operations(again))
 }

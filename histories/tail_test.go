@@ -50,7 +50,7 @@ func TestFinalLineWithoutNewline(t *testing.T) {
 				}
 				require.NoError(t, r.err)
 				assert.Equal(t, tc.truncated, r.h.Truncated)
-				assert.Len(t, r.h.Operations, 2)
+				assert.Len(t, operations(r.h), 2)
 			}
 		})
 	}

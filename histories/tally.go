@@ -1,43 +1,54 @@
 package histories
 
-// Tally counts operations and measures their evidence one at a time, as
-// they end: Count and History.Evidence for a history read as a stream,
-// which is never in memory whole. Its memory is the resources and a bit
-// per process.
-type Tally struct {
+// tally counts the operations of a followed history and measures their
+// evidence, one operation at a time, as each ends. A Follower's history
+// is never in memory whole (a soak run's, followed by check --follow),
+// so it cannot be counted as a History is, by History.Count and
+// History.Evidence, which read the numbered operations at once; the
+// tally applies their rules (Counts.add, resourceEvidence.add) to the
+// same operations, and FuzzFollowMatchesRead holds it to what they say.
+//
+// Its resources are the Follower's numbers; its memory is the resources
+// and a bit per process id.
+type tally struct {
 	c         Counts
-	resources map[string]*resourceEvidence
-	order     []string
-	procs     []uint64 // a bit per process id below tallyBits
+	resources []resourceEvidence // by resource number
+	order     []uint32           // the resources in the order of their first operation
+	procs     []uint64           // a bit per process id below tallyBits
 	sparse    map[int]struct{}
 }
 
-// tallyBits bounds the process ids a Tally counts in its bitset (16 MB at
-// most): a soak run retires a process id at every unknown outcome, and a
-// map of millions of ids would be most of a followed check's memory.
+// tallyBits bounds the process ids a tally counts in its bitset (16 MB
+// at most): a soak run retires a process id at every unknown outcome,
+// and a map of millions of ids would be most of a followed check's
+// memory.
 const tallyBits = 1 << 27
 
-// Add counts op.
-func (t *Tally) Add(op *Operation) {
-	if op.Initial {
-		return // the state before the run, not an operation
+// note makes resource r known, in the order of its first operation, and
+// returns its evidence. The Follower notes a resource when an operation
+// begins, so that the order is a History's, the order of invocation.
+func (t *tally) note(r uint32) *resourceEvidence {
+	for int(r) >= len(t.resources) {
+		t.resources = append(t.resources, resourceEvidence{})
 	}
-	ev, ok := t.resources[op.Resource]
-	if !ok {
-		if t.resources == nil {
-			t.resources = make(map[string]*resourceEvidence)
-		}
-		ev = &resourceEvidence{firstAck: Infinity, lastRead: -1}
-		t.resources[op.Resource] = ev
-		t.order = append(t.order, op.Resource)
+	ev := &t.resources[r]
+	if !ev.known {
+		*ev = resourceEvidence{known: true, firstAck: Infinity, lastRead: -1}
+		t.order = append(t.order, r)
 	}
-	ev.add(op.IsWrite(), op.Status, op.Call, op.Return)
-	t.process(op.Process)
-	t.c.add(op.IsWrite(), op.Status)
+	return ev
+}
+
+// add counts an operation on resource r by process p that ended: a write
+// or a read, invoked at call and answered at ret.
+func (t *tally) add(r uint32, p int, write bool, status Status, call, ret int64) {
+	t.note(r).add(write, status, call, ret)
+	t.process(p)
+	t.c.add(write, status)
 }
 
 // process counts a process id once.
-func (t *Tally) process(p int) {
+func (t *tally) process(p int) {
 	if uint(p) >= tallyBits {
 		if _, ok := t.sparse[p]; !ok {
 			if t.sparse == nil {
@@ -57,20 +68,20 @@ func (t *Tally) process(p int) {
 	}
 }
 
-// Counts returns what Count returns for the operations added.
-func (t *Tally) Counts() Counts {
+// counts returns what History.Count says of the operations added.
+func (t *tally) counts() Counts {
 	c := t.c
 	c.Resources = len(t.order)
 	return c
 }
 
-// Evidence returns what History.Evidence returns for the operations
-// added, with errors the target's.
-func (t *Tally) Evidence(errors ErrorSummary) Evidence {
+// evidence returns what History.Evidence says of the operations added,
+// resources named by name, with errors the target's.
+func (t *tally) evidence(name func(r uint32) string, errors ErrorSummary) Evidence {
 	out := Evidence{Resources: len(t.order), Errors: errors}
-	for _, name := range t.order {
-		if why := t.resources[name].missing(); why != "" {
-			out.Thin = append(out.Thin, ThinResource{Resource: name, Why: why})
+	for _, r := range t.order {
+		if why := t.resources[r].missing(); why != "" {
+			out.Thin = append(out.Thin, ThinResource{Resource: name(r), Why: why})
 		}
 	}
 	return out

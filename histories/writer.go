@@ -4,8 +4,6 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-
-	"github.com/fencecheck/fencecheck/internal/files"
 )
 
 // Write writes a history to w: the header (Header), then events,
@@ -15,7 +13,7 @@ import (
 // event does, are written as they are.
 func Write(w io.Writer, events []Event) error {
 	var buf []byte
-	if len(events) == 0 || !events[0].IsHeader() {
+	if len(events) == 0 || !events[0].isHeader() {
 		if len(events) > 0 && events[0].Index < FirstIndex {
 			return fmt.Errorf("write history: the first event has index %d, but the header takes index 0: number events from %d", events[0].Index, FirstIndex)
 		}
@@ -33,9 +31,4 @@ func Write(w io.Writer, events []Event) error {
 		}
 	}
 	return bw.Flush()
-}
-
-// WriteFile writes events to the file at path, replacing it.
-func WriteFile(path string, events []Event) error {
-	return files.Write(path, "history", func(w io.Writer) error { return Write(w, events) })
 }

@@ -64,7 +64,7 @@ type Coverage struct {
 // It works on the compact form, a few bytes of scratch per write, so that
 // the coverage of a history of millions of operations costs little beside
 // its check.
-func measure(h *histories.Compact, issuerFaults []string) (Coverage, []ExclusiveViolation) {
+func measure(h *histories.History, issuerFaults []string) (Coverage, []ExclusiveViolation) {
 	c := Coverage{RejectedByResource: make(map[string]int), FaultActions: make(map[string]int)}
 	grants := make(map[string][]grant)
 	for _, e := range h.Others {
@@ -147,7 +147,7 @@ func endGrant(grants []grant, e histories.Event) {
 
 // staleWrites counts the writes (positions in h) sent after a higher
 // token had been accepted and returned, and returns them.
-func (c *Coverage) staleWrites(h *histories.Compact, writes []int32) map[int32]bool {
+func (c *Coverage) staleWrites(h *histories.History, writes []int32) map[int32]bool {
 	accepted := slices.DeleteFunc(slices.Clone(writes), func(k int32) bool { return h.Ops[k].Status != histories.StatusAccepted })
 	slices.SortFunc(accepted, func(a, b int32) int { return cmp.Compare(h.Ops[a].Return, h.Ops[b].Return) })
 	byCall := slices.Clone(writes)
@@ -180,7 +180,7 @@ func (c *Coverage) staleWrites(h *histories.Compact, writes []int32) map[int32]b
 
 // equalRepeats counts the writes that carried a token an earlier write
 // on the resource carried.
-func (c *Coverage) equalRepeats(h *histories.Compact, writes []int32) {
+func (c *Coverage) equalRepeats(h *histories.History, writes []int32) {
 	seen := make(map[uint64]bool)
 	for _, k := range writes { // in invocation order
 		w := &h.Ops[k]
@@ -199,7 +199,7 @@ func (c *Coverage) equalRepeats(h *histories.Compact, writes []int32) {
 // completed. It compares the events' indexes, not their times, so two
 // events at the same instant are in the order they were recorded in, as
 // a history followed line by line sees them (meter.go counts the same).
-func (c *Coverage) concurrentWrites(h *histories.Compact, writes, failed []int32) {
+func (c *Coverage) concurrentWrites(h *histories.History, writes, failed []int32) {
 	all := slices.Concat(writes, failed)
 	slices.Sort(all)    // positions are in invocation order
 	var last int64 = -1 // the latest completion index of the earlier writes
@@ -220,7 +220,7 @@ func (c *Coverage) concurrentWrites(h *histories.Compact, writes, failed []int32
 // been reassigned (a higher token granted), and returns those sent after
 // it, or after the issuer ended their lease (see ended). Stale writes are
 // left out: accepting them is a linearizability violation already.
-func (c *Coverage) oldTokenFirst(h *histories.Compact, writes []int32, grants []grant, stale map[int32]bool) []ExclusiveViolation {
+func (c *Coverage) oldTokenFirst(h *histories.History, writes []int32, grants []grant, stale map[int32]bool) []ExclusiveViolation {
 	// grants are in history order, so in time order; prefix maxima.
 	prefix := make([]uint64, len(grants))
 	var m uint64
@@ -237,7 +237,7 @@ func (c *Coverage) oldTokenFirst(h *histories.Compact, writes []int32, grants []
 		if highestBefore(grants, prefix, w.Return) > w.Token {
 			c.OldTokenFirst++
 		}
-		x := ExclusiveViolation{OpID: h.ID(int(k)), Process: h.ProcessID(w.Process), Resource: h.ResourceName(w.Resource), Token: w.Token, Call: w.Call}
+		var x ExclusiveViolation
 		if newer := highestBefore(grants, prefix, w.Call); newer > w.Token {
 			x.NewerToken = newer
 		}
@@ -245,6 +245,8 @@ func (c *Coverage) oldTokenFirst(h *histories.Compact, writes []int32, grants []
 			x.LeaseEnded, x.LeaseEnd = g.end, g.how
 		}
 		if x.NewerToken > 0 || x.LeaseEnded > 0 {
+			op := h.Operation(int(k))
+			x.OpID, x.Process, x.Resource, x.Token, x.Call = op.ID, op.Process, op.Resource, op.Token, op.Call
 			out = append(out, x)
 		}
 	}

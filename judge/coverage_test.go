@@ -40,7 +40,7 @@ func TestCoverage(t *testing.T) {
 	}
 	h, err := histories.Pair(events)
 	assert.NoError(t, err)
-	cov, excl := measure(histories.CompressHistory(h), nil)
+	cov, excl := measure(h, nil)
 	assert.Equal(t, 1, cov.StaleWrites)
 	assert.Equal(t, 1, cov.StaleRejected)
 	assert.Equal(t, 2, cov.EqualTokenRepeats, "B repeats 2, and the late write repeats 1")
@@ -61,7 +61,7 @@ func TestCoverage(t *testing.T) {
 	}
 	h, err = histories.Pair(events)
 	assert.NoError(t, err)
-	cov, excl = measure(histories.CompressHistory(h), nil)
+	cov, excl = measure(h, nil)
 	assert.Equal(t, 0, cov.StaleWrites)
 	assert.Equal(t, 2, cov.OldTokenFirst)
 	if assert.Len(t, excl, 1) {
@@ -110,7 +110,7 @@ func TestExclusiveSeesTheIssuersEnd(t *testing.T) {
 			}
 			h, err := histories.Pair(events)
 			assert.NoError(t, err)
-			_, excl := measure(histories.CompressHistory(h), nil)
+			_, excl := measure(h, nil)
 			assert.Equal(t, tc.want, excl)
 			for _, x := range excl {
 				t.Log(x)
@@ -156,7 +156,7 @@ func TestConcurrentWrites(t *testing.T) {
 			}
 			h, err := histories.Pair(tc.events)
 			require.NoError(t, err)
-			cov, _ := measure(histories.CompressHistory(h), nil)
+			cov, _ := measure(h, nil)
 			assert.Equal(t, tc.want, cov.ConcurrentWrites)
 		})
 	}

@@ -79,7 +79,7 @@ type window struct{ from, to int64 }
 // gatherHints looks, in h, for the resources that wrote the values the
 // violating resources' reads returned although no write of their own
 // resource wrote them, and for the receiver's crashes.
-func gatherHints(h *histories.Compact, violating []histories.Operation, crashFaults []string) evidenceHints {
+func gatherHints(h *histories.History, violating []histories.Operation, crashFaults []string) evidenceHints {
 	var hints evidenceHints
 	written := map[string]bool{} // resource and value, of the violating resources' writes
 	key := func(resource, value string) string { return resource + "\x00" + value }

@@ -3,7 +3,6 @@ package judge
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"time"
 
@@ -55,33 +54,19 @@ func Follow(ctx context.Context, src io.Reader, name string, o Options, found fu
 			found(Found{Resource: v.Resource, Events: v.Events, Explained: explain.Explain(v.Ops, v.Result, o.Check)})
 		}
 	})
-	var tally histories.Tally
 	m := newMeter(o.IssuerFaults)
-	follower := histories.NewFollower(followSink{stream, &tally, m})
-	rd := histories.NewReader(&idleReader{r: src, detect: stream.Detect}, name)
-	var e histories.Event
-	for {
-		err := rd.Next(&e)
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return Followed{}, err
-		}
-		if err := follower.Add(&e, rd.Line()); err != nil {
-			return Followed{}, &histories.LineError{File: name, Line: rd.Line(), Err: err}
-		}
-		if err := ctx.Err(); err != nil {
-			return Followed{}, fmt.Errorf("follow %s: %w", name, err)
-		}
+	follower := histories.NewFollower(followSink{stream, m})
+	truncated, err := follower.Follow(ctx, &idleReader{r: src, detect: stream.Detect}, name)
+	if err != nil {
+		return Followed{}, err
 	}
-	follower.Finish()
+	counts, evidence := follower.Finish()
 	checked, violations, err := stream.Finish()
 	if err != nil {
 		return Followed{}, err
 	}
-	r := Report{Check: explain.Result{Result: checked}, Counts: tally.Counts(), Coverage: m.cov, Power: powerOf(m.cov),
-		Evidence: tally.Evidence(follower.Errors()), ReceiverLog: o.ReceiverLog}
+	r := Report{Check: explain.Result{Result: checked}, Counts: counts, Coverage: m.cov, Power: powerOf(m.cov),
+		Evidence: evidence, ReceiverLog: o.ReceiverLog}
 	for _, v := range violations {
 		ex := explain.Explain(v.Ops, v.Result, o.Check)
 		r.Check.Violations = append(r.Check.Violations, ex.Violations...)
@@ -95,7 +80,7 @@ func Follow(ctx context.Context, src io.Reader, name string, o Options, found fu
 	}
 	d := decide(&r, &o)
 	r.Verdict, r.Gate, r.Reason = d.verdict, d.gate, d.reason
-	return Followed{Report: r, Partial: rd.Partial()}, nil
+	return Followed{Report: r, Partial: truncated}, nil
 }
 
 // shrinkFollowed shrinks the first cause within the operations kept of
@@ -107,17 +92,16 @@ func shrinkFollowed(ctx context.Context, found []check.StreamViolation, res expl
 	}
 	for _, v := range found {
 		if v.Resource == res.Violations[first].Resource {
-			return shrinkFirst(ctx, &histories.History{Operations: v.Ops}, explain.Result{Result: v.Result, Violations: res.Violations[first : first+1]}, 0, o.Check, o.ShrinkTimeout)
+			return shrinkFirst(ctx, v.Ops, nil, explain.Result{Result: v.Result, Violations: res.Violations[first : first+1]}, 0, &o)
 		}
 	}
 	return nil, nil
 }
 
-// followSink hands the Follower's operations to the stream, the tally
-// and the meter.
+// followSink hands the Follower's operations to the stream and the
+// meter; the Follower counts them itself.
 type followSink struct {
 	stream *check.Stream
-	tally  *histories.Tally
 	meter  *meter
 }
 
@@ -127,7 +111,6 @@ func (s followSink) Invoked(op *histories.Operation) {
 }
 
 func (s followSink) Completed(op *histories.Operation) {
-	s.tally.Add(op)
 	s.meter.completed(op)
 	s.stream.Completed(op)
 }

@@ -4,19 +4,12 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"slices"
 
 	"github.com/fencecheck/fencecheck/check"
 	"github.com/fencecheck/fencecheck/explain"
 	"github.com/fencecheck/fencecheck/histories"
 )
-
-// History is a recorded history in either of its forms: the full one a
-// run holds, or the compact one a large file is read into
-// (histories.ReadCompactFile). Judge turns the full form into the compact
-// one at once, and nothing past that line knows there were two.
-type History interface {
-	*histories.History | *histories.Compact
-}
 
 // Judge judges a recorded history: it checks the operations against the
 // model and the issuer's grants against its invariant, measures what the
@@ -29,18 +22,17 @@ type History interface {
 // what it recorded (Options.Stopped): its caller passes a context that
 // the interruption did not cancel.
 //
-// h is not changed. A caller that judges a large compact history and
-// keeps no other reference to it lets Judge free it once the violating
-// resources are copied out: `fencecheck check` explains a violation in
+// h is not changed. A caller that judges a large history and keeps no
+// other reference to it lets Judge free it once the violating resources
+// are copied out: `fencecheck check` explains a violation in
 // ten million operations in the memory of the one resource.
-func Judge[H History](ctx context.Context, h H, o Options) (Report, error) {
-	c := compact(h)
-	checked, err := check.CheckHistory(ctx, c, o.Check)
+func Judge(ctx context.Context, h *histories.History, o Options) (Report, error) {
+	checked, err := check.Check(ctx, h, o.Check)
 	if err != nil {
 		return Report{}, fmt.Errorf("check the history: %w", err)
 	}
-	cov, exclusive := measure(c, o.IssuerFaults)
-	r := Report{Counts: c.Count(), Coverage: cov, Power: powerOf(cov), Evidence: c.Evidence(), ReceiverLog: o.ReceiverLog}
+	cov, exclusive := measure(h, o.IssuerFaults)
+	r := Report{Counts: h.Count(), Coverage: cov, Power: powerOf(cov), Evidence: h.Evidence(), ReceiverLog: o.ReceiverLog}
 	if o.RequireExclusive {
 		r.Exclusive = exclusive
 	}
@@ -50,9 +42,9 @@ func Judge[H History](ctx context.Context, h H, o Options) (Report, error) {
 	// Explaining and shrinking judge one resource at a time, so they get
 	// the violating resources' operations in the full form, and nothing
 	// else of a history that may hold millions of operations.
-	operations, others := len(c.Ops), c.Others
-	violating := c.ExpandResources(checked.Blamed())
-	hints := gatherHints(c, violating, o.CrashFaults)
+	operations, others := len(h.Ops), h.Others
+	violating := operationsOf(h, checked.Blamed())
+	hints := gatherHints(h, violating, o.CrashFaults)
 	if len(violating) > 0 {
 		// The compact history and the checker's buffers are garbage
 		// now, unless the caller holds them; collected before
@@ -60,12 +52,12 @@ func Judge[H History](ctx context.Context, h H, o Options) (Report, error) {
 		// 1,000,000-operation file with a late stale read peaked at
 		// 590-730 MB without this collection, 480-570 MB with it
 		// (docs/performance.md has the command).
-		c = nil
+		h = nil
 		runtime.GC()
 	}
 	r.Check = explain.Explain(violating, checked, o.Check)
 	r.Findings = findings(&r, hints)
-	r.Minimal, err = shrinkFirst(ctx, &histories.History{Operations: violating, Others: others}, r.Check, r.shrinkTarget(), o.Check, o.ShrinkTimeout)
+	r.Minimal, err = shrinkFirst(ctx, violating, others, r.Check, r.shrinkTarget(), &o)
 	if err != nil {
 		return Report{}, err
 	}
@@ -77,13 +69,18 @@ func Judge[H History](ctx context.Context, h H, o Options) (Report, error) {
 	return r, nil
 }
 
-// compact returns h in the compact form.
-func compact[H History](h H) *histories.Compact {
-	switch h := any(h).(type) {
-	case *histories.Compact:
-		return h
-	case *histories.History:
-		return histories.CompressHistory(h)
+// operationsOf returns the operations of the named resources in the full
+// form, in history order; nil when h has none of them.
+func operationsOf(h *histories.History, names []string) []histories.Operation {
+	want := make([]bool, h.Resources())
+	found := false
+	for r := range want {
+		if slices.Contains(names, h.ResourceName(uint32(r))) {
+			want[r], found = true, true
+		}
 	}
-	panic("judge: unreachable: a History is one of two forms")
+	if !found {
+		return nil
+	}
+	return h.Expand(func(k int) bool { return want[h.Ops[k].Resource] })
 }

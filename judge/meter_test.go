@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fencecheck/fencecheck/histories"
-	"github.com/fencecheck/fencecheck/internal/histgen"
+	"github.com/fencecheck/fencecheck/internal/testsupport/histgen"
 )
 
 // TestMeterAgreesWithMeasure: check --follow states the coverage of a
@@ -36,18 +36,18 @@ func TestMeterAgreesWithMeasure(t *testing.T) {
 		if err != nil {
 			continue // a corruption the format refuses
 		}
-		want, _ := measure(histories.CompressHistory(h), nil)
+		want, _ := measure(h, nil)
 		m := newMeter(nil)
 		f := histories.NewFollower(meterSink{m})
 		for i := range events {
-			require.NoError(t, f.Add(&events[i], 0))
+			require.NoError(t, f.Add(&events[i]))
 		}
 		f.Finish()
 		got := m.cov
 		require.Equal(t, unmeasured, got.Unmeasured)
 		got.Unmeasured = nil
 		got.EqualTokenRepeats, got.EqualTokenAccepted, got.OldTokenFirst = want.EqualTokenRepeats, want.EqualTokenAccepted, want.OldTokenFirst
-		if !assert.Equal(t, want, got, "case %d:\n%s", c, histgen.Describe(h.Operations)) {
+		if !assert.Equal(t, want, got, "case %d:\n%s", c, histgen.Describe(h.Expand(nil))) {
 			return
 		}
 		stale += want.StaleWrites
@@ -88,11 +88,11 @@ func TestStaleAtTheSameInstant(t *testing.T) {
 		}
 		h, err := histories.Pair(events)
 		require.NoError(t, err)
-		whole, _ := measure(histories.CompressHistory(h), nil)
+		whole, _ := measure(h, nil)
 		m := newMeter(nil)
 		f := histories.NewFollower(meterSink{m})
 		for i := range events {
-			require.NoError(t, f.Add(&events[i], 0))
+			require.NoError(t, f.Add(&events[i]))
 		}
 		f.Finish()
 		assert.Equal(t, tc.stale, whole.StaleWrites, tc.name)

@@ -17,7 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fencecheck/fencecheck/histories"
-	"github.com/fencecheck/fencecheck/internal/logscan"
+	"github.com/fencecheck/fencecheck/logscan"
 	"github.com/fencecheck/fencecheck/model"
 )
 
@@ -71,10 +71,10 @@ func TestRecordedJudgementsStand(t *testing.T) {
 
 // readRecorded reads a fixture's history, or its shards' histories
 // joined, as fencecheck check reads several files.
-func readRecorded(t *testing.T, dir string) *histories.Compact {
+func readRecorded(t *testing.T, dir string) *histories.History {
 	t.Helper()
 	if filepath.Base(dir) != "shards" {
-		h, err := histories.ReadCompactFile(filepath.Join(dir, "history.jsonl"))
+		h, err := histories.ReadFile(filepath.Join(dir, "history.jsonl"))
 		require.NoError(t, err)
 		return h
 	}
@@ -85,9 +85,9 @@ func readRecorded(t *testing.T, dir string) *histories.Compact {
 		require.NoError(t, err)
 		parts = append(parts, histories.Part{Name: p, History: h})
 	}
-	joined, err := histories.Join(parts)
+	joined, _, err := histories.Join(parts)
 	require.NoError(t, err)
-	return histories.CompressHistory(joined.History)
+	return joined
 }
 
 // runOptions are the options the run that recorded a fixture judged

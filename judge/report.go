@@ -5,7 +5,7 @@ import (
 
 	"github.com/fencecheck/fencecheck/explain"
 	"github.com/fencecheck/fencecheck/histories"
-	"github.com/fencecheck/fencecheck/internal/logscan"
+	"github.com/fencecheck/fencecheck/logscan"
 )
 
 // Report is a judgement: the verdict, what decided it, and the evidence

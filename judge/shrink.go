@@ -3,7 +3,6 @@ package judge
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/fencecheck/fencecheck/check"
 	"github.com/fencecheck/fencecheck/explain"
@@ -12,18 +11,19 @@ import (
 
 // shrinkFirst shrinks the violation at position first of an invalid
 // history's (Report.shrinkTarget) to a minimal counterexample, within
-// timeout and ctx; nil when the history held, when shrinking is off
-// (timeout 0), or when the violation did not reproduce on its own
-// resource in time. h needs only the violating resources' operations:
+// o.ShrinkTimeout and ctx; nil when the history held, when shrinking is
+// off (timeout 0), or when the violation did not reproduce on its own
+// resource in time. ops need only be the violating
+// resources' operations, and others the history's other events:
 // shrinking judges one resource at a time. Each candidate's check keeps
 // explain's default bound.
-func shrinkFirst(ctx context.Context, h *histories.History, res explain.Result, first int, opts check.Options, timeout time.Duration) (*explain.Shrunk, error) {
-	if res.Verdict != check.Violated || timeout <= 0 || first < 0 {
+func shrinkFirst(ctx context.Context, ops []histories.Operation, others []histories.Event, res explain.Result, first int, o *Options) (*explain.Shrunk, error) {
+	if res.Verdict != check.Violated || o.ShrinkTimeout <= 0 || first < 0 {
 		return nil, nil
 	}
 	so := explain.DefaultShrinkOptions()
-	so.Timeout = timeout
-	s, ok, err := explain.Shrink(ctx, h, res.Violations[first], opts, so)
+	so.Timeout = o.ShrinkTimeout
+	s, ok, err := explain.Shrink(ctx, ops, others, res.Violations[first], o.Check, so)
 	if err != nil {
 		return nil, fmt.Errorf("shrink the first violation: %w", err)
 	}

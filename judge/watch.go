@@ -91,7 +91,7 @@ func (w *Watcher) judge(so check.StreamOptions) {
 		batch, w.queue = w.queue, batch[:0]
 		w.mu.Unlock()
 		for i := range batch {
-			if err := follower.Add(&batch[i], 0); err != nil {
+			if err := follower.Add(&batch[i]); err != nil {
 				return // the recorder wrote what the reader refuses: the whole judgement will say so
 			}
 		}

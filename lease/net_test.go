@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"path/filepath"
 	"regexp"
 	"sync/atomic"
@@ -19,7 +20,7 @@ import (
 	"github.com/fencecheck/fencecheck/docs/schema"
 	"github.com/fencecheck/fencecheck/harness"
 	"github.com/fencecheck/fencecheck/histories"
-	"github.com/fencecheck/fencecheck/internal/testdb"
+	"github.com/fencecheck/fencecheck/internal/testsupport/testdb"
 	"github.com/fencecheck/fencecheck/judge"
 	"github.com/fencecheck/fencecheck/lease"
 	pglease "github.com/fencecheck/fencecheck/lease/postgres"
@@ -112,8 +113,9 @@ func openService(t *testing.T, n netIssuer, ttl time.Duration) *service {
 	st, leftovers, err := n.connect(ctx, n.dsn(t))
 	require.NoError(t, err)
 	rt := sched.NewReal()
-	rec, err := histories.CreateRecorder(filepath.Join(schema.TempDir(t), "history.jsonl"), histories.RecorderOptions{Clock: rt, Retain: true})
+	f, err := os.Create(filepath.Join(schema.TempDir(t), "history.jsonl"))
 	require.NoError(t, err)
+	rec := histories.NewRecorder(f, histories.RecorderOptions{Clock: rt, Retain: true})
 	life, end := context.WithCancel(ctx)
 	c := &counting{Store: st, refused: make(chan string, 1)}
 	s := &service{Polled: lease.NewPolled(lease.Env{Life: life, Runtime: rt, Recorder: rec, TTL: ttl}, c, lease.DefaultPollOptions()),

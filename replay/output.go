@@ -109,7 +109,7 @@ func writeTraces(dir string, traces []Trace) ([]string, error) {
 	var paths []string
 	for _, t := range traces {
 		p := filepath.Join(dir, t.Name+".jsonl")
-		if err := histories.WriteFile(p, t.Events); err != nil {
+		if err := files.Write(p, "history", func(w io.Writer) error { return histories.Write(w, t.Events) }); err != nil {
 			return nil, err
 		}
 		paths = append(paths, p)

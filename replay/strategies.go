@@ -123,14 +123,15 @@ func judgeStrategy(ctx context.Context, s workload.Strategy, events []histories.
 	if err != nil {
 		return StrategyRow{}, err
 	}
-	res, err := check.Check(ctx, h.Operations, check.Options{Policy: model.AcceptEqual})
+	res, err := check.Check(ctx, h, check.Options{Policy: model.AcceptEqual})
 	if err != nil {
 		return StrategyRow{}, err
 	}
-	row := StrategyRow{Strategy: s.String(), AWrite: "not sent (A abandoned its job)", StaleAccepted: staleAccepted(h.Operations),
+	ops := h.Expand(nil)
+	row := StrategyRow{Strategy: s.String(), AWrite: "not sent (A abandoned its job)", StaleAccepted: staleAccepted(ops),
 		Verdict: string(res.Verdict), Final: whose(final)}
-	for i := range h.Operations {
-		if op := &h.Operations[i]; op.IsWrite() && op.Token == OldToken {
+	for i := range ops {
+		if op := &ops[i]; op.IsWrite() && op.Token == OldToken {
 			row.AWrite = op.Status.String()
 			break
 		}

@@ -67,7 +67,7 @@ func TestStrategyTracesShowTheStrategy(t *testing.T) {
 			assert.Equal(t, row.Trace, tr.Name)
 			h, err := histories.Pair(tr.Events)
 			require.NoError(t, err)
-			res, err := check.Check(context.Background(), h.Operations, check.Options{Policy: model.AcceptEqual})
+			res, err := check.Check(context.Background(), h, check.Options{Policy: model.AcceptEqual})
 			require.NoError(t, err)
 			assert.Equal(t, row.Verdict, string(res.Verdict))
 			var paused, resumed int64 = -1, -1

@@ -90,15 +90,12 @@ func violationFailure(v explain.Violation, minimal *explain.Shrunk) *Failure {
 	return &Failure{Type: "violation", Message: v.Summary, Text: b.String()}
 }
 
-// Resources returns the names of the resources ops touch, sorted.
-func Resources(ops []histories.Operation) []string {
-	seen := make(map[string]bool)
+// Resources returns the names of the resources the operations of h
+// touch, sorted.
+func Resources(h *histories.History) []string {
 	var out []string
-	for i := range ops {
-		if r := ops[i].Resource; !seen[r] {
-			seen[r] = true
-			out = append(out, r)
-		}
+	for r := range h.Resources() {
+		out = append(out, h.ResourceName(uint32(r)))
 	}
 	slices.Sort(out)
 	return out

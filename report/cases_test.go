@@ -24,9 +24,9 @@ func twoStaleWrites() *histories.History {
 		return histories.Operation{ID: id, Process: id, F: histories.FWrite, Resource: res, Token: token, HasToken: true,
 			Value: value, HasValue: true, Status: histories.StatusAccepted, Call: call, Return: ret, InvokeIndex: int64(2 * id), CompleteIndex: int64(2*id + 1)}
 	}
-	return &histories.History{Operations: []histories.Operation{
+	return histories.FromOperations([]histories.Operation{
 		w(0, "a", 2, "a2", 0, 1), w(1, "b", 2, "b2", 0, 1), w(2, "a", 1, "a1", 2, 3), w(3, "b", 1, "b1", 4, 5),
-	}}
+	})
 }
 
 // TestEachViolationIsToldOnce: the JUnit cases and the report tell the
@@ -36,13 +36,14 @@ func TestEachViolationIsToldOnce(t *testing.T) {
 	t.Parallel()
 	h := twoStaleWrites()
 	opts := check.Options{Policy: model.Strict}
-	checked, err := check.Check(context.Background(), h.Operations, opts)
+	checked, err := check.Check(context.Background(), h, opts)
 	require.NoError(t, err)
-	res := explain.Explain(h.Operations, checked, opts)
+	ops := h.Expand(nil)
+	res := explain.Explain(ops, checked, opts)
 	require.Len(t, res.Violations, 2)
 	first := res.Violations[res.First()]
 	require.Equal(t, "a", first.Resource)
-	s, ok, err := explain.Shrink(context.Background(), h, first, opts, explain.DefaultShrinkOptions())
+	s, ok, err := explain.Shrink(context.Background(), ops, h.Others, first, opts, explain.DefaultShrinkOptions())
 	require.NoError(t, err)
 	require.True(t, ok)
 	a, b := res.Violations[0].Summary, res.Violations[1].Summary

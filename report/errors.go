@@ -18,7 +18,10 @@ const maxErrorLines = 3
 // proves nothing, these usually say why. The errors are the receiver's
 // text, so they are made printable first.
 func WriteErrors(w io.Writer, head string, errs histories.ErrorSummary) {
-	total := errs.Total()
+	total := errs.Other
+	for _, k := range errs.Kinds {
+		total += k.Count
+	}
 	if total == 0 {
 		return
 	}

@@ -13,17 +13,24 @@ import (
 // read; with stale set, resource r1 accepts one stale write half-way. It
 // has a lease grant for every new token and a fault window.
 func history(n, k int, stale bool) *histories.History {
-	h := &histories.History{}
+	return build(historyOps(n, k, stale))
+}
+
+// historyOps is history's operations and other events, for a test to
+// change before it builds the history.
+func historyOps(n, k int, stale bool) ([]histories.Operation, []histories.Event) {
+	var ops []histories.Operation
+	var others []histories.Event
 	tokens := make([]uint64, k)
 	values := make([]string, k)
 	now := int64(0)
 	injected := false
 	add := func(op histories.Operation) {
-		op.ID = len(h.Operations)
+		op.ID = len(ops)
 		op.InvokeIndex, op.CompleteIndex = int64(2*op.ID), int64(2*op.ID+1)
-		h.Operations = append(h.Operations, op)
+		ops = append(ops, op)
 	}
-	h.Others = append(h.Others, histories.Event{Process: -1, Actor: histories.ActorNemesis, F: histories.FStart, Fault: "pause", Time: 1000})
+	others = append(others, histories.Event{Process: -1, Actor: histories.ActorNemesis, F: histories.FStart, Fault: "pause", Time: 1000})
 	for i := 0; i < n; i++ {
 		r := i % k
 		res := fmt.Sprintf("r%d", r)
@@ -34,7 +41,7 @@ func history(n, k int, stale bool) *histories.History {
 			tokens[r]++
 			values[r] = fmt.Sprintf("v%d", i)
 			op.F, op.Token, op.HasToken, op.Value, op.HasValue, op.Status = histories.FWrite, tokens[r], true, values[r], true, histories.StatusAccepted
-			h.Others = append(h.Others, histories.Event{Process: -1, Actor: histories.ActorLease, F: histories.FAcquire, Resource: res, Token: tokens[r], Holder: i % 8, Time: now - 10})
+			others = append(others, histories.Event{Process: -1, Actor: histories.ActorLease, F: histories.FAcquire, Resource: res, Token: tokens[r], Holder: i % 8, Time: now - 10})
 		case 2:
 			op.F, op.Token, op.HasToken, op.Value, op.HasValue, op.Status = histories.FWrite, max(tokens[r], 1)-1, true, fmt.Sprintf("old%d", i), true, histories.StatusRejected
 			if tokens[r] == 0 {
@@ -50,29 +57,36 @@ func history(n, k int, stale bool) *histories.History {
 		}
 		add(op)
 	}
-	h.Others = append(h.Others, histories.Event{Process: -1, Actor: histories.ActorNemesis, F: histories.FStop, Fault: "pause", Time: now / 2})
-	renumber(h)
+	others = append(others, histories.Event{Process: -1, Actor: histories.ActorNemesis, F: histories.FStop, Fault: "pause", Time: now / 2})
+	renumber(ops, others)
+	return ops, others
+}
+
+// build is the history of ops and others.
+func build(ops []histories.Operation, others []histories.Event) *histories.History {
+	h := histories.FromOperations(ops)
+	h.Others = others
 	return h
 }
 
 // renumber gives every event an index in time order, as a recorder would.
-func renumber(h *histories.History) {
+func renumber(ops []histories.Operation, others []histories.Event) {
 	type ev struct {
 		at  int64
 		set func(int64)
 	}
 	var evs []ev
-	for i := range h.Operations {
-		op := &h.Operations[i]
+	for i := range ops {
+		op := &ops[i]
 		evs = append(evs, ev{op.Call, func(x int64) { op.InvokeIndex = x }}, ev{op.Return, func(x int64) { op.CompleteIndex = x }})
 	}
-	for i := range h.Others {
-		e := &h.Others[i]
+	for i := range others {
+		e := &others[i]
 		evs = append(evs, ev{e.Time, func(x int64) { e.Index = x }})
 	}
 	slices.SortStableFunc(evs, func(a, b ev) int { return cmp.Compare(a.at, b.at) })
 	for i, e := range evs {
 		e.set(int64(i))
 	}
-	slices.SortStableFunc(h.Others, func(a, b histories.Event) int { return cmp.Compare(a.Index, b.Index) })
+	slices.SortStableFunc(others, func(a, b histories.Event) int { return cmp.Compare(a.Index, b.Index) })
 }

@@ -16,13 +16,13 @@ import (
 // maxPoints) at its invocation time and latency, coloured by outcome.
 // Operations without an answer have no latency; they sit on the top edge.
 // The operations of the minimal counterexample are ringed in red.
-func latencyPlot(h *histories.History, marked map[int]bool, maxPoints int) ([]byte, error) {
+func latencyPlot(ops []histories.Operation, others []histories.Event, marked map[int]bool, maxPoints int) ([]byte, error) {
 	p := newChart("Latency of each operation", "time since the run started (s)", "latency (ms, log scale)")
 	p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
-	picked := pickOps(h.Operations, maxPoints)
+	picked := pickOps(ops, maxPoints)
 	lowest, highest := math.Inf(1), 0.0
 	for _, i := range picked {
-		if op := &h.Operations[i]; op.Return != histories.Infinity {
+		if op := &ops[i]; op.Return != histories.Infinity {
 			l := latency(op)
 			lowest, highest = min(lowest, l), max(highest, l)
 		}
@@ -40,16 +40,16 @@ func latencyPlot(h *histories.History, marked map[int]bool, maxPoints int) ([]by
 	}
 	var pts [classes]plotter.XYs
 	for _, i := range picked {
-		op := &h.Operations[i]
+		op := &ops[i]
 		pts[classOf(op)] = append(pts[classOf(op)], plotter.XY{X: seconds(op.Call), Y: y(op)})
 	}
 	var rings plotter.XYs
-	for i := range h.Operations {
-		if op := &h.Operations[i]; marked[op.ID] {
+	for i := range ops {
+		if op := &ops[i]; marked[op.ID] {
 			rings = append(rings, plotter.XY{X: seconds(op.Call), Y: y(op)})
 		}
 	}
-	if err := shade(p, h, bottom, top*1.3); err != nil {
+	if err := shade(p, ops, others, bottom, top*1.3); err != nil {
 		return nil, err
 	}
 	for c := range classes {
@@ -76,7 +76,7 @@ func latencyPlot(h *histories.History, marked map[int]bool, maxPoints int) ([]by
 		p.Add(sc)
 		p.legend.Add("minimal counterexample", sc)
 	}
-	p.X.Min, p.X.Max = 0, max(seconds(endTime(h)), 1e-9)
+	p.X.Min, p.X.Max = 0, max(seconds(endTime(ops)), 1e-9)
 	p.Y.Min, p.Y.Max = bottom, top*1.3
 	return render(p)
 }

@@ -3,7 +3,7 @@ package report
 import (
 	"strings"
 
-	"github.com/fencecheck/fencecheck/internal/logscan"
+	"github.com/fencecheck/fencecheck/logscan"
 )
 
 // LogCase is the JUnit case of a receiver's log: failed with the quoted

@@ -120,20 +120,20 @@ func newPage(in *Input, lim Limits, timelineNote string) (*page, error) {
 		}
 	}
 	p.Violations, p.MoreViolations = violationViews(in)
-	p.Outcomes = outcomeRows(histories.Count(in.History.Operations))
+	p.Outcomes = outcomeRows(in.History.Count())
 	p.Resources, p.MoreResources = resourceRows(in, lim.TableRows)
-	lat, err := latencyPlot(in.History, marked, lim.PlotPoints)
+	lat, err := latencyPlot(in.operations(), in.History.Others, marked, lim.PlotPoints)
 	if err != nil {
 		return nil, err
 	}
-	thr, err := throughputPlot(in.History)
+	thr, err := throughputPlot(in.operations(), in.History.Others)
 	if err != nil {
 		return nil, err
 	}
 	// The SVG is made here from numbers and fixed labels only: no text
 	// from the history reaches it, so it is safe to inline.
 	p.Latency, p.Throughput = template.HTML(lat), template.HTML(thr) //nolint:gosec
-	if n := len(in.History.Operations); n > lim.PlotPoints {
+	if n := len(in.History.Ops); n > lim.PlotPoints {
 		p.PlotNote = fmt.Sprintf("The latency plot shows an even sample of %d of the %d operations (every unknown or failed one, up to a quarter of them); throughput counts them all.", lim.PlotPoints, n)
 	}
 	return p, nil
@@ -265,8 +265,9 @@ func resourceRows(in *Input, limit int) ([]resourceRow, int) {
 	}
 	index := make(map[string]int)
 	var rows []resourceRow
-	for i := range in.History.Operations {
-		op := &in.History.Operations[i]
+	ops := in.operations()
+	for i := range ops {
+		op := &ops[i]
 		j, ok := index[op.Resource]
 		if !ok {
 			j = len(rows)

@@ -64,9 +64,9 @@ func seconds(ns int64) float64 { return float64(ns) / 1e9 }
 
 // shade draws the fault windows as bands from bottom to top, behind the
 // data, and the lease reassignments as marks at the bottom.
-func shade(p *chart, h *histories.History, bottom, top float64) error {
-	end := endTime(h)
-	ws := mergeWindows(faultWindows(h.Others, end), end)
+func shade(p *chart, ops []histories.Operation, others []histories.Event, bottom, top float64) error {
+	end := endTime(ops)
+	ws := mergeWindows(faultWindows(others, end), end)
 	for i, w := range ws {
 		band, err := plotter.NewPolygon(plotter.XYs{
 			{X: seconds(w.from), Y: bottom}, {X: seconds(w.to), Y: bottom}, {X: seconds(w.to), Y: top}, {X: seconds(w.from), Y: top},
@@ -80,7 +80,7 @@ func shade(p *chart, h *histories.History, bottom, top float64) error {
 			p.legend.Add("fault window", band)
 		}
 	}
-	times := reassignments(h.Others)
+	times := reassignments(others)
 	if len(times) == 0 {
 		return nil
 	}

@@ -40,7 +40,19 @@ type Input struct {
 	Config     []Fact
 	// Files lists other files of the run directory to link to.
 	Files []string
-	_     struct{}
+	// ops are History's operations in the full form, which the report
+	// reads one by one (operations).
+	ops []histories.Operation
+	_   struct{}
+}
+
+// operations returns the operations of the history in the full form,
+// made once.
+func (in *Input) operations() []histories.Operation {
+	if in.ops == nil && in.History != nil {
+		in.ops = in.History.Expand(nil)
+	}
+	return in.ops
 }
 
 // Fact is one row of a two-column table.

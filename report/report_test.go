@@ -26,14 +26,15 @@ import (
 func input(t *testing.T, h *histories.History, shrink bool) Input {
 	t.Helper()
 	opts := check.Options{Policy: model.Strict, Timeout: 30 * time.Second, Checker: check.Porcupine}
-	checked, err := check.Check(context.Background(), h.Operations, opts)
+	checked, err := check.Check(context.Background(), h, opts)
 	require.NoError(t, err)
-	res := explain.Explain(h.Operations, checked, opts)
+	ops := h.Expand(nil)
+	res := explain.Explain(ops, checked, opts)
 	in := Input{Title: "memory://test", Verdict: judge.Verdict(res.Verdict), Reason: "because", Command: "fencecheck run --target memory://test --seed 1",
 		History: h, Check: res, Options: opts, NotCovered: []string{"NO STALE WRITE WAS SUBMITTED", "no duplicate"},
 		Exercised: []Fact{{"stale writes", "3"}}, Config: []Fact{{"seed", "1"}}}
 	if shrink && res.Verdict == check.Violated {
-		s, ok, err := explain.Shrink(context.Background(), h, res.Violations[0], opts, explain.DefaultShrinkOptions())
+		s, ok, err := explain.Shrink(context.Background(), ops, h.Others, res.Violations[0], opts, explain.DefaultShrinkOptions())
 		require.NoError(t, err)
 		require.True(t, ok)
 		in.Minimal = &s
@@ -73,10 +74,10 @@ func TestReportOfAViolation(t *testing.T) {
 	}
 	back, err := histories.ReadFile(filepath.Join(dir, runstore.MinimalHistory))
 	require.NoError(t, err)
-	again, err := check.Check(context.Background(), back.Operations, in.Options)
+	again, err := check.Check(context.Background(), back, in.Options)
 	require.NoError(t, err)
 	assert.Equal(t, check.Violated, again.Verdict, "minimal.jsonl re-checks as invalid")
-	assert.LessOrEqual(t, len(back.Operations), 6)
+	assert.LessOrEqual(t, len(back.Ops), 6)
 }
 
 func TestReportOfAValidHistory(t *testing.T) {
@@ -95,9 +96,9 @@ func TestReportOfAValidHistory(t *testing.T) {
 
 func TestReportEscapesWhatTheHistorySays(t *testing.T) {
 	t.Parallel()
-	h := history(50, 1, false)
-	h.Operations[0].Resource = "<script>alert(1)</script>"
-	in := input(t, h, false)
+	ops, others := historyOps(50, 1, false)
+	ops[0].Resource = "<script>alert(1)</script>"
+	in := input(t, build(ops, others), false)
 	in.Title = `<img src=x onerror=alert(1)>`
 	dir := schema.TempDir(t)
 	_, err := Write(dir, in, DefaultLimits())

@@ -110,10 +110,10 @@ func reassignments(others []histories.Event) []int64 {
 
 // endTime is the last time an operation was invoked or answered: plots
 // end there, even if faults or leases went on after the workers stopped.
-func endTime(h *histories.History) int64 {
+func endTime(ops []histories.Operation) int64 {
 	var end int64
-	for i := range h.Operations {
-		op := &h.Operations[i]
+	for i := range ops {
+		op := &ops[i]
 		end = max(end, op.Call)
 		if op.Return != histories.Infinity {
 			end = max(end, op.Return)

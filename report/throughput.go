@@ -14,17 +14,17 @@ const throughputBuckets = 80
 
 // throughputPlot draws the operations completed per second over time, one
 // line per outcome; operations without an answer count when they began.
-func throughputPlot(h *histories.History) ([]byte, error) {
+func throughputPlot(ops []histories.Operation, others []histories.Event) ([]byte, error) {
 	p := newChart("Throughput by outcome", "time since the run started (s)", "operations per second")
-	end := max(endTime(h), 1)
+	end := max(endTime(ops), 1)
 	width := max(end/throughputBuckets, 1)
 	n := int(end/width) + 1
 	var counts [classes][]float64
 	for c := range counts {
 		counts[c] = make([]float64, n)
 	}
-	for i := range h.Operations {
-		op := &h.Operations[i]
+	for i := range ops {
+		op := &ops[i]
 		at := op.Return
 		if at == histories.Infinity {
 			at = op.Call
@@ -41,7 +41,7 @@ func throughputPlot(h *histories.History) ([]byte, error) {
 		}
 	}
 	top = max(top, 1) * 1.08
-	if err := shade(p, h, 0, top); err != nil {
+	if err := shade(p, ops, others, 0, top); err != nil {
 		return nil, err
 	}
 	for c := range classes {

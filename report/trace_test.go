@@ -16,11 +16,11 @@ import (
 // traced is history(…) with a trace id on every operation, as an HTTP or
 // SQL target's run records them.
 func traced(n, k int) *histories.History {
-	h := history(n, k, true)
-	for i := range h.Operations {
-		h.Operations[i].Trace = fmt.Sprintf("4bf92f3577b34da6%016x", i+1)
+	ops, others := historyOps(n, k, true)
+	for i := range ops {
+		ops[i].Trace = fmt.Sprintf("4bf92f3577b34da6%016x", i+1)
 	}
-	return h
+	return build(ops, others)
 }
 
 // TestTheReportShowsEachNamedOperationsTrace: the report's tables (the
@@ -54,7 +54,7 @@ func TestTheReportShowsEachNamedOperationsTrace(t *testing.T) {
 				}
 				back, err := histories.ReadFile(filepath.Join(dir, runstore.MinimalHistory))
 				require.NoError(t, err)
-				for _, op := range back.Operations {
+				for _, op := range back.Expand(nil) {
 					require.NotEmpty(t, op.Trace, "minimal.jsonl keeps op %d's trace id", op.ID)
 				}
 			}

@@ -26,7 +26,7 @@ const sampleResources = 4
 // Cuts are put where no operation is in flight on the resource if
 // possible, so that the part shown is as checkable as the whole.
 func chooseView(in *Input, limit int) (View, string) {
-	groups, _ := model.Prepare(in.History.Operations, in.Options.Kind, in.Options.Policy)
+	groups, _ := model.Prepare(in.operations(), in.Options.Kind, in.Options.Policy)
 	total := 0
 	for _, g := range groups {
 		total += len(g.Ops)

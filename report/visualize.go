@@ -77,7 +77,7 @@ func leaseAnnotationColor(f string) string {
 // at path: the violating resources of res, or every resource when the
 // history held.
 func WriteVisualization(path string, h *histories.History, res explain.Result, opts check.Options) error {
-	groups, _ := model.Prepare(h.Operations, opts.Kind, opts.Policy)
+	groups, _ := model.Prepare(h.Expand(nil), opts.Kind, opts.Policy)
 	if len(res.Violations) > 0 {
 		bad := make(map[string]bool)
 		for _, v := range res.Violations {

@@ -3,7 +3,7 @@ package targets
 import (
 	"context"
 
-	"github.com/fencecheck/fencecheck/internal/logscan"
+	"github.com/fencecheck/fencecheck/logscan"
 )
 
 // The optional capabilities of a Target, beside Setupper, Teardowner,

@@ -4,13 +4,14 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/internal/files"
-	"github.com/fencecheck/fencecheck/internal/logscan"
 	"github.com/fencecheck/fencecheck/lease"
+	"github.com/fencecheck/fencecheck/logscan"
 	"github.com/fencecheck/fencecheck/runstore"
 	"github.com/fencecheck/fencecheck/sched"
 	"github.com/fencecheck/fencecheck/targets"
@@ -73,7 +74,7 @@ func RunBattery(ctx context.Context, b Battery) (Report, error) {
 	}
 	teardown := func() { b.warn(targets.Teardown(context.WithoutCancel(ctx), b.Target, b.Name)...) }
 	rt := sched.NewReal()
-	rec, err := histories.CreateRecorder(filepath.Join(b.Dir, runstore.History), histories.RecorderOptions{Clock: rt})
+	rec, err := recordInto(b.Dir, rt)
 	if err != nil {
 		teardown()
 		return Report{}, err
@@ -131,7 +132,7 @@ func RunBattery(ctx context.Context, b Battery) (Report, error) {
 // issuer's battery with o (its Recorder is dir's).
 func RunIssuerBattery(ctx context.Context, issuer lease.Issuer, dir string, o IssuerOptions) (Report, error) {
 	rt := sched.NewReal()
-	rec, err := histories.CreateRecorder(filepath.Join(dir, runstore.History), histories.RecorderOptions{Clock: rt})
+	rec, err := recordInto(dir, rt)
 	if err != nil {
 		return Report{}, err
 	}
@@ -171,4 +172,15 @@ func WriteFiles(dir string, rep Report) error {
 		}
 	}
 	return nil
+}
+
+// recordInto records a battery's history into dir's history file, on
+// clock.
+func recordInto(dir string, clock histories.Clock) (*histories.Recorder, error) {
+	path := filepath.Join(dir, runstore.History)
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("create history %s: %w", path, err)
+	}
+	return histories.NewRecorder(f, histories.RecorderOptions{Clock: clock}), nil
 }

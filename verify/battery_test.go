@@ -14,7 +14,7 @@ import (
 
 	"github.com/fencecheck/fencecheck/docs/schema"
 	"github.com/fencecheck/fencecheck/histories"
-	"github.com/fencecheck/fencecheck/internal/logscan"
+	"github.com/fencecheck/fencecheck/logscan"
 	"github.com/fencecheck/fencecheck/model"
 	"github.com/fencecheck/fencecheck/runstore"
 	"github.com/fencecheck/fencecheck/targets/memory"
@@ -71,7 +71,7 @@ func TestRunBatteryInARunDirectory(t *testing.T) {
 			assert.Equal(t, []string{"tear down memory://fenced: a table was left behind"}, warnings)
 			h, rerr := histories.ReadFile(filepath.Join(dir, runstore.History))
 			require.NoError(t, rerr)
-			assert.NotEmpty(t, h.Operations, "the history is in the run directory")
+			assert.NotEmpty(t, h.Ops, "the history is in the run directory")
 			if tc.err != nil {
 				require.ErrorContains(t, err, "verify memory://fenced: the receiver exited on its own\n(the scenarios' history is in "+dir+")")
 				return

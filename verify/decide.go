@@ -3,8 +3,8 @@ package verify
 import (
 	"strings"
 
-	"github.com/fencecheck/fencecheck/internal/logscan"
 	"github.com/fencecheck/fencecheck/judge"
+	"github.com/fencecheck/fencecheck/logscan"
 )
 
 // Decide is a battery's verdict, the gate that decided it and its

@@ -107,7 +107,7 @@ func TestScenariosTakeTheIssuersTokens(t *testing.T) {
 				}
 			}
 			writes := 0
-			for _, op := range h.Operations {
+			for _, op := range h.Expand(nil) {
 				if !op.IsWrite() || granted[op.Resource] == nil {
 					continue // digit-boundaries: scripted
 				}

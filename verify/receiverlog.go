@@ -1,7 +1,7 @@
 package verify
 
 import (
-	"github.com/fencecheck/fencecheck/internal/logscan"
+	"github.com/fencecheck/fencecheck/logscan"
 )
 
 // ReceiverLog is the name of the row of a receiver's log.

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/fencecheck/fencecheck/internal/logscan"
 	"github.com/fencecheck/fencecheck/judge"
+	"github.com/fencecheck/fencecheck/logscan"
 	"github.com/fencecheck/fencecheck/runstore"
 	"github.com/fencecheck/fencecheck/targets"
 )

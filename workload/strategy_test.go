@@ -102,7 +102,7 @@ func TestOnlyFencingSendsTheToken(t *testing.T) {
 			granted := grants(r.events)
 			writes, reads := 0, 0
 			for _, e := range r.events {
-				if !e.IsClient() {
+				if e.Actor != "" {
 					continue
 				}
 				switch {

@@ -95,7 +95,7 @@ func TestEveryOperationOfACarryingTargetHasItsOwnTrace(t *testing.T) {
 	ids := make(map[string]bool)
 	for _, e := range events {
 		switch {
-		case e.IsClient() && e.Type == histories.TypeInvoke:
+		case e.Actor == "" && e.Type == histories.TypeInvoke:
 			require.Regexp(t, traceID, e.Trace, "invocation %d", e.Index)
 			assert.False(t, ids[e.Trace], "trace id %s recorded twice", e.Trace)
 			ids[e.Trace] = true

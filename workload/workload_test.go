@@ -89,7 +89,7 @@ func TestWorkersWriteWithTheirLeasesToken(t *testing.T) {
 		if e.Actor == histories.ActorLease && e.F == histories.FAcquire {
 			holder[grant{e.Resource, e.Token}] = e.Holder
 		}
-		if !e.IsClient() || e.F != histories.FWrite || e.Type != histories.TypeInvoke {
+		if e.Actor != "" || e.F != histories.FWrite || e.Type != histories.TypeInvoke {
 			continue
 		}
 		writes++
@@ -109,7 +109,7 @@ func TestOpsBoundsTheClientOperations(t *testing.T) {
 			cfg.Ops = ops
 			n := 0
 			for _, e := range runPool(t, cfg, 2) {
-				if e.IsClient() && e.Type == histories.TypeInvoke {
+				if e.Actor == "" && e.Type == histories.TypeInvoke {
 					n++
 				}
 			}
@@ -128,7 +128,7 @@ func TestRepeatShareDecidesTheSecondWriteWithTheSameToken(t *testing.T) {
 			cfg.RepeatShare, cfg.ReadShare = tc.repeat, 0
 			perToken := map[grant]int{}
 			for _, e := range runPool(t, cfg, 3) {
-				if e.IsClient() && e.F == histories.FWrite && e.Type == histories.TypeInvoke {
+				if e.Actor == "" && e.F == histories.FWrite && e.Type == histories.TypeInvoke {
 					perToken[grant{e.Resource, e.Token}]++
 				}
 			}
@@ -158,7 +158,7 @@ func TestRepeatShareDecidesTheSecondWriteWithTheSameToken(t *testing.T) {
 func TestValuesNameOneJob(t *testing.T) {
 	seen := map[string]uint64{}
 	for _, e := range runPool(t, baseConfig(), 4) {
-		if !e.IsClient() || e.F != histories.FWrite || e.Type != histories.TypeInvoke {
+		if e.Actor != "" || e.F != histories.FWrite || e.Type != histories.TypeInvoke {
 			continue
 		}
 		assert.Regexp(t, `^t-w\d+-j\d+(-again)?$`, e.Value)
@@ -177,7 +177,7 @@ func TestWorkersStopAtThePausePointBeforeEveryJobsWrite(t *testing.T) {
 	granted := grants(events)
 	var writes []histories.Event
 	for _, e := range events {
-		if e.IsClient() && e.F == histories.FWrite && e.Type == histories.TypeInvoke {
+		if e.Actor == "" && e.F == histories.FWrite && e.Type == histories.TypeInvoke {
 			writes = append(writes, e)
 		}
 	}

@@ -128,12 +128,12 @@ func runCheck(ctx context.Context, stdout, stderr io.Writer, paths []string, f c
 	if len(paths) == 1 {
 		rep.History = paths[0]
 	}
-	// The report and the visualization show the whole history, in the
-	// full form, made only for them; otherwise the judge holds the only
-	// reference to the compact one, and frees it before it explains.
+	// The report and the visualization show the whole history, which is
+	// kept only for them; otherwise the judge holds the only reference to
+	// it, and frees it before it explains.
 	var whole *histories.History
 	if f.html != "" || f.gates.reportDir != "" || f.gates.junit != "" {
-		whole = h.History()
+		whole = h
 	}
 	if rep.Report, err = judge.Judge(ctx, h, o); err != nil {
 		return err
@@ -163,12 +163,11 @@ func runCheck(ctx context.Context, stdout, stderr io.Writer, paths []string, f c
 	return exitFor(rep.Verdict)
 }
 
-// readHistories reads the history at each path, in the compact form (see
-// histories.CompactOp); several are joined into one (histories.Join), and
-// placed says where each went.
-func readHistories(ctx context.Context, paths []string) (h *histories.Compact, placed []histories.Placed, err error) {
+// readHistories reads the history at each path; several are joined into
+// one (histories.Join), and placed says where each went.
+func readHistories(ctx context.Context, paths []string) (h *histories.History, placed []histories.Placed, err error) {
 	if len(paths) == 1 {
-		h, err := readFile(ctx, paths[0], histories.ReadCompactFile)
+		h, err := readFile(ctx, paths[0], histories.ReadFile)
 		return h, nil, err
 	}
 	if err := distinctFiles(paths); err != nil {
@@ -181,11 +180,7 @@ func readHistories(ctx context.Context, paths []string) (h *histories.Compact, p
 		}
 		parts[i].Name = p
 	}
-	joined, err := histories.Join(parts)
-	if err != nil {
-		return nil, nil, err
-	}
-	return histories.CompressHistory(joined.History), joined.Parts, nil
+	return histories.Join(parts)
 }
 
 // distinctFiles refuses a file given twice: its resources would be in

@@ -17,7 +17,7 @@ import (
 
 	"github.com/fencecheck/fencecheck/docs/schema"
 	"github.com/fencecheck/fencecheck/histories"
-	"github.com/fencecheck/fencecheck/internal/histgen"
+	"github.com/fencecheck/fencecheck/internal/testsupport/histgen"
 )
 
 // checkIn runs fencecheck check in this process.
@@ -57,7 +57,7 @@ func shardFile(t *testing.T, dir, name, resource string, stale histories.Outcome
 		events[i].Index, events[i].Time = histories.FirstIndex+int64(i), int64(100*(i+1))
 	}
 	path := filepath.Join(dir, name)
-	require.NoError(t, histories.WriteFile(path, events))
+	require.NoError(t, writeEvents(path, events))
 	return path
 }
 
@@ -159,12 +159,12 @@ func TestCheckedTogetherIsCheckedAsOne(t *testing.T) {
 		}
 		events := histgen.Events(ops)
 		whole := filepath.Join(dir, fmt.Sprintf("%d.jsonl", seed))
-		require.NoError(t, histories.WriteFile(whole, events))
+		require.NoError(t, writeEvents(whole, events))
 		split, _ := histgen.SplitByResource(events, 2+r.IntN(3))
 		var paths []string
 		for i, evs := range split {
 			p := filepath.Join(dir, fmt.Sprintf("%d-shard%d.jsonl", seed, i))
-			require.NoError(t, histories.WriteFile(p, evs))
+			require.NoError(t, writeEvents(p, evs))
 			paths = append(paths, p)
 		}
 		one := checkJSON(t, whole)

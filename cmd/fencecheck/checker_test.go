@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,6 +13,7 @@ import (
 	"github.com/fencecheck/fencecheck/check"
 	"github.com/fencecheck/fencecheck/docs/schema"
 	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/internal/files"
 )
 
 // writeHistory writes a history of writes (token, value, outcome) by one
@@ -43,7 +45,7 @@ func writeHistory(t *testing.T, writes ...histories.Event) string {
 		events[i].Index, events[i].Time = histories.FirstIndex+int64(i), int64(1000*i)
 	}
 	path := filepath.Join(schema.TempDir(t), "history.jsonl")
-	if err := histories.WriteFile(path, events); err != nil {
+	if err := writeEvents(path, events); err != nil {
 		t.Fatal(err)
 	}
 	return path
@@ -120,4 +122,10 @@ func TestDisagreementExitsWithError(t *testing.T) {
 	var stderr bytes.Buffer
 	assert.Equal(t, exitError, exitCode(err, &stderr))
 	assert.Contains(t, stderr.String(), "checkers disagree")
+}
+
+// writeEvents writes events, after the header, as the history file at
+// path.
+func writeEvents(path string, events []histories.Event) error {
+	return files.Write(path, "history", func(w io.Writer) error { return histories.Write(w, events) })
 }

@@ -18,7 +18,7 @@ import (
 
 	"github.com/fencecheck/fencecheck/docs/schema"
 	"github.com/fencecheck/fencecheck/histories"
-	"github.com/fencecheck/fencecheck/internal/scrape"
+	"github.com/fencecheck/fencecheck/internal/testsupport/scrape"
 )
 
 // latestCounts counts the operations of the latest run's history file in
@@ -27,7 +27,7 @@ func latestCounts(t *testing.T, store string) histories.Counts {
 	t.Helper()
 	h, err := histories.ReadFile(filepath.Join(store, "latest", "history.jsonl"))
 	require.NoError(t, err)
-	return histories.Count(h.Operations)
+	return h.Count()
 }
 
 // TestReceiverMetricsEqualTheHistoryE2E: the built receiver, correct and

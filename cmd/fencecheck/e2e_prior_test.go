@@ -126,7 +126,7 @@ func TestPriorStateWithoutTokensIsRefused(t *testing.T) {
 	assert.Contains(t, second.stderr, "the receiver reports no token on reads")
 	h, err := histories.ReadFile(filepath.Join(newestRun(t, filepath.Join(dir, "s")), "history.jsonl"))
 	require.NoError(t, err)
-	for _, op := range h.Operations {
+	for _, op := range h.Expand(nil) {
 		assert.False(t, op.IsWrite(), "no worker wrote before the refusal")
 	}
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fencecheck/fencecheck/docs/schema"
-	"github.com/fencecheck/fencecheck/internal/testdb"
+	"github.com/fencecheck/fencecheck/internal/testsupport/testdb"
 )
 
 // redisSpec returns the Redis server's spec, or skips the test with the

@@ -99,12 +99,12 @@ func TestTCPFaultsE2E(t *testing.T) {
 // them whose value a later read returned: writes the client could not
 // know took effect, and did.
 func unknownWrites(h *histories.History) (unknown, readBack int) {
-	for _, w := range h.Operations {
+	for _, w := range h.Expand(nil) {
 		if w.F != histories.FWrite || w.Status != histories.StatusUnknown {
 			continue
 		}
 		unknown++
-		for _, r := range h.Operations {
+		for _, r := range h.Expand(nil) {
 			if r.F == histories.FRead && r.HasValue && r.Value == w.Value && r.Resource == w.Resource && r.Call > w.Call {
 				readBack++
 				break

@@ -13,7 +13,7 @@ import (
 
 	"github.com/fencecheck/fencecheck/docs/schema"
 	"github.com/fencecheck/fencecheck/internal/redact"
-	"github.com/fencecheck/fencecheck/internal/testdb"
+	"github.com/fencecheck/fencecheck/internal/testsupport/testdb"
 )
 
 // TestVerifyIssuer: the issuer battery passes against the run's own

@@ -39,7 +39,7 @@ func (g *checkGates) write(paths []string, h *histories.History, rep checkReport
 			props = []report.Fact{{Name: "histories", Value: path}}
 		}
 		suite := report.Suite{Name: "fencecheck check " + path, Properties: props,
-			Cases: report.CheckCases(rep.Check, report.Resources(h.Operations), rep.Minimal)}
+			Cases: report.CheckCases(rep.Check, report.Resources(h), rep.Minimal)}
 		if err := report.WriteJUnitFile(g.junit, suite); err != nil {
 			return err
 		}

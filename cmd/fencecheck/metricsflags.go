@@ -8,8 +8,8 @@ import (
 
 	"github.com/fencecheck/fencecheck/harness"
 	"github.com/fencecheck/fencecheck/internal/httpserver"
-	"github.com/fencecheck/fencecheck/internal/runmetrics"
 	"github.com/fencecheck/fencecheck/nemesis"
+	"github.com/fencecheck/fencecheck/runmetrics"
 )
 
 // metricsFlags are run's --metrics flags: live Prometheus counters of a

@@ -23,9 +23,9 @@ func TestCheckPrintsEachKindOnce(t *testing.T) {
 		return histories.Operation{ID: id, Process: id, F: histories.FWrite, Resource: res, Token: token, HasToken: true,
 			Value: value, HasValue: true, Status: histories.StatusAccepted, Call: call, Return: ret}
 	}
-	h := &histories.History{Operations: []histories.Operation{
+	h := histories.FromOperations([]histories.Operation{
 		w(0, "a", 2, "a2", 0, 1), w(1, "b", 2, "b2", 0, 1), w(2, "b", 1, "b1", 2, 3), w(3, "a", 1, "a1", 4, 5),
-	}}
+	})
 	judged, err := judge.Judge(context.Background(), h, judge.DefaultOptions())
 	require.NoError(t, err)
 	rep := checkReport{History: "h.jsonl", Report: judged}

@@ -1,6 +1,7 @@
 // Package files holds the one way fencecheck writes a whole file: create
 // it, let a writer fill it, close it, and say which file and which step
-// failed, without losing the close error that reports a full disk.
+// failed, without losing the close error that reports a full disk. The
+// report, the replay, the run store's browser and the CLI write with it.
 package files
 
 import (

@@ -1,4 +1,6 @@
-// Package parallel runs independent tasks on every core.
+// Package parallel runs independent tasks on every core: the fast
+// checker's resources (check) and explain's pass over a whole history,
+// two stages that share it.
 package parallel
 
 import (

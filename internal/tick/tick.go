@@ -1,5 +1,6 @@
 // Package tick calls a function on a real-time ticker: the live progress
-// of a run and of a sweep, shown about four times a second.
+// of a run (harness) and of a sweep (explore), shown about four times a
+// second; the two stages share it.
 package tick
 
 import "time"

@@ -24,9 +24,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/fencecheck/fencecheck/internal/logscan"
 	"github.com/fencecheck/fencecheck/internal/procfs"
 	"github.com/fencecheck/fencecheck/internal/spawn"
+	"github.com/fencecheck/fencecheck/logscan"
 )
 
 // LogFile is the child's output file in the run directory.

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/fencecheck/fencecheck/internal/logscan"
+	"github.com/fencecheck/fencecheck/logscan"
 )
 
 // logMarker starts the lines fencecheck itself writes into the receiver's

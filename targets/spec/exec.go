@@ -5,7 +5,7 @@ import (
 	"net"
 	"net/url"
 
-	"github.com/fencecheck/fencecheck/internal/logscan"
+	"github.com/fencecheck/fencecheck/logscan"
 	"github.com/fencecheck/fencecheck/targets/process"
 )
 

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/fencecheck/fencecheck/internal/testdb"
+	"github.com/fencecheck/fencecheck/internal/testsupport/testdb"
 )
 
 // TestMySQLAffectedRows pins down the counts mysql.go relies on: an

@@ -14,7 +14,7 @@ import (
 	"github.com/fencecheck/fencecheck/docs/schema"
 	"github.com/fencecheck/fencecheck/harness"
 	"github.com/fencecheck/fencecheck/histories"
-	"github.com/fencecheck/fencecheck/internal/scrape"
+	"github.com/fencecheck/fencecheck/internal/testsupport/scrape"
 	"github.com/fencecheck/fencecheck/judge"
 	"github.com/fencecheck/fencecheck/runstore"
 	"github.com/fencecheck/fencecheck/targets/httptarget"
@@ -54,7 +54,7 @@ func TestMetricsEqualTheHistory(t *testing.T) {
 
 			hist, err := histories.ReadFile(filepath.Join(res.Dir, runstore.History))
 			require.NoError(t, err)
-			c := histories.Count(hist.Operations)
+			c := hist.Count()
 			require.Zero(t, c.UnknownWrites+c.FailedWrites, "every write was answered")
 			require.Positive(t, c.Accepted)
 			require.Positive(t, c.Rejected, "repeated tokens and stale writes are rejected")

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/fencecheck/fencecheck/internal/scrape"
+	"github.com/fencecheck/fencecheck/internal/testsupport/scrape"
 )
 
 // scrapeHandler asks h for /metrics, as Prometheus would, and parses the

@@ -16,10 +16,10 @@ func TestCompactOpSize(t *testing.T) {
 	assert.LessOrEqual(t, unsafe.Sizeof(CompactOp{}), uintptr(48))
 }
 
-// TestCompressExpand checks that operations survive the compact form
-// unchanged: IDs that are not positions, far completions, traces, values
-// of every length, the state before the run.
-func TestCompressExpand(t *testing.T) {
+// TestFromOperationsExpand checks that operations survive the compact
+// form unchanged: IDs that are not positions, far completions, traces,
+// values of every length, the state before the run.
+func TestFromOperationsExpand(t *testing.T) {
 	t.Parallel()
 	long := strings.Repeat("v", arenaChunk+1)
 	tests := []struct {
@@ -47,7 +47,7 @@ func TestCompressExpand(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			c := Compress(tc.ops)
+			c := FromOperations(tc.ops)
 			require.Len(t, c.Ops, len(tc.ops))
 			got := c.Expand(nil)
 			if len(tc.ops) == 0 {

@@ -13,9 +13,9 @@ import (
 	"github.com/fencecheck/fencecheck/docs/schema"
 	"github.com/fencecheck/fencecheck/harness"
 	"github.com/fencecheck/fencecheck/histories"
-	"github.com/fencecheck/fencecheck/internal/runmetrics"
-	"github.com/fencecheck/fencecheck/internal/scrape"
+	"github.com/fencecheck/fencecheck/internal/testsupport/scrape"
 	"github.com/fencecheck/fencecheck/nemesis"
+	"github.com/fencecheck/fencecheck/runmetrics"
 	"github.com/fencecheck/fencecheck/runstore"
 	"github.com/fencecheck/fencecheck/targets"
 	"github.com/fencecheck/fencecheck/targets/memory"
@@ -58,7 +58,7 @@ func (p *probe) Observe(e histories.Event) {
 		case histories.FEnd:
 			p.now.pausing--
 		}
-	case !e.IsClient():
+	case e.Actor != "":
 	case e.Type == histories.TypeInvoke:
 		p.now.invoked++
 	default:
@@ -72,7 +72,7 @@ func (p *probe) Observe(e histories.Event) {
 
 // TestServedMetricsFollowTheRun: `run --metrics` as a library. A scrape
 // during the run shows the operations so far and the pause fault active;
-// a scrape after it equals what the history file holds: histories.Count
+// a scrape after it equals what the history file holds: History.Count
 // of its operations, and the coverage's stale writes and fault actions.
 func TestServedMetricsFollowTheRun(t *testing.T) {
 	t.Parallel()
@@ -118,7 +118,7 @@ func TestServedMetricsFollowTheRun(t *testing.T) {
 			require.NoError(t, err)
 			hist, err := histories.ReadFile(filepath.Join(res.Dir, runstore.History))
 			require.NoError(t, err)
-			c := histories.Count(hist.Operations)
+			c := hist.Count()
 			ops := func(outcome string) float64 { return after.Sum("fencecheck_run_operations_total", "outcome", outcome) }
 			assert.Equal(t, float64(c.Operations), after.Sum("fencecheck_run_operations_invoked_total"), "invoked")
 			assert.Equal(t,

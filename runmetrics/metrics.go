@@ -7,7 +7,7 @@
 // It is an adapter on the histories.Observer seam: the harness knows
 // nothing of Prometheus, and Metrics knows nothing of the harness. The
 // counters are the history's own, counted one event at a time; after the
-// last event they equal what histories.Count and the run's coverage say
+// last event they equal what History.Count and the run's coverage say
 // of the history file (see the help texts for the one exception: an
 // operation that never completed).
 //
@@ -131,7 +131,7 @@ func (m *Metrics) Observe(ev histories.Event) {
 	switch {
 	case e.Actor == histories.ActorNemesis:
 		m.fault(e)
-	case !e.IsClient():
+	case e.Actor != "":
 	case e.Type == histories.TypeInvoke:
 		m.invoke(e)
 	default:

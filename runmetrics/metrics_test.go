@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fencecheck/fencecheck/histories"
-	"github.com/fencecheck/fencecheck/internal/scrape"
+	"github.com/fencecheck/fencecheck/internal/testsupport/scrape"
 )
 
 func scrapeMetrics(t *testing.T, m *Metrics) scrape.Families {

@@ -7,7 +7,7 @@
 // throughput as a fraction of the plain loop's:
 //
 //	go test -c -o bin/harness.test ./harness/
-//	go run ./internal/benchpairs -bin bin/harness.test
+//	go run ./harness/internal/benchpairs -bin bin/harness.test
 //
 // (make bench-pairs does both.) Interleaving, rather than -count 6,
 // spreads a change in the machine's load over both sides instead of
