@@ -82,19 +82,6 @@ func (f checkFlags) options() (check.Options, error) {
 	return opts, nil
 }
 
-// checkReport is what --json prints: the judgement (judge.Report, the
-// schema a run's result.json shares) and the histories judged. One file
-// is History; several are Histories, with where each went in the history
-// checked.
-type checkReport struct {
-	Format    int                `json:"format"` // runstore.ResultFormat
-	History   string             `json:"history,omitempty"`
-	Histories []histories.Placed `json:"histories,omitempty"`
-	Truncated bool               `json:"truncated,omitempty"`
-	judge.Report
-	judged judge.Options // what the history was judged with
-}
-
 // judgeOptions are the judgement's options from check's flags.
 func (f checkFlags) judgeOptions() (judge.Options, error) {
 	o := judge.DefaultOptions()
@@ -124,7 +111,7 @@ func runCheck(ctx context.Context, stdout, stderr io.Writer, paths []string, f c
 	if err != nil {
 		return err
 	}
-	rep := checkReport{Format: runstore.ResultFormat, Histories: placed, Truncated: h.Truncated, judged: o}
+	rep := report.Checked{Format: runstore.ResultFormat, Histories: placed, Truncated: h.Truncated, Judged: o}
 	if len(paths) == 1 {
 		rep.History = paths[0]
 	}
@@ -141,7 +128,7 @@ func runCheck(ctx context.Context, stdout, stderr io.Writer, paths []string, f c
 	for _, n := range rep.Notes {
 		fmt.Fprintf(stderr, "fencecheck: note: %s\n", n)
 	}
-	if err := f.gates.write(paths, whole, rep, f); err != nil {
+	if err := f.gates.write(paths, whole, &rep, f); err != nil {
 		return err
 	}
 	if f.html != "" {
@@ -149,7 +136,7 @@ func runCheck(ctx context.Context, stdout, stderr io.Writer, paths []string, f c
 			return err
 		}
 	}
-	if err := printCheckReport(stdout, f.json, rep); err != nil {
+	if err := printResult(stdout, f.json, rep, rep.Summary); err != nil {
 		return err
 	}
 	if !f.json {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/fencecheck/fencecheck/explain"
 	"github.com/fencecheck/fencecheck/judge"
+	"github.com/fencecheck/fencecheck/report"
 	"github.com/fencecheck/fencecheck/runstore"
 )
 
@@ -37,11 +38,11 @@ func runFollow(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, p
 	if err != nil {
 		return err
 	}
-	rep := checkReport{Format: runstore.ResultFormat, History: path, Truncated: followed.Partial, Report: followed.Report, judged: o}
+	rep := report.Checked{Format: runstore.ResultFormat, History: path, Truncated: followed.Partial, Report: followed.Report, Judged: o}
 	for _, n := range rep.Notes {
 		fmt.Fprintf(stderr, "fencecheck: note: %s\n", n)
 	}
-	if err := printCheckReport(stdout, f.json, rep); err != nil {
+	if err := printResult(stdout, f.json, rep, rep.Summary); err != nil {
 		return err
 	}
 	return exitFor(rep.Verdict)

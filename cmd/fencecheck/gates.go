@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
@@ -12,7 +11,6 @@ import (
 	"github.com/fencecheck/fencecheck/harness"
 	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/report"
-	"github.com/fencecheck/fencecheck/runstore"
 )
 
 // checkGates are check's outputs beyond the verdict: the minimal
@@ -31,35 +29,17 @@ func (g *checkGates) flags(cmd *cobra.Command) {
 }
 
 // write writes the report directory and the JUnit file that were asked for.
-func (g *checkGates) write(paths []string, h *histories.History, rep checkReport, f checkFlags) error {
-	path := strings.Join(paths, " ")
+func (g *checkGates) write(paths []string, h *histories.History, rep *report.Checked, f checkFlags) error {
 	if g.junit != "" {
-		props := []report.Fact{{Name: "history", Value: path}}
-		if len(paths) > 1 {
-			props = []report.Fact{{Name: "histories", Value: path}}
-		}
-		suite := report.Suite{Name: "fencecheck check " + path, Properties: props,
-			Cases: report.CheckCases(rep.Check, report.Resources(h), rep.Minimal)}
-		if err := report.WriteJUnitFile(g.junit, suite); err != nil {
+		if err := report.WriteJUnitFile(g.junit, rep.Suite(h)); err != nil {
 			return err
 		}
 	}
 	if g.reportDir == "" {
 		return nil
 	}
-	if err := os.MkdirAll(g.reportDir, 0o755); err != nil {
-		return fmt.Errorf("--report: %w", err)
-	}
-	opts, _ := f.options()
-	in := report.Input{
-		Title: path, Verdict: rep.Verdict, Reason: rep.Reason, History: h, Check: rep.Check,
-		Options: opts, Minimal: rep.Minimal, Kinds: rep.Findings,
-		Command: fmt.Sprintf("fencecheck check %s --policy %s --model %s --checker %s", quoteAll(paths), f.policy, f.model, f.checker),
-	}
-	if rep.Minimal != nil {
-		in.Files = []string{runstore.Minimal, runstore.MinimalHistory}
-	}
-	if _, err := report.Write(g.reportDir, in, report.DefaultLimits()); err != nil {
+	command := fmt.Sprintf("fencecheck check %s --policy %s --model %s --checker %s", quoteAll(paths), f.policy, f.model, f.checker)
+	if err := rep.WriteDir(g.reportDir, h, command); err != nil {
 		return fmt.Errorf("--report %s: %w", g.reportDir, err)
 	}
 	return nil

@@ -7,11 +7,12 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/fencecheck/fencecheck/docs/schema"
+	"github.com/fencecheck/fencecheck/report"
 )
 
 // TestCheckReportSchema: the result schema describes exactly what check
 // --json prints.
 func TestCheckReportSchema(t *testing.T) {
 	t.Parallel()
-	assert.NoError(t, schema.CheckGoType(schema.ResultFile, "/$defs/check", reflect.TypeFor[checkReport]()))
+	assert.NoError(t, schema.CheckGoType(schema.ResultFile, "/$defs/check", reflect.TypeFor[report.Checked]()))
 }

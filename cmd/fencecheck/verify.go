@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -93,26 +92,12 @@ func (o *batteryOutput) register(fl *pflag.FlagSet) {
 	fl.StringVar(&o.junit, "junit", "", "also write the table as JUnit XML to this file (one test case per scenario)")
 }
 
-// play plays a battery in a run directory of its own, store/name/<time>:
-// it stores the report with the line that repeats it (the flags with
-// their effective values), writes --junit, prints, and returns the exit
-// of the battery's verdict (verify.Decide). A battery that could not
-// start leaves no directory; one that recorded something keeps it, with
-// the error beside it.
+// play plays a battery in a run directory of its own (verify.Store),
+// with the line that repeats it (the flags with their effective values),
+// writes --junit, prints, and returns the exit of the battery's verdict.
 func (o *batteryOutput) play(cmd *cobra.Command, name string, effective map[string]string, battery func(dir string) (verify.Report, error)) error {
-	dir, err := runstore.Create(o.store, name, time.Now())
+	rep, err := verify.Store(o.store, name, reproduceLine(cmd, effective), battery)
 	if err != nil {
-		return err
-	}
-	rep, err := battery(dir)
-	if err == nil {
-		rep.Command = reproduceLine(cmd, effective)
-		err = verify.WriteFiles(dir, rep)
-	}
-	if err != nil {
-		return runstore.Fail(o.store, dir, err)
-	}
-	if err := runstore.Publish(o.store, dir); err != nil {
 		return err
 	}
 	if o.junit != "" {

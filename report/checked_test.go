@@ -1,7 +1,6 @@
-package main
+package report
 
 import (
-	"bytes"
 	"context"
 	"strings"
 	"testing"
@@ -28,12 +27,10 @@ func TestCheckPrintsEachKindOnce(t *testing.T) {
 	})
 	judged, err := judge.Judge(context.Background(), h, judge.DefaultOptions())
 	require.NoError(t, err)
-	rep := checkReport{History: "h.jsonl", Report: judged}
+	rep := Checked{History: "h.jsonl", Report: judged}
 	require.NotNil(t, rep.Minimal)
 	assert.Equal(t, "b", rep.Minimal.Resource)
-	var out bytes.Buffer
-	printCheck(&out, rep)
-	text := out.String()
+	text := rep.Summary()
 	t.Log(text)
 	assert.Contains(t, text, "first on b at 3ns: ")
 	assert.Equal(t, 1, strings.Count(text, "minimal counterexample:"))
