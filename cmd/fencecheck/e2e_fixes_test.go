@@ -137,11 +137,6 @@ func TestCompareFixesErrors(t *testing.T) {
 		{"no target", nil, "--target: required"},
 		{"an unknown memory target", []string{"--target", "memory://nope"}, `unknown memory target "nope"`},
 		{"it runs every strategy itself", []string{"--target", "memory://fenced", "--client-strategy", "none"}, "unknown flag: --client-strategy"},
-		{"a target that cannot write without a token", []string{"--target", "sqlite://" + filepath.Join(schema.TempDir(t), "x.db"),
-			"--sql-setup", "CREATE TABLE own (resource TEXT PRIMARY KEY, token INTEGER, value TEXT)",
-			"--sql-write", "INSERT INTO own VALUES (:resource, :token, :value) ON CONFLICT (resource) DO UPDATE SET token = excluded.token, value = excluded.value WHERE excluded.token > own.token",
-			"--sql-read", "SELECT value, token FROM own WHERE resource = :resource"},
-			"the none run: client-strategy: none writes without a token, and sqlite://"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -150,6 +145,27 @@ func TestCompareFixesErrors(t *testing.T) {
 			assert.Contains(t, r.stderr, tc.want)
 		})
 	}
+}
+
+// TestCompareFixesOnATargetThatCannotWriteWithoutAToken: a receiver
+// given by its own statements has no write without a token, so the
+// unfenced strategies cannot run against it. The comparison still runs
+// fencing, marks every other row "not run" and says why, rather than
+// refusing the whole table or printing zeros that read as a result.
+func TestCompareFixesOnATargetThatCannotWriteWithoutAToken(t *testing.T) {
+	t.Parallel()
+	dir := schema.TempDir(t)
+	r := fencecheck(t, dir, "compare-fixes", "--store", "store", "--duration", "2s",
+		"--target", "sqlite://"+filepath.Join(dir, "x.db"),
+		"--sql-setup", "CREATE TABLE own (resource TEXT PRIMARY KEY, token INTEGER, value TEXT)",
+		"--sql-write", "INSERT INTO own VALUES (:resource, :token, :value) ON CONFLICT (resource) DO UPDATE SET token = excluded.token, value = excluded.value WHERE excluded.token > own.token",
+		"--sql-read", "SELECT value, token FROM own WHERE resource = :resource")
+	require.Contains(t, []int{exitHeld, exitInconclusive}, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	for _, s := range []string{"none", "longer-lease", "renew", "check-before-write"} {
+		assert.Regexp(t, `(?m)^`+s+` +0 of 0 +not run`, r.stdout, "the %s row", s)
+		assert.Regexp(t, `(?m)^  `+s+` +not run: `+s+` writes without a token, and sqlite://`, r.stdout, "why %s was not run", s)
+	}
+	assert.NotRegexp(t, `(?m)^fencing +\S+ of \S+ +not run`, r.stdout, "fencing needs no unfenced write: it runs")
 }
 
 // TestReplayPrintsTheStrategyTable: replay also plays the five steps with
