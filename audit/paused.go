@@ -40,7 +40,7 @@ func pausedWorkerStep(ctx context.Context, o *Options, dir string, b *budget) (S
 		s.Cut = fmt.Sprintf("the budget ended the sweep after %d of its %d seeds (its share of the budget: %s)", res.Runs, o.Seeds, s.Budget)
 	}
 	t := res.Totals
-	s.Evidence = []string{fmt.Sprintf("%d runs: %d held, %d violated, %d inconclusive", res.Runs, res.Held, res.Violated, res.Inconclusive)}
+	s.Evidence = []string{fmt.Sprintf("%d run%s: %d held, %d violated, %d inconclusive", res.Runs, pluralS(res.Runs), res.Held, res.Violated, res.Inconclusive)}
 	if t.Runs > 0 { // a sweep that stopped at its first violation counted no run to its end
 		s.Evidence = append(s.Evidence, fmt.Sprintf("%d stale writes (%d rejected, %d accepted, %d unknown), %d concurrent writes on one resource, in %d runs checked to their end",
 			t.StaleWrites, t.StaleRejected, t.StaleAccepted, t.StaleUnknown, t.ConcurrentWrites, t.Runs))
@@ -112,4 +112,12 @@ func limitsStep(t judge.Totals) Step {
 		"an external service that takes no token cannot reject an old owner: use its own duplicate control: not tested",
 	}
 	return s
+}
+
+// pluralS is the "s" a count of n things takes: "1 run", "3 runs".
+func pluralS(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }

@@ -22,6 +22,13 @@ import (
 // set, is the issuer under audit, else o.Issuer is, and the runs then
 // take their tokens from it on the real clock.
 //
+// The runs are on virtual time where the target allows: in the
+// deterministic simulation when cfg is (a memory target), and each in a
+// testing/synctest bubble of its own when cfg.Runtime.VirtualClock is set
+// (an in-process http.Handler through HandlerTarget; see RunSynctest).
+// An issuer of the service's own talks to its servers on the real clock,
+// so with one the runs are real-time. The batteries are real-time.
+//
 // Audit fails t unless the audit held, logging the audit's report, and
 // returns it. An audit with fencecheck's own issuer (no issuer given) is
 // no pass: the issuer the service will use was not tested.
@@ -52,6 +59,10 @@ func Audit(t T, newTarget func() (targets.Target, error), cfg harness.Config, o 
 		}
 		c.Runtime.Seed, c.Workload.Strategy, c.Store.Dir, c.Store.RunName, c.Store.Keep = r.Seed, r.Strategy, r.Store, r.Name, r.Keep
 		c.Output.Command = reproduceLine(t.Name(), r.Seed)
+		if c.Runtime.VirtualClock && o.Issuer == nil {
+			return runInBubble(t, c)
+		}
+		c.Runtime.VirtualClock = false
 		return harness.Run(ctx, c)
 	}
 	rep, err := audit.Run(t.Context(), o)

@@ -13,6 +13,7 @@ import (
 	"github.com/fencecheck/fencecheck/judge"
 	"github.com/fencecheck/fencecheck/lease"
 	"github.com/fencecheck/fencecheck/targets"
+	"github.com/fencecheck/fencecheck/targets/httptarget/receiver"
 	"github.com/fencecheck/fencecheck/targets/memory"
 )
 
@@ -63,6 +64,56 @@ func TestAuditFromGoTest(t *testing.T) {
 			}
 			require.Len(t, rec.errors, 1)
 			assert.Contains(t, rec.errors[0], tc.fails)
+		})
+	}
+}
+
+// TestAuditAHandlerOnVirtualTime: a service audits its in-process
+// http.Handler with every run in a synctest bubble, on virtual time. The
+// reference receiver passes every step that judges (the issuer, fencecheck's
+// own, is not tested: no pass); its check-then-set bug fails the audit.
+func TestAuditAHandlerOnVirtualTime(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name    string
+		bug     receiver.Bug
+		verdict judge.Verdict
+		results []string
+	}{
+		{"correct, fencecheck's issuer", receiver.NoBug, judge.Inconclusive, []string{"not tested", "held", "held", "held", "info", "info"}},
+		{"check-then-set", receiver.CheckThenSet, judge.Violated, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			rec := &recorder{TB: t}
+			newTarget := func() (targets.Target, error) {
+				ro := receiver.DefaultOptions()
+				ro.Bug = tc.bug
+				h, err := receiver.NewHandler(receiver.NewMemory(), ro)
+				if err != nil {
+					return nil, err
+				}
+				return HandlerTarget(h, DefaultOptions())
+			}
+			tgt, err := newTarget()
+			require.NoError(t, err)
+			cfg := Config(t, tgt)
+			cfg.Store.Dir, cfg.Runtime.VirtualClock, cfg.Workload.Duration = schema.TempDir(t), true, 3*time.Second
+			o := audit.DefaultOptions()
+			o.Seeds = 2
+			rep := Audit(rec, newTarget, cfg, o)
+			require.False(t, rec.fatal, "%v", rec.errors)
+			assert.Equal(t, tc.verdict, rep.Verdict, rep.Reason)
+			if tc.results != nil {
+				var got []string
+				for _, s := range rep.Steps {
+					got = append(got, s.Result)
+				}
+				assert.Equal(t, tc.results, got)
+			}
+			if tc.verdict != judge.Violated {
+				assert.Contains(t, rep.Steps[audit.StepPausedWorker-1].Evidence[0], "2 runs: 2 held", "both seeds ran")
+			}
 		})
 	}
 }
