@@ -51,6 +51,11 @@ var readmeNormalizers = []struct {
 	// The shrinker's wall time, at the end of the minimal
 	// counterexample's heading.
 	{regexp.MustCompile(`(?m)^(minimal counterexample: .*, \d+ checks?, )` + goDuration + `\)$`), "${1}<elapsed>)"},
+	// An audit's wall time: the time it spent, on the budget line, and
+	// each step's, in the step table's time column (whose width follows
+	// the longest, so the blanks around it go too).
+	{regexp.MustCompile(`(?m)^(budget +.*, )` + goDuration + ` spent$`), "${1}<elapsed> spent"},
+	{regexp.MustCompile(`(?m)^([1-9] [a-z' -]+?  +(?:held|violated|inconclusive|info|not tested)) +` + goDuration + ` +`), "${1} <elapsed> "},
 	// Trailing blanks, which a Markdown editor may strip on save.
 	{regexp.MustCompile(`(?m)[ \t]+$`), ""},
 }
