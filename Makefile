@@ -10,7 +10,7 @@ PKGS    := ./...
 BENCH   ?= ^Benchmark(Record|Observe|Read|Evidence|Harness|HarnessHTTP|PlainLoop|PlainLoopHTTP|SQLHarness|SQLPlainLoop|SweepFenced|HandlerSynctest|Report|CheckFast|CollectFast|CheckFloor|Stream)$$
 COUNT   ?= 6
 
-.PHONY: all build demo test fmt-check vet bench bench-pairs bench-checker bench-read diff-checker lint fuzz dist clean explore-table
+.PHONY: campaigns all build demo test fmt-check vet bench bench-pairs bench-checker bench-read diff-checker lint fuzz dist clean explore-table
 
 all: build
 
@@ -55,6 +55,14 @@ demo: build
 ## targets run their seed corpus).
 test: fmt-check vet
 	$(GO) test -race -timeout 20m $(PKGS)
+	$(MAKE) --no-print-directory campaigns
+
+## campaigns: the randomized differential campaigns at their full counts,
+## without the race detector, which slows them tenfold (under -race,
+## make test runs their short counts; internal/testsupport/histgen).
+CAMPAIGNS = TestFastDifferential|TestStreamAgreesWithWholeCheck|TestStreamCounterexampleIsTheWholeChecks|TestPoliciesNest|TestExplanationsAreTrueOfTheOriginal|TestMeterAgreesWithMeasure
+campaigns:
+	$(GO) test -timeout 20m -count=1 -run '^($(CAMPAIGNS))$$' ./check/ ./explain/ ./judge/
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

@@ -71,10 +71,7 @@ func nestVerdict(ops []histories.Operation, p model.Policy) (bool, string) {
 // that the test cannot pass vacuously.
 func TestPoliciesNest(t *testing.T) {
 	t.Parallel()
-	n := 5000
-	if testing.Short() {
-		n = 1000
-	}
+	n := histgen.CaseCount(0, 5000, 1000, testing.Short())
 	seed := *diffSeed
 	var tally nestTally
 	eachCase(n, func(i uint64) bool {

@@ -118,7 +118,7 @@ func TestStreamCounterexampleIsTheWholeChecks(t *testing.T) {
 		{1, 2, false}, {1, 3, true}, {5, 5, false}, {50, 50, false}, {50, 50, true},
 	}
 	for _, tt := range tests {
-		for seed := range uint64(3) {
+		for seed := range uint64(histgen.CaseCount(0, 3, 1, testing.Short())) {
 			t.Run(fmt.Sprintf("%d resources %d clients accept-equal %v seed %d", tt.resources, tt.clients, tt.acceptEqual, seed), func(t *testing.T) {
 				cfg := histgen.Bench(60000, tt.resources, tt.clients, 0.1, tt.acceptEqual)
 				var events []histories.Event
