@@ -182,3 +182,44 @@ func TestRunNATSErrors(t *testing.T) {
 		{"bad sync", []string{"--target", "nats://embedded?sync=never"}, "the only setting is sync=always"},
 	})
 }
+
+// TestNATSLeases: tokens from NATS JetStream KV, on the shared server and
+// on the private one under issuer-kill, hold against the reference
+// receiver; verify-issuer's table passes every scenario that applies,
+// grant-after-restart included on the private server, under both fsync
+// settings.
+func TestNATSLeases(t *testing.T) {
+	t.Parallel()
+	url := natsURL(t)
+	for _, tc := range []struct{ leases, nemesis string }{
+		{url, "pause,delay"},
+		{"nats", "pause,delay,issuer-kill"},
+	} {
+		t.Run("run "+tc.leases, func(t *testing.T) {
+			t.Parallel()
+			r := fencecheck(t, schema.TempDir(t), "run", "--target", "memory://fenced", "--leases", tc.leases, "--ops", "300",
+				"--op-timeout", "2s", "--lease-ttl", "100ms", "--nemesis", tc.nemesis, "--seed", "1", "--store", "s", "--no-report")
+			assert.Equal(t, exitHeld, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+			assert.Contains(t, r.stdout, "verdict     HELD")
+		})
+	}
+	for _, tc := range []struct {
+		leases string
+		want   []string
+	}{
+		{url, []string{"verify-issuer " + url, "5 passed, 0 failed, 0 info, 3 skipped"}},
+		{"nats", []string{"verify-issuer private nats-server (default fsync, every 2m)",
+			"after nats-server was SIGKILLed and started again | pass |", "6 passed, 0 failed, 0 info, 2 skipped"}},
+		{"nats?sync=always", []string{"verify-issuer private nats-server (sync_interval: always)",
+			"after nats-server was SIGKILLed and started again | pass |", "6 passed, 0 failed, 0 info, 2 skipped"}},
+	} {
+		t.Run("verify-issuer "+tc.leases, func(t *testing.T) {
+			t.Parallel()
+			r := fencecheck(t, schema.TempDir(t), "verify-issuer", "--leases", tc.leases, "--lease-ttl", "100ms", "--store", "s")
+			assert.Equal(t, exitHeld, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+			for _, w := range tc.want {
+				assert.Contains(t, r.stdout, w)
+			}
+		})
+	}
+}
