@@ -112,7 +112,7 @@ func TestParse(t *testing.T) {
 // FuzzParse: every spec gives an issuer of its kind or an error, and an
 // etcd:// spec's endpoints are the list it gave.
 func FuzzParse(f *testing.F) {
-	for _, s := range []string{"local", "etcd", "etcd://a:1,b:2", "etcd://", "redis://h:1", "postgres://u:p@h/db", "x", "", "redis", "redis?appendonly=yes", "postgres?fsync=off"} {
+	for _, s := range []string{"local", "etcd", "etcd://a:1,b:2", "etcd://", "redis://h:1", "postgres://u:p@h/db", "x", "", "redis", "redis?appendonly=yes", "postgres?fsync=off", "nats://h:1", "nats?sync=always"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, spec string) {
@@ -135,7 +135,7 @@ func FuzzParse(f *testing.F) {
 			if _, ok := iss.(*pglease.PrivateIssuer); !ok {
 				t.Fatalf("%q gave %T", spec, iss)
 			}
-		case strings.HasPrefix(spec, "redis") || strings.HasPrefix(spec, "postgres"):
+		case strings.HasPrefix(spec, "redis") || strings.HasPrefix(spec, "postgres") || strings.HasPrefix(spec, "nats://"):
 			if iss == nil || !strings.Contains(iss.Name(), "://") {
 				t.Fatalf("%q gave %v", spec, iss)
 			}
@@ -155,6 +155,7 @@ func FuzzParseNet(f *testing.F) {
 	f.Add("postgres", "h:5432", "/db?sslmode=disable")
 	f.Add("postgresql", "[::1", "/x")
 	f.Add("rediss", "h", "/%zz")
+	f.Add("nats", "127.0.0.1:4222", "")
 	f.Fuzz(func(t *testing.T, scheme, host, rest string) {
 		const pw = "PWMARK"
 		if strings.Contains(scheme+host+rest, pw[:2]) {

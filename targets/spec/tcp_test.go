@@ -58,7 +58,7 @@ func TestProxiedSpec(t *testing.T) {
 // host:port.
 func FuzzProxiedSpec(f *testing.F) {
 	for _, s := range []string{"postgres://postgres@127.0.0.1:5432/test?sslmode=disable", "mysql://root:pw@127.0.0.1/test",
-		"redis://127.0.0.1:6379/0", "http://[::1]:80/x?y=1", "memory://fenced", "postgres://u@h1,h2/db", "http://%zz", "redis://:@:/"} {
+		"redis://127.0.0.1:6379/0", "http://[::1]:80/x?y=1", "memory://fenced", "postgres://u@h1,h2/db", "http://%zz", "redis://:@:/", "nats://u:pw@127.0.0.1:4222", "nats://embedded"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, spec string) {
