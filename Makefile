@@ -108,6 +108,7 @@ fuzz:
 	$(GO) test ./internal/redact -run '^$$' -fuzz '^FuzzSpec$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./targets/redistarget -run '^$$' -fuzz '^FuzzAtomicOrder$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./targets/redistarget -run '^$$' -fuzz '^FuzzReading$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./targets/natstarget -run '^$$' -fuzz '^FuzzLayout$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./lease/spec -run '^$$' -fuzz '^FuzzParseNet$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./docs/schema -run '^$$' -fuzz '^FuzzLineClasses$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./explore -run '^$$' -fuzz '^FuzzParseSeeds$$' -fuzztime $(FUZZTIME)

@@ -155,13 +155,13 @@ func membersOf(t *testing.T, run string) []string {
 // run starts.
 func TestIssuerFaultsNeedLeasesEtcd(t *testing.T) {
 	t.Parallel()
-	for _, leases := range []string{"local", "etcd://127.0.0.1:1", "redis://127.0.0.1:1/0"} {
+	for _, leases := range []string{"local", "etcd://127.0.0.1:1", "redis://127.0.0.1:1/0", "nats://127.0.0.1:1"} {
 		t.Run(leases, func(t *testing.T) {
 			t.Parallel()
 			dir := schema.TempDir(t)
 			r := fencecheck(t, dir, "run", "--store", "s", "--target", "memory://fenced", "--leases", leases, "--nemesis", "pause,issuer-kill")
 			assert.Equal(t, 3, r.code, r.stdout+r.stderr)
-			assert.Contains(t, r.stderr, "nemesis: issuer-kill needs an issuer fencecheck started itself: --leases etcd, redis or postgres")
+			assert.Contains(t, r.stderr, "nemesis: issuer-kill needs an issuer fencecheck started itself: --leases etcd, redis, postgres or nats")
 			assert.NoDirExists(t, filepath.Join(dir, "s"), "the run did not start")
 		})
 	}

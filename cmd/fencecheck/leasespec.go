@@ -20,6 +20,7 @@ func parseLeases(spec string) (lease.Issuer, error) {
 		return nil, fmt.Errorf("--leases: find fencecheck's executable for the etcd members: %w", err)
 	}
 	opts.Embedded.Command = []string{exe, "leases", "member"}
+	opts.NATSCommand = []string{exe, "nats-server"}
 	iss, err := leasespec.Parse(spec, opts)
 	if err != nil {
 		return nil, &usageError{fmt.Errorf("--leases: %w", err)}

@@ -28,7 +28,7 @@ func newRootCommand(stdout, stderr io.Writer) *cobra.Command {
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{flagError(err)} })
 	root.AddCommand(newCheckCommand(), newReplayCommand(), newRunCommand(), newSweepCommand(), newReceiverCommand(), newVerifyCommand(), newVerifyIssuerCommand())
-	root.AddCommand(newServeCommand(), newLeasesCommand(), newCompareFixesCommand(), newAuditCommand(), newVersionCommand())
+	root.AddCommand(newServeCommand(), newLeasesCommand(), newCompareFixesCommand(), newAuditCommand(), newVersionCommand(), newNATSServerCommand())
 	refuseRepeats(root)
 	return root
 }

@@ -104,7 +104,7 @@ func (f *runFlags) register(fl *pflag.FlagSet, cmd runCommand) {
 	fl.DurationVar(&f.leaseTTL, "lease-ttl", d.Leases.TTL, "lease duration")
 	fl.Float64Var(&f.readShare, "read-share", d.Workload.ReadShare, "probability of an extra read after each job")
 	fl.DurationVar(&f.think, "think", d.Workload.Think, fmt.Sprintf("mean time a worker works on a job between reading and writing (virtual time for memory targets; with another --lease-ttl: lease-ttl/%d)", d.Leases.TTL/d.Workload.Think))
-	fl.StringVar(&f.nemesis, "nemesis", strings.Join(nemesis.NamesOf(d.Nemesis.Faults), ","), "faults to inject: pause,delay,expire,duplicate; http: hold,duplicate-request,drop-response,latency; postgres, mysql, redis, http: net-latency,net-hold,net-blackhole,net-reset; --exec: kill,pause-receiver; --leases etcd, redis or postgres: issuer-kill,issuer-pause; or none")
+	fl.StringVar(&f.nemesis, "nemesis", strings.Join(nemesis.NamesOf(d.Nemesis.Faults), ","), "faults to inject: pause,delay,expire,duplicate; http: hold,duplicate-request,drop-response,latency; postgres, mysql, redis, nats, http: net-latency,net-hold,net-blackhole,net-reset; --exec or --target nats: kill,pause-receiver; --leases etcd, redis, postgres or nats: issuer-kill,issuer-pause; or none")
 	fl.StringVar(&f.script, "nemesis-script", "", `scripted fault windows instead of random ones, e.g. "500ms:+pause,2s:-pause"`)
 	if cmd != cmdSweep && cmd != cmdAudit {
 		fl.Uint64Var(&f.seed, "seed", 0, "seed for every random choice (default: a random seed, printed)")

@@ -33,7 +33,7 @@ func (t runTerms) Setting(s harness.Setting) string {
 	case s.Field == "Gates.StopOnViolation":
 		return "--stop-on-violation"
 	case s.Field == "Leases.Issuer" && s.Value == "servers":
-		return "--leases etcd, redis or postgres"
+		return "--leases etcd, redis, postgres or nats"
 	}
 	if flag, ok := fieldFlags[s.Field]; ok {
 		return "--" + flag

@@ -1,6 +1,6 @@
 // Package leasespec reads a lease spec: the text that says where a run's
 // leases and fencing tokens come from (local, etcd, etcd://…, redis,
-// redis://…, postgres, postgres://…), as the CLI's --leases and
+// redis://…, postgres, postgres://…, nats, nats://…), as the CLI's --leases and
 // fencetest's FENCETEST_LEASES take it. Parse only reads the spec and
 // connects to nothing, so that a bad spec is reported before a run
 // starts; the issuer connects, or starts its servers, when the run opens
@@ -21,6 +21,7 @@ import (
 	"github.com/fencecheck/fencecheck/lease"
 	etcdlease "github.com/fencecheck/fencecheck/lease/etcd"
 	"github.com/fencecheck/fencecheck/lease/etcd/embedded"
+	natslease "github.com/fencecheck/fencecheck/lease/nats"
 	pglease "github.com/fencecheck/fencecheck/lease/postgres"
 	redislease "github.com/fencecheck/fencecheck/lease/redis"
 )
@@ -30,7 +31,7 @@ import (
 const Local = "local"
 
 // Want lists the spec forms, for messages that say what is accepted.
-const Want = "local, etcd, etcd://HOST:PORT,…, redis[?SETTINGS], redis://…, postgres[?SETTINGS], postgres://…"
+const Want = "local, etcd, etcd://HOST:PORT,…, redis[?SETTINGS], redis://…, postgres[?SETTINGS], postgres://…, nats[?sync=always], nats://HOST:PORT"
 
 // Options are the settings of the issuers a spec can name that the spec
 // itself does not carry.
@@ -39,7 +40,11 @@ type Options struct {
 	Embedded embedded.Options
 	// Poll is how the Redis and PostgreSQL issuers wait for a lease.
 	Poll lease.PollOptions
-	_    struct{}
+	// NATSCommand runs the private server of the spec "nats": a program
+	// and its arguments, to which the server's configuration file is
+	// appended (`fencecheck nats-server`).
+	NATSCommand []string
+	_           struct{}
 }
 
 // DefaultOptions are a three-member embedded cluster and the default
@@ -60,6 +65,13 @@ func Parse(spec string, opts Options) (lease.Issuer, error) {
 		return embedded.NewIssuer(opts.Embedded), nil
 	case isPrivate(spec, "redis"), isPrivate(spec, "postgres"):
 		return privateIssuer(spec, opts.Poll)
+	case isPrivate(spec, "nats"):
+		return privateNATS(spec, opts)
+	case hasScheme && scheme == "nats":
+		if err := natsAddr(spec); err != nil {
+			return nil, fmt.Errorf("%s: %w", redact.Spec(spec), err)
+		}
+		return natslease.NewIssuer(spec, opts.Poll), nil
 	case hasScheme && scheme == "etcd":
 		endpoints, err := etcdEndpoints(rest)
 		if err != nil {

@@ -14,6 +14,22 @@ import (
 	leasespec "github.com/fencecheck/fencecheck/lease/spec"
 )
 
+// TestParsePrivateNATS: "nats" runs the private server by the command
+// the options give, and says which fsync it has.
+func TestParsePrivateNATS(t *testing.T) {
+	t.Parallel()
+	opts := leasespec.DefaultOptions()
+	opts.NATSCommand = []string{"fencecheck", "nats-server"}
+	for spec, want := range map[string]string{
+		"nats":             "private nats-server (default fsync, every 2m)",
+		"nats?sync=always": "private nats-server (sync_interval: always)",
+	} {
+		iss, err := leasespec.Parse(spec, opts)
+		require.NoError(t, err, spec)
+		assert.Equal(t, want, iss.Name())
+	}
+}
+
 // TestParse: each spec form gives its issuer, named without the password
 // and connecting to nothing (port 1 listens on nothing); a malformed one
 // is an error that begins with the spec and does not show the password.
@@ -63,6 +79,13 @@ func TestParse(t *testing.T) {
 		{"etcd://u:s3cr3t@a:1", "takes no user or password", true},
 		{"redis://u:s3cr3t@127.0.0.1:6379/notadb", "redis://u:xxxxx@127.0.0.1:6379/notadb: ", true},
 		{"postgres://u:s3cr3t@127.0.0.1:1/db?sslmode=bogus", "postgres://u:xxxxx@127.0.0.1:1/db?sslmode=bogus: ", true},
+		{"nats://127.0.0.1:1", "nats://127.0.0.1:1", false},
+		{"nats://u:s3cr3t@127.0.0.1:1", "nats://u:xxxxx@127.0.0.1:1", false},
+		{"nats://u:s3cr3t@127.0.0.1", "nats://u:xxxxx@127.0.0.1: want nats://[user:password@]HOST:PORT", true},
+		{"nats://127.0.0.1:1/x?y=1", "with no path or parameters", true},
+		{"nats", "nats: no command runs the private NATS server", true},
+		{"nats?sync=sometimes", `sync="sometimes": the only setting is sync=always`, true},
+		{"nats?port=1", "the private NATS server takes one setting, sync=always", true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.spec, func(t *testing.T) {
@@ -89,7 +112,7 @@ func TestParse(t *testing.T) {
 // FuzzParse: every spec gives an issuer of its kind or an error, and an
 // etcd:// spec's endpoints are the list it gave.
 func FuzzParse(f *testing.F) {
-	for _, s := range []string{"local", "etcd", "etcd://a:1,b:2", "etcd://", "redis://h:1", "postgres://u:p@h/db", "x", "", "redis", "redis?appendonly=yes", "postgres?fsync=off"} {
+	for _, s := range []string{"local", "etcd", "etcd://a:1,b:2", "etcd://", "redis://h:1", "postgres://u:p@h/db", "x", "", "redis", "redis?appendonly=yes", "postgres?fsync=off", "nats://h:1", "nats?sync=always"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, spec string) {
@@ -112,7 +135,7 @@ func FuzzParse(f *testing.F) {
 			if _, ok := iss.(*pglease.PrivateIssuer); !ok {
 				t.Fatalf("%q gave %T", spec, iss)
 			}
-		case strings.HasPrefix(spec, "redis") || strings.HasPrefix(spec, "postgres"):
+		case strings.HasPrefix(spec, "redis") || strings.HasPrefix(spec, "postgres") || strings.HasPrefix(spec, "nats://"):
 			if iss == nil || !strings.Contains(iss.Name(), "://") {
 				t.Fatalf("%q gave %v", spec, iss)
 			}
@@ -132,6 +155,7 @@ func FuzzParseNet(f *testing.F) {
 	f.Add("postgres", "h:5432", "/db?sslmode=disable")
 	f.Add("postgresql", "[::1", "/x")
 	f.Add("rediss", "h", "/%zz")
+	f.Add("nats", "127.0.0.1:4222", "")
 	f.Fuzz(func(t *testing.T, scheme, host, rest string) {
 		const pw = "PWMARK"
 		if strings.Contains(scheme+host+rest, pw[:2]) {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/fencecheck/fencecheck/nemesis"
 	httptarget "github.com/fencecheck/fencecheck/targets/httptarget"
+	"github.com/fencecheck/fencecheck/targets/natstarget"
 	"github.com/fencecheck/fencecheck/targets/redistarget"
 	sqltarget "github.com/fencecheck/fencecheck/targets/sqltarget"
 )
@@ -40,6 +41,9 @@ type Options struct {
 	SQL *sqltarget.Options
 	// Redis are the options of redis:// and rediss:// targets, as SQL's.
 	Redis *redistarget.Options
+	// NATS are the options of nats:// targets, as SQL's; its Command runs
+	// the private server of nats://embedded.
+	NATS *natstarget.Options
 	// Terms words Options' fields in errors as the caller sets them; nil
 	// words them as Go code does ("Options.SQL.Timeout").
 	Terms Terms

@@ -1,6 +1,6 @@
 // Package targetspec reads a target spec: the text that names the
 // receiver under test (memory://fenced, sqlite:///path/to.db,
-// postgres://…, mysql://…, redis://…, http://…), as the CLI's --target
+// postgres://…, mysql://…, redis://…, nats://…, http://…), as the CLI's --target
 // and fencetest.Target take it, and opens it with what a run needs
 // around it: the receiver process Options.Exec starts, the fault proxies
 // in front of the receiver for the run's faults that act in one
@@ -29,6 +29,7 @@ import (
 	"github.com/fencecheck/fencecheck/targets"
 	httptarget "github.com/fencecheck/fencecheck/targets/httptarget"
 	"github.com/fencecheck/fencecheck/targets/memory"
+	"github.com/fencecheck/fencecheck/targets/natstarget"
 	"github.com/fencecheck/fencecheck/targets/process"
 	"github.com/fencecheck/fencecheck/targets/redistarget"
 	sqltarget "github.com/fencecheck/fencecheck/targets/sqltarget"
@@ -44,11 +45,17 @@ type Spec struct {
 	// adapter and header are an HTTP target's, read from Options.HTTP.
 	adapter httptarget.Adapter
 	header  http.Header
+	// private is nats://embedded's server, which the process faults act
+	// on; nil for every other spec.
+	private *natstarget.Private
 }
 
 // Parse reads spec and o, and reports what is wrong with them before
 // anything is opened.
 func Parse(spec string, o Options) (*Spec, error) {
+	if spec == "nats" {
+		spec = "nats://" + natstarget.EmbeddedHost
+	}
 	s := &Spec{spec: spec, o: o}
 	if err := s.parseExec(); err != nil {
 		return nil, err
@@ -75,6 +82,9 @@ func (s *Spec) Name() string { return redact.Spec(s.spec) }
 // Process is the receiver process Options.Exec starts, for the faults
 // that act on it (nemesis.NewKill); nil without Exec.
 func (s *Spec) Process() nemesis.Process {
+	if s.private != nil {
+		return s.private
+	}
 	if s.child == nil {
 		return nil
 	}
@@ -100,6 +110,8 @@ func (s *Spec) parseKind() error {
 		return o.badf("SQL", "%s need a SQL target (%v), not %q", o.word("SQL"), sqltarget.Schemes(), scheme)
 	case o.Redis != nil && !redistarget.IsSpec(s.spec):
 		return o.badf("Redis", "%s need a Redis target (%v), not %q", o.word("Redis"), redistarget.Schemes(), scheme)
+	case o.NATS != nil && !natstarget.IsSpec(s.spec):
+		return o.badf("NATS", "%s need a NATS target (nats://HOST:PORT, nats://embedded), not %q", o.word("NATS"), scheme)
 	}
 	switch scheme {
 	case "memory":
@@ -119,8 +131,10 @@ func (s *Spec) parseKind() error {
 			return o.bad("Redis.Timeout", "must be positive")
 		}
 		return nil
+	case "nats":
+		return s.parseNATS()
 	}
-	return o.bad("Spec", "unsupported scheme %q in %q (want memory://, sqlite://, postgres://, mysql://, redis://, http://)", scheme, s.Name())
+	return o.bad("Spec", "unsupported scheme %q in %q (want memory://, sqlite://, postgres://, mysql://, redis://, nats://, http://)", scheme, s.Name())
 }
 
 // Open opens the target behind the fault proxies the faults act in,
@@ -148,6 +162,8 @@ func (s *Spec) open(ctx context.Context, spec string, faults []nemesis.Fault) (*
 		return &Target{Target: t, Name: s.Name(), Deterministic: true}, nil
 	case "http", "https":
 		return s.openHTTP(spec, faults)
+	case "nats":
+		return s.openNATS(ctx, spec)
 	case "redis", "rediss":
 		// A real server on the real clock: never deterministic.
 		t, err := redistarget.Open(ctx, spec, s.redisOptions())

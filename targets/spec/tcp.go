@@ -10,6 +10,7 @@ import (
 	"github.com/fencecheck/fencecheck/internal/redact"
 	"github.com/fencecheck/fencecheck/nemesis"
 	"github.com/fencecheck/fencecheck/nemesis/tcpproxy"
+	"github.com/fencecheck/fencecheck/targets/natstarget"
 )
 
 // tcpDefaultPorts are the schemes whose receiver fencecheck reaches over
@@ -18,7 +19,7 @@ import (
 // (https, rediss) are not among them: the client would check the
 // receiver's certificate against the proxy's loopback address.
 var tcpDefaultPorts = map[string]string{
-	"postgres": "5432", "postgresql": "5432", "mysql": "3306", "redis": "6379", "http": "80",
+	"postgres": "5432", "postgresql": "5432", "mysql": "3306", "redis": "6379", "nats": "4222", "http": "80",
 }
 
 // tcpSchemes lists tcpDefaultPorts' schemes for messages.
@@ -53,6 +54,9 @@ func proxiedSpec(spec, proxy string) (upstream, proxied string, err error) {
 		}
 	}
 	host := u.Hostname()
+	if scheme == "nats" && host == natstarget.EmbeddedHost {
+		return "", "", fmt.Errorf("the private NATS server's port is chosen when it starts; run your own and name it as nats://HOST:PORT")
+	}
 	if host == "" || strings.ContainsAny(u.Host, ",/") {
 		return "", "", fmt.Errorf("target %q names no single host:port", redact.Spec(spec))
 	}

@@ -26,6 +26,9 @@ func TestProxiedSpec(t *testing.T) {
 		{spec: "redis://127.0.0.1:6380/2", upstream: "127.0.0.1:6380", proxied: "redis://127.0.0.1:4000/2"},
 		{spec: "http://localhost:8080/base", upstream: "localhost:8080", proxied: "http://127.0.0.1:4000/base"},
 		{spec: "http://[::1]:8080", upstream: "[::1]:8080", proxied: "http://127.0.0.1:4000"},
+		{spec: "nats://u:s3cret@127.0.0.1:4222", upstream: "127.0.0.1:4222", proxied: "nats://u:s3cret@127.0.0.1:4000"},
+		{spec: "nats://127.0.0.1", upstream: "127.0.0.1:4222", proxied: "nats://127.0.0.1:4000"},
+		{spec: "nats://embedded", err: "private NATS server's port is chosen when it starts"},
 		{spec: "memory://fenced", err: "needs a target reached over TCP"},
 		{spec: "sqlite:///tmp/x.db", err: "not sqlite://"},
 		{spec: "https://example.com", err: "not https://"},
@@ -55,7 +58,7 @@ func TestProxiedSpec(t *testing.T) {
 // host:port.
 func FuzzProxiedSpec(f *testing.F) {
 	for _, s := range []string{"postgres://postgres@127.0.0.1:5432/test?sslmode=disable", "mysql://root:pw@127.0.0.1/test",
-		"redis://127.0.0.1:6379/0", "http://[::1]:80/x?y=1", "memory://fenced", "postgres://u@h1,h2/db", "http://%zz", "redis://:@:/"} {
+		"redis://127.0.0.1:6379/0", "http://[::1]:80/x?y=1", "memory://fenced", "postgres://u@h1,h2/db", "http://%zz", "redis://:@:/", "nats://u:pw@127.0.0.1:4222", "nats://embedded"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, spec string) {

@@ -42,6 +42,8 @@ var (
 		Default: "mysql://root@127.0.0.1:3306/test", port: "3306"}}
 	redis = &Server{where: where{Name: "Redis", Env: "FENCECHECK_REDIS_DSN",
 		Default: "redis://127.0.0.1:6379/0", port: "6379"}}
+	natsServer = &Server{where: where{Name: "NATS (with JetStream)", Env: "FENCECHECK_NATS_URL",
+		Default: "nats://127.0.0.1:4222", port: "4222"}}
 )
 
 // Postgres is the PostgreSQL server of FENCECHECK_POSTGRES_DSN, else the
@@ -55,6 +57,10 @@ func MySQL() *Server { return mysql }
 // Redis is the Redis server of FENCECHECK_REDIS_DSN, else the loopback
 // one.
 func Redis() *Server { return redis }
+
+// NATS is the NATS server of FENCECHECK_NATS_URL, else the loopback one:
+// shared, so a test touches only the buckets it created.
+func NATS() *Server { return natsServer }
 
 // probeTimeout bounds the connection probe: a loopback server answers a
 // TCP connect at once, and a missing one refuses it at once; the bound is
