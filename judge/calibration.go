@@ -94,7 +94,8 @@ func Caught(q float64, n int) float64 {
 	if q >= 1 {
 		return 1
 	}
-	return -math.Expm1(float64(n) * math.Log1p(-q))
+	// Short of certainty however many runs: a bound is never 1.
+	return min(-math.Expm1(float64(n)*math.Log1p(-q)), math.Nextafter(1, 0))
 }
 
 // SeedsFor is the fewest runs n with 1-(1-q)^n ≥ confidence, for a
@@ -188,14 +189,20 @@ func (c *Calibration) For(seeds int) {
 func (c *Calibration) Sentences(what string) []string {
 	var out []string
 	for _, t := range c.Twins {
-		s := fmt.Sprintf("a receiver broken like %s (%s) would have been caught by %s with probability ≥ %s (calibrated: %d of %d twin runs failed; per-run rate %s, %.0f %% interval %s–%s)",
-			t.Name, t.Broken, what, prob(t.Probability), t.Caught, t.Runs, prob(t.Rate), 100*CalibrationLevel, prob(t.Lower), prob(t.Upper))
+		s := fmt.Sprintf("a receiver broken like %s (%s) would have been caught by %s with probability ≥ %s (calibrated: %d of %d twin runs failed)",
+			t.Name, t.Broken, what, prob(t.Probability), t.Caught, t.Runs)
 		if len(t.Omitted) > 0 {
 			s += fmt.Sprintf("; the twin ran without %s, which it cannot take", strings.Join(t.Omitted, ", "))
 		}
 		out = append(out, s)
 	}
 	return out
+}
+
+// Measure words what the twin's runs measured: "caught in 7 of 8 twin
+// runs (rate 0.87, 95 % interval 0.47–1.00)".
+func (t Twin) Measure() string {
+	return fmt.Sprintf("caught in %d of %d twin runs (rate %s, %.0f %% interval %s–%s)", t.Caught, t.Runs, prob(t.Rate), 100*CalibrationLevel, prob(t.Lower), probUp(t.Upper))
 }
 
 // Gate is a pass's verdict once the calibration is known: a HELD that
@@ -211,6 +218,16 @@ func (c *Calibration) Gate(v Verdict, reason string) (Verdict, string) {
 // prob words a probability to two decimals, never rounding up to a
 // certainty it is not.
 func prob(p float64) string {
-	s := fmt.Sprintf("%.2f", math.Floor(p*100)/100)
-	return s
+	switch {
+	case p >= 1:
+		return "1.00"
+	case p > 0.99:
+		return fmt.Sprintf("%.4f", min(math.Floor(p*1e4)/1e4, 0.9999))
+	case p > 0 && p < 0.1:
+		return fmt.Sprintf("%.3f", math.Floor(p*1e3)/1e3)
+	}
+	return fmt.Sprintf("%.2f", math.Floor(p*100)/100)
 }
+
+// probUp words an upper bound, rounded up.
+func probUp(p float64) string { return fmt.Sprintf("%.2f", math.Ceil(p*100)/100) }
