@@ -10,6 +10,7 @@ import (
 	"github.com/fencecheck/fencecheck/harness"
 	"github.com/fencecheck/fencecheck/judge"
 	targetspec "github.com/fencecheck/fencecheck/targets/spec"
+	"github.com/fencecheck/fencecheck/workload"
 )
 
 // calibration is the explore.Calibrate of f's configuration: its runs
@@ -36,6 +37,9 @@ func (f *runFlags) calibration(cmd *cobra.Command, runs int, confidence float64)
 	}
 	c.Run = func(ctx context.Context, i int, tr explore.Trial) (harness.Result, error) {
 		g := *f
+		if g.clientStrategy == "" { // audit takes no --client-strategy: its twins fence
+			g.clientStrategy = workload.Fencing.String()
+		}
 		g.seed, g.store, g.name, g.noProgress, g.metrics, g.junit = tr.Seed, filepath.Join(f.store, "twins"), "twin-"+twins[i].Name, true, metricsFlags{}, ""
 		return runOnce(ctx, cmd, g, once{keep: harness.KeepViolations, twin: &twins[i], command: func(harness.Config) string { return "" }})
 	}
