@@ -179,3 +179,26 @@ func TestAuditWithinItsBudget(t *testing.T) {
 	assert.Contains(t, r.stdout, "cut: ")
 	assert.Contains(t, r.stdout, fmt.Sprintf("budget      %s", "1m0s"))
 }
+
+// TestAuditCalibratesItsPausedWorkerTest: with --confidence, step 4 of
+// an audit of the reference receiver measures the receiver's twins (its
+// bug modes on loopback), says how many seeds they asked for and why,
+// and its pass says how likely it was to catch a receiver broken like
+// each. The audit is no pass here only because fencecheck's own issuer
+// gave the tokens.
+func TestAuditCalibratesItsPausedWorkerTest(t *testing.T) {
+	t.Parallel()
+	dir := schema.TempDir(t)
+	url := startReceiver(t)
+	r := fencecheck(t, dir, "audit", "--target", url, "--store", "s", "--no-progress", "--duration", "1s", "--resources", "1",
+		"--lease-ttl", "20ms", "--confidence", "0.99", "--seeds", "60")
+	t.Log(r.stdout)
+	require.Equal(t, exitInconclusive, r.code, r.stdout+r.stderr)
+	a := readAudit(t, filepath.Join(dir, "s"))
+	assert.Equal(t, "held", a.Steps[3].Result, "step 4 reached the confidence")
+	evidence := strings.Join(a.Steps[3].Evidence, "\n")
+	assert.Regexp(t, `twin check-then-set: caught in \d+ of 10 twin runs`, evidence)
+	assert.Regexp(t, `seeds: (\d+ seeds?: the twin|1 seed reaches)`, evidence)
+	assert.Regexp(t, `a receiver broken like check-then-set \(.*\) would have been caught by these \d+ runs with probability ≥ 0\.99`, evidence)
+	assert.Contains(t, a.Reason, "issuer")
+}
