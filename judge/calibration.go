@@ -212,7 +212,14 @@ func (c *Calibration) Gate(v Verdict, reason string) (Verdict, string) {
 	if c == nil || c.Confidence <= 0 || c.Reached || v != Held {
 		return v, reason
 	}
-	return Inconclusive, fmt.Sprintf("every run held, but the calibration did not reach %s for every twin: %s", prob(c.Confidence), c.Why)
+	var short []string
+	for _, t := range c.Twins {
+		if t.Probability < c.Confidence {
+			short = append(short, fmt.Sprintf("%s reached %s", t.Name, prob(t.Probability)))
+		}
+	}
+	return Inconclusive, fmt.Sprintf("every run held, but the calibration did not reach %s for every twin in %d runs (%s): %s",
+		prob(c.Confidence), c.Seeds, strings.Join(short, ", "), c.Why)
 }
 
 // prob words a probability to two decimals, never rounding up to a
