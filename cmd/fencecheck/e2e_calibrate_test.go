@@ -32,24 +32,12 @@ func TestSweepCalibratesAgainstTwinsAndChoosesItsSeeds(t *testing.T) {
 	url := startReceiver(t)
 	r := fencecheck(t, dir, append([]string{"sweep", "--target", url, "--store", "s"}, calibratedSweep...)...)
 	t.Logf("correct receiver, exit %d:\n%s%s", r.code, r.stdout, r.stderr)
-	require.Equal(t, exitHeld, r.code, r.stdout+r.stderr)
 	for _, twin := range []string{"check-then-set", "unfenced"} {
 		assert.Regexp(t, `twin        `+twin+`: caught in \d+ of 6 twin runs \(rate [0-9.]+, 95 % interval [0-9.]+–[0-9.]+\)`, r.stdout)
-		assert.Regexp(t, `calibrated  a receiver broken like `+twin+` \(.*\) would have been caught by \d+ runs? of this sweep with probability ≥ 0\.99\d* \(calibrated: \d+ of 6 twin runs failed\)`, r.stdout)
+		assert.Regexp(t, `calibrated  a receiver broken like `+twin+` \(.*\) would have been caught by \d+ runs? of this sweep with probability ≥ [0-9.]+ \(calibrated: \d+ of 6 twin runs failed\)`, r.stdout)
 	}
 	m := regexp.MustCompile(`seeds       (\d+) seeds?: the twin (\S+), caught at a per-run rate of at least [0-9.]+ \(\d+ of 6 twin runs failed\), needs \d+ to be caught with probability ≥ 0\.99|seeds       1 seed reaches 0\.99 for every twin`).FindStringSubmatch(r.stdout)
 	require.NotNil(t, m, "the seeds chosen and why:\n%s", r.stdout)
-	if m[1] != "" {
-		assert.Contains(t, r.stdout, "runs        "+m[1]+" in ", "the sweep ran the seeds it chose")
-	}
-	assert.Contains(t, r.stdout, "verdict     HELD")
-
-	// result.json carries the calibration, and validates (schema.TempDir).
-	sweeps, err := filepath.Glob(filepath.Join(dir, "s", "*-sweep", "*", "result.json"))
-	require.NoError(t, err)
-	require.Len(t, sweeps, 1)
-	data, err := os.ReadFile(sweeps[0])
-	require.NoError(t, err)
 	var res struct {
 		Calibration struct {
 			Confidence float64 `json:"confidence"`
@@ -60,12 +48,34 @@ func TestSweepCalibratesAgainstTwinsAndChoosesItsSeeds(t *testing.T) {
 			} `json:"twins"`
 		} `json:"calibration"`
 	}
-	require.NoError(t, json.Unmarshal(data, &res))
-	assert.True(t, res.Calibration.Reached)
+	sweeps, err := filepath.Glob(filepath.Join(dir, "s", "*-sweep", "*", "result.json"))
+	require.NoError(t, err)
+	require.Len(t, sweeps, 1)
+	data, err := os.ReadFile(sweeps[0])
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &res)) // and it validates (schema.TempDir)
 	assert.Equal(t, 0.99, res.Calibration.Confidence)
 	require.Len(t, res.Calibration.Twins, 2)
-	for _, tw := range res.Calibration.Twins {
-		assert.GreaterOrEqual(t, tw.Probability, 0.99, tw.Name)
+	// How often a twin is caught is measured on this machine under its
+	// load: a loaded machine may catch the check-then-set race so rarely
+	// that 60 seeds cannot reach 0.99, and the sweep must then say so
+	// rather than pass.
+	switch r.code {
+	case exitHeld:
+		assert.Contains(t, r.stdout, "verdict     HELD")
+		assert.Contains(t, r.stdout, "runs        "+m[1]+" in ", "the sweep ran the seeds it chose")
+		assert.True(t, res.Calibration.Reached)
+		for _, tw := range res.Calibration.Twins {
+			assert.GreaterOrEqual(t, tw.Probability, 0.99, tw.Name)
+		}
+		assert.Regexp(t, `calibrated  a receiver broken like check-then-set \(.*\) would have been caught by \d+ runs? of this sweep with probability ≥ 0\.99`, r.stdout)
+	case exitInconclusive:
+		t.Log("the twins were caught too rarely on this machine now to reach 0.99 in 60 seeds")
+		assert.Contains(t, r.stdout, "; only 60 may run")
+		assert.Regexp(t, `verdict     INCONCLUSIVE: every run held, but the calibration did not reach 0\.99 for every twin in 60 runs \(\S+ reached [0-9.]+\)`, r.stdout)
+		assert.False(t, res.Calibration.Reached)
+	default:
+		t.Fatalf("exit %d, want 0 (HELD) or 2 (confidence not reached)", r.code)
 	}
 
 	bug := startReceiver(t, "--bug", "check-then-set")
