@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fencecheck/fencecheck/docs/schema"
 	"github.com/fencecheck/fencecheck/explore"
 	"github.com/fencecheck/fencecheck/harness"
 	"github.com/fencecheck/fencecheck/judge"
@@ -33,7 +34,7 @@ func memoryTwins(t *testing.T) *explore.Calibrate {
 		cfg := harness.DefaultConfig()
 		cfg.Target.Receiver, cfg.Target.Name, cfg.Nemesis.Faults = tgt, "memory://"+names[i], faults
 		cfg.Runtime.Seed, cfg.Runtime.Deterministic = tr.Seed, true
-		cfg.Store.Dir, cfg.Store.Keep = t.TempDir(), harness.KeepViolations
+		cfg.Store.Dir, cfg.Store.Keep = schema.TempDir(t), harness.KeepViolations
 		return harness.Run(ctx, cfg)
 	}
 	return c
