@@ -112,6 +112,12 @@ func (o *Options) validate() error {
 	if o.Parallel < 1 {
 		errs = append(errs, errors.New("audit: Parallel must be at least 1"))
 	}
+	if o.Confidence < 0 || o.Confidence >= 1 {
+		errs = append(errs, errors.New("audit: Confidence must be from 0 (none) up to, not including, 1"))
+	}
+	if o.Confidence > 0 && o.Calibrate == nil {
+		errs = append(errs, errors.New("audit: a Confidence needs Calibrate, the twins it is measured on"))
+	}
 	if o.Budget < 0 {
 		errs = append(errs, errors.New("audit: Budget must not be negative"))
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/fencecheck/fencecheck/explore"
 	"github.com/fencecheck/fencecheck/harness"
 	"github.com/fencecheck/fencecheck/lease"
 	"github.com/fencecheck/fencecheck/targets"
@@ -37,6 +38,17 @@ type Options struct {
 	Seeds int
 	// Parallel is how many of its runs go at once.
 	Parallel int
+	// Confidence, above 0, calibrates the paused-worker test: its
+	// configuration is first run against Calibrate's twins (receivers of
+	// the target's kind with planted bugs), and the sweep then runs as
+	// many seeds as every twin needs to be caught with this probability,
+	// at most Seeds; short of it, the step is inconclusive, saying what
+	// was reached. 0: no calibration.
+	Confidence float64
+	// Calibrate are the twins and the Run that makes their runs
+	// (explore.Calibrate; its Confidence is Options.Confidence's), needed
+	// with a Confidence.
+	Calibrate *explore.Calibrate
 	// Budget bounds the whole audit (Shares says how the steps share it);
 	// 0: no bound.
 	Budget time.Duration

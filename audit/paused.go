@@ -29,6 +29,14 @@ func pausedWorkerStep(ctx context.Context, o *Options, dir string, b *budget) (S
 	if left, bounded := b.window(StepPausedWorker); bounded {
 		opts.Budget = left
 	}
+	if o.Confidence > 0 {
+		c := *o.Calibrate
+		c.Confidence = o.Confidence
+		if c.Runs < 1 {
+			c.Runs = explore.DefaultCalibrationRuns
+		}
+		opts.Calibrate = &c
+	}
 	res, err := explore.SweepFunc(ctx, func(ctx context.Context, tr explore.Trial) (harness.Result, error) {
 		return o.Run(ctx, RunSpec{Seed: tr.Seed, Strategy: workload.Fencing, Store: dir, Keep: harness.KeepViolations})
 	}, opts)
@@ -50,6 +58,7 @@ func pausedWorkerStep(ctx context.Context, o *Options, dir string, b *budget) (S
 			s.Evidence = append(s.Evidence, p.SweepSentence())
 		}
 	}
+	s.Evidence = append(s.Evidence, calibrationEvidence(res)...)
 	for _, f := range res.Failures {
 		s.Evidence = append(s.Evidence, fmt.Sprintf("seed %d violated: %s; repeat it with: %s", f.Seed, f.Result.Reason, f.Result.Config.Command))
 		if f.Result.Dir != "" {
@@ -120,4 +129,23 @@ func pluralS(n int) string {
 		return ""
 	}
 	return "s"
+}
+
+// calibrationEvidence is what the twins of a calibrated paused-worker
+// test measured, how many seeds that asked for and why, and, unless a
+// seed violated, how likely the runs were to catch each twin.
+func calibrationEvidence(res explore.Result) []string {
+	c := res.Calibration
+	if c == nil {
+		return nil
+	}
+	var out []string
+	for _, t := range c.Twins {
+		out = append(out, fmt.Sprintf("twin %s: %s", t.Name, t.Measure()))
+	}
+	out = append(out, "seeds: "+c.Why)
+	if res.Verdict != judge.Violated {
+		out = append(out, c.Sentences(fmt.Sprintf("these %d runs", c.Seeds))...)
+	}
+	return out
 }

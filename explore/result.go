@@ -51,7 +51,11 @@ type Result struct {
 	Failures []Failure `json:"failures,omitempty"`
 	// Stopped says why the sweep ended before Seeds.Last: StoppedViolation,
 	// StoppedBudget, StoppedInterrupted; empty when it ran every seed.
-	Stopped string        `json:"stopped,omitempty"`
+	Stopped string `json:"stopped,omitempty"`
+	// Calibration is what the twins of Options.Calibrate measured, and
+	// how likely these runs were to catch each; nil without.
+	Calibration *judge.Calibration `json:"calibration,omitempty"`
+
 	Elapsed time.Duration `json:"elapsed_ns"`
 	// Dir is the sweep's directory (sweep.jsonl, result.json,
 	// summary.txt); empty without a store.
@@ -114,7 +118,18 @@ func (r *Result) Summary() string {
 		fmt.Fprintf(&b, "exercised   in %s with no violation: %d operations, %d stale writes (%d rejected, %d accepted, %d unknown); fault actions %s\n",
 			plural(t.Runs, "checked run"), t.Operations, t.StaleWrites, t.StaleRejected, t.StaleAccepted, t.StaleUnknown, actions(t.FaultActions))
 	}
+	if c := r.Calibration; c != nil {
+		for _, t := range c.Twins {
+			fmt.Fprintf(&b, "twin        %s: %s\n", t.Name, t.Measure())
+		}
+		fmt.Fprintf(&b, "seeds       %s\n", c.Why)
+	}
 	fmt.Fprintf(&b, "verdict     %s: %s\n", strings.ToUpper(string(r.Verdict)), r.Reason)
+	if c := r.Calibration; c != nil && r.Verdict != judge.Violated {
+		for _, line := range c.Sentences(plural(c.Seeds, "run") + " of this sweep") {
+			fmt.Fprintf(&b, "calibrated  %s\n", line)
+		}
+	}
 	if r.Dir != "" {
 		fmt.Fprintf(&b, "log         %s\n", filepath.Join(r.Dir, LogFile))
 	}

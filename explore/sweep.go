@@ -61,6 +61,11 @@ type Options struct {
 	// testing/synctest bubble.
 	Runner func(context.Context, harness.Config) (harness.Result, error)
 
+	// Calibrate, if set, runs twins of the target with planted bugs
+	// first, and says how likely the sweep was to catch each
+	// (Result.Calibration); with a Confidence it chooses the seeds.
+	Calibrate *Calibrate
+
 	// since is time.Since, for the budget; tests replace it.
 	since func(time.Time) time.Duration
 	_     struct{} // keyed fields only: the struct may grow
@@ -194,7 +199,19 @@ func SweepFunc(ctx context.Context, run RunFunc, opts Options) (Result, error) {
 	if opts.since == nil {
 		opts.since = time.Since
 	}
-	s := &sweep{opts: opts, run: run, next: opts.Seeds.First, began: time.Now()}
+	began := time.Now()
+	var cal *judge.Calibration
+	if opts.Calibrate != nil {
+		var left func() time.Duration
+		if opts.Budget > 0 {
+			left = func() time.Duration { return opts.Budget - opts.since(began) }
+		}
+		var err error
+		if cal, err = plan(ctx, &opts, left); err != nil {
+			return Result{}, err
+		}
+	}
+	s := &sweep{opts: opts, run: run, next: opts.Seeds.First, began: began, cal: cal}
 	s.res = Result{Seeds: opts.Seeds, Swarm: opts.Swarm, Parallel: opts.Parallel, ByGate: byGate{}}
 	if opts.Store != "" {
 		log, err := createLog(opts.Store, opts.Name, s.began)
@@ -219,6 +236,7 @@ type sweep struct {
 	run   RunFunc
 	began time.Time
 	log   *sweepLog
+	cal   *judge.Calibration // the twins' measure, or nil
 
 	mu        sync.Mutex
 	next      uint64
@@ -338,6 +356,7 @@ func (s *sweep) finish(ctx context.Context) (Result, error) {
 		r.Stopped = ""
 	}
 	r.Verdict, r.Reason = r.decide()
+	r.calibrate(s.cal)
 	var werr error
 	if s.log != nil {
 		werr = s.log.close(r)

@@ -267,7 +267,12 @@ type Output struct {
 	// --metrics`, that the harness itself knows nothing of. It runs on
 	// the recording path of every worker, so it must be quick.
 	Observer histories.Observer
-	_        struct{}
+	// Calibration, if set, is what twins of the target with planted bugs
+	// measured in this configuration (explore.Calibrate): the run states
+	// it beside its verdict, in result.json, the summary, the report and
+	// JUnit, for this one run (Seeds 1).
+	Calibration *judge.Calibration
+	_           struct{}
 }
 
 // DefaultConfig is the run `fencecheck run --target …` makes with no other

@@ -27,6 +27,9 @@ func (res *Result) JUnit() report.Suite {
 	if res.Verdict == judge.Held && res.Power.StaleTested > 0 {
 		s.Properties = append(s.Properties, report.Fact{Name: "power", Value: res.Power.Sentence()})
 	}
+	for _, line := range res.calibrated() {
+		s.Properties = append(s.Properties, report.Fact{Name: "calibrated", Value: line})
+	}
 	s.Cases = report.CheckCases(res.Check, res.resources(), res.Minimal)
 	evidence := report.Case{Name: "every resource has an acknowledged write and a read after it", Classname: "evidence"}
 	if !res.Evidence.Enough() {

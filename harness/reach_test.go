@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/judge"
 	"github.com/fencecheck/fencecheck/lease"
 	"github.com/fencecheck/fencecheck/model"
 	"github.com/fencecheck/fencecheck/nemesis"
@@ -130,6 +131,13 @@ func TestEveryConfigFieldReachesTheRun(t *testing.T) {
 		"Store.NoReport": {func(c *Config) { c.Store.NoReport = true }, has("no_report", true)},
 		"Output.Command": {func(c *Config) { c.Output.Command = "repeat me" }, has("command", "repeat me")},
 		"Output.Version": {func(c *Config) { c.Output.Version = "v9.9.9" }, has("version", "v9.9.9")},
+		"Output.Calibration": {func(c *Config) {
+			c.Output.Calibration = &judge.Calibration{Twins: []judge.Twin{judge.Measured("check-then-set", "planted", 4, 4)}}
+		}, func(t *testing.T, res Result, _ map[string]any) {
+			require.NotNil(t, res.Calibration)
+			assert.Equal(t, 4, res.Calibration.Twins[0].Caught)
+			assert.Contains(t, res.Summary(), "calibrated  a receiver broken like check-then-set")
+		}},
 		"Output.Observer": {func(c *Config) { c.Output.Observer = countEvents{&observed} }, func(t *testing.T, _ Result, _ map[string]any) {
 			assert.Positive(t, observed.Load(), "the observer saw the run's events")
 		}},

@@ -42,6 +42,9 @@ func (res *Result) ReportInput() report.Input {
 	if res.Verdict == judge.Held && res.Power.StaleTested > 0 {
 		in.Exercised = append(in.Exercised, report.Fact{Name: "power", Value: res.Power.Sentence()})
 	}
+	for _, line := range res.calibrated() {
+		in.Exercised = append(in.Exercised, report.Fact{Name: "calibrated", Value: line})
+	}
 	in.Config = []report.Fact{
 		{Name: "target", Value: cfg.Target},
 		{Name: "mode", Value: cfg.mode(true)},

@@ -45,9 +45,23 @@ type Result struct {
 	// Warnings are what went wrong around the run without touching its
 	// verdict: a tear-down that left a table or a process behind.
 	Warnings []string `json:"warnings,omitempty"`
+	// Calibration is Config.Output.Calibration for this run: how likely
+	// it was to catch each twin; nil without.
+	Calibration *judge.Calibration `json:"calibration,omitempty"`
 
 	history *histories.History // the checked history, for the report
 	words   Terms              // Config.Output.Terms, for the summary and the report
+}
+
+// calibrated are the calibration's sentences for a run that did not
+// violate: the twins' measure and the chance this run had of catching
+// each.
+func (res *Result) calibrated() []string {
+	c := res.Calibration
+	if c == nil || res.Verdict == judge.Violated {
+		return nil
+	}
+	return c.Sentences("this run")
 }
 
 // terms are the words for settings the run's caller chose, else Config's.
@@ -307,6 +321,9 @@ func (res *Result) Summary() string {
 	fmt.Fprintf(&b, "verdict     %s: %s\n", res.Headline(), res.Reason)
 	if res.Verdict == judge.Held && res.Power.StaleTested > 0 {
 		fmt.Fprintf(&b, "power       %s\n", res.Power.Sentence())
+	}
+	for _, line := range res.calibrated() {
+		fmt.Fprintf(&b, "calibrated  %s\n", line)
 	}
 	_ = judge.WriteFindingLines(&b, &res.Report, "finding     ")
 	if res.Dir != "" && !res.Config.NoReport {

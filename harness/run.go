@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/fencecheck/fencecheck/judge"
@@ -192,6 +193,13 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 	}
 	res.Started, res.Elapsed = started, time.Since(begun)
 	res.Warnings = warnings
+	if c := cfg.Output.Calibration; c != nil {
+		cal := *c
+		cal.Twins = slices.Clone(c.Twins)
+		cal.For(1)
+		res.Calibration = &cal
+		res.Verdict, res.Reason = cal.Gate(res.Verdict, res.Reason)
+	}
 	if cfg.Store.Keep == KeepViolations && res.Verdict != judge.Violated {
 		if err := st.discard(); err != nil {
 			res.Warnings = append(res.Warnings, err.Error())

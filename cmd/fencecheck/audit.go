@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/fencecheck/fencecheck/audit"
+	"github.com/fencecheck/fencecheck/explore"
 	"github.com/fencecheck/fencecheck/harness"
 	"github.com/fencecheck/fencecheck/internal/redact"
 	"github.com/fencecheck/fencecheck/model"
@@ -18,14 +19,15 @@ import (
 
 // auditOnly are audit's own flags, which the line that repeats one of
 // its runs (fencecheck run) leaves out.
-var auditOnly = []string{"budget", "seeds", "parallel"}
+var auditOnly = []string{"budget", "seeds", "parallel", "confidence"}
 
 type auditFlags struct {
-	run      runFlags
-	budget   time.Duration
-	seeds    int
-	parallel int
-	junit    string
+	run        runFlags
+	budget     time.Duration
+	seeds      int
+	parallel   int
+	junit      string
+	confidence float64
 }
 
 func newAuditCommand() *cobra.Command {
@@ -49,6 +51,7 @@ func newAuditCommand() *cobra.Command {
 	fl.DurationVar(&f.budget, "budget", d.Budget, "bound the whole audit (0: none); the steps share it: the issuer's battery 10 %, the receiver's 20 %, the paused-worker test 55 %, the fixes 15 %, and a step that ends early leaves its time to the next")
 	fl.IntVar(&f.seeds, "seeds", d.Seeds, "run the paused-worker test for at most this many seeds")
 	fl.IntVar(&f.parallel, "parallel", d.Parallel, "runs of the paused-worker test at once")
+	fl.Float64Var(&f.confidence, "confidence", d.Confidence, "calibrate the paused-worker test on twins of the target with planted bugs and run seeds until each would have been caught with this probability, at most --seeds (0: no calibration; see docs/audit.md)")
 	fl.StringVar(&f.junit, "junit", "", "also write the audit as JUnit XML to this file (one test case per step)")
 	return cmd
 }
@@ -84,6 +87,14 @@ func runAudit(ctx context.Context, cmd *cobra.Command, f auditFlags) error {
 		}
 		o.Battery.MaxToken = t.MaxToken
 		return t.Target, t.Close, nil
+	}
+	if o.Confidence = f.confidence; f.confidence > 0 {
+		c, stop, err := f.run.calibration(cmd, explore.DefaultCalibrationRuns, f.confidence)
+		if err != nil {
+			return err
+		}
+		defer stop()
+		o.Calibrate = c
 	}
 	stderr := cmd.ErrOrStderr()
 	o.Run = func(ctx context.Context, r audit.RunSpec) (harness.Result, error) {

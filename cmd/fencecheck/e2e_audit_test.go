@@ -30,6 +30,7 @@ type auditReport struct {
 	Steps   []struct {
 		Number   int      `json:"step"`
 		Result   string   `json:"result"`
+		Reason   string   `json:"reason"`
 		Evidence []string `json:"evidence"`
 		Cut      string   `json:"cut"`
 	} `json:"steps"`
@@ -183,4 +184,37 @@ func TestAuditWithinItsBudget(t *testing.T) {
 	assert.Contains(t, a.Reason, "step 4 (the paused-worker test) was cut by the budget")
 	assert.Contains(t, r.stdout, "cut: ")
 	assert.Contains(t, r.stdout, fmt.Sprintf("budget      %s", "1m0s"))
+}
+
+// TestAuditCalibratesItsPausedWorkerTest: with --confidence, step 4 of
+// an audit of the reference receiver measures the receiver's twins (its
+// bug modes on loopback), says how many seeds they asked for and why,
+// and its pass says how likely it was to catch a receiver broken like
+// each. The audit is no pass here only because fencecheck's own issuer
+// gave the tokens.
+func TestAuditCalibratesItsPausedWorkerTest(t *testing.T) {
+	t.Parallel()
+	dir := schema.TempDir(t)
+	url := startReceiver(t)
+	r := fencecheck(t, dir, "audit", "--target", url, "--store", "s", "--no-progress", "--duration", "1s", "--resources", "1",
+		"--lease-ttl", "20ms", "--confidence", "0.99", "--seeds", "60")
+	t.Log(r.stdout)
+	require.Equal(t, exitInconclusive, r.code, r.stdout+r.stderr)
+	a := readAudit(t, filepath.Join(dir, "s"))
+	evidence := strings.Join(a.Steps[3].Evidence, "\n")
+	assert.Regexp(t, `twin check-then-set: caught in \d+ of 10 twin runs`, evidence)
+	assert.Regexp(t, `seeds: (\d+ seeds?: the twin|1 seed reaches)`, evidence)
+	// How often the twin is caught is measured on this machine under its
+	// load: short of the confidence in 60 seeds, step 4 must say so.
+	switch a.Steps[3].Result {
+	case "held":
+		assert.Regexp(t, `a receiver broken like check-then-set \(.*\) would have been caught by these \d+ runs with probability ≥ 0\.99`, evidence)
+	case "inconclusive":
+		t.Log("the twins were caught too rarely on this machine now to reach 0.99 in 60 seeds")
+		assert.Contains(t, a.Steps[3].Reason, "did not reach 0.99")
+		assert.Regexp(t, `a receiver broken like check-then-set \(.*\) would have been caught by these \d+ runs with probability ≥ [0-9.]+`, evidence)
+	default:
+		t.Errorf("step 4: %s, want held or, short of the confidence, inconclusive", a.Steps[3].Result)
+	}
+	assert.Contains(t, a.Reason, "issuer")
 }

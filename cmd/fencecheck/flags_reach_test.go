@@ -31,6 +31,7 @@ var noFlag = map[string]string{
 	"Output.Version":       "this fencecheck's version",
 	"Output.Progress":      "the progress line on a terminal (--no-progress turns it off)",
 	"Output.Observer":      "--metrics serves the events it observes",
+	"Output.Calibration":   "what --calibrate measured on the twins, which the CLI runs before the run",
 }
 
 // flagArgs are, for each setting run has a flag for, the flag given with

@@ -22,7 +22,7 @@ var outputOnly = []string{"help", "json", "junit", "no-progress", "no-report", "
 // first and without its credentials, --header values masked (with a
 // comment that says so). A flag that repeats (--sql-setup) is repeated.
 func reproduceLine(cmd *cobra.Command, effective map[string]string) string {
-	return flagLine(cmd.Name(), cmd.Flags(), effective, nil, nil)
+	return flagLine(cmd.Name(), cmd.Flags(), effective, []string{"calibrate"}, nil) // the run repeats without its twins
 }
 
 // flagLine is reproduceLine for `fencecheck name` from the flags of

@@ -13,8 +13,10 @@ import (
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
+	"github.com/fencecheck/fencecheck/explore"
 	"github.com/fencecheck/fencecheck/harness"
 	"github.com/fencecheck/fencecheck/internal/redact"
+	"github.com/fencecheck/fencecheck/judge"
 	"github.com/fencecheck/fencecheck/lease"
 	leasespec "github.com/fencecheck/fencecheck/lease/spec"
 	"github.com/fencecheck/fencecheck/model"
@@ -31,7 +33,7 @@ type runFlags struct {
 	target                                                targetFlags
 	leases, tokens, schedule, job, shard, nemesis, script string
 	policy, store, name, junit, clientStrategy            string
-	workers, resources, ops, minStale                     int
+	workers, resources, ops, minStale, calibrate          int
 	resourceNames, require                                []string
 	duration, leaseTTL, think, opTimeout, checkTimeout    time.Duration
 	renewEvery                                            time.Duration
@@ -124,6 +126,10 @@ func (f *runFlags) register(fl *pflag.FlagSet, cmd runCommand) {
 		fl.StringVar(&f.junit, "junit", "", "also write the verdict as JUnit XML to this file (one test case per checked invariant)")
 		f.metrics.register(fl)
 		fl.BoolVar(&f.stopOnViolation, "stop-on-violation", false, "judge the history as it is recorded and stop the run at the first violation (see docs/checking.md)")
+	}
+	if cmd == cmdRun || cmd == cmdSweep {
+		fl.IntVar(&f.calibrate, "calibrate", 0, fmt.Sprintf("also run this configuration against twins of the target with planted bugs, this many runs each (--calibrate alone: %d), and state how likely the pass was to catch each (see docs/exploration.md)", explore.DefaultCalibrationRuns))
+		fl.Lookup("calibrate").NoOptDefVal = fmt.Sprint(explore.DefaultCalibrationRuns)
 	}
 	if cmd != cmdCompare && cmd != cmdAudit {
 		fl.StringVar(&f.clientStrategy, "client-strategy", d.Workload.Strategy.String(), "what the workers rely on against an older owner: fencing (send the token), or a tempting fix that sends none: none, longer-lease, renew, check-before-write (see docs/fixes.md)")
@@ -266,7 +272,11 @@ func runRun(ctx context.Context, cmd *cobra.Command, f runFlags) error {
 	if f.seedGenerated {
 		f.seed = harness.RandomSeed()
 	}
-	res, err := runOnce(ctx, cmd, f, once{progress: !f.noProgress && !f.json && isTerminal(stderr), command: func(cfg harness.Config) string {
+	cal, err := f.measureTwins(ctx, cmd)
+	if err != nil {
+		return err
+	}
+	res, err := runOnce(ctx, cmd, f, once{calibration: cal, progress: !f.noProgress && !f.json && isTerminal(stderr), command: func(cfg harness.Config) string {
 		return reproduceLine(cmd, effectiveRunFlags(cfg, f))
 	}})
 	if err != nil {
@@ -289,6 +299,10 @@ type once struct {
 	progress bool                        // a live progress line on stderr
 	command  func(harness.Config) string // the line that repeats the run
 	keep     harness.Keep                // which runs are stored
+	// twin, if set, is the target instead of the flags' (calibrate.go);
+	// calibration what the twins measured, for the run to state.
+	twin        *targetspec.Twin
+	calibration *judge.Calibration
 }
 
 // runOnce makes the run f describes, as o says.
@@ -301,6 +315,10 @@ func runOnce(ctx context.Context, cmd *cobra.Command, f runFlags, o once) (harne
 		return harness.Result{}, err
 	}
 	faults, s, err := f.faults()
+	if o.twin != nil && err == nil {
+		s = o.twin.Spec
+		faults, _, err = o.twin.Faults(f.nemesis)
+	}
 	if err != nil {
 		return harness.Result{}, err
 	}
@@ -313,7 +331,7 @@ func runOnce(ctx context.Context, cmd *cobra.Command, f runFlags, o once) (harne
 	if err != nil {
 		return harness.Result{}, err
 	}
-	cfg.Output.Version, cfg.Store.Keep = build().Version, o.keep
+	cfg.Output.Version, cfg.Store.Keep, cfg.Output.Calibration = build().Version, o.keep, o.calibration
 	cfg.Output.Command = o.command(cfg)
 	stopMetrics, err := f.metrics.start(&cfg, stderr)
 	if err != nil {

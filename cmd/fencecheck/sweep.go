@@ -22,13 +22,14 @@ import (
 
 // sweepOnly are sweep's own flags, which the line that repeats one of its
 // runs (fencecheck run) leaves out.
-var sweepOnly = []string{"seeds", "parallel", "keep-going", "budget", "swarm"}
+var sweepOnly = []string{"seeds", "parallel", "keep-going", "budget", "swarm", "calibrate", "confidence"}
 
 type sweepFlags struct {
 	run                               runFlags
 	seeds                             string
 	parallel                          int
 	budget                            time.Duration
+	confidence                        float64
 	keepGoing, swarm                  bool
 	seedsSet, parallelSet, nemesisSet bool // given
 }
@@ -54,6 +55,7 @@ func newSweepCommand() *cobra.Command {
 	fl.IntVar(&f.parallel, "parallel", 0, "runs at once (default: one per processor for memory targets in the simulation, else 1)")
 	fl.BoolVar(&f.keepGoing, "keep-going", false, "run every seed instead of stopping at the first that violates")
 	fl.DurationVar(&f.budget, "budget", 0, "stop starting runs after this much wall time (0: no limit)")
+	fl.Float64Var(&f.confidence, "confidence", 0, "calibrate (--calibrate), then run as many seeds as every twin needs to be caught with this probability, at most --seeds, and stop (see docs/exploration.md)")
 	fl.BoolVar(&f.swarm, "swarm", false, "each seed draws its own faults, workers, resources, lease TTL, think time, read share and tokens (see docs/exploration.md)")
 	return cmd
 }
@@ -70,6 +72,18 @@ func runSweep(ctx context.Context, cmd *cobra.Command, f sweepFlags) error {
 	opts, err := f.options()
 	if err != nil {
 		return err
+	}
+	if f.run.calibrate > 0 || f.confidence > 0 {
+		runs := f.run.calibrate
+		if runs <= 0 {
+			runs = explore.DefaultCalibrationRuns
+		}
+		c, stop, err := f.run.calibration(cmd, runs, f.confidence)
+		if err != nil {
+			return err
+		}
+		defer stop()
+		opts.Calibrate = c
 	}
 	if os.Getenv("GOGC") == "" {
 		// A run in the simulation allocates about 4 MB and keeps little
