@@ -67,7 +67,7 @@ func (res *Result) ReportInput() report.Input {
 		in.Findings = append(in.Findings, fmt.Sprintf("%s: %s; the write was accepted.", res.terms().Setting(requireExclusive), x))
 	}
 	if l := res.ReceiverLog; l != nil {
-		in.Findings = append(in.Findings, l.Findings()...)
+		in.Findings = append(in.Findings, l.Sentences()...)
 		if l.File != "" {
 			in.Files = append(in.Files, l.Name())
 		}
