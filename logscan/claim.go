@@ -25,15 +25,20 @@ type Executable struct {
 	Unknown string `json:"unknown,omitempty"`
 }
 
-// RaceClaim says what the log can say about data races; "" for nil.
-func (e *Executable) RaceClaim() string {
+// RaceClaim says what the log can say about data races, given whether it
+// shows one (raced); "" for nil. "No data race" is said only of a Go
+// program built with -race, and even then means none the race detector
+// saw in what the run made the receiver do.
+func (e *Executable) RaceClaim(raced bool) string {
 	switch {
 	case e == nil:
 		return ""
 	case e.Unknown != "":
 		return "data races not detectable: fencecheck could not tell how the receiver was built (" + termsafe.String(e.Unknown) + ")"
+	case e.Go && e.Race && raced:
+		return "the receiver was built with -race"
 	case e.Go && e.Race:
-		return "the receiver was built with -race, so a data race it ran into would have been reported"
+		return "no data race: the receiver was built with -race, and its race detector reported none"
 	case e.Go:
 		return "data races not detectable: the receiver was not built with -race"
 	}
@@ -68,16 +73,35 @@ func (r Report) Searched() string {
 // lines for Go, Python, Java, Node and Rust crash signatures: 12 Python
 // tracebacks (warning), first at line 3: …", with what the log can say
 // about data races.
-func (r Report) Claim() string {
+func (r Report) Claim() string { return r.claim(Count.String) }
+
+// BriefClaim is Claim without the examples, for a table's cell.
+func (r Report) BriefClaim() string { return r.claim(Count.Brief) }
+
+func (r Report) claim(count func(Count) string) string {
 	found := "none found"
 	if r.Found() {
-		found = r.Summary()
+		parts := make([]string, len(r.Counts))
+		for i, c := range r.Counts {
+			parts[i] = count(c)
+		}
+		found = strings.Join(parts, "; ")
 	}
 	s := "searched " + r.Searched() + ": " + found
-	if rc := r.Executable.RaceClaim(); rc != "" {
+	if rc := r.Executable.RaceClaim(r.raced()); rc != "" {
 		s += "; " + rc
 	}
 	return s
+}
+
+// raced says whether the log shows a data race report.
+func (r Report) raced() bool {
+	for _, c := range r.Counts {
+		if c.Pattern == raceName {
+			return true
+		}
+	}
+	return false
 }
 
 // failing is the summary of the counts with a finding.

@@ -229,6 +229,16 @@ func (r Report) Summary() string {
 // String says what a count found: how many, finding or warning, and the
 // first example.
 func (c Count) String() string {
+	s := c.Brief()
+	if c.Example != "" {
+		s += ": " + c.Example
+	}
+	return s
+}
+
+// Brief says what a count found without its example: how many, finding
+// or warning, and the first line.
+func (c Count) Brief() string {
 	kind := "warning"
 	switch {
 	case c.Findings == c.Hits:
@@ -240,11 +250,7 @@ func (c Count) String() string {
 	if name == "" {
 		name = fmt.Sprintf("%d %s", c.Hits, termsafe.String(c.Pattern))
 	}
-	s := fmt.Sprintf("%s (%s), first at line %d", name, kind, c.First)
-	if c.Example != "" {
-		s += ": " + c.Example
-	}
-	return s
+	return fmt.Sprintf("%s (%s), first at line %d", name, kind, c.First)
 }
 
 // plural counts things in words: "1 finding", "2 warnings".

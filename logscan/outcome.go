@@ -65,6 +65,15 @@ func (o *Outcome) Line() string {
 	return o.Name() + ": " + o.Claim()
 }
 
+// Brief is Line without the examples, for a table's cell: the quoted
+// lines follow the table.
+func (o *Outcome) Brief() string {
+	if o.Unread() {
+		return o.Line()
+	}
+	return o.Name() + ": " + o.BriefClaim()
+}
+
 // WriteExcerpts quotes the hits with their context, each line indented
 // by indent and numbered.
 func (o *Outcome) WriteExcerpts(b *strings.Builder, indent string) {

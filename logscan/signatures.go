@@ -2,6 +2,9 @@ package logscan
 
 import "regexp"
 
+// raceName is the name of the race detector's report.
+const raceName = "Go data race"
+
 // The runtimes whose crash signatures Builtin knows, in the order a
 // claim names them.
 var Runtimes = []string{"Go", "Python", "Java", "Node", "Rust"}
@@ -46,7 +49,7 @@ func Builtin() []Pattern {
 			Re: regexp.MustCompile(`^panic: `), Cont: regexp.MustCompile(goFrames)},
 		{Name: "Go fatal error", Plural: "Go fatal errors", Runtime: "Go", Always: true,
 			Re: regexp.MustCompile(`^fatal error: `), Cont: regexp.MustCompile(goFrames)},
-		{Name: "Go data race", Plural: "Go data races", Runtime: "Go", Always: true,
+		{Name: raceName, Plural: "Go data races", Runtime: "Go", Always: true,
 			Re:   regexp.MustCompile(`WARNING: DATA RACE`),
 			Cont: regexp.MustCompile(`^(\s|$)|^(Previous )?(Read|Write|read|write|Atomic|atomic)\b.* at 0x|^Goroutine \d+ `)},
 		{Name: "recovered Go panic", Plural: "recovered Go panics", Runtime: "Go", OnExit: true,

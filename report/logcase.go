@@ -13,7 +13,7 @@ import (
 // an error when the log could not be read to its end (no clean log was
 // seen). Warnings pass; the name counts them and quotes the first.
 func LogCase(o *logscan.Outcome) Case {
-	c := Case{Name: "the receiver's log: " + o.Line(), Classname: "receiver-log"}
+	c := Case{Name: o.Line(), Classname: "receiver-log"}
 	switch {
 	case o.Fails():
 		var b strings.Builder
