@@ -116,6 +116,9 @@ func TestReceiverLogDecides(t *testing.T) {
 			if res.ReceiverLog.Found() {
 				assert.Contains(t, string(page), "The receiver&#39;s log (receiver.log) shows")
 			}
+			if tc.readErr == nil {
+				assert.Contains(t, string(page), "receiver.log: searched ", "the report names what was searched")
+			}
 		})
 	}
 }

@@ -42,6 +42,11 @@ func (res *Result) ReportInput() report.Input {
 	if res.Verdict == judge.Held && res.Power.StaleTested > 0 {
 		in.Exercised = append(in.Exercised, report.Fact{Name: "power", Value: res.Power.Sentence()})
 	}
+	if l := res.ReceiverLog; l != nil {
+		// What was searched, found and can be said of data races: a
+		// clean log is a claim too, and no stronger than its search.
+		in.Exercised = append(in.Exercised, report.Fact{Name: "receiver log", Value: l.Line()})
+	}
 	in.Config = []report.Fact{
 		{Name: "target", Value: cfg.Target},
 		{Name: "mode", Value: cfg.mode(true)},
