@@ -13,7 +13,7 @@ import (
 // the reason, which names root causes before what may follow from them.
 func TestDecideBattery(t *testing.T) {
 	t.Parallel()
-	race := &logscan.Outcome{Report: logscan.Report{File: "/run/receiver.log", Lines: 3, Hits: 1, Counts: []logscan.Count{{Pattern: "Go data race", Hits: 1, Findings: 1, First: 2}}, Findings: 1}}
+	race := &logscan.Outcome{Report: logscan.Report{File: "/run/receiver.log", Lines: 3, Hits: 1, Counts: []logscan.Count{{Pattern: "Go data race", Runtime: "Go", Hits: 1, Findings: 1, First: 2}}, Findings: 1}}
 	unread := &logscan.Outcome{Error: "read receiver.log: permission denied"}
 	clean := &logscan.Outcome{Report: logscan.Report{File: "/run/receiver.log", Lines: 3}}
 	failed := func(name string, from ...string) FailedScenario { return FailedScenario{Name: name, FollowsFrom: from} }

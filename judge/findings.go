@@ -182,7 +182,7 @@ func findings(r *Report, hints evidenceHints) []Finding {
 	}
 	if r.ReceiverLog.Fails() {
 		out = append(out, Finding{Kind: FindingReceiverLog, Title: "the receiver's log shows a crash or a bug", Count: r.ReceiverLog.Findings,
-			First: r.ReceiverLog.Reason(), example: -1})
+			First: r.ReceiverLog.FindingSummary(), example: -1})
 	}
 	// The receiver's violations by kind: the first cause's kind first,
 	// then by each kind's earliest evidence.

@@ -32,7 +32,7 @@ func TestRulesDecide(t *testing.T) {
 		r.Check.Violations = []explain.Violation{{Resource: "r1", Summary: "stale write accepted", At: 5e6}}
 	}
 	issuer := []check.IssuerViolation{{Kind: check.Reused, Resource: "r1", Token: 7, Earlier: 7, Index: 9, EarlierIndex: 3, Holder: 1, EarlierHolder: 2}}
-	race := &logscan.Outcome{Report: logscan.Report{File: "/run/receiver.log", Lines: 3, Hits: 1, Counts: []logscan.Count{{Pattern: "Go data race", Hits: 1, Findings: 1, First: 2}}, Findings: 1}}
+	race := &logscan.Outcome{Report: logscan.Report{File: "/run/receiver.log", Lines: 3, Hits: 1, Counts: []logscan.Count{{Pattern: "Go data race", Runtime: "Go", Hits: 1, Findings: 1, First: 2}}, Findings: 1}}
 	unread := &logscan.Outcome{Error: "read receiver.log: permission denied"}
 	cases := []struct {
 		name    string

@@ -104,8 +104,9 @@ func (r Report) raced() bool {
 	return false
 }
 
-// failing is the summary of the counts with a finding.
-func (r Report) failing() string {
+// FindingSummary is the summary of the counts with a finding, e.g. "1 Go
+// data race (finding), first at line 4: WARNING: DATA RACE".
+func (r Report) FindingSummary() string {
 	var parts []string
 	for _, c := range r.Counts {
 		if c.Findings > 0 {

@@ -47,10 +47,10 @@ import (
 // Message and Chain say which lines belong to a hit, so that a stack is
 // counted once and the runtime's own message is quoted with it.
 type Pattern struct {
+	// Name is what people call one hit; "s" makes several: "Python
+	// traceback".
 	Name string
-	// Plural names several hits ("Python tracebacks").
-	Plural string
-	Re     *regexp.Regexp
+	Re   *regexp.Regexp
 	// Runtime names the runtime whose crash signature it is ("Go",
 	// "Python", …); empty for a user's pattern.
 	Runtime string
@@ -79,20 +79,18 @@ type Pattern struct {
 	Chain *regexp.Regexp
 }
 
-// plural names n hits of p.
-func (p Pattern) plural(n int) string {
+// hitsOf names n hits of the pattern named name: "12 Python tracebacks",
+// or, of a user's pattern (no runtime), "3 lines matching \"ERROR\"".
+func hitsOf(name, runtime string, n int) string {
 	switch {
-	case p.Runtime == "":
-		if n == 1 {
-			return fmt.Sprintf("1 line matching %q", p.Name)
-		}
-		return fmt.Sprintf("%s lines matching %q", thousands(n), p.Name)
+	case runtime == "" && n == 1:
+		return fmt.Sprintf("1 line matching %q", name)
+	case runtime == "":
+		return fmt.Sprintf("%s lines matching %q", thousands(n), name)
 	case n == 1:
-		return "1 " + p.Name
-	case p.Plural != "":
-		return thousands(n) + " " + p.Plural
+		return "1 " + name
 	}
-	return thousands(n) + " " + p.Name + "s"
+	return thousands(n) + " " + name + "s"
 }
 
 // Compile makes a user's pattern, named by its expression.
@@ -180,8 +178,6 @@ type Count struct {
 	// that hit's line with its message, terminal-safe and scrubbed.
 	First   int    `json:"first_line"`
 	Example string `json:"example,omitempty"`
-
-	plural string
 }
 
 // Report is what a scan found.
@@ -246,11 +242,7 @@ func (c Count) Brief() string {
 	case c.Findings > 0:
 		kind = fmt.Sprintf("%s, %s", plural(c.Findings, "finding"), plural(c.Hits-c.Findings, "warning"))
 	}
-	name := c.plural
-	if name == "" {
-		name = fmt.Sprintf("%d %s", c.Hits, termsafe.String(c.Pattern))
-	}
-	return fmt.Sprintf("%s (%s), first at line %d", name, kind, c.First)
+	return fmt.Sprintf("%s (%s), first at line %d", termsafe.String(hitsOf(c.Pattern, c.Runtime, c.Hits)), kind, c.First)
 }
 
 // plural counts things in words: "1 finding", "2 warnings".

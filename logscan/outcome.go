@@ -48,7 +48,7 @@ func (o *Outcome) Name() string {
 
 // Reason says, as a verdict's reason, what findings the log shows.
 func (o *Outcome) Reason() string {
-	return fmt.Sprintf("the receiver's log (%s) shows %s", o.Name(), o.failing())
+	return fmt.Sprintf("the receiver's log (%s) shows %s", o.Name(), o.FindingSummary())
 }
 
 // UnreadReason says, as a verdict's reason, that the log was not read.

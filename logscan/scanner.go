@@ -194,7 +194,6 @@ func (s *scanner) hit(i int, ln Line) {
 		s.rep.Counts = append(s.rep.Counts, Count{Pattern: p.Name, Runtime: p.Runtime, First: ln.N, Example: s.example(ln.Text)})
 	}
 	s.rep.Counts[c].Hits++
-	s.rep.Counts[c].plural = p.plural(s.rep.Counts[c].Hits)
 	h := &hit{p: i, count: c, first: !ok, looking: looking,
 		finding: p.Always || p.FatalIf != nil && p.FatalIf.MatchString(ln.Text)}
 	if h.finding {
