@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -29,6 +30,12 @@ func pyReceiver(t *testing.T, addr string, args ...string) string {
 	if err != nil {
 		t.Skip("no python3")
 	}
+	// The interpreter itself, not a version manager's shim (pyenv's is
+	// a shell script that takes seconds on a loaded machine): the
+	// receiver must be ready within the start timeout.
+	out, err := exec.Command(python, "-c", "import sys; print(sys.executable)").Output()
+	require.NoError(t, err)
+	python = strings.TrimSpace(string(out))
 	script, err := filepath.Abs(filepath.Join("testdata", "pyreceiver", "recv.py"))
 	require.NoError(t, err)
 	cmd := fmt.Sprintf("%s %s --listen %s", python, script, addr)
