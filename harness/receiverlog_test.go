@@ -36,8 +36,9 @@ func (l *loggedTarget) ScanLog() (logscan.Report, error) {
 	return rep, err
 }
 
-// TestReceiverLogDecides: a sign of a bug in the receiver's log is a
-// violation of its own, quoted in the summary, result.json, JUnit and the
+// TestReceiverLogDecides: a finding in the receiver's log (a crash that
+// ended it, a data race) is a violation of its own, and a warning (a
+// traceback it lived through) is counted and quoted without failing, quoted in the summary, result.json, JUnit and the
 // report, whatever the history shows; a log that could not be read makes
 // a run that would have held inconclusive; a clean log changes nothing.
 func TestReceiverLogDecides(t *testing.T) {
@@ -53,18 +54,22 @@ func TestReceiverLogDecides(t *testing.T) {
 		summary []string
 	}{
 		{"clean log", "fenced", "listening\nserved\n", nil, judge.Held, judge.GateCheck,
-			[]string{"receiver    receiver.log: 2 lines, no panic, fatal error, data race or pattern asked for"}},
+			[]string{"receiver    receiver.log: searched 2 lines for Go, Python, Java, Node and Rust crash signatures: none found"}},
 		{"a data race", "fenced", race, nil, judge.Violated, judge.GateReceiverLog,
-			[]string{"receiver    receiver.log: 1 line with signs of a bug: DATA RACE 1 (first at line 3)",
-				"verdict     VIOLATED: the receiver's log shows 1 line with signs of a bug: DATA RACE 1 (first at line 3)",
-				"the receiver's log (/run/receiver.log):\n  DATA RACE at line 3:\n         1 | listening\n         2 | ==================\n         3 | WARNING: DATA RACE\n         4 | Write at 0x1 by goroutine 8:"}},
+			[]string{"receiver    receiver.log: searched 5 lines for Go, Python, Java, Node and Rust crash signatures: 1 Go data race (finding), first at line 3: WARNING: DATA RACE",
+				"verdict     VIOLATED: the receiver's log (receiver.log) shows 1 Go data race (finding), first at line 3: WARNING: DATA RACE",
+				"the receiver's log (/run/receiver.log):\n  Go data race at line 3:\n         1 | listening\n         2 | ==================\n         3 | WARNING: DATA RACE\n         4 | Write at 0x1 by goroutine 8:"}},
 		{"a data race and a fencing violation", "unfenced", race, nil, judge.Violated, judge.GateCheck,
-			[]string{"receiver    receiver.log: 1 line with signs of a bug", "the receiver's log (/run/receiver.log):"}},
+			[]string{"receiver    receiver.log: searched 5 lines for Go, Python, Java, Node and Rust crash signatures: 1 Go data race (finding)", "the receiver's log (/run/receiver.log):"}},
+		{"tracebacks the receiver lived through are warnings", "fenced", strings.Repeat("Traceback (most recent call last):\n  File \"recv.py\", line 9, in do_GET\nKeyError: 'r1'\n", 3),
+			nil, judge.Held, judge.GateCheck,
+			[]string{"receiver    receiver.log: searched 9 lines for Go, Python, Java, Node and Rust crash signatures: 3 Python tracebacks (warning), first at line 1: Traceback (most recent call last): … KeyError: 'r1'",
+				"the receiver's log (/run/receiver.log):\n  Python traceback at line 1:"}},
 		{"an unreadable log", "fenced", "", errors.New("read the receiver's log: permission denied"), judge.Inconclusive, judge.GateReceiverLog,
 			[]string{"receiver    receiver.log not read to its end (read the receiver's log: permission denied)",
 				"verdict     INCONCLUSIVE: the receiver's log could not be read to its end"}},
 		{"a panic before the log could not be read further", "fenced", "panic: boom\n", errors.New("i/o error"), judge.Violated, judge.GateReceiverLog,
-			[]string{"panic 1 (first at line 1)"}},
+			[]string{"1 Go panic (finding), first at line 1: panic: boom"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -103,13 +108,16 @@ func TestReceiverLogDecides(t *testing.T) {
 				}
 			}
 			require.NotNil(t, junit, "the receiver's log is a test case of its own")
-			assert.Equal(t, res.ReceiverLog.Found(), junit.failed)
-			assert.Equal(t, !res.ReceiverLog.Found() && tc.readErr != nil, junit.errored)
+			assert.Equal(t, res.ReceiverLog.Failed(), junit.failed)
+			assert.Equal(t, !res.ReceiverLog.Failed() && tc.readErr != nil, junit.errored)
 
 			page, err := os.ReadFile(filepath.Join(res.Dir, runstore.Report))
 			require.NoError(t, err)
 			if res.ReceiverLog.Found() {
 				assert.Contains(t, string(page), "The receiver&#39;s log (receiver.log) shows")
+			}
+			if tc.readErr == nil {
+				assert.Contains(t, string(page), "receiver.log: searched ", "the report names what was searched")
 			}
 		})
 	}

@@ -45,6 +45,11 @@ func (res *Result) ReportInput() report.Input {
 	for _, line := range res.calibrated() {
 		in.Exercised = append(in.Exercised, report.Fact{Name: "calibrated", Value: line})
 	}
+	if l := res.ReceiverLog; l != nil {
+		// What was searched, found and can be said of data races: a
+		// clean log is a claim too, and no stronger than its search.
+		in.Exercised = append(in.Exercised, report.Fact{Name: "receiver log", Value: l.Line()})
+	}
 	in.Config = []report.Fact{
 		{Name: "target", Value: cfg.Target},
 		{Name: "mode", Value: cfg.mode(true)},
@@ -70,7 +75,7 @@ func (res *Result) ReportInput() report.Input {
 		in.Findings = append(in.Findings, fmt.Sprintf("%s: %s; the write was accepted.", res.terms().Setting(requireExclusive), x))
 	}
 	if l := res.ReceiverLog; l != nil {
-		in.Findings = append(in.Findings, l.Findings()...)
+		in.Findings = append(in.Findings, l.Sentences()...)
 		if l.File != "" {
 			in.Files = append(in.Files, l.Name())
 		}

@@ -66,7 +66,7 @@ func DecideBattery(b Battery) (Verdict, Gate, string) {
 	switch {
 	case len(b.Failed) > 0:
 		gate := GateScenarios
-		if len(b.Failed) == 1 && b.ReceiverLog.Hit() {
+		if len(b.Failed) == 1 && b.ReceiverLog.Fails() {
 			gate = GateReceiverLog // the log's row is the only failure
 		}
 		reason := failuresReason(b.Failed)

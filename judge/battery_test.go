@@ -13,7 +13,7 @@ import (
 // the reason, which names root causes before what may follow from them.
 func TestDecideBattery(t *testing.T) {
 	t.Parallel()
-	race := &logscan.Outcome{Report: logscan.Report{File: "/run/receiver.log", Lines: 3, Hits: 1, Counts: []logscan.Count{{Pattern: "DATA RACE", Hits: 1, First: 2}}}}
+	race := &logscan.Outcome{Report: logscan.Report{File: "/run/receiver.log", Lines: 3, Hits: 1, Counts: []logscan.Count{{Pattern: "Go data race", Runtime: "Go", Hits: 1, Findings: 1, First: 2}}, Findings: 1}}
 	unread := &logscan.Outcome{Error: "read receiver.log: permission denied"}
 	clean := &logscan.Outcome{Report: logscan.Report{File: "/run/receiver.log", Lines: 3}}
 	failed := func(name string, from ...string) FailedScenario { return FailedScenario{Name: name, FollowsFrom: from} }
@@ -56,7 +56,7 @@ func TestDecideBattery(t *testing.T) {
 		{"scenarios not run beat an unread log", Battery{NotRun: []string{"scope"}, Stopped: stopped, ReceiverLog: unread}, Inconclusive, GateNotRun,
 			"no scenario failed, but scope not run: " + stopped},
 		{"an unread log and no failure", Battery{ReceiverLog: unread}, Inconclusive, GateReceiverLog,
-			"the receiver's log could not be read to its end, so a panic or data race it shows may be missed: read receiver.log: permission denied"},
+			"the receiver's log could not be read to its end, so a crash or data race it shows may be missed: read receiver.log: permission denied"},
 		{"a failure beats an unread log", Battery{Failed: []FailedScenario{failed("scope")}, ReceiverLog: unread}, Violated, GateScenarios, "scope failed"},
 	}
 	for _, tc := range cases {

@@ -180,9 +180,9 @@ func findings(r *Report, hints evidenceHints) []Finding {
 			delete(groups, kind)
 		}
 	}
-	if r.ReceiverLog.Hit() {
-		out = append(out, Finding{Kind: FindingReceiverLog, Title: "the receiver's log shows signs of a bug", Count: r.ReceiverLog.Hits,
-			First: r.ReceiverLog.Summary(), example: -1})
+	if r.ReceiverLog.Fails() {
+		out = append(out, Finding{Kind: FindingReceiverLog, Title: "the receiver's log shows a crash or a bug", Count: r.ReceiverLog.Findings,
+			First: r.ReceiverLog.FindingSummary(), example: -1})
 	}
 	// The receiver's violations by kind: the first cause's kind first,
 	// then by each kind's earliest evidence.

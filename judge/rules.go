@@ -121,7 +121,7 @@ func exclusiveBroken(r *Report, _ *Options) (decision, bool) {
 // logShowsBug: a sign of a bug in the receiver's log is a violation
 // whatever the history shows: the receiver's answers were right by luck.
 func logShowsBug(r *Report, _ *Options) (decision, bool) {
-	if !r.ReceiverLog.Hit() {
+	if !r.ReceiverLog.Fails() {
 		return decision{}, false
 	}
 	return decision{Violated, GateReceiverLog, r.ReceiverLog.Reason()}, true

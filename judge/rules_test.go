@@ -32,7 +32,7 @@ func TestRulesDecide(t *testing.T) {
 		r.Check.Violations = []explain.Violation{{Resource: "r1", Summary: "stale write accepted", At: 5e6}}
 	}
 	issuer := []check.IssuerViolation{{Kind: check.Reused, Resource: "r1", Token: 7, Earlier: 7, Index: 9, EarlierIndex: 3, Holder: 1, EarlierHolder: 2}}
-	race := &logscan.Outcome{Report: logscan.Report{File: "/run/receiver.log", Lines: 3, Hits: 1, Counts: []logscan.Count{{Pattern: "DATA RACE", Hits: 1, First: 2}}}}
+	race := &logscan.Outcome{Report: logscan.Report{File: "/run/receiver.log", Lines: 3, Hits: 1, Counts: []logscan.Count{{Pattern: "Go data race", Runtime: "Go", Hits: 1, Findings: 1, First: 2}}, Findings: 1}}
 	unread := &logscan.Outcome{Error: "read receiver.log: permission denied"}
 	cases := []struct {
 		name    string
@@ -61,7 +61,7 @@ func TestRulesDecide(t *testing.T) {
 		{"a write accepted after its lease ended", func(r *Report) { r.Exclusive = []ExclusiveViolation{{OpID: 4}} }, nil, Violated, GateExclusive,
 			"1 writes were accepted after their lease had ended (exclusive requirement)"},
 		{"the receiver's log shows a race", func(r *Report) { r.ReceiverLog = race }, nil, Violated, GateReceiverLog,
-			"the receiver's log shows 1 line with signs of a bug: DATA RACE 1 (first at line 2) (receiver.log)"},
+			"the receiver's log (receiver.log) shows 1 Go data race (finding), first at line 2"},
 		{"an interrupted run", nil, func(o *Options) { o.Stopped = errors.New("interrupt") }, Interrupted, GateInterrupted,
 			"the run was stopped early; no violation in what it recorded, but it exercised only 1 stale writes"},
 		{"the checker gave up", func(r *Report) { r.Check.Verdict, r.Check.TimedOut = check.Inconclusive, []string{"r1", "r2"} }, nil, Inconclusive, GateCheck,
@@ -83,7 +83,7 @@ func TestRulesDecide(t *testing.T) {
 		{"a grant after the failover", func(r *Report) { r.Coverage.GrantsAfterFailover = 1 }, func(o *Options) { o.IssuerFaults = []string{"issuer-kill"} }, Held, GateCheck,
 			"every resource's history is linearizable for a fenced register (strict policy)"},
 		{"the receiver's log was not read", func(r *Report) { r.ReceiverLog = unread }, nil, Inconclusive, GateReceiverLog,
-			"the receiver's log could not be read to its end, so a panic or data race it shows may be missed: read receiver.log: permission denied"},
+			"the receiver's log could not be read to its end, so a crash or data race it shows may be missed: read receiver.log: permission denied"},
 		{"no stale write, and the gate opted out", func(r *Report) { r.Coverage.StaleWrites, r.Coverage.StaleRejected = 0, 0 }, func(o *Options) { o.MinStale = 0 }, Held, GateCheck,
 			"every resource's history is linearizable for a fenced register (strict policy), but the protected case was not tested: no older owner's write reached the resource after a newer one's, and the stale-write gate was set to 0"},
 		{"no stale write, the default gate", func(r *Report) { r.Coverage.StaleWrites, r.Coverage.StaleRejected = 0, 0 }, nil, Inconclusive, GateMinStale,

@@ -1,9 +1,19 @@
 // Package logscan reads a receiver's log for the signs of a bug that the
-// history cannot show: a panic, a fatal runtime error, a data race the
-// race detector reported, or a line the user named, as Jepsen's
+// history cannot show: the crash signatures of the common runtimes (Go's
+// panics, fatal errors and the race detector's reports, Python's
+// tracebacks, Java's uncaught exceptions, Node's unhandled errors, Rust's
+// panics; Builtin) and the lines the user named, as Jepsen's
 // log-file-pattern checker does. A receiver that answered every request
 // correctly while the race detector reported a race on each of them is
 // not correct; its answers were lucky.
+//
+// A crash that ended the process is a finding; one the receiver lived
+// through (a handler's traceback a server caught and logged) is a
+// warning, counted and quoted (Pattern says which is which). A stack is
+// one hit, however many lines it has. A claim (Report.Claim) names what
+// was searched, so that "none found" is never read as more than it is:
+// a log of a program not built with the race detector says nothing about
+// data races (Executable).
 //
 // Scan streams the log line by line, so that a large log costs one line
 // and a few lines of context in memory, and quotes a bounded number of
@@ -13,8 +23,10 @@
 // names (redact): a receiver may log its own credentials.
 //
 // What it does not cover: a bug the receiver never logs, a log line split
-// over two lines by interleaved output, and lines above Options.MaxLine
-// bytes, which are matched and quoted by their first MaxLine bytes only.
+// over two lines by interleaved output (two stacks written at once may be
+// counted as one, or their frames as other output), and lines above
+// Options.MaxLine bytes, which are matched and quoted by their first
+// MaxLine bytes only.
 package logscan
 
 import (
@@ -26,27 +38,59 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/fencecheck/fencecheck/internal/redact"
 	"github.com/fencecheck/fencecheck/internal/termsafe"
 )
 
-// Pattern is one sign of a bug: a name for people and the expression a
-// line is matched against.
+// Pattern is one sign of a bug: a name for people, the expression the
+// line that starts it matches, and what makes a hit a finding rather than
+// a warning. A crash signature spans lines (a stack's frames): Cont,
+// Message and Chain say which lines belong to a hit, so that a stack is
+// counted once and the runtime's own message is quoted with it.
 type Pattern struct {
+	// Name is what people call one hit; "s" makes several: "Python
+	// traceback".
 	Name string
 	Re   *regexp.Regexp
+	// Runtime names the runtime whose crash signature it is ("Go",
+	// "Python", …); empty for a user's pattern.
+	Runtime string
+	// Always makes every hit a finding; FatalIf the hits whose line it
+	// matches (Java's thread "main"); OnExit a hit the process exited on
+	// its own right after (Options.Exited). Any other hit is a warning.
+	Always  bool
+	FatalIf *regexp.Regexp
+	OnExit  bool
+	// Next, when set, must match the line after the one Re matched for
+	// it to be a hit (node's "Error: …" followed by "    at …").
+	Next *regexp.Regexp
+	// Cont matches the lines that continue a hit (its stack): they are
+	// part of it, never a hit of their own.
+	Cont *regexp.Regexp
+	// Message matches the line among or after Cont's that is the hit's
+	// message (Python's exception line), quoted with it; MessageWhen,
+	// when set, must match the hit's line for a message to be looked for
+	// (a Rust panic of the newer format ends in ':' and says its message
+	// on the next line). The hit goes on after it while Cont matches.
+	Message, MessageWhen *regexp.Regexp
+	// Chain matches the last non-blank line before a hit that makes it
+	// part of the hit before it, of the same pattern (Python's "During
+	// handling of the above exception, another exception occurred:"):
+	// one crash, counted once, quoted with its last message.
+	Chain *regexp.Regexp
 }
 
-// Builtin returns the patterns every log is scanned for: a Go panic (also
-// one net/http recovered in a handler), a fatal runtime error (a
-// concurrent map write, a deadlock, out of memory) and a data race the
-// race detector reported.
-func Builtin() []Pattern {
-	return []Pattern{
-		{Name: "panic", Re: regexp.MustCompile(`panic:|http: panic serving`)},
-		{Name: "fatal error", Re: regexp.MustCompile(`fatal error:`)},
-		{Name: "DATA RACE", Re: regexp.MustCompile(`DATA RACE`)},
+// hitsOf names n hits of the pattern named name: "12 Python tracebacks",
+// or, of a user's pattern (no runtime), "3 lines matching \"ERROR\"".
+func hitsOf(name, runtime string, n int) string {
+	switch {
+	case runtime == "" && n == 1:
+		return fmt.Sprintf("1 line matching %q", name)
+	case runtime == "":
+		return fmt.Sprintf("%s lines matching %q", thousands(n), name)
+	case n == 1:
+		return "1 " + name
 	}
+	return thousands(n) + " " + name + "s"
 }
 
 // Compile makes a user's pattern, named by its expression.
@@ -61,14 +105,15 @@ func Compile(expr string) (Pattern, error) {
 	if re.MatchString("") {
 		return Pattern{}, fmt.Errorf("%q matches an empty line, so it would match every line", expr)
 	}
-	return Pattern{Name: expr, Re: re}, nil
+	return Pattern{Name: expr, Re: re, Always: true}, nil
 }
 
 // Options say what a scan looks for and how much it quotes;
 // DefaultOptions gives the defaults.
 type Options struct {
-	// Patterns are matched against every line, in order; a line is one
-	// hit, of the first pattern it matches.
+	// Patterns are matched against every line, in order; a line starts
+	// at most one hit, of the first pattern it matches, and a line that
+	// continues a hit (Pattern.Cont) starts none.
 	Patterns []Pattern
 	// Before and After are the lines of context quoted around a hit.
 	// A hit within the context of the last quoted one extends it, so a
@@ -85,13 +130,23 @@ type Options struct {
 	// receiver's command line): they are quoted as context but never
 	// matched.
 	Own func(line string) bool
+	// Exited says which of the Own lines says the process exited on its
+	// own: a hit of an OnExit pattern right before it (with at most
+	// exitSlack lines of other output between) is a finding, since it
+	// ended the process.
+	Exited func(line string) bool
 	// Secrets are replaced by redact.Mask in every quoted line.
 	Secrets []string
 }
 
-// DefaultOptions scans for the built-in patterns and quotes up to five
-// excerpts of up to forty lines, enough for a whole race report of the
-// race detector (two stacks).
+// exitSlack is how many non-blank lines may come between the end of a
+// crash's stack and the process's exit for the exit to be the crash's:
+// `go run` prints "exit status 2", a wrapper script a line of its own.
+const exitSlack = 3
+
+// DefaultOptions scans for the built-in crash signatures and quotes up to
+// five excerpts of up to forty lines, enough for a whole race report of
+// the race detector (two stacks).
 func DefaultOptions() Options {
 	return Options{Patterns: Builtin(), Before: 2, After: 12, MaxExcerpts: 5, MaxExcerptLines: 40, MaxLine: 4096}
 }
@@ -110,12 +165,19 @@ type Excerpt struct {
 	Lines   []Line `json:"lines"`
 }
 
-// Count is how many lines matched one pattern.
+// Count is how many hits one pattern had.
 type Count struct {
 	Pattern string `json:"pattern"`
-	Hits    int    `json:"hits"`
-	// First is the number of the first line it matched.
-	First int `json:"first_line"`
+	// Runtime is the pattern's (Pattern.Runtime); empty for a user's.
+	Runtime string `json:"runtime,omitempty"`
+	// Hits are its hits: lines it matched, a stack counted once.
+	Hits int `json:"hits"`
+	// Findings are the hits that fail the run; the rest are warnings.
+	Findings int `json:"findings"`
+	// First is the number of the first line it matched, and Example
+	// that hit's line with its message, terminal-safe and scrubbed.
+	First   int    `json:"first_line"`
+	Example string `json:"example,omitempty"`
 }
 
 // Report is what a scan found.
@@ -124,26 +186,71 @@ type Report struct {
 	File string `json:"file,omitempty"`
 	// Lines is how many lines were read.
 	Lines int `json:"lines"`
-	// Hits is every matching line; Counts says how many per pattern,
-	// in the order of Options.Patterns, patterns without a hit left out.
-	Hits   int     `json:"hits"`
-	Counts []Count `json:"counts,omitempty"`
+	// Runtimes are those whose crash signatures were looked for, and
+	// UserPatterns the number of the user's own patterns.
+	Runtimes     []string `json:"runtimes,omitempty"`
+	UserPatterns int      `json:"user_patterns,omitempty"`
+	// Hits is every hit, Findings those that fail the run; Counts says
+	// how many per pattern, in the order of Options.Patterns, patterns
+	// without a hit left out.
+	Hits     int     `json:"hits"`
+	Findings int     `json:"findings"`
+	Counts   []Count `json:"counts,omitempty"`
 	// Excerpts are the quoted hits with their context; Unquoted counts
 	// the hits beyond the quoting bounds.
 	Excerpts []Excerpt `json:"excerpts,omitempty"`
 	Unquoted int       `json:"unquoted_hits,omitempty"`
+	// Executable is what the caller learnt of the program that wrote the
+	// log (whether it could report a data race); nil when it knows
+	// nothing of it.
+	Executable *Executable `json:"executable,omitempty"`
 }
 
-// Found reports whether a pattern matched.
+// Found reports whether a pattern matched: a finding or a warning.
 func (r Report) Found() bool { return r.Hits > 0 }
 
-// Summary says what was found in one line, e.g. "DATA RACE 3, panic 1".
+// Failed reports whether a hit is a finding: the run fails.
+func (r Report) Failed() bool { return r.Findings > 0 }
+
+// Summary says what was found in one line, e.g. "3 Go data races
+// (finding), first at line 12: WARNING: DATA RACE".
 func (r Report) Summary() string {
 	parts := make([]string, len(r.Counts))
 	for i, c := range r.Counts {
-		parts[i] = fmt.Sprintf("%s %d (first at line %d)", termsafe.String(c.Pattern), c.Hits, c.First)
+		parts[i] = c.String()
 	}
-	return strings.Join(parts, ", ")
+	return strings.Join(parts, "; ")
+}
+
+// String says what a count found: how many, finding or warning, and the
+// first example.
+func (c Count) String() string {
+	s := c.Brief()
+	if c.Example != "" {
+		s += ": " + c.Example
+	}
+	return s
+}
+
+// Brief says what a count found without its example: how many, finding
+// or warning, and the first line.
+func (c Count) Brief() string {
+	kind := "warning"
+	switch {
+	case c.Findings == c.Hits:
+		kind = "finding"
+	case c.Findings > 0:
+		kind = fmt.Sprintf("%s, %s", plural(c.Findings, "finding"), plural(c.Hits-c.Findings, "warning"))
+	}
+	return fmt.Sprintf("%s (%s), first at line %d", termsafe.String(hitsOf(c.Pattern, c.Runtime, c.Hits)), kind, c.First)
+}
+
+// plural counts things in words: "1 finding", "2 warnings".
+func plural(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return thousands(n) + " " + thing + "s"
 }
 
 // ScanFile scans the file at path.
@@ -161,7 +268,7 @@ func ScanFile(path string, o Options) (Report, error) {
 	return rep, nil
 }
 
-// Scan reads r to its end and reports the lines that match o.Patterns.
+// Scan reads r to its end and reports the hits of o.Patterns.
 // On a read error it returns what it found until then with the error.
 func Scan(r io.Reader, o Options) (Report, error) {
 	s := newScanner(o)
@@ -171,10 +278,11 @@ func Scan(r io.Reader, o Options) (Report, error) {
 		if read > 0 {
 			s.line(line)
 		}
-		if err == io.EOF {
-			return s.rep, nil
-		}
 		if err != nil {
+			s.end()
+			if err == io.EOF {
+				err = nil
+			}
 			return s.rep, err
 		}
 	}
@@ -205,99 +313,4 @@ func readLine(br *bufio.Reader, max int) (string, int, error) {
 		}
 		return strings.TrimRight(string(b), "\r\n"), read, nil
 	}
-}
-
-// scanner is the state of one Scan: the lines before the current one, and
-// the excerpt still taking lines after its last hit.
-type scanner struct {
-	o      Options
-	rep    Report
-	counts map[string]int // index in rep.Counts
-	before []Line         // the last o.Before lines, oldest first
-	open   int            // index in rep.Excerpts of the excerpt taking lines; -1: none
-	after  int            // how many more context lines it takes
-	quoted int            // the number of the last line quoted
-}
-
-func newScanner(o Options) *scanner {
-	return &scanner{o: o, counts: make(map[string]int), open: -1}
-}
-
-func (s *scanner) line(text string) {
-	s.rep.Lines++
-	ln := Line{N: s.rep.Lines, Text: text}
-	if p, ok := s.match(text); ok {
-		s.hit(p, ln)
-	} else if s.open >= 0 && s.after > 0 {
-		s.quote(ln)
-		s.after--
-	}
-	if s.after <= 0 {
-		s.open = -1
-	}
-	if s.o.Before > 0 {
-		s.before = append(s.before, ln)
-		if len(s.before) > s.o.Before {
-			s.before = s.before[1:]
-		}
-	}
-}
-
-// match returns the first pattern text matches, unless it is the
-// caller's own line.
-func (s *scanner) match(text string) (string, bool) {
-	if s.o.Own != nil && s.o.Own(text) {
-		return "", false
-	}
-	for _, p := range s.o.Patterns {
-		if p.Re.MatchString(text) {
-			return p.Name, true
-		}
-	}
-	return "", false
-}
-
-// hit counts a matching line and quotes it: in the open excerpt while it
-// has room, else in a new one with the lines before it not yet quoted,
-// or, beyond the bounds, not at all.
-func (s *scanner) hit(pattern string, ln Line) {
-	s.rep.Hits++
-	if i, ok := s.counts[pattern]; ok {
-		s.rep.Counts[i].Hits++
-	} else {
-		s.counts[pattern] = len(s.rep.Counts)
-		s.rep.Counts = append(s.rep.Counts, Count{Pattern: pattern, Hits: 1, First: ln.N})
-	}
-	if s.open >= 0 && len(s.rep.Excerpts[s.open].Lines) < s.o.MaxExcerptLines {
-		s.quote(ln)
-		s.after = s.o.After
-		return
-	}
-	s.open, s.after = -1, 0
-	if len(s.rep.Excerpts) >= s.o.MaxExcerpts || s.o.MaxExcerptLines < 1 {
-		s.rep.Unquoted++
-		return
-	}
-	s.rep.Excerpts = append(s.rep.Excerpts, Excerpt{Pattern: pattern, At: ln.N})
-	s.open = len(s.rep.Excerpts) - 1
-	for _, b := range s.before {
-		if b.N > s.quoted && len(s.rep.Excerpts[s.open].Lines) < s.o.MaxExcerptLines-1 {
-			s.quote(b)
-		}
-	}
-	s.quote(ln)
-	s.after = s.o.After
-}
-
-// quote adds ln, made safe, to the open excerpt if it has room; a full
-// excerpt takes no more context.
-func (s *scanner) quote(ln Line) {
-	ex := &s.rep.Excerpts[s.open]
-	if len(ex.Lines) >= s.o.MaxExcerptLines {
-		s.after = 0
-		return
-	}
-	ln.Text = termsafe.String(redact.Scrub(ln.Text, s.o.Secrets))
-	ex.Lines = append(ex.Lines, ln)
-	s.quoted = ln.N
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -53,19 +54,19 @@ func TestScan(t *testing.T) {
 	}{
 		{name: "clean", log: "started\nserved 10 requests\n", hits: 0},
 		{name: "empty", log: "", hits: 0},
-		{name: "a race report is one excerpt", log: raceReport, hits: 1, summary: "DATA RACE 1 (first at line 3)",
+		{name: "a race report is one excerpt", log: raceReport, hits: 1, summary: "1 Go data race (finding), first at line 3: WARNING: DATA RACE",
 			first: []string{"1 listening on http://127.0.0.1:8787", "2 ==================", "3 WARNING: DATA RACE",
 				"4 Write at 0x00c000012345 by goroutine 8:", "5   main.touch()", "6       /src/racy/main.go:20 +0x44", "7 ",
 				"8 Previous write at 0x00c000012345 by goroutine 7:", "9   main.touch()", "10       /src/racy/main.go:20 +0x44",
 				"11 ==================", "12 served 10 requests"}},
 		{name: "panic and fatal error", log: "a\npanic: runtime error: index out of range\nb\nfatal error: concurrent map writes\n",
-			hits: 2, summary: "panic 1 (first at line 2), fatal error 1 (first at line 4)"},
-		{name: "a panic net/http recovered", log: "2026/01/02 http: panic serving 127.0.0.1:4242: boom\n", hits: 1, summary: "panic 1 (first at line 1)"},
+			hits: 2, summary: "1 Go panic (finding), first at line 2: panic: runtime error: index out of range; 1 Go fatal error (finding), first at line 4: fatal error: concurrent map writes"},
+		{name: "a panic net/http recovered", log: "2026/01/02 http: panic serving 127.0.0.1:4242: boom\n", hits: 1, summary: "1 recovered Go panic (warning), first at line 1: 2026/01/02 http: panic serving 127.0.0.1:4242: boom"},
 		{name: "a user pattern", log: "ok\nERROR write 7 lost\n", opts: func(o *Options) { o.Patterns = append(o.Patterns, user) },
-			hits: 1, summary: "ERROR .*lost 1 (first at line 2)", first: []string{"1 ok", "2 ERROR write 7 lost"}},
+			hits: 1, summary: `1 line matching "ERROR .*lost" (finding), first at line 2: ERROR write 7 lost`, first: []string{"1 ok", "2 ERROR write 7 lost"}},
 		{name: "fencecheck's own lines are context, never hits",
 			log:  "--- fencecheck: start 1 of \"./recv --on-panic: exit\" at now\npanic: x\n",
-			opts: func(o *Options) { o.Own = own }, hits: 1, summary: "panic 1 (first at line 2)",
+			opts: func(o *Options) { o.Own = own }, hits: 1, summary: "1 Go panic (finding), first at line 2: panic: x",
 			first: []string{"1 --- fencecheck: start 1 of \"./recv --on-panic: exit\" at now", "2 panic: x"}},
 		{name: "the last line without a newline", log: "a\npanic: at the end", hits: 1, first: []string{"1 a", "2 panic: at the end"}},
 		{name: "CRLF", log: "panic: x\r\nb\r\n", hits: 1, first: []string{"1 panic: x", "2 b"}},
@@ -73,7 +74,7 @@ func TestScan(t *testing.T) {
 			opts: func(o *Options) { o.Secrets = []string{"s3cret"} }, hits: 1,
 			first: []string{`1 panic: \x1b[2Jgone ` + redact.Mask}},
 		{name: "bounded: every hit counted, five excerpts quoted", log: strings.Repeat("panic: again\nfiller\nfiller\nfiller\n", 20),
-			opts: func(o *Options) { o.After = 2 }, hits: 20, summary: "panic 20 (first at line 1)",
+			opts: func(o *Options) { o.After = 2 }, hits: 20, summary: "20 Go panics (finding), first at line 1: panic: again",
 			check: func(t *testing.T, rep Report) {
 				assert.Len(t, rep.Excerpts, 5)
 				assert.Equal(t, 15, rep.Unquoted)
@@ -92,7 +93,7 @@ func TestScan(t *testing.T) {
 				assert.Equal(t, 2, rep.Lines)
 				assert.Equal(t, "panic: "+strings.Repeat("y", 43), rep.Excerpts[0].Lines[1].Text)
 			}},
-		{name: "a line longer than the read buffer", log: strings.Repeat("z", 200_000) + " DATA RACE\n", opts: func(o *Options) { o.MaxLine = 0 }, hits: 1},
+		{name: "a line longer than the read buffer", log: strings.Repeat("z", 200_000) + " WARNING: DATA RACE\n", opts: func(o *Options) { o.MaxLine = 0 }, hits: 1},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -175,49 +176,64 @@ func TestCompile(t *testing.T) {
 	}
 }
 
-// FuzzScan: whatever the log, every matching line is counted once, quoted
-// or counted as unquoted, the bounds hold, and quoted lines are safe.
+// FuzzScan: whatever the log, the scan ends, every line is counted, every
+// hit starts at a line a pattern matches, the counts add up, findings are
+// hits, the bounds hold, quoted lines are safe and in order, and the claim
+// can be worded.
 func FuzzScan(f *testing.F) {
 	for _, seed := range []string{raceReport, "", "\n", "panic: x", "a\r\npanic: b\r\n", "\x1b[31mfatal error: y\n",
-		strings.Repeat("DATA RACE\n", 30), "x\xffpanic:\n", "--- fencecheck: panic:\npanic:\n"} {
+		strings.Repeat("WARNING: DATA RACE\n", 30), "x\xffpanic:\n", "--- fencecheck: panic:\npanic:\n",
+		"Traceback (most recent call last):\n  File \"x\"\nKeyError: 1\n\nDuring handling of the above exception, another exception occurred:\n\nTraceback (most recent call last):\nValueError: 2\n--- fencecheck: pid 1 exited on its own\n",
+		"Error: boom\n    at x\n\nNode.js v20\n--- fencecheck: pid 1 exited on its own\n",
+		"thread 'main' (1) panicked at a.rs:1:1:\nboom\n", "Exception in thread \"main\" java.lang.X: y\n\tat A\nCaused by: z\n"} {
 		f.Add([]byte(seed), uint8(2), uint8(3), uint8(16))
+	}
+	for _, name := range logFiles(f) {
+		data, err := os.ReadFile(name)
+		require.NoError(f, err)
+		f.Add(data, uint8(2), uint8(12), uint8(0))
 	}
 	f.Fuzz(func(t *testing.T, log []byte, before, after, maxLine uint8) {
 		o := DefaultOptions()
 		o.Before, o.After, o.MaxLine = int(before%5), int(after%20), int(maxLine)
 		o.MaxExcerpts, o.MaxExcerptLines = 3, 8
 		o.Own = func(line string) bool { return strings.HasPrefix(line, "--- fencecheck: ") }
+		o.Exited = func(line string) bool { return strings.Contains(line, "exited on its own") }
 		rep, err := Scan(bytes.NewReader(log), o)
 		require.NoError(t, err)
 
-		want, total := naive(log, o)
+		matching, total := naive(log, o)
 		assert.Equal(t, total, rep.Lines)
-		assert.Equal(t, want, rep.Hits)
-		sum := 0
+		assert.LessOrEqual(t, rep.Hits, matching, "every hit starts at a matching line")
+		assert.LessOrEqual(t, rep.Findings, rep.Hits)
+		assert.Equal(t, rep.Hits > 0, rep.Found())
+		hits, findings := 0, 0
 		for _, c := range rep.Counts {
-			sum += c.Hits
+			hits += c.Hits
+			findings += c.Findings
+			assert.LessOrEqual(t, c.Findings, c.Hits)
+			assert.Equal(t, termsafe.String(c.Example), c.Example, "an example is terminal-safe")
+			assert.LessOrEqual(t, len(c.Example), maxExample+len("…"))
 		}
-		assert.Equal(t, rep.Hits, sum)
+		assert.Equal(t, rep.Hits, hits)
+		assert.Equal(t, rep.Findings, findings)
 		assert.LessOrEqual(t, len(rep.Excerpts), o.MaxExcerpts)
-		quotedHits, last := 0, 0
+		assert.LessOrEqual(t, rep.Unquoted, rep.Hits)
+		last := 0
 		for _, ex := range rep.Excerpts {
 			assert.LessOrEqual(t, len(ex.Lines), o.MaxExcerptLines)
 			for _, l := range ex.Lines {
 				assert.Greater(t, l.N, last, "every line quoted once, in order")
 				last = l.N
 				assert.Equal(t, termsafe.String(l.Text), l.Text, "quoted text is terminal-safe")
-				if l.N == ex.At || matches(l.Text, o) {
-					quotedHits++
-				}
 			}
 		}
-		// Escaping changes only characters no built-in pattern has, so a
-		// quoted line matches as its original did.
-		assert.Equal(t, rep.Hits, quotedHits+rep.Unquoted)
+		assert.Contains(t, rep.Claim(), "searched "+lines(total))
 	})
 }
 
-// naive counts the matching lines and all lines the simple way.
+// naive counts the lines any pattern matches and all lines the simple
+// way.
 func naive(log []byte, o Options) (hits, lines int) {
 	parts := bytes.Split(log, []byte("\n"))
 	if len(parts[len(parts)-1]) == 0 {
@@ -248,22 +264,22 @@ func matches(line string, o Options) bool {
 
 func TestOutcome(t *testing.T) {
 	var none *Outcome
-	assert.False(t, none.Hit(), "no log, no hit")
+	assert.False(t, none.Fails(), "no log, no hit")
 	assert.False(t, none.Unread())
 
 	rep, err := Scan(strings.NewReader("panic: one\npanic: two\n"), DefaultOptions())
 	require.NoError(t, err)
 	rep.File = "/run/receiver.log"
 	o := NewOutcome(rep, nil)
-	assert.True(t, o.Hit())
-	assert.Equal(t, "the receiver's log shows 2 lines with signs of a bug: panic 2 (first at line 1) (receiver.log)", o.Reason())
+	assert.True(t, o.Fails())
+	assert.Equal(t, "the receiver's log (receiver.log) shows 2 Go panics (finding), first at line 1: panic: one", o.Reason())
 	var b strings.Builder
 	o.WriteExcerpts(&b, "> ")
-	assert.Equal(t, "> panic at line 1:\n>        1 | panic: one\n>        2 | panic: two\n", b.String())
-	assert.Equal(t, []string{"The receiver's log (receiver.log) shows panic at line 1: panic: one"}, o.Findings())
+	assert.Equal(t, "> Go panic at line 1:\n>        1 | panic: one\n>        2 | panic: two\n", b.String())
+	assert.Equal(t, []string{"The receiver's log (receiver.log) shows 2 Go panics (finding), first at line 1: panic: one."}, o.Sentences())
 
 	o = NewOutcome(Report{File: "/run/receiver.log"}, errors.New("read: \x1b[2J gone"))
 	assert.True(t, o.Unread())
-	assert.False(t, o.Hit())
+	assert.False(t, o.Fails())
 	assert.Equal(t, `receiver.log not read to its end (read: \x1b[2J gone)`, o.Line(), "terminal-safe")
 }

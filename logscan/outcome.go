@@ -26,8 +26,13 @@ func NewOutcome(rep Report, err error) *Outcome {
 	return o
 }
 
-// Hit reports whether the log shows a sign of a bug; false for nil.
-func (o *Outcome) Hit() bool { return o != nil && o.Found() }
+// Fails reports whether the log shows a finding (a crash that ended the
+// process, a data race, a user's pattern): the run fails; false for nil.
+func (o *Outcome) Fails() bool { return o != nil && o.Failed() }
+
+// Warns reports whether the log shows hits that are warnings only;
+// false for nil.
+func (o *Outcome) Warns() bool { return o != nil && o.Found() && !o.Failed() }
 
 // Unread reports whether the log could not be read to its end; false for
 // nil.
@@ -41,25 +46,32 @@ func (o *Outcome) Name() string {
 	return filepath.Base(o.File)
 }
 
-// Reason says, as a verdict's reason, what signs of a bug the log shows.
+// Reason says, as a verdict's reason, what findings the log shows.
 func (o *Outcome) Reason() string {
-	return fmt.Sprintf("the receiver's log shows %s with signs of a bug: %s (%s)", lines(o.Hits), o.Summary(), o.Name())
+	return fmt.Sprintf("the receiver's log (%s) shows %s", o.Name(), o.FindingSummary())
 }
 
 // UnreadReason says, as a verdict's reason, that the log was not read.
 func (o *Outcome) UnreadReason() string {
-	return "the receiver's log could not be read to its end, so a panic or data race it shows may be missed: " + o.Error
+	return "the receiver's log could not be read to its end, so a crash or data race it shows may be missed: " + o.Error
 }
 
-// Line is a one-line account of the log.
+// Line is a one-line account of the log: what was searched, what was
+// found, and what it can say about data races.
 func (o *Outcome) Line() string {
-	switch {
-	case o.Hit():
-		return fmt.Sprintf("%s: %s with signs of a bug: %s", o.Name(), lines(o.Hits), o.Summary())
-	case o.Unread():
+	if o.Unread() {
 		return fmt.Sprintf("%s not read to its end (%s)", o.Name(), o.Error)
 	}
-	return fmt.Sprintf("%s: %s, no panic, fatal error, data race or pattern asked for", o.Name(), lines(o.Lines))
+	return o.Name() + ": " + o.Claim()
+}
+
+// Brief is Line without the examples, for a table's cell: the quoted
+// lines follow the table.
+func (o *Outcome) Brief() string {
+	if o.Unread() {
+		return o.Line()
+	}
+	return o.Name() + ": " + o.BriefClaim()
 }
 
 // WriteExcerpts quotes the hits with their context, each line indented
@@ -72,35 +84,32 @@ func (o *Outcome) WriteExcerpts(b *strings.Builder, indent string) {
 		}
 	}
 	if o.Unquoted > 0 {
-		fmt.Fprintf(b, "%s… and %s with signs of a bug, not quoted: see %s\n", indent, lines(o.Unquoted), o.File)
+		fmt.Fprintf(b, "%s… and %s more, not quoted: see %s\n", indent, hits(o.Unquoted), o.File)
 	}
 }
 
-// WriteQuoted writes, when the log shows a sign of a bug, a heading
-// naming the log and the quoted hits; nothing otherwise.
+// WriteQuoted writes, when the log shows a hit (a finding or a
+// warning), a heading naming the log and the quoted hits; nothing
+// otherwise.
 func (o *Outcome) WriteQuoted(b *strings.Builder) {
-	if !o.Hit() {
+	if o == nil || !o.Found() {
 		return
 	}
 	fmt.Fprintf(b, "\nthe receiver's log (%s):\n", o.File)
 	o.WriteExcerpts(b, "  ")
 }
 
-// Findings are one sentence per quoted hit, with the line that matched,
-// and one for the hits not quoted or a log not read.
-func (o *Outcome) Findings() []string {
+// Sentences are one sentence per pattern that hit, findings first, saying
+// how many, whether they fail the run, and the first; then one for a log
+// not read. A clean log has none.
+func (o *Outcome) Sentences() []string {
 	var out []string
-	for _, ex := range o.Excerpts {
-		text := ""
-		for _, ln := range ex.Lines {
-			if ln.N == ex.At {
-				text = ln.Text
+	for _, fails := range []bool{true, false} {
+		for _, c := range o.Counts {
+			if (c.Findings > 0) == fails {
+				out = append(out, fmt.Sprintf("The receiver's log (%s) shows %s.", o.Name(), c.String()))
 			}
 		}
-		out = append(out, fmt.Sprintf("The receiver's log (%s) shows %s at line %d: %s", o.Name(), termsafe.String(ex.Pattern), ex.At, text))
-	}
-	if o.Unquoted > 0 {
-		out = append(out, fmt.Sprintf("… and %s more of the receiver's log with signs of a bug.", lines(o.Unquoted)))
 	}
 	if o.Unread() {
 		out = append(out, o.UnreadReason())
@@ -108,10 +117,10 @@ func (o *Outcome) Findings() []string {
 	return out
 }
 
-// lines counts lines in words.
-func lines(n int) string {
+// hits counts hits in words.
+func hits(n int) string {
 	if n == 1 {
-		return "1 line"
+		return "1 hit"
 	}
-	return fmt.Sprintf("%d lines", n)
+	return thousands(n) + " hits"
 }

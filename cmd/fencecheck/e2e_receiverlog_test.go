@@ -39,9 +39,9 @@ func TestExecReceiverLogDataRace(t *testing.T) {
 				"--ops", "100", "--nemesis", "none", "--seed", fmt.Sprint(i+1), "--store", "s", "--junit", "junit.xml")
 			t.Log(r.stdout)
 			assert.Equal(t, 1, r.code, r.stdout+r.stderr)
-			assert.Contains(t, r.stdout, "verdict     VIOLATED: the receiver's log shows")
-			assert.Regexp(t, `receiver    receiver\.log: \d+ lines? with signs of a bug: DATA RACE \d+ \(first at line \d+\)`, r.stdout)
-			assert.Regexp(t, `(?m)^  DATA RACE at line \d+:\n(.*\n)*\s+\d+ \| WARNING: DATA RACE\n`, r.stdout)
+			assert.Contains(t, r.stdout, "verdict     VIOLATED: the receiver's log (receiver.log) shows ")
+			assert.Regexp(t, `receiver    receiver\.log: searched \d+ lines for Go, Python, Java, Node and Rust crash signatures: \d+ Go data races? \(finding\), first at line \d+: WARNING: DATA RACE; the receiver was built with -race\n`, r.stdout)
+			assert.Regexp(t, `(?m)^  Go data race at line \d+:\n(.*\n)*\s+\d+ \| WARNING: DATA RACE\n`, r.stdout)
 			assert.Contains(t, r.stdout, "flakyreceiver/main.go", "the race report's stack is quoted")
 
 			run := newestRun(t, filepath.Join(dir, "s"))
@@ -60,7 +60,7 @@ func TestExecReceiverLogDataRace(t *testing.T) {
 			assert.Equal(t, "violated", res.Verdict)
 			assert.Positive(t, res.ReceiverLog.Hits)
 			require.NotEmpty(t, res.ReceiverLog.Excerpts)
-			assert.Equal(t, "DATA RACE", res.ReceiverLog.Excerpts[0].Pattern)
+			assert.Equal(t, "Go data race", res.ReceiverLog.Excerpts[0].Pattern)
 
 			junit, err := os.ReadFile(filepath.Join(dir, "junit.xml"))
 			require.NoError(t, err)
@@ -74,7 +74,7 @@ func TestExecReceiverLogDataRace(t *testing.T) {
 		r := fencecheck(t, schema.TempDir(t), "verify", "--target", "http://"+addr, "--exec", recv+" --store sqlite:recv.db --listen "+addr, "--store", "s")
 		t.Log(r.stdout)
 		assert.Equal(t, 1, r.code, r.stdout+r.stderr)
-		assert.Regexp(t, `\| receiver-log \| .* \| receiver\.log: \d+ lines? with signs of a bug: DATA RACE \d+ .*\| FAIL \|`, r.stdout)
+		assert.Regexp(t, `\| receiver-log \| .* \| receiver\.log: searched \d+ lines for .* crash signatures: \d+ Go data races? \(finding\).*\| FAIL \|`, r.stdout)
 		assert.Contains(t, r.stdout, "the receiver's log (")
 		assert.Contains(t, r.stdout, "WARNING: DATA RACE")
 		assert.Contains(t, r.stdout, "1 failed", "the scenarios passed: only the log fails the battery")
@@ -96,12 +96,12 @@ func TestExecLogFail(t *testing.T) {
 		output []string
 	}{
 		{"a pattern in the output", []string{"run", "--log-fail", `^never`, "--log-fail", `listening on http://127\.0\.0\.1:\d+`}, 1,
-			[]string{`receiver.log: 1 line with signs of a bug: listening on http://127\.0\.0\.1:\d+ 1 (first at line 2)`,
-				"verdict     VIOLATED: the receiver's log shows 1 line with signs of a bug"}},
+			[]string{`crash signatures and 2 patterns of yours: 1 line matching "listening on http://127\\.0\\.0\\.1:\\d+" (finding), first at line 2: fencecheck receiver: listening on http://127.0.0.1:`,
+				"verdict     VIOLATED: the receiver's log (receiver.log) shows 1 line matching"}},
 		{"a pattern not in the output", []string{"run", "--log-fail", `lost write`}, 0,
-			[]string{"no panic, fatal error, data race or pattern asked for", "verdict     HELD"}},
+			[]string{"crash signatures and 1 pattern of yours: none found; ", "verdict     HELD"}},
 		{"verify", []string{"verify", "--log-fail", `listening on`}, 1,
-			[]string{"| receiver-log |", "listening on 2 (first at line 2) | FAIL |", "listening on at line 2:",
+			[]string{"| receiver-log |", `2 lines matching "listening on" (finding), first at line 2; `, "| FAIL |", "listening on at line 2:",
 				"restart-durability | 7 accepted; after SIGKILL and restart: read \"before\"@7, 6 rejected, 8 accepted | 7 accepted; after restart read \"before\"@7, 6 rejected, 8 accepted | pass |"}},
 	}
 	for _, tc := range cases {

@@ -64,7 +64,7 @@ func (t *targetFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&e.command, "exec", "", `start the receiver as a child process (sh -c CMD), wait until it is ready (--ready), stop it at the end; output goes to the run directory. Refused while something already answers on the target's address`)
 	fl.StringArrayVar(&h.headers, "header", nil, `HTTP targets: a header sent with every request, "Name: value" (repeatable), e.g. "Authorization: Bearer …"; values are never printed or stored`)
 	fl.StringVar(&h.basicAuthFile, "basic-auth-file", "", "HTTP targets: a file holding user:password, sent as Basic authentication with every request; never printed or stored")
-	fl.StringArrayVar(&e.logFail, "log-fail", nil, `with --exec: a regular expression (Go syntax) that marks a bug in a line of the receiver's output (repeatable); a matching line fails the run or the battery (exit 1), as panic:, fatal error: and DATA RACE always do`)
+	fl.StringArrayVar(&e.logFail, "log-fail", nil, `with --exec: a regular expression (Go syntax) that marks a bug in a line of the receiver's output (repeatable); a matching line fails the run or the battery (exit 1), as a crash that ended the receiver (Go, Python, Java, Node, Rust) and a data race always do`)
 	fl.StringVar(&e.ready, "ready", process.DefaultReady, `with --exec: when the receiver is ready: tcp (it accepts a TCP connection on the target's host:port), http-get:PATH (GET PATH gets any HTTP answer), cmd:COMMAND (sh -c COMMAND exits 0); counted only while the started process is alive`)
 	t.sql.register(fl)
 	t.redis.register(fl)

@@ -76,8 +76,9 @@ type Child struct {
 	proc    *proc // the running start; nil when not running
 	last    *proc // the latest start, running or not
 	starts  int
-	err     error         // the first exit on its own
-	failed  chan struct{} // closed when err is set
+	exe     *logscan.Executable // the program of the latest start that became ready
+	err     error               // the first exit on its own
+	failed  chan struct{}       // closed when err is set
 }
 
 // proc is one start of the child.
@@ -188,8 +189,10 @@ func (c *Child) Start(ctx context.Context) error {
 		_ = c.end(p, killed, 0) // the readiness error says more
 		return err
 	}
+	exe := inspect(p.pgid)
 	c.mu.Lock()
 	p.ready = true
+	c.exe = &exe
 	c.mu.Unlock()
 	return nil
 }

@@ -14,15 +14,18 @@ import (
 const logMarker = "--- fencecheck: "
 
 // ScanLog reads the receiver's log (LogFile) for the signs of a bug the
-// history cannot show: logscan's built-in patterns (a panic, a fatal
-// runtime error, a data race the race detector reported) and
-// LogPatterns. Quoted lines are scrubbed of LogSecrets. It is meant for
+// history cannot show: logscan's built-in crash signatures (Go, Python,
+// Java, Node, Rust; a crash followed by fencecheck's line that the
+// receiver exited on its own ended it, and is a finding) and
+// LogPatterns, and says what program the receiver ran (inspect), so
+// that the claim about data races is only as strong as the program's
+// build. Quoted lines are scrubbed of LogSecrets. It is meant for
 // after the run, once Stop closed the log, but reads whatever was written
 // so far. A child whose output is not kept (no SetLogFile) has no log to
 // read: that is an error, so that no caller takes it for a clean one.
 func (c *Child) ScanLog() (logscan.Report, error) {
 	c.mu.Lock()
-	path := c.logPath
+	path, exe := c.logPath, c.exe
 	c.mu.Unlock()
 	if path == "" {
 		return logscan.Report{}, errors.New("the receiver's output was not kept: no log to read")
@@ -31,5 +34,13 @@ func (c *Child) ScanLog() (logscan.Report, error) {
 	o.Patterns = append(o.Patterns, c.LogPatterns...)
 	o.Secrets = slices.Clone(c.LogSecrets)
 	o.Own = func(line string) bool { return strings.HasPrefix(line, logMarker) }
-	return logscan.ScanFile(path, o)
+	o.Exited = func(line string) bool {
+		return strings.HasPrefix(line, logMarker+"pid ") && strings.Contains(line, " exited on its own ")
+	}
+	rep, err := logscan.ScanFile(path, o)
+	if exe == nil {
+		exe = &logscan.Executable{Unknown: "the receiver was never seen running"}
+	}
+	rep.Executable = exe
+	return rep, err
 }

@@ -30,8 +30,8 @@ func TestChildScanLog(t *testing.T) {
 		summary  string
 	}{
 		{"clean", `listening\n`, nil, ""},
-		{"panic", `listening\npanic: boom s3cret\n`, nil, "panic 1 (first at line 3)"},
-		{"a user pattern", `write 7 LOST\n`, []logscan.Pattern{lost}, `write \d+ LOST 1 (first at line 2)`},
+		{"panic", `listening\npanic: boom s3cret\n`, nil, "1 Go panic (finding), first at line 3: panic: boom " + redact.Mask},
+		{"a user pattern", `write 7 LOST\n`, []logscan.Pattern{lost}, `1 line matching "write \\d+ LOST" (finding), first at line 2: write 7 LOST`},
 		{"a user pattern not given", `write 7 LOST\n`, nil, ""},
 	}
 	for _, tc := range cases {
