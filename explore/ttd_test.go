@@ -213,7 +213,7 @@ func TestTimeToDetectionTable(t *testing.T) {
 
 // ttdSweep sweeps seeds against r with strategy s, stopping at the first
 // failure, on every processor.
-func ttdSweep(t *testing.T, r ttdReceiver, s ttdStrategy, store string, seeds explore.Seeds) explore.Result {
+func ttdSweep(t *testing.T, r ttdReceiver, s ttdStrategy, store string, seeds explore.Seeds, keepGoing ...bool) explore.Result {
 	t.Helper()
 	cfg := harness.DefaultConfig()
 	cfg.Target.Name, cfg.Store.Dir, cfg.Runtime.TaskOrder = r.name, store, s.order
@@ -227,6 +227,7 @@ func ttdSweep(t *testing.T, r ttdReceiver, s ttdStrategy, store string, seeds ex
 	opts := explore.DefaultOptions()
 	opts.Seeds, opts.Swarm, opts.NewTarget, opts.Parallel = seeds, s.swarm, r.newTarget, runtime.GOMAXPROCS(0)
 	opts.Store = "" // no sweep log: only the violated runs are stored
+	opts.KeepGoing = len(keepGoing) > 0 && keepGoing[0]
 	if r.bubble {
 		cfg.Runtime.VirtualClock, cfg.Runtime.Started = true, time.Now()
 		opts.Runner = func(_ context.Context, c harness.Config) (res harness.Result, err error) {

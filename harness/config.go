@@ -282,7 +282,7 @@ type Output struct {
 func DefaultConfig() Config {
 	c := Config{
 		Workload: Workload{Workers: 8, Resources: 4, Duration: 5 * time.Second, Strategy: workload.Fencing, LeaseMultiplier: 3,
-			ReadShare: 0.2, RepeatShare: 0.2, Burst: workload.Burst{Share: 0.1, Size: 4}},
+			ReadShare: 0.2, RepeatShare: 0.2, Burst: workload.Burst{Share: 0.3, Size: 4}},
 		Nemesis: Nemesis{Faults: []nemesis.Fault{nemesis.NewPause(), nemesis.NewDelay()}},
 		Runtime: Runtime{TaskOrder: sched.Random(), Latency: 500 * time.Microsecond},
 		Gates: Gates{MinStale: judge.DefaultMinStale, CheckTimeout: judge.DefaultCheckTimeout,
