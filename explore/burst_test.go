@@ -32,9 +32,9 @@ func TestBurstsKeepTheCorrectReceiversHeld(t *testing.T) {
 		r     ttdReceiver
 		seeds uint64
 	}{
-		{ttdReceiver{name: "memory://fenced", newTarget: memoryReceiver("fenced")}, 100},
-		{ttdReceiver{name: "memory://fenced", newTarget: memoryReceiver("fenced"), set: often}, 100},
-		{ttdReceiver{name: "reference (no bug)", newTarget: referenceReceiver(receiver.NoBug), bubble: true, set: short}, 20},
+		{ttdReceiver{name: "memory://fenced", newTarget: memoryReceiver("fenced")}, 50},
+		{ttdReceiver{name: "memory://fenced", newTarget: memoryReceiver("fenced"), set: often}, 50},
+		{ttdReceiver{name: "reference (no bug)", newTarget: referenceReceiver(receiver.NoBug), bubble: true, set: short}, 10},
 	} {
 		res := ttdSweep(t, tc.r, random, store, explore.Seeds{First: 1, Last: tc.seeds})
 		if res.Violated > 0 || res.Runs != int(tc.seeds) {
@@ -42,7 +42,7 @@ func TestBurstsKeepTheCorrectReceiversHeld(t *testing.T) {
 		}
 	}
 	broken := ttdReceiver{name: "reference --bug check-then-set", newTarget: referenceReceiver(receiver.CheckThenSet), bubble: true, set: short}
-	if res := ttdSweep(t, broken, random, store, explore.Seeds{First: 1, Last: 5}); res.Violated == 0 {
-		t.Errorf("%s: no seed of 5 violated: %s", broken.name, res.Reason)
+	if res := ttdSweep(t, broken, random, store, explore.Seeds{First: 1, Last: 3}); res.Violated == 0 {
+		t.Errorf("%s: no seed of 3 violated: %s", broken.name, res.Reason)
 	}
 }
