@@ -10,7 +10,7 @@ PKGS    := ./...
 BENCH   ?= ^Benchmark(Record|Observe|Read|Evidence|Harness|HarnessHTTP|PlainLoop|PlainLoopHTTP|SQLHarness|SQLPlainLoop|SweepFenced|HandlerSynctest|Report|CheckFast|CollectFast|CheckFloor|Stream)$$
 COUNT   ?= 6
 
-.PHONY: campaigns all build demo test fmt-check vet bench bench-pairs bench-checker bench-read diff-checker lint fuzz dist clean explore-table
+.PHONY: campaigns all build demo test fmt-check vet bench bench-pairs bench-checker bench-read diff-checker lint fuzz dist clean explore-table detect-http
 
 all: build
 
@@ -77,6 +77,22 @@ vet:
 ## docs/exploration.md (about ten minutes on two cores).
 explore-table:
 	FENCECHECK_TTD_DOC=$(CURDIR)/docs/exploration.md GOGC=400 $(GO) test ./explore -run '^TestTimeToDetectionTable$$' -count=1 -v -timeout 30m
+
+## detect-http: one default `fencecheck run` per seed against the
+## reference receiver started with each --bug mode (DETECT_SEEDS, 1-20),
+## and against the correct one (DETECT_CORRECT, 1-100), each run against
+## a receiver process of its own, DETECT_PARALLEL at once; one summary
+## line per mode: how many seeds violated (exit 1), held, were
+## inconclusive. Real receivers on loopback: the figures vary with the
+## machine and its load (docs/exploration.md quotes them).
+DETECT_BIN      ?= $(BIN)
+DETECT_SEEDS    ?= 1 20
+DETECT_CORRECT  ?= 1 100
+DETECT_PARALLEL ?= 2
+DETECT_MODES    ?= check-then-set unfenced accept-equal string-tokens lose-acknowledged float-tokens forget-on-restart
+detect-http: build
+	@for m in $(DETECT_MODES); do scripts/detect-http.sh $(DETECT_BIN) $$m $(DETECT_SEEDS) $(DETECT_PARALLEL) --no-progress 2>/dev/null | tail -n 1; done
+	@scripts/detect-http.sh $(DETECT_BIN) none $(DETECT_CORRECT) $(DETECT_PARALLEL) --no-progress 2>/dev/null | tail -n 1
 
 ## bench: all benchmarks, COUNT times, into bench.txt for benchstat.
 bench:

@@ -24,6 +24,7 @@ import (
 	"github.com/fencecheck/fencecheck/targets"
 	"github.com/fencecheck/fencecheck/targets/httptarget/receiver"
 	"github.com/fencecheck/fencecheck/targets/memory"
+	"github.com/fencecheck/fencecheck/workload"
 )
 
 // The markers around the generated table in docs/exploration.md.
@@ -56,12 +57,16 @@ type ttdStrategy struct {
 	name  string
 	swarm bool
 	order sched.Order
+	// noBursts turns the workers' contention bursts off (--burst 0): the
+	// default run as it was before them, beside it.
+	noBursts bool
 }
 
 var ttdStrategies = []ttdStrategy{
-	{"random", false, sched.Random()},
-	{"swarm", true, sched.Random()},
-	{"pct:2", false, sched.PCT(2)},
+	{name: "random", order: sched.Random()},
+	{name: "random, --burst 0 (before bursts)", order: sched.Random(), noBursts: true},
+	{name: "swarm", swarm: true, order: sched.Random()},
+	{name: "pct:2", order: sched.PCT(2)},
 }
 
 func memoryReceiver(name string) func() (targets.Target, error) {
@@ -97,6 +102,8 @@ func ttdReceivers(correctSeeds, correctSwarm, referenceSeeds, referenceSwarm, li
 		{name: "reference --bug check-then-set", newTarget: referenceReceiver(receiver.CheckThenSet), bubble: true, limit: referenceLimit, set: short},
 		{name: "reference --bug lose-acknowledged", newTarget: referenceReceiver(receiver.LoseAcknowledged), bubble: true, limit: referenceLimit, set: short},
 		{name: "reference --bug string-tokens", newTarget: referenceReceiver(receiver.StringTokens), bubble: true, limit: referenceLimit, set: short},
+		{name: "reference --bug unfenced", newTarget: referenceReceiver(receiver.Unfenced), bubble: true, limit: referenceLimit, set: short},
+		{name: "reference --bug accept-equal (strict)", newTarget: referenceReceiver(receiver.AcceptEqual), bubble: true, limit: referenceLimit, set: short},
 		{name: "memory://fenced", newTarget: memoryReceiver("fenced"), correct: true, limit: correctSeeds, swarmLimit: correctSwarm},
 		{name: "reference (no bug)", newTarget: referenceReceiver(receiver.NoBug), bubble: true, correct: true, limit: referenceSeeds, swarmLimit: referenceSwarm, set: short},
 	}
@@ -164,6 +171,9 @@ func TestTimeToDetectionTable(t *testing.T) {
 			if r.bubble && s.order != sched.Random() {
 				continue // a bubble's wake-ups have their own order
 			}
+			if r.correct && s.noBursts {
+				continue // the correct receivers are swept with bursts on
+			}
 			c := &cells[i][j]
 			c.applies = true
 			if r.correct {
@@ -203,17 +213,21 @@ func TestTimeToDetectionTable(t *testing.T) {
 
 // ttdSweep sweeps seeds against r with strategy s, stopping at the first
 // failure, on every processor.
-func ttdSweep(t *testing.T, r ttdReceiver, s ttdStrategy, store string, seeds explore.Seeds) explore.Result {
+func ttdSweep(t *testing.T, r ttdReceiver, s ttdStrategy, store string, seeds explore.Seeds, keepGoing ...bool) explore.Result {
 	t.Helper()
 	cfg := harness.DefaultConfig()
 	cfg.Target.Name, cfg.Store.Dir, cfg.Runtime.TaskOrder = r.name, store, s.order
 	cfg.Runtime.Deterministic = !r.bubble
+	if s.noBursts {
+		cfg.Workload.Burst = workload.Burst{}
+	}
 	if r.set != nil {
 		r.set(&cfg)
 	}
 	opts := explore.DefaultOptions()
 	opts.Seeds, opts.Swarm, opts.NewTarget, opts.Parallel = seeds, s.swarm, r.newTarget, runtime.GOMAXPROCS(0)
 	opts.Store = "" // no sweep log: only the violated runs are stored
+	opts.KeepGoing = len(keepGoing) > 0 && keepGoing[0]
 	if r.bubble {
 		cfg.Runtime.VirtualClock, cfg.Runtime.Started = true, time.Now()
 		opts.Runner = func(_ context.Context, c harness.Config) (res harness.Result, err error) {
@@ -311,7 +325,20 @@ func ttdCellText(r ttdReceiver, c ttdCell, trials int) string {
 	}
 	ms, mw, mf := percentile(c.seeds, c.wall, 0.5)
 	ps, pw, pf := percentile(c.seeds, c.wall, 0.9)
-	return fmt.Sprintf("%s / %s seeds, %s / %s (found %d/%d)", seeds(ms), seeds(ps), wall(mw, mf), wall(pw, pf), found, trials)
+	return fmt.Sprintf("%s / %s seeds, %s / %s (found %d/%d; one run %d/%d)", seeds(ms), seeds(ps), wall(mw, mf), wall(pw, pf), found, trials, oneRun(c.seeds), trials)
+}
+
+// oneRun counts the trials whose first seed failed: how many of the
+// trials' first runs, each one default run of another seed, found the
+// defect.
+func oneRun(seeds []int) int {
+	n := 0
+	for _, s := range seeds {
+		if s == 1 {
+			n++
+		}
+	}
+	return n
 }
 
 // ttdTable renders the measurements in Markdown, with the command and
@@ -323,7 +350,9 @@ func ttdTable(receivers []ttdReceiver, cells [][]ttdCell, trials int, took time.
 		time.Now().UTC().Format("2006-01-02 15:04 UTC"), cmp.Or(host, "an unnamed host"), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.Version(), took.Round(time.Second))
 	fmt.Fprintf(&b, "Each broken cell: %d trials, trial i sweeping the seeds from i·100000+1 and stopping at the first failure; "+
 		"median / 90th percentile of the seeds until it, the first one included, and of the sweep's wall time, "+
-		"both sweeping %d seeds at once; \"> N\": not found in N seeds.\n\n", trials, runtime.GOMAXPROCS(0))
+		"both sweeping %d seeds at once; \"> N\": not found in N seeds; \"one run k/%d\": the trials whose first seed failed, "+
+		"so one run of a seed found the defect in k of %d. The column --burst 0 is the default run without contention bursts, "+
+		"as it was before them.\n\n", trials, runtime.GOMAXPROCS(0), trials, trials)
 	b.WriteString("| receiver |")
 	for _, s := range ttdStrategies {
 		fmt.Fprintf(&b, " %s |", s.name)

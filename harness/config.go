@@ -130,7 +130,12 @@ type Workload struct {
 	LeaseMultiplier float64
 	// RenewEvery is how often workload.Renew renews a lease.
 	RenewEvery time.Duration
-	_          struct{}
+	// Burst gathers writes with adjacent tokens on one resource and sends
+	// them at once, the interleaving a receiver that checks and writes in
+	// two steps fails on (workload.Burst); only with workload.Fencing.
+	// The zero Burst makes none.
+	Burst workload.Burst
+	_     struct{}
 }
 
 // Leases is where the workers' leases and tokens come from.
@@ -282,7 +287,7 @@ type Output struct {
 func DefaultConfig() Config {
 	c := Config{
 		Workload: Workload{Workers: 8, Resources: 4, Duration: 5 * time.Second, Strategy: workload.Fencing, LeaseMultiplier: 3,
-			ReadShare: 0.2, RepeatShare: 0.2},
+			ReadShare: 0.2, RepeatShare: 0.2, Burst: workload.Burst{Share: 0.3, Size: 4}},
 		Nemesis: Nemesis{Faults: []nemesis.Fault{nemesis.NewPause(), nemesis.NewDelay()}},
 		Runtime: Runtime{TaskOrder: sched.Random(), Latency: 500 * time.Microsecond},
 		Gates: Gates{MinStale: judge.DefaultMinStale, CheckTimeout: judge.DefaultCheckTimeout,
@@ -297,7 +302,8 @@ func DefaultConfig() Config {
 // SetLeaseTTL sets Leases.TTL and the timings DefaultConfig scales with
 // it: a worker thinks for a quarter of a lease on average and waits four
 // for an answer, the faults' random windows open every three leases and
-// last up to four, and workload.Renew renews three times a lease. Set
+// last up to four, workload.Renew renews three times a lease, and a
+// burst gathers for at most four leases. Set
 // Workload.Think, OpTimeout, Nemesis.Schedule or Workload.RenewEvery
 // after it to choose them apart from the lease. A ttl that is not
 // positive leaves the timings as they are, so that Validate reports the
@@ -311,6 +317,7 @@ func (c *Config) SetLeaseTTL(ttl time.Duration) {
 	c.Workload.OpTimeout = 4 * ttl
 	c.Nemesis.Schedule = nemesis.Random{Interval: 3 * ttl, Window: 4 * ttl}
 	c.Workload.RenewEvery = ttl / 3
+	c.Workload.Burst.Wait = 4 * ttl
 }
 
 // IssuedTTL is the TTL of the leases the run's lease service issues:

@@ -14,6 +14,8 @@ package harness
 func ContendedWorkload() Workload {
 	w := DefaultConfig().Workload
 	w.Workers, w.Resources, w.ReadShare = 16, 1, 0.5
+	// Bursts of up to 8 writes, half the jobs: the workers are many.
+	w.Burst.Share, w.Burst.Size = 0.5, 8
 	return w
 }
 

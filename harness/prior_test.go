@@ -22,6 +22,7 @@ import (
 	"github.com/fencecheck/fencecheck/runstore"
 	"github.com/fencecheck/fencecheck/targets"
 	"github.com/fencecheck/fencecheck/targets/memory"
+	"github.com/fencecheck/fencecheck/workload"
 )
 
 // runAgainst runs cfg against tgt with pause and delay, deterministically.
@@ -213,6 +214,9 @@ func TestNoStaleWriteIsNoPass(t *testing.T) {
 				require.NoError(t, err)
 				res, err := Run(context.Background(), testConfig(t, memory.NewFenced(), "memory://fenced", func(c *Config) {
 					c.SetLeaseTTL(10 * time.Second)
+					// A burst hands leases on early: no burst here,
+					// whose point is a lease that never ends.
+					c.Workload.Burst = workload.Burst{}
 					c.Nemesis.Faults, c.Runtime.Seed, c.Workload.Resources, c.Workload.Duration, c.Workload.Think, c.Gates.MinStale = faults, 1, 1, time.Second, 10*time.Millisecond, minStale
 					if tc.schedule != nil {
 						c.Nemesis.Schedule = tc.schedule

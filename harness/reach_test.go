@@ -85,10 +85,14 @@ func TestEveryConfigFieldReachesTheRun(t *testing.T) {
 		"Workload.Shard": {func(c *Config) {
 			c.Workload.ResourceNames, c.Workload.Shard = []string{"j-r0", "j-r1", "j-r2", "j-r3"}, &Shard{Index: 1, Count: 2}
 		}, has("shard", "1/2")},
-		"Workload.Duration":    {func(c *Config) { c.Workload.Duration = 2 * time.Second }, has("duration", "2s")},
-		"Workload.Ops":         {func(c *Config) { c.Workload.Ops = 50 }, has("ops", 50)},
-		"Workload.Rate":        {func(c *Config) { c.Workload.Rate = 1000 }, has("rate", 1000)},
-		"Workload.ReadShare":   {func(c *Config) { c.Workload.ReadShare = 0.5 }, has("read_share", 0.5)},
+		"Workload.Duration":  {func(c *Config) { c.Workload.Duration = 2 * time.Second }, has("duration", "2s")},
+		"Workload.Ops":       {func(c *Config) { c.Workload.Ops = 50 }, has("ops", 50)},
+		"Workload.Rate":      {func(c *Config) { c.Workload.Rate = 1000 }, has("rate", 1000)},
+		"Workload.ReadShare": {func(c *Config) { c.Workload.ReadShare = 0.5 }, has("read_share", 0.5)},
+		"Workload.Burst": {func(c *Config) { c.Workload.Burst.Share, c.Workload.Burst.Size = 0.3, 3 }, func(t *testing.T, _ Result, config map[string]any) {
+			assert.Equal(t, 0.3, config["burst_share"], "result.json config.burst_share")
+			assert.Equal(t, 3.0, config["burst_size"], "result.json config.burst_size")
+		}},
 		"Workload.RepeatShare": {func(c *Config) { c.Workload.RepeatShare = 0.5 }, has("repeat_share", 0.5)},
 		"Workload.Think":       {func(c *Config) { c.Workload.Think = 7 * time.Millisecond }, has("think", "7ms")},
 		"Workload.OpTimeout":   {func(c *Config) { c.Workload.OpTimeout = time.Second }, has("op_timeout", "1s")},

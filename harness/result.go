@@ -90,10 +90,14 @@ type RunConfig struct {
 	Schedule string `json:"schedule,omitempty"`
 	// ReadShare, RepeatShare, Think and OpTimeout are the workers'
 	// (Config.Workload).
-	ReadShare     float64 `json:"read_share"`
-	RepeatShare   float64 `json:"repeat_share"`
-	Think         string  `json:"think"`
-	OpTimeout     string  `json:"op_timeout"`
+	ReadShare   float64 `json:"read_share"`
+	RepeatShare float64 `json:"repeat_share"`
+	Think       string  `json:"think"`
+	OpTimeout   string  `json:"op_timeout"`
+	// BurstShare and BurstSize are the workers' contention bursts
+	// (Config.Workload.Burst); absent when there are none.
+	BurstShare    float64 `json:"burst_share,omitempty"`
+	BurstSize     int     `json:"burst_size,omitempty"`
 	Seed          uint64  `json:"seed"`
 	Deterministic bool    `json:"deterministic"`
 	// TaskOrder is the deterministic scheduler's order when it is not
@@ -188,6 +192,9 @@ func (c *Config) summary(runID string, resources []string) RunConfig {
 	}
 	if s, ok := c.Nemesis.Schedule.(fmt.Stringer); ok && len(c.Nemesis.Faults) > 0 {
 		rc.Schedule = s.String()
+	}
+	if c.Workload.Burst.On() && c.Workload.Strategy.Fences() {
+		rc.BurstShare, rc.BurstSize = c.Workload.Burst.Share, c.Workload.Burst.Size
 	}
 	if c.simulatesLatency() {
 		rc.Latency = c.Runtime.Latency.String()

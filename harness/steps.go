@@ -26,7 +26,8 @@ const maxEstimatedOps = 10_000_000
 // min(Workers, Resources) jobs run at once, each holding its lease for
 // about Think and four legs of Latency (a read and a write), plus a repeat
 // write RepeatShare of the time; a job makes a read, a write, RepeatShare
-// repeats and ReadShare extra reads; Rate caps them all. Against runs with
+// repeats and ReadShare extra reads; Rate caps them all; contention
+// bursts take about Burst.Share of the jobs off. Against runs with
 // the defaults this lands within a factor of two of the steps the run
 // takes (TestEstimatedSteps): an estimate twice too high halves the
 // chance of each change point landing on the step a bug needs, one too
@@ -45,6 +46,11 @@ func (c *Config) estimatedSteps() int {
 			byTime = min(byTime, c.Workload.Rate*c.Workload.Duration.Seconds())
 		}
 		ops = min(ops, byTime)
+	}
+	if c.Workload.Burst.On() && c.Workload.Strategy.Fences() && len(c.Nemesis.Faults) > 0 {
+		// A burst's members wait at its barrier instead of working:
+		// about Burst.Share of the jobs.
+		ops *= 1 - c.Workload.Burst.Share
 	}
 	return stepsPerOp * int(math.Ceil(ops+2*float64(c.Workload.Resources)))
 }

@@ -115,6 +115,13 @@ func (c *Config) validateTimings(bad func(field, format string, args ...any)) {
 	}
 	share("Workload.ReadShare", c.Workload.ReadShare)
 	share("Workload.RepeatShare", c.Workload.RepeatShare)
+	share("Workload.Burst.Share", c.Workload.Burst.Share)
+	if c.Workload.Burst.Share > 0 && c.Workload.Burst.Size < 2 {
+		bad("Workload.Burst.Size", "%d: a burst gathers at least 2 writes", c.Workload.Burst.Size)
+	}
+	if c.Workload.Burst.Share > 0 && c.Workload.Burst.Wait <= 0 {
+		bad("Workload.Burst.Wait", "must be positive when bursts are on")
+	}
 	negative("Workload.Think", float64(c.Workload.Think))
 	if c.Workload.OpTimeout <= 0 {
 		bad("Workload.OpTimeout", "must be positive")

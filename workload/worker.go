@@ -18,9 +18,12 @@ func (p *Pool) work(ctx context.Context, w *worker) {
 		return
 	}
 	for p.more(ctx) {
-		resource := p.cfg.Resources[p.Rand.IntN(len(p.cfg.Resources))]
+		resource, b := p.pick()
 		repeat := func() bool { return p.Rand.Float64() < p.cfg.RepeatShare }
-		if _, err := p.oneJob(ctx, w, resource, repeat); err != nil {
+		if _, err := p.oneJob(ctx, w, resource, b, repeat); err != nil {
+			if b != nil {
+				p.leave(b)
+			}
 			return
 		}
 		if p.Rand.Float64() < p.cfg.ReadShare && p.more(ctx) {
@@ -31,9 +34,9 @@ func (p *Pool) work(ctx context.Context, w *worker) {
 
 // oneJob takes the lease on resource, does the job and releases the
 // lease; repeat, asked after the job's write, says whether it writes
-// again with the same token. It fails only when the lease could not be
-// had.
-func (p *Pool) oneJob(ctx context.Context, w *worker, resource string, repeat func() bool) (Job, error) {
+// again with the same token; b is the burst the job was recruited for,
+// or nil. It fails only when the lease could not be had.
+func (p *Pool) oneJob(ctx context.Context, w *worker, resource string, b *burst, repeat func() bool) (Job, error) {
 	asked := p.Runtime.Now()
 	l, err := p.Leases.Acquire(ctx, resource, w.id)
 	if err != nil {
@@ -41,7 +44,7 @@ func (p *Pool) oneJob(ctx context.Context, w *worker, resource string, repeat fu
 	}
 	now := p.Runtime.Now()
 	j := Job{Worker: w.id, Resource: l.Resource, Token: l.Token, Asked: asked, Granted: now, PausedFrom: now, PausedTo: now}
-	p.job(ctx, w, l, &j, repeat)
+	p.job(ctx, w, l, &j, b, repeat)
 	j.Ended = p.Runtime.Now()
 	p.jobs.add(j)
 	p.Leases.Release(l)
@@ -54,10 +57,18 @@ func (p *Pool) oneJob(ctx context.Context, w *worker, resource string, repeat fu
 // whether the job writes a second time with the same token. It needs no
 // Start, and its job is among Jobs.
 func (p *Pool) RunJob(ctx context.Context, id int, resource string, repeat bool) (Job, error) {
-	return p.oneJob(ctx, &worker{id: id, proc: id}, resource, func() bool { return repeat })
+	return p.oneJob(ctx, &worker{id: id, proc: id}, resource, nil, func() bool { return repeat })
 }
 
-func (p *Pool) job(ctx context.Context, w *worker, l lease.Lease, j *Job, repeat func() bool) {
+func (p *Pool) job(ctx context.Context, w *worker, l lease.Lease, j *Job, b *burst, repeat func() bool) {
+	joined := late
+	if b != nil {
+		defer func() {
+			if joined == late {
+				p.leave(b) // no longer waited for; a no-op once it closed
+			}
+		}()
+	}
 	if !p.more(ctx) {
 		return
 	}
@@ -77,13 +88,28 @@ func (p *Pool) job(ctx context.Context, w *worker, l lease.Lease, j *Job, repeat
 	pp := nemesis.PausePoint{Worker: w.id, Process: w.proc, Resource: l.Resource, Token: l.Token}
 	j.PausedFrom = p.Runtime.Now()
 	h.pause(p.Runtime.NewGate())
-	for _, f := range p.Pausers {
-		f.Pause(ctx, p.Env, pp)
+	if b != nil {
+		// A burst's barrier stands where the faults would hold the
+		// worker: its members are held by the burst, not by them.
+		joined = p.join(ctx, b, func() { p.Leases.Release(l) })
+	}
+	if joined == late {
+		for _, f := range p.Pausers {
+			f.Pause(ctx, p.Env, pp)
+		}
 	}
 	h.resume()
 	j.PausedTo = p.Runtime.Now()
-	if p.write(ctx, w, l.Resource, l.Token, value, p.holds.owes(w.id)) {
+	wrote := p.write(ctx, w, l.Resource, l.Token, value, p.holds.owes(w.id))
+	if wrote {
 		j.Wrote, j.Answered = true, p.Runtime.Now()
+	}
+	if joined != late {
+		p.answeredOne(b)
+		if joined == closer {
+			// The next job on the resource reads what the burst left.
+			b.all.Wait(ctx, p.cfg.OpTimeout)
+		}
 	}
 	if repeat() && p.more(ctx) {
 		if p.write(ctx, w, l.Resource, l.Token, value+"-again", false) {

@@ -70,6 +70,9 @@ type Config struct {
 	// token above it is never sent and is recorded as not applied
 	// (targets.OutsideDomain). Zero is no limit.
 	MaxToken uint64
+	// Burst gathers writes with adjacent tokens on one resource and
+	// sends them together (see Burst); the zero Burst makes none.
+	Burst Burst
 	// TraceSeed is what the trace ids of the run's operations are drawn
 	// from, for a target that carries them (targets.TraceCarrier): the
 	// run's id, so that a deterministic run reuses its ids and a
@@ -109,6 +112,7 @@ type Pool struct {
 	inflight  *sched.Group
 	issued    atomic.Int64
 	holds     holds
+	bursts    bursts
 	counts    counters
 	paceMu    sync.Mutex
 	nextSlot  int64

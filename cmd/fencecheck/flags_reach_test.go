@@ -47,6 +47,7 @@ var flagArgs = map[string][]string{
 	"Workload.Ops":             {"--ops", "150"},
 	"Workload.Rate":            {"--rate", "1000"},
 	"Workload.ReadShare":       {"--read-share", "0.5"},
+	"Workload.Burst":           {"--burst", "0.5"},
 	"Workload.Think":           {"--think", "7ms"},
 	"Workload.OpTimeout":       {"--op-timeout", "1s"},
 	"Workload.Strategy":        {"--client-strategy", "renew"},

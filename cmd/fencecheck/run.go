@@ -37,7 +37,8 @@ type runFlags struct {
 	resourceNames, require                                []string
 	duration, leaseTTL, think, opTimeout, checkTimeout    time.Duration
 	renewEvery                                            time.Duration
-	rate, readShare, leaseMultiplier                      float64
+	rate, readShare, leaseMultiplier, burst               float64
+	burstSize                                             int
 	seed                                                  uint64
 	json, realtime, noProgress, stopOnViolation, noReport bool
 	metrics                                               metricsFlags
@@ -105,6 +106,8 @@ func (f *runFlags) register(fl *pflag.FlagSet, cmd runCommand) {
 	fl.Float64Var(&f.rate, "rate", d.Workload.Rate, "client operations per second, all workers together (0: unlimited)")
 	fl.DurationVar(&f.leaseTTL, "lease-ttl", d.Leases.TTL, "lease duration")
 	fl.Float64Var(&f.readShare, "read-share", d.Workload.ReadShare, "probability of an extra read after each job")
+	fl.Float64Var(&f.burst, "burst", d.Workload.Burst.Share, "probability that a job starts a contention burst while a fault that makes stale writes is on: writes with adjacent tokens sent to one resource at once, where a receiver that checks the token and writes in two steps fails (0: none; see docs/running.md)")
+	fl.IntVar(&f.burstSize, "burst-size", d.Workload.Burst.Size, "the most writes a contention burst gathers (each burst draws 2 to this many)")
 	fl.DurationVar(&f.think, "think", d.Workload.Think, fmt.Sprintf("mean time a worker works on a job between reading and writing (virtual time for memory targets; with another --lease-ttl: lease-ttl/%d)", d.Leases.TTL/d.Workload.Think))
 	fl.StringVar(&f.nemesis, "nemesis", strings.Join(nemesis.NamesOf(d.Nemesis.Faults), ","), "faults to inject: pause,delay,expire,duplicate; http: hold,duplicate-request,drop-response,latency; postgres, mysql, redis, nats, http: net-latency,net-hold,net-blackhole,net-reset; --exec or --target nats: kill,pause-receiver; --leases etcd, redis, postgres or nats: issuer-kill,issuer-pause; or none")
 	fl.StringVar(&f.script, "nemesis-script", "", `scripted fault windows instead of random ones, e.g. "500ms:+pause,2s:-pause"`)
@@ -160,6 +163,7 @@ func (f *runFlags) config(t *targetspec.Target, faults []nemesis.Fault) (harness
 	}
 	cfg.Workload.Duration, cfg.Workload.Ops, cfg.Workload.Rate, cfg.Workload.ReadShare = f.duration, f.ops, f.rate, f.readShare
 	cfg.SetLeaseTTL(f.leaseTTL)
+	cfg.Workload.Burst.Share, cfg.Workload.Burst.Size = f.burst, f.burstSize
 	if f.opTimeoutSet {
 		cfg.Workload.OpTimeout = f.opTimeout
 	}

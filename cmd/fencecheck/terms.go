@@ -62,7 +62,7 @@ func (verifyTerms) Setting(s verify.Setting) string {
 var fieldFlags = map[string]string{
 	"Target.Receiver": "target", "Target.MaxToken": "max-token",
 	"Workload.Workers": "workers", "Workload.Resources": "resources", "Workload.ResourceNames": "resource-names", "Workload.Shard": "shard",
-	"Workload.Duration": "duration", "Workload.Ops": "ops", "Workload.Rate": "rate", "Workload.ReadShare": "read-share",
+	"Workload.Duration": "duration", "Workload.Ops": "ops", "Workload.Rate": "rate", "Workload.ReadShare": "read-share", "Workload.Burst": "burst", "Workload.Burst.Share": "burst", "Workload.Burst.Size": "burst-size",
 	"Workload.Think": "think", "Workload.OpTimeout": "op-timeout", "Workload.Strategy": "client-strategy",
 	"Workload.LeaseMultiplier": "lease-multiplier", "Workload.RenewEvery": "renew-every",
 	"Leases.TTL": "lease-ttl", "Leases.Issuer": "leases", "Leases.Tokens": "tokens",

@@ -1,6 +1,9 @@
 package proxy
 
 import (
+	"context"
+	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -79,4 +82,41 @@ func TestHoldMakesStaleWrites(t *testing.T) {
 	t.Parallel()
 	assert.Equal(t, "hold", NewHold().Name())
 	assert.Implements(t, (*interface{ MakesStaleWrites() })(nil), NewHold())
+}
+
+// TestHoldUntilAPartnerIsInFlight: held for a partner, a write waits in
+// the proxy until another write to its resource enters it, and both
+// reach the receiver at that moment, together: a write to another
+// resource does not release it.
+func TestHoldUntilAPartnerIsInFlight(t *testing.T) {
+	t.Parallel()
+	env := fakeenv.New()
+	env.Ints = []int{2}
+	h := NewHold()
+	h.Select = WriteOf("r", 2)
+	h.SetActive(true)
+	h.Attach(env)
+	var mu sync.Mutex
+	var at []string
+	next := func(_ context.Context, r *Request) (*Response, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		at = append(at, fmt.Sprintf("%s/%d at %v", r.Resource, r.Token, time.Duration(env.Sim.Now())))
+		return &Response{Status: 200}, nil
+	}
+	send := func(after time.Duration, r *Request) {
+		env.Sim.Go(func() {
+			_ = env.Sim.Sleep(context.Background(), after)
+			_, err := h.Pipe(context.Background(), r, next)
+			assert.NoError(t, err)
+		})
+	}
+	require.NoError(t, env.Sim.Run(func() {
+		send(0, write("r", 2))
+		send(10*time.Millisecond, write("other", 7))
+		send(30*time.Millisecond, write("r", 3))
+	}))
+	assert.ElementsMatch(t, []string{"other/7 at 10ms", "r/3 at 30ms", "r/2 at 30ms"}, at)
+	assert.Equal(t, 1, env.Begins("hold"))
+	assert.Contains(t, env.Events[0].Detail, "until another write to r is in flight")
 }

@@ -16,3 +16,12 @@ func NewCheckThenSetRare() *CheckThenSet {
 		return oneIn(CheckThenSetRareOdds, "check-then-set-rare", resource, token, value)
 	}}
 }
+
+// NewCheckThenSetOneIn is the check-then-set receiver whose race window
+// opens for one write in n, picked as NewCheckThenSetRare picks its own:
+// for measuring how detection falls with how rarely a race is taken.
+func NewCheckThenSetOneIn(n uint64) *CheckThenSet {
+	return &CheckThenSet{opens: func(resource string, token uint64, value string) bool {
+		return oneIn(n, "check-then-set-rare", resource, token, value)
+	}}
+}
