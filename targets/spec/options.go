@@ -8,6 +8,7 @@ import (
 	"github.com/fencecheck/fencecheck/nemesis"
 	httptarget "github.com/fencecheck/fencecheck/targets/httptarget"
 	"github.com/fencecheck/fencecheck/targets/redistarget"
+	"github.com/fencecheck/fencecheck/targets/s3target"
 	sqltarget "github.com/fencecheck/fencecheck/targets/sqltarget"
 )
 
@@ -40,6 +41,9 @@ type Options struct {
 	SQL *sqltarget.Options
 	// Redis are the options of redis:// and rediss:// targets, as SQL's.
 	Redis *redistarget.Options
+	// S3 are the options of s3:// targets, as SQL's; their Credentials
+	// are set by Open for the embedded store.
+	S3 *s3target.Options
 	// Terms words Options' fields in errors as the caller sets them; nil
 	// words them as Go code does ("Options.SQL.Timeout").
 	Terms Terms
