@@ -1,6 +1,6 @@
 // Package targetspec reads a target spec: the text that names the
 // receiver under test (memory://fenced, sqlite:///path/to.db,
-// postgres://…, mysql://…, redis://…, http://…), as the CLI's --target
+// postgres://…, mysql://…, redis://…, s3://…, http://…), as the CLI's --target
 // and fencetest.Target take it, and opens it with what a run needs
 // around it: the receiver process Options.Exec starts, the fault proxies
 // in front of the receiver for the run's faults that act in one
