@@ -26,6 +26,8 @@ func TestProxiedSpec(t *testing.T) {
 		{spec: "redis://127.0.0.1:6380/2", upstream: "127.0.0.1:6380", proxied: "redis://127.0.0.1:4000/2"},
 		{spec: "http://localhost:8080/base", upstream: "localhost:8080", proxied: "http://127.0.0.1:4000/base"},
 		{spec: "http://[::1]:8080", upstream: "[::1]:8080", proxied: "http://127.0.0.1:4000"},
+		{spec: "s3://127.0.0.1:9000/bkt?region=x", upstream: "127.0.0.1:9000", proxied: "s3://127.0.0.1:4000/bkt?region=x"},
+		{spec: "s3://127.0.0.1:9000/bkt?tls=true", err: "reached over TLS"},
 		{spec: "memory://fenced", err: "needs a target reached over TCP"},
 		{spec: "sqlite:///tmp/x.db", err: "not sqlite://"},
 		{spec: "https://example.com", err: "not https://"},
