@@ -86,7 +86,13 @@ func (t *Target) put(ctx context.Context, key, content string, c condition) erro
 	if c.ifNoneMatch {
 		in.IfNoneMatch = aws.String("*")
 	}
-	if _, err := t.client.PutObject(ctx, in); err != nil {
+	out, err := t.client.PutObject(ctx, in)
+	etag := ""
+	if err == nil {
+		etag = aws.ToString(out.ETag)
+	}
+	t.logPut(key, content, c, etag, err)
+	if err != nil {
 		return fmt.Errorf("put object key %s (%s): %w", key, c.describe(), err)
 	}
 	return nil

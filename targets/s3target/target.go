@@ -74,6 +74,7 @@ type Target struct {
 	// removed during a run.
 	mu      sync.Mutex
 	highest map[string]uint64
+	log     putLog
 }
 
 // Open connects to the store spec names and checks that the bucket can
@@ -254,6 +255,7 @@ func (t *Target) openWindow(ctx context.Context, resource string, token uint64) 
 // started. It removes no object: Teardown does.
 func (t *Target) Close() error {
 	t.http.CloseIdleConnections()
+	t.closeLog()
 	var errs []error
 	for _, c := range t.closers {
 		errs = append(errs, c())
@@ -268,4 +270,5 @@ var (
 	_ targets.Teardowner  = (*Target)(nil)
 	_ targets.TokenDomain = (*Target)(nil)
 	_ targets.Windowed    = (*Target)(nil)
+	_ targets.RunDirUser  = (*Target)(nil)
 )

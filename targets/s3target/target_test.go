@@ -3,6 +3,9 @@ package s3target
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -272,4 +275,25 @@ func TestObjectLayout(t *testing.T) {
 			assert.Regexp(t, `^fencecheck-[0-9a-f]{12}$`, tgt.Bucket())
 		})
 	}
+}
+
+// TestPutLog: with a run directory, every PUT is logged in the store's
+// terms (object key, token, value, condition, the answer's ETag or
+// status), so that the old owner's If-Match on the newer owner's ETag can
+// be seen; without one nothing is written.
+func TestPutLog(t *testing.T) {
+	t.Parallel()
+	s := store{"embedded", embedded.Addr(), embedded.Credentials()}
+	tgt := open(t, s, s.options(ModeETagOnly))
+	dir := t.TempDir()
+	tgt.UseRunDir(dir)
+	play(t, tgt, "r0", []step{{42, "new", histories.Accepted}, {41, "old", histories.Accepted}})
+	b, err := os.ReadFile(filepath.Join(dir, LogFile))
+	require.NoError(t, err)
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	require.Len(t, lines, 2)
+	key := tgt.Bucket() + "/" + tgt.Prefix() + "r0"
+	first := regexp.MustCompile(`PUT object key ` + regexp.QuoteMeta(key) + ` token 42 value "new" \(If-None-Match: \*\) → 200 ETag ("[0-9a-f]{32}")$`).FindStringSubmatch(lines[0])
+	require.NotNil(t, first, lines[0])
+	assert.Contains(t, lines[1], `token 41 value "old" (If-Match: `+first[1]+`) → 200 ETag "`, "the old owner named the newer owner's ETag")
 }
