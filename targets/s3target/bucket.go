@@ -35,7 +35,12 @@ func (t *Target) Setup(ctx context.Context) error {
 	if !t.ownBucket || t.created {
 		return nil
 	}
-	_, err := t.client.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: &t.bucket})
+	in := &s3.CreateBucketInput{Bucket: &t.bucket}
+	if t.region != defaultRegion {
+		// AWS creates a bucket in us-east-1 unless told otherwise.
+		in.CreateBucketConfiguration = &types.CreateBucketConfiguration{LocationConstraint: types.BucketLocationConstraint(t.region)}
+	}
+	_, err := t.client.CreateBucket(ctx, in)
 	var owned *types.BucketAlreadyOwnedByYou
 	if err != nil && !errors.As(err, &owned) {
 		return t.wrap("set up", fmt.Errorf("create bucket %s: %w", t.bucket, err))

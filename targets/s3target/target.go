@@ -61,6 +61,7 @@ type Target struct {
 	// acceptEqual: a repeat of the stored token is accepted.
 	acceptEqual bool
 	bucket      string
+	region      string
 	// ownBucket: the bucket did not exist before the run (Open found
 	// none); Setup creates it and Teardown removes it.
 	ownBucket bool
@@ -129,6 +130,7 @@ func connect(ctx context.Context, name string, l location, o Options) (*Target, 
 	if region == "" {
 		region = defaultRegion
 	}
+	t.region = region
 	t.http = &http.Client{Timeout: o.Timeout, Transport: &http.Transport{
 		DialContext:         (&net.Dialer{Timeout: o.Timeout}).DialContext,
 		MaxIdleConnsPerHost: poolSize(o.Workers),
