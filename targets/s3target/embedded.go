@@ -21,16 +21,17 @@ import (
 // it. It needs no setup and leaves nothing behind: its objects live in
 // the process's memory until Close.
 //
-// Conditional writes: gofakes3 (since v1.1) reads If-Match and
-// If-None-Match on PutObject, and s3mem checks them under the lock it
-// writes under (gofakes3.CheckPutConditions inside Backend.PutObject),
-// so a precondition and the write it guards are one step, as S3 promises:
-// no middleware of fencecheck's is needed for it. The ETag it compares
+// Conditional writes: gofakes3 (v1.2.0, the version in go.mod) reads
+// If-Match and If-None-Match on PutObject, and s3mem checks them under
+// the lock it writes under (gofakes3.CheckPutConditions inside
+// Backend.PutObject), so a precondition and the write it guards are one
+// step, as S3 promises: no middleware of fencecheck's is needed for it
+// (TestRacingWritersHighestWins would find one missing). The ETag it compares
 // is the MD5 of the content, in quotes, as S3's for a single-part PUT.
 // What it does not model: it never answers 409 ConditionalRequestConflict
 // (S3 may, for two conditional writes at once), and it does not check
-// request signatures (they are sent all the same; a store that checks
-// them is MinIO's test's, see docs/object-stores.md).
+// request signatures (they are sent all the same; MinIO checks them,
+// see docs/object-stores.md).
 type Server struct {
 	ln    net.Listener
 	srv   *http.Server
