@@ -68,7 +68,8 @@ func find() (Server, string) {
 }
 
 // start runs minio server in a temporary directory on free loopback
-// ports and waits until its health check answers.
+// ports and waits until its cluster health check answers (the live
+// one answers while the object layer still says 503).
 func start(bin string) (Server, error) {
 	var err error
 	if dir, err = os.MkdirTemp("", "fencecheck-minio"); err != nil {
@@ -100,7 +101,7 @@ func start(bin string) (Server, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	for {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+"/minio/health/live", nil)
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+"/minio/health/cluster", nil)
 		if resp, err := http.DefaultClient.Do(req); err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
@@ -113,7 +114,7 @@ func start(bin string) (Server, error) {
 			return Server{}, fmt.Errorf("exited before it answered (%v); its output is in %s.log", err, dir)
 		case <-ctx.Done():
 			Stop()
-			return Server{}, errors.New("no answer on /minio/health/live within 60s")
+			return Server{}, errors.New("no answer on /minio/health/cluster within 60s")
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
