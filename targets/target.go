@@ -1,6 +1,7 @@
 // Package targets defines what fencecheck tests: a receiver that stores a
 // value per resource and guards it with fencing tokens. Implementations
-// live in the subpackages (memory, process, httptarget, sqltarget).
+// live in the subpackages (memory, process, httptarget, sqltarget,
+// redistarget, s3target).
 package targets
 
 import (

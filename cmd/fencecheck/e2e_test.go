@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fencecheck/fencecheck/docs/schema"
+	"github.com/fencecheck/fencecheck/internal/testsupport/minio"
 )
 
 // fencecheckBinary is the fencecheck binary built once for the end-to-end
@@ -60,6 +61,7 @@ func TestMain(m *testing.M) {
 		os.Exit(3)
 	}
 	code := m.Run()
+	minio.Stop() // the MinIO server the S3 tests started, if any
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

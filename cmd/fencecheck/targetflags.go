@@ -13,12 +13,13 @@ import (
 	"github.com/fencecheck/fencecheck/targets/natstarget"
 	"github.com/fencecheck/fencecheck/targets/process"
 	"github.com/fencecheck/fencecheck/targets/redistarget"
+	"github.com/fencecheck/fencecheck/targets/s3target"
 	targetspec "github.com/fencecheck/fencecheck/targets/spec"
 	sqltarget "github.com/fencecheck/fencecheck/targets/sqltarget"
 )
 
 // targetHelp is the --target flag's help, the same for every command.
-const targetHelp = "the receiver under test: memory://fenced, memory://unfenced, memory://check-then-set, memory://accept-equal, sqlite:///path/to.db, sqlite://:memory:, postgres://user@127.0.0.1:5432/db, mysql://user:pass@127.0.0.1:3306/db, redis://[user:pass@]127.0.0.1:6379/0 (or rediss:// for TLS), nats://[user:pass@]127.0.0.1:4222 (JetStream KV), nats (a private NATS server; nats://embedded?sync=always fsyncs every write), http://HOST:PORT"
+const targetHelp = "the receiver under test: memory://fenced, memory://unfenced, memory://check-then-set, memory://accept-equal, sqlite:///path/to.db, sqlite://:memory:, postgres://user@127.0.0.1:5432/db, mysql://user:pass@127.0.0.1:3306/db, redis://[user:pass@]127.0.0.1:6379/0 (or rediss:// for TLS), nats://[user:pass@]127.0.0.1:4222 (JetStream KV), nats (a private NATS server; nats://embedded?sync=always fsyncs every write), s3://HOST:PORT/BUCKET, s3://embedded/BUCKET (an S3 store in the process), http://HOST:PORT"
 
 // maxTokenHelp is the --max-token flag's help, the same for every command.
 const maxTokenHelp = "the largest token the receiver stores, in decimal or as 2^N, 2^N-K, 2^N+K (a BIGINT column: 2^63-1); fencecheck never sends a larger one, and verify tests the boundaries below it (default: what the target declares, else 2^64-1; see docs/running.md)"
@@ -37,6 +38,7 @@ type targetFlags struct {
 	sql      sqlFlags
 	redis    redisFlags
 	nats     natsFlags
+	s3Mode   string
 	flags    *pflag.FlagSet // to tell a given --ready from its default
 }
 
@@ -69,6 +71,7 @@ func (t *targetFlags) register(fl *pflag.FlagSet) {
 	t.sql.register(fl)
 	t.redis.register(fl)
 	t.nats.register(fl)
+	fl.StringVar(&t.s3Mode, "s3-mode", "", "S3 targets: cas (GET with the ETag, refuse a lower token, PUT If-Match; the default), epoch-keys (a key per token, If-None-Match: *), etag-only (If-Match on the ETag alone: broken on purpose) or unconditional (broken); see docs/object-stores.md")
 }
 
 // flagWords names the flag that sets each field of targets/spec's
@@ -79,6 +82,7 @@ var flagWords = map[string]string{
 	"Exec.Command": "--exec", "Exec.Ready": "--ready", "Exec.LogFail": "--log-fail", "SQL": "--sql-* flags",
 	"SQL.Timeout": "--sql-timeout", "Redis": "--redis-* flags", "Redis.Timeout": "--redis-timeout",
 	"NATS": "--nats-mode",
+	"S3":   "--s3-mode",
 }
 
 func flagWord(field string) string { return flagWords[field] }
@@ -149,6 +153,13 @@ func (t *targetFlags) parse(workers int, acceptEqual bool) (*targetspec.Spec, er
 			return nil, err
 		}
 		o.NATS = &n
+	}
+	if t.s3Mode != "" || s3target.IsSpec(t.spec) {
+		s3 := s3target.DefaultOptions()
+		if t.s3Mode != "" {
+			s3.Mode = s3target.Mode(t.s3Mode)
+		}
+		o.S3 = &s3
 	}
 	s, err := targetspec.Parse(t.spec, o)
 	return s, usage(err)

@@ -1,7 +1,7 @@
 // Package unique names what one run creates on a shared server (tables,
 // keys, lock prefixes), so that runs sharing the server never touch each
-// other's and each run can remove exactly what it made. The SQL and Redis
-// targets and the lease issuers on etcd, Redis and PostgreSQL share it.
+// other's and each run can remove exactly what it made. The SQL, Redis and
+// S3 targets and the lease issuers on etcd, Redis and PostgreSQL share it.
 package unique
 
 import (

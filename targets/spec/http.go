@@ -116,7 +116,17 @@ func Secrets(spec string, h HTTPOptions) []string {
 			header.Set("Authorization", auth)
 		}
 	}
-	return redact.Secrets(spec, header)
+	secrets := redact.Secrets(spec, header)
+	if strings.HasPrefix(spec, "s3://") {
+		// An S3 target signs with the environment's key: its secret
+		// is masked too, should any layer quote it.
+		for _, k := range []string{"AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"} {
+			if v := os.Getenv(k); v != "" {
+				secrets = append(secrets, v)
+			}
+		}
+	}
+	return secrets
 }
 
 // openHTTP opens an http:// or https:// target: the HTTP fault proxy in

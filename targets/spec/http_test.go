@@ -72,7 +72,7 @@ func flags(field string) string {
 	return map[string]string{"Spec": "--target", "HTTP.Header": "--header", "HTTP.BasicAuthFile": "--basic-auth-file",
 		"Exec.Command": "--exec", "Exec.Ready": "--ready", "Exec.LogFail": "--log-fail", "HTTP.Adapter": "--adapter",
 		"HTTP.Timeout": "--request-timeout", "SQL": "--sql-* flags", "SQL.Timeout": "--sql-timeout", "Redis": "--redis-* flags",
-		"Redis.Timeout": "--redis-timeout", "Faults": "--nemesis"}[field]
+		"Redis.Timeout": "--redis-timeout", "Faults": "--nemesis", "S3": "--s3-mode"}[field]
 }
 
 // TestSecretsKnowEveryCredential: what a caller masks in an error knows

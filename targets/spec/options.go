@@ -9,6 +9,7 @@ import (
 	httptarget "github.com/fencecheck/fencecheck/targets/httptarget"
 	"github.com/fencecheck/fencecheck/targets/natstarget"
 	"github.com/fencecheck/fencecheck/targets/redistarget"
+	"github.com/fencecheck/fencecheck/targets/s3target"
 	sqltarget "github.com/fencecheck/fencecheck/targets/sqltarget"
 )
 
@@ -44,6 +45,9 @@ type Options struct {
 	// NATS are the options of nats:// targets, as SQL's; its Command runs
 	// the private server of nats://embedded.
 	NATS *natstarget.Options
+	// S3 are the options of s3:// targets, as SQL's; their Credentials
+	// are set by Open for the embedded store.
+	S3 *s3target.Options
 	// Terms words Options' fields in errors as the caller sets them; nil
 	// words them as Go code does ("Options.SQL.Timeout").
 	Terms Terms

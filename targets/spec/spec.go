@@ -1,6 +1,7 @@
 // Package targetspec reads a target spec: the text that names the
 // receiver under test (memory://fenced, sqlite:///path/to.db,
-// postgres://…, mysql://…, redis://…, nats://…, http://…), as the CLI's --target
+// postgres://…, mysql://…, redis://…, nats://…, s3://…, http://…), as the
+// CLI's --target
 // and fencetest.Target take it, and opens it with what a run needs
 // around it: the receiver process Options.Exec starts, the fault proxies
 // in front of the receiver for the run's faults that act in one
@@ -32,6 +33,7 @@ import (
 	"github.com/fencecheck/fencecheck/targets/natstarget"
 	"github.com/fencecheck/fencecheck/targets/process"
 	"github.com/fencecheck/fencecheck/targets/redistarget"
+	"github.com/fencecheck/fencecheck/targets/s3target"
 	sqltarget "github.com/fencecheck/fencecheck/targets/sqltarget"
 )
 
@@ -112,6 +114,8 @@ func (s *Spec) parseKind() error {
 		return o.badf("Redis", "%s need a Redis target (%v), not %q", o.word("Redis"), redistarget.Schemes(), scheme)
 	case o.NATS != nil && !natstarget.IsSpec(s.spec):
 		return o.badf("NATS", "%s need a NATS target (nats://HOST:PORT, nats://embedded), not %q", o.word("NATS"), scheme)
+	case o.S3 != nil && !s3target.IsSpec(s.spec):
+		return o.badf("S3", "%s need an S3 target (s3://), not %q", o.word("S3"), scheme)
 	}
 	switch scheme {
 	case "memory":
@@ -133,8 +137,16 @@ func (s *Spec) parseKind() error {
 		return nil
 	case "nats":
 		return s.parseNATS()
+	case "s3":
+		if err := s3target.CheckSpec(s.spec); err != nil {
+			return o.bad("Spec", "%w", err)
+		}
+		if err := s.s3Options().Check(); err != nil {
+			return o.bad("S3", "%w", err)
+		}
+		return nil
 	}
-	return o.bad("Spec", "unsupported scheme %q in %q (want memory://, sqlite://, postgres://, mysql://, redis://, nats://, http://)", scheme, s.Name())
+	return o.bad("Spec", "unsupported scheme %q in %q (want memory://, sqlite://, postgres://, mysql://, redis://, nats://, s3://, http://)", scheme, s.Name())
 }
 
 // Open opens the target behind the fault proxies the faults act in,
@@ -145,7 +157,10 @@ func (s *Spec) Open(ctx context.Context, faults []nemesis.Fault) (*Target, error
 	if err := s.CheckFaults(faults); err != nil {
 		return nil, err
 	}
-	t, err := s.openThroughTCPProxy(faults, func(spec string) (*Target, error) { return s.open(ctx, spec, faults) })
+	if s3target.IsEmbedded(s.spec) {
+		return s.openEmbeddedS3(ctx, faults)
+	}
+	t, err := s.openThroughTCPProxy(s.spec, faults, func(spec string) (*Target, error) { return s.open(ctx, spec, faults) })
 	if err != nil {
 		return nil, err
 	}
@@ -171,6 +186,8 @@ func (s *Spec) open(ctx context.Context, spec string, faults []nemesis.Fault) (*
 			return nil, err
 		}
 		return &Target{Target: t, Name: named(t.Name(), string(t.Mode()), "own script"), closers: []func() error{t.Close}}, nil
+	case "s3":
+		return s.openS3(ctx, spec, s.s3Options())
 	}
 	// A real database on the real clock: never deterministic.
 	t, err := sqltarget.Open(ctx, spec, s.sqlOptions())
@@ -206,6 +223,17 @@ func (s *Spec) redisOptions() redistarget.Options {
 	o := redistarget.DefaultOptions()
 	if s.o.Redis != nil {
 		o = *s.o.Redis
+	}
+	o.Workers, o.AcceptEqual = max(s.o.Workers, 1), s.o.AcceptEqual
+	return o
+}
+
+// s3Options are the S3 target's options with the run's workers and
+// policy.
+func (s *Spec) s3Options() s3target.Options {
+	o := s3target.DefaultOptions()
+	if s.o.S3 != nil {
+		o = *s.o.S3
 	}
 	o.Workers, o.AcceptEqual = max(s.o.Workers, 1), s.o.AcceptEqual
 	return o

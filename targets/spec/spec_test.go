@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -18,6 +19,7 @@ import (
 	"github.com/fencecheck/fencecheck/targets/httptarget/receiver"
 	"github.com/fencecheck/fencecheck/targets/process"
 	"github.com/fencecheck/fencecheck/targets/redistarget"
+	"github.com/fencecheck/fencecheck/targets/s3target"
 	sqltarget "github.com/fencecheck/fencecheck/targets/sqltarget"
 )
 
@@ -58,6 +60,12 @@ func TestParseRefusesWhatCannotBeOpened(t *testing.T) {
 		{"SQLite", "sqlite://" + filepath.Join(t.TempDir(), "x.db"), zero, "", ""},
 		{"PostgreSQL", "postgres://u:s3cret@127.0.0.1:1/db", zero, "", ""},
 		{"Redis", "redis://127.0.0.1:1/0", zero, "", ""},
+		{"S3 options elsewhere", "redis://127.0.0.1:1/0", func(o *Options) { o.S3 = &s3target.Options{} },
+			"Options.S3 need an S3 target", "--s3-mode need an S3 target"},
+		{"S3 mode", "s3://embedded/fc", func(o *Options) { o.S3 = &s3target.Options{Mode: "careful", Timeout: 1} }, `Options.S3: unknown s3-mode "careful"`, `--s3-mode: unknown s3-mode "careful"`},
+		{"S3 spec", "s3://u:s3cret@127.0.0.1:9000/b", zero, "the target spec: s3://u:xxxxx@127.0.0.1:9000/b: credentials do not go in the spec", "--target: s3://u:xxxxx@"},
+		{"S3", "s3://127.0.0.1:1/bkt", zero, "", ""},
+		{"S3 embedded", "s3://embedded/fc", zero, "", ""},
 		{"HTTP with a process", "http://127.0.0.1:1", func(o *Options) { o.Exec.Command = "true" }, "", ""},
 	}
 	for _, tc := range cases {
@@ -154,6 +162,38 @@ func TestOpenPutsTheFaultsProxiesInFront(t *testing.T) {
 	require.NoError(t, tgt.Close())
 	assert.Error(t, faults[1].Available(nemesis.Site{}), "closed, the HTTP proxy holds the fault no more")
 	assert.Error(t, faults[2].Available(nemesis.Site{}), "closed, the TCP proxy holds the fault no more")
+}
+
+// TestOpenEmbeddedS3: s3://embedded/NAME starts a store in the process,
+// behind the TCP fault proxy when a fault acts there; the target keeps
+// the spec's name, stores every token, and Close stops the store.
+func TestOpenEmbeddedS3(t *testing.T) {
+	t.Parallel()
+	for _, list := range []string{"pause", "pause,net-latency"} {
+		t.Run(list, func(t *testing.T) {
+			t.Parallel()
+			o := DefaultOptions()
+			o.S3 = &s3target.Options{Mode: s3target.ModeEpochKeys, Timeout: time.Second}
+			s, err := Parse("s3://embedded/fc", o)
+			require.NoError(t, err)
+			assert.Equal(t, nemesis.Site{TCPProxy: true}, s.Site())
+			faults, err := s.ParseFaults(list)
+			require.NoError(t, err)
+			ctx := context.Background()
+			tgt, err := s.Open(ctx, faults)
+			require.NoError(t, err)
+			assert.Equal(t, "s3://embedded/fc (epoch-keys)", tgt.Name)
+			assert.Equal(t, uint64(1<<64-1), tgt.MaxToken)
+			require.NoError(t, tgt.Target.(targets.Setupper).Setup(ctx))
+			out, err := tgt.Target.Write(ctx, "r", 1<<64-1, "v")
+			require.NoError(t, err)
+			assert.Equal(t, histories.Accepted, out)
+			require.NoError(t, tgt.Target.(targets.Teardowner).Teardown(ctx))
+			require.NoError(t, tgt.Close())
+			_, err = tgt.Target.Read(ctx, "r")
+			assert.Error(t, err, "the store stopped with the target")
+		})
+	}
 }
 
 // TestOpenWithAProcess: Exec makes the target a receiver process, which

@@ -19,7 +19,7 @@ import (
 // (https, rediss) are not among them: the client would check the
 // receiver's certificate against the proxy's loopback address.
 var tcpDefaultPorts = map[string]string{
-	"postgres": "5432", "postgresql": "5432", "mysql": "3306", "redis": "6379", "nats": "4222", "http": "80",
+	"postgres": "5432", "postgresql": "5432", "mysql": "3306", "redis": "6379", "nats": "4222", "http": "80", "s3": "80",
 }
 
 // tcpSchemes lists tcpDefaultPorts' schemes for messages.
@@ -48,6 +48,9 @@ func proxiedSpec(spec, proxy string) (upstream, proxied string, err error) {
 		return "", "", fmt.Errorf("target %q is not a URL", redact.Spec(spec))
 	}
 	q := u.Query()
+	if scheme == "s3" && q.Get("tls") == "true" {
+		return "", "", fmt.Errorf("the S3 store is reached over TLS (tls=true), whose certificate the client would check against the proxy's address")
+	}
 	for _, k := range []string{"host", "hostaddr", "port"} {
 		if q.Has(k) {
 			return "", "", fmt.Errorf("the target's address is given as the parameter %q; name the one host:port in the URL instead", k)
@@ -78,17 +81,18 @@ func tcpProxiable(spec string) error {
 	return err
 }
 
-// openThroughTCPProxy opens the target behind the TCP fault proxy when
+// openThroughTCPProxy opens the target spec names (s's own, or the
+// embedded S3 store's address) behind the TCP fault proxy when
 // faults has the proxy's toxics: the target's client connects to the
 // proxy, which relays to the receiver. The target keeps the spec's name,
 // and its Close closes the proxy too. What the target's errors quote
 // still names the proxy's address.
-func (s *Spec) openThroughTCPProxy(faults []nemesis.Fault, open func(spec string) (*Target, error)) (*Target, error) {
+func (s *Spec) openThroughTCPProxy(spec string, faults []nemesis.Fault, open func(spec string) (*Target, error)) (*Target, error) {
 	toxics := tcpproxy.Toxics(faults)
 	if len(toxics) == 0 {
-		return open(s.spec)
+		return open(spec)
 	}
-	upstream, _, err := proxiedSpec(s.spec, "127.0.0.1:1")
+	upstream, _, err := proxiedSpec(spec, "127.0.0.1:1")
 	if err != nil {
 		return nil, err // CheckFaults refused it already
 	}
@@ -96,13 +100,13 @@ func (s *Spec) openThroughTCPProxy(faults []nemesis.Fault, open func(spec string
 	if err != nil {
 		return nil, err
 	}
-	_, proxied, _ := proxiedSpec(s.spec, p.Addr())
+	_, proxied, _ := proxiedSpec(spec, p.Addr())
 	t, err := open(proxied)
 	if err != nil {
 		_ = p.Close()
 		return nil, fmt.Errorf("through the TCP fault proxy: %w", err)
 	}
-	u, _ := url.Parse(s.spec)
+	u, _ := url.Parse(spec)
 	// The receiver is the same with or without the faults: so is its
 	// name, which also names its folder in the run store.
 	t.Name = strings.Replace(t.Name, p.Addr(), u.Host, 1)

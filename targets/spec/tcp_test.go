@@ -29,6 +29,8 @@ func TestProxiedSpec(t *testing.T) {
 		{spec: "nats://u:s3cret@127.0.0.1:4222", upstream: "127.0.0.1:4222", proxied: "nats://u:s3cret@127.0.0.1:4000"},
 		{spec: "nats://127.0.0.1", upstream: "127.0.0.1:4222", proxied: "nats://127.0.0.1:4000"},
 		{spec: "nats://embedded", err: "private NATS server's port is chosen when it starts"},
+		{spec: "s3://127.0.0.1:9000/bkt?region=x", upstream: "127.0.0.1:9000", proxied: "s3://127.0.0.1:4000/bkt?region=x"},
+		{spec: "s3://127.0.0.1:9000/bkt?tls=true", err: "reached over TLS"},
 		{spec: "memory://fenced", err: "needs a target reached over TCP"},
 		{spec: "sqlite:///tmp/x.db", err: "not sqlite://"},
 		{spec: "https://example.com", err: "not https://"},
