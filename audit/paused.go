@@ -59,6 +59,11 @@ func pausedWorkerStep(ctx context.Context, o *Options, dir string, b *budget) (S
 		}
 	}
 	s.Evidence = append(s.Evidence, calibrationEvidence(res)...)
+	if res.Verdict == judge.Held && res.Calibration == nil {
+		// A pass that cannot say how likely it was to find the bug says
+		// so, rather than let the bound on stale writes stand for it.
+		s.Evidence = append(s.Evidence, "not calibrated: no confidence was asked for, so how likely these runs were to catch a receiver broken like the planted-bug twins was not measured (docs/audit.md: choosing the confidence)")
+	}
 	for _, f := range res.Failures {
 		s.Evidence = append(s.Evidence, fmt.Sprintf("seed %d violated: %s; repeat it with: %s", f.Seed, f.Result.Reason, f.Result.Config.Command))
 		if f.Result.Dir != "" {

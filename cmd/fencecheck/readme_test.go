@@ -56,6 +56,7 @@ var readmeNormalizers = []struct {
 	// the longest, so the blanks around it go too).
 	{regexp.MustCompile(`(?m)^(budget +.*, )` + goDuration + ` spent$`), "${1}<elapsed> spent"},
 	{regexp.MustCompile(`(?m)^([1-9] [a-z' -]+?  +(?:held|violated|inconclusive|info|not tested)) +` + goDuration + ` +`), "${1} <elapsed> "},
+	{regexp.MustCompile(`(?m)^(step +result +time) +what$`), "${1} what"},
 	// Trailing blanks, which a Markdown editor may strip on save.
 	{regexp.MustCompile(`(?m)[ \t]+$`), ""},
 }

@@ -17,14 +17,18 @@ const maxFloorWrites = 2000
 // its writes are stale, and a correct receiver rejects them all (the
 // history's initial state says why). Revisions are global, so on a
 // cluster that has seen real use the gap is usually already closed.
+//
+// Each request has its own rpcTimeout, not the whole raise: up to
+// maxFloorWrites puts on a loaded machine take longer than one request
+// may, and a raise cut short would leave the floor below token.
 func (s *Service) StartAbove(resource string, token uint64) {
-	ctx, cancel := context.WithTimeout(s.env.Life, rpcTimeout)
-	defer cancel()
-	_ = s.raiseRevision(ctx, token)
+	_ = s.raiseRevision(s.env.Life, token)
 }
 
-func (s *Service) raiseRevision(ctx context.Context, token uint64) error {
+func (s *Service) raiseRevision(life context.Context, token uint64) error {
+	ctx, cancel := context.WithTimeout(life, rpcTimeout)
 	got, err := s.cli.Get(ctx, s.prefix+"floor")
+	cancel()
 	if err != nil {
 		return fmt.Errorf("read etcd's revision: %w", err)
 	}
@@ -33,7 +37,10 @@ func (s *Service) raiseRevision(ctx context.Context, token uint64) error {
 		return nil
 	}
 	for ; rev < token; rev++ {
-		if _, err := s.cli.Put(ctx, s.prefix+"floor", fmt.Sprint(rev)); err != nil {
+		ctx, cancel := context.WithTimeout(life, rpcTimeout)
+		_, err := s.cli.Put(ctx, s.prefix+"floor", fmt.Sprint(rev))
+		cancel()
+		if err != nil {
 			return fmt.Errorf("raise etcd's revision: %w", err)
 		}
 	}
