@@ -82,7 +82,8 @@ func TestAuditOfAReceiverFencecheckStarts(t *testing.T) {
 			t.Parallel()
 			dir, addr := schema.TempDir(t), freeAddr(t)
 			recv := strings.Join(append([]string{fencecheckBinary, "receiver", "--listen", addr, "--store", "sqlite:" + filepath.Join(dir, "recv.db")}, tc.bug...), " ")
-			args := append([]string{"audit", "--target", "http://" + addr, "--exec", recv, "--leases", "etcd", "--store", "s", "--junit", "junit.xml"}, auditEtcd...)
+			// Inside a ten-minute budget, as a release gate would give it.
+			args := append([]string{"audit", "--target", "http://" + addr, "--exec", recv, "--leases", "etcd", "--store", "s", "--junit", "junit.xml", "--budget", "10m"}, auditEtcd...)
 			r := fencecheck(t, dir, args...)
 			t.Log(r.stdout)
 			require.Equal(t, tc.code, r.code, r.stdout+r.stderr)
