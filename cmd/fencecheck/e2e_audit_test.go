@@ -20,7 +20,7 @@ import (
 // see a lease run out under a paused worker: auditEtcd.
 var (
 	auditShort = []string{"--duration", "1s", "--seeds", "3", "--no-progress"}
-	auditEtcd  = []string{"--duration", "6s", "--seeds", "2", "--no-progress"}
+	auditEtcd  = []string{"--duration", "6s", "--seeds", "3", "--no-progress"}
 )
 
 // auditReport is what a test reads of audit.json.

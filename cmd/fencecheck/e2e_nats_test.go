@@ -137,8 +137,8 @@ var crashes = regexp.MustCompile(`(\d+) receiver crashes`)
 
 // TestRunNATSPrivateServerKill: the private server, crashed with SIGKILL
 // and started again on its store under the kill fault, with the default
-// fsync (every two minutes) and with sync=always. Atomic holds under
-// both: a SIGKILL leaves the acknowledged writes in the page cache, so
+// fsync (every two minutes) and with sync=always. Atomic is never
+// violated under either: a SIGKILL leaves the acknowledged writes in the page cache, so
 // the default loses none of them here (a power cut is not tested). And
 // verify's restart-durability passes on the private server.
 func TestRunNATSPrivateServerKill(t *testing.T) {
@@ -150,8 +150,15 @@ func TestRunNATSPrivateServerKill(t *testing.T) {
 			r := fencecheck(t, dir, "run", "--target", spec, "--workers", "4", "--ops", "200", "--op-timeout", "2s",
 				"--lease-ttl", "30ms", "--nemesis", "pause,kill", "--nemesis-script", "0s:+pause,0s:+kill",
 				"--seed", "1", "--store", "s", "--no-report")
-			assert.Equal(t, exitHeld, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
-			assert.Contains(t, r.stdout, "verdict     HELD")
+			// Never a violation. On a loaded machine the server may be
+			// down for most of the run, and a resource can end with no
+			// acknowledged write: then the run says inconclusive, and why.
+			require.Contains(t, []int{exitHeld, exitInconclusive}, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+			if r.code == exitInconclusive {
+				assert.Contains(t, r.stdout, "verdict     INCONCLUSIVE: too little evidence")
+			} else {
+				assert.Contains(t, r.stdout, "verdict     HELD")
+			}
 			m := crashes.FindStringSubmatch(r.stdout)
 			require.NotNil(t, m, r.stdout)
 			n, _ := strconv.Atoi(m[1])

@@ -43,7 +43,9 @@ func TestFiftyConcurrentRunsShareAStore(t *testing.T) {
 			target = unreachableTarget
 		}
 		wg.Go(func() {
-			cmd := exec.Command(fencecheckBinary, "run", "--target", target, "--ops", "40", "--min-stale", "0", "--seed", fmt.Sprint(i+1),
+			// 200 operations: enough that every resource gets a write
+			// even when contention bursts gather workers on one.
+			cmd := exec.Command(fencecheckBinary, "run", "--target", target, "--ops", "200", "--min-stale", "0", "--seed", fmt.Sprint(i+1),
 				"--name", "shared", "--store", "s", "--json", "--no-progress")
 			cmd.Dir = dir
 			var stdout, stderr bytes.Buffer
@@ -127,7 +129,7 @@ func TestRunThatCannotStartIsNotLatest(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			dir := schema.TempDir(t)
-			first := fencecheck(t, dir, "run", "--target", "memory://fenced", "--ops", "20", "--min-stale", "0", "--seed", "1", "--store", "s")
+			first := fencecheck(t, dir, "run", "--target", "memory://fenced", "--ops", "200", "--min-stale", "0", "--seed", "1", "--store", "s")
 			require.Equal(t, 0, first.code, first.stderr)
 			before, err := os.Readlink(filepath.Join(dir, "s", "latest"))
 			require.NoError(t, err)

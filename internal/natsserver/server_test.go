@@ -23,7 +23,7 @@ func TestConfig(t *testing.T) {
 		assert.Contains(t, text, `store_dir: "/tmp/a b/store"`)
 		assert.Equal(t, sync, strings.Contains(text, "sync_interval: always"))
 		assert.Equal(t, "nats://127.0.0.1:4333", c.URL())
-		path, err := Write(t.TempDir(), c)
+		path, err := Write(t.TempDir(), c) // not validated: a server's configuration file
 		require.NoError(t, err)
 		b, err := os.ReadFile(path)
 		require.NoError(t, err)
@@ -35,8 +35,10 @@ func TestConfig(t *testing.T) {
 // error naming the file, before anything listens.
 func TestServeRefusesABadFile(t *testing.T) {
 	t.Parallel()
+	// not validated: a server's configuration files, good and bad
 	bad := filepath.Join(t.TempDir(), ConfigFile)
 	require.NoError(t, os.WriteFile(bad, []byte("listen: {{{"), 0o600))
+	// not validated: a file that does not exist
 	for _, path := range []string{bad, filepath.Join(t.TempDir(), "missing.conf")} {
 		err := Serve(context.Background(), path)
 		assert.ErrorContains(t, err, path)

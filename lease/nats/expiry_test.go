@@ -29,7 +29,7 @@ func TestTokensAfterAnEmptyBucketRestarts(t *testing.T) {
 			require.NoError(t, err)
 			port, err := spawn.FreePort()
 			require.NoError(t, err)
-			dir := t.TempDir()
+			dir := t.TempDir() // not validated: a NATS server's store, not fencecheck's files
 			cfg := natsserver.Config{Port: port, StoreDir: filepath.Join(dir, "store"), Sync: sync}
 			conf, err := natsserver.Write(dir, cfg)
 			require.NoError(t, err)

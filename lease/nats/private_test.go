@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/fencecheck/fencecheck/docs/schema"
 	"github.com/fencecheck/fencecheck/histories"
 	"github.com/fencecheck/fencecheck/lease"
 	"github.com/fencecheck/fencecheck/lease/private"
@@ -19,7 +20,7 @@ import (
 // directory, closed when the test ends.
 func openPrivate(t *testing.T, iss *PrivateIssuer) *private.Service {
 	t.Helper()
-	dir := t.TempDir()
+	dir := schema.TempDir(t)
 	f, err := os.Create(filepath.Join(dir, "history.jsonl"))
 	require.NoError(t, err)
 	rt := sched.NewReal()
