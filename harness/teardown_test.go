@@ -43,7 +43,9 @@ func TestTeardownFailureIsAWarning(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(schema.TempDir(t), "x.db")
 	o := sqltarget.DefaultOptions()
-	o.Timeout = 300 * time.Millisecond // how long the DROP waits for the lock
+	// How long the DROP waits for the lock; Open's ping takes it too, so
+	// not so short that a loaded machine misses it.
+	o.Timeout = 2 * time.Second
 	tgt, err := sqltarget.Open(context.Background(), "sqlite://"+path, o)
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, tgt.Close()) })
