@@ -248,25 +248,16 @@ func ValidateSweepLog(r io.Reader, name string) error {
 
 // ValidateResult validates a result.json (or what --json prints) read
 // from r against the result schema; name is for the error.
-func ValidateResult(r io.Reader, name string) error {
-	s, err := schemaOf(ResultFile)
-	if err != nil {
-		return err
-	}
-	v, err := jsonschema.UnmarshalJSON(r)
-	if err != nil {
-		return fmt.Errorf("%s: not JSON: %w", name, err)
-	}
-	if err := s.Validate(v); err != nil {
-		return fmt.Errorf("%s: %w", name, flatten(err))
-	}
-	return nil
-}
+func ValidateResult(r io.Reader, name string) error { return validateDocument(ResultFile, r, name) }
 
 // ValidateAudit validates an audit.json read from r against the audit
 // schema; name is for the error.
-func ValidateAudit(r io.Reader, name string) error {
-	s, err := schemaOf(AuditFile)
+func ValidateAudit(r io.Reader, name string) error { return validateDocument(AuditFile, r, name) }
+
+// validateDocument validates one JSON document read from r against the
+// schema in file; name is for the error.
+func validateDocument(file string, r io.Reader, name string) error {
+	s, err := schemaOf(file)
 	if err != nil {
 		return err
 	}
