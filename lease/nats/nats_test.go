@@ -6,9 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
-	"slices"
-	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -19,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fencecheck/fencecheck/internal/natsserver"
+	"github.com/fencecheck/fencecheck/internal/testsupport/natsbuckets"
 	"github.com/fencecheck/fencecheck/internal/testsupport/testdb"
 	"github.com/fencecheck/fencecheck/lease"
 )
@@ -41,54 +39,11 @@ func TestHelperNATSServer(t *testing.T) {
 	os.Exit(0)
 }
 
-// created are the buckets the tests created on the shared server.
-var created struct {
-	sync.Mutex
-	buckets []string
-}
+// created are the buckets the tests created on the shared server, which
+// TestMain checks are gone.
+var created natsbuckets.Set
 
-// TestMain runs the tests, then checks that none of the buckets they
-// created on the shared server is left there.
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if os.Getenv(helperEnv) == "" && code == 0 {
-		if left := leftBehind(); len(left) > 0 {
-			fmt.Fprintf(os.Stderr, "buckets left behind on the shared NATS server: %v\n", left)
-			code = 1
-		}
-	}
-	os.Exit(code)
-}
-
-// leftBehind lists the buckets the tests created that the shared server
-// still has, among its streams named KV_<BucketPrefix>….
-func leftBehind() []string {
-	created.Lock()
-	defer created.Unlock()
-	url, skip := testdb.NATS().DSN()
-	if skip != "" || len(created.buckets) == 0 {
-		return nil
-	}
-	nc, err := nats.Connect(url, nats.Timeout(5*time.Second))
-	if err != nil {
-		return []string{"cannot list: " + err.Error()}
-	}
-	defer nc.Close()
-	js, _ := jetstream.New(nc)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	lister := js.StreamNames(ctx)
-	var left []string
-	for n := range lister.Name() {
-		if b, ok := strings.CutPrefix(n, "KV_"); ok && strings.HasPrefix(b, BucketPrefix) && slices.Contains(created.buckets, b) {
-			left = append(left, b)
-		}
-	}
-	if err := lister.Err(); err != nil {
-		left = append(left, "cannot list: "+err.Error())
-	}
-	return left
-}
+func TestMain(m *testing.M) { os.Exit(created.Main(m, helperEnv)) }
 
 // connect opens a store on the shared server, closed when the test ends.
 func connect(t *testing.T) *Store {
@@ -99,9 +54,7 @@ func connect(t *testing.T) *Store {
 	}
 	s, err := Connect(context.Background(), url)
 	require.NoError(t, err)
-	created.Lock()
-	created.buckets = append(created.buckets, s.Bucket())
-	created.Unlock()
+	created.Add(s.Bucket())
 	t.Cleanup(func() { assert.NoError(t, s.Close()) })
 	return s
 }
@@ -180,9 +133,7 @@ func TestCloseDeletesTheBucket(t *testing.T) {
 	ctx := context.Background()
 	s, err := Connect(ctx, url)
 	require.NoError(t, err)
-	created.Lock()
-	created.buckets = append(created.buckets, s.Bucket())
-	created.Unlock()
+	created.Add(s.Bucket())
 	_, _, err = s.Grant(ctx, "r", 0, time.Minute)
 	require.NoError(t, err)
 	require.NoError(t, s.Close())

@@ -6,19 +6,15 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
-	"slices"
-	"strings"
-	"sync"
 	"syscall"
 	"testing"
-	"time"
 
-	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/fencecheck/fencecheck/internal/natsserver"
+	"github.com/fencecheck/fencecheck/internal/testsupport/natsbuckets"
 	"github.com/fencecheck/fencecheck/internal/testsupport/testdb"
 )
 
@@ -52,73 +48,9 @@ func helperCommand(t testing.TB) []string {
 
 // created are the buckets the tests created on the shared server, which
 // TestMain checks are gone.
-var created struct {
-	sync.Mutex
-	buckets []string
-}
+var created natsbuckets.Set
 
-// TestMain runs the tests, then checks that none of the buckets they
-// created on the shared server is left there.
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if os.Getenv(helperEnv) == "" && code == 0 {
-		if left := leftBehind(); len(left) > 0 {
-			fmt.Fprintf(os.Stderr, "buckets left behind on the shared NATS server: %v\n", left)
-			code = 1
-		}
-	}
-	os.Exit(code)
-}
-
-// leftBehind lists the buckets the tests created that the shared server
-// still has, by their streams (KV_<bucket>) among all the server's
-// streams with BucketPrefix.
-func leftBehind() []string {
-	created.Lock()
-	defer created.Unlock()
-	if len(created.buckets) == 0 {
-		return nil
-	}
-	url, skip := testdb.NATS().DSN()
-	if skip != "" {
-		return nil
-	}
-	names, err := bucketNames(url)
-	if err != nil {
-		return []string{"cannot list: " + err.Error()}
-	}
-	var left []string
-	for _, b := range created.buckets {
-		if slices.Contains(names, b) {
-			left = append(left, b)
-		}
-	}
-	return left
-}
-
-// bucketNames lists the buckets with BucketPrefix on the server at url,
-// from its stream names.
-func bucketNames(url string) ([]string, error) {
-	nc, err := nats.Connect(url, nats.Timeout(5*time.Second))
-	if err != nil {
-		return nil, err
-	}
-	defer nc.Close()
-	js, err := jetstream.New(nc)
-	if err != nil {
-		return nil, err
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	lister := js.StreamNames(ctx)
-	var names []string
-	for n := range lister.Name() {
-		if b, ok := strings.CutPrefix(n, "KV_"); ok && strings.HasPrefix(b, BucketPrefix) {
-			names = append(names, b)
-		}
-	}
-	return names, lister.Err()
-}
+func TestMain(m *testing.M) { os.Exit(created.Main(m, helperEnv)) }
 
 // spec returns the shared NATS server's URL, or skips the test with the
 // reason (see testdb).
@@ -145,9 +77,7 @@ func open(t testing.TB, o Options) *Target {
 	ctx := context.Background()
 	tgt, err := Open(ctx, spec(t), o)
 	require.NoError(t, err)
-	created.Lock()
-	created.buckets = append(created.buckets, tgt.Bucket())
-	created.Unlock()
+	created.Add(tgt.Bucket())
 	require.NoError(t, tgt.Setup(ctx))
 	t.Cleanup(func() {
 		assert.NoError(t, tgt.Teardown(ctx))
