@@ -104,3 +104,29 @@ type ServerIssuer interface {
 	Issuer
 	HasServers() bool
 }
+
+// Restorer is a Service whose issuer's whole state can be saved to a
+// snapshot and restored from it, as an operator restores an issuer from
+// a backup: the embedded etcd cluster (etcdutl's snapshot save and
+// restore). It is what rewinds a sequence that survives every crash and
+// failover: after a restore the issuer knows nothing granted since the
+// snapshot, and grants those tokens again unless the restore moves its
+// sequence past them (etcd's --bump-revision).
+//
+// The faults issuer-restore and issuer-restore-bumped (nemesis.IssuerRestore)
+// take a snapshot during a run and restore it later, and verify-issuer's
+// grant-after-restore scenarios between grants. A service without it
+// cannot be restored by fencecheck: a run with those faults is refused,
+// and the scenarios are skipped.
+type Restorer interface {
+	// Snapshot saves the issuer's state now, replacing an earlier
+	// snapshot, and returns the token sequence's position in it: every
+	// token granted after the snapshot is above at.
+	Snapshot(ctx context.Context) (at uint64, err error)
+	// Restore stops every server, restores the last snapshot on each and
+	// starts them again, waiting until they serve; with bump, the
+	// sequence is moved past every token granted before the restore. It
+	// says what became of the sequence ("its revision went back from 812
+	// to 530").
+	Restore(ctx context.Context, bump bool) (string, error)
+}

@@ -34,6 +34,10 @@ type Service struct {
 	// wait for a suspended lease's expiry stop then.
 	closing    context.Context
 	endWatches context.CancelFunc
+	// waits ends the lock waits in progress (Restored); a new one
+	// replaces it.
+	waits    context.Context
+	endWaits context.CancelFunc
 }
 
 // holding is one grant: the etcd lease behind it, its lock, and whether
@@ -60,8 +64,9 @@ func (h *holding) over() bool { return h.ended || h.ending }
 
 func newService(cli *clientv3.Client, env lease.Env, prefix string) *Service {
 	closing, endWatches := context.WithCancel(env.Life)
+	waits, endWaits := context.WithCancel(context.Background())
 	return &Service{cli: cli, env: env, prefix: prefix, ttl: ttlSeconds(env.TTL), held: make(map[string]*holding),
-		closing: closing, endWatches: endWatches}
+		closing: closing, endWatches: endWatches, waits: waits, endWaits: endWaits}
 }
 
 // lockPrefix is the mutex prefix of resource. The name is escaped so that
@@ -87,7 +92,9 @@ func (s *Service) acquire(ctx context.Context, resource string, worker int) (lea
 		return lease.Lease{}, fmt.Errorf("acquire lease on %s: etcd session: %w", resource, err)
 	}
 	lock := concurrency.NewMutex(sess, s.lockPrefix(resource))
-	token, err := s.lock(ctx, lock)
+	lctx, endWait := s.lockWait(ctx)
+	token, err := s.lock(lctx, lock)
+	endWait()
 	if err != nil {
 		_ = sess.Close()
 		return lease.Lease{}, fmt.Errorf("acquire lease on %s: %w", resource, err)

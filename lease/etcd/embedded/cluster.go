@@ -47,6 +47,7 @@ func DefaultOptions() Options {
 
 // Cluster is a running embedded cluster.
 type Cluster struct {
+	dir     string // the members' folders are in it, and a snapshot (restore.go)
 	configs []MemberConfig
 	inProc  []*embed.Etcd // the members, when they run in this process
 	procs   []*process    // the members, when they run in processes
@@ -73,7 +74,7 @@ func Start(ctx context.Context, dir string, opts Options) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Cluster{configs: cfgs}
+	c := &Cluster{dir: dir, configs: cfgs}
 	for _, cfg := range cfgs {
 		c.Endpoints = append(c.Endpoints, cfg.ClientURL)
 	}
@@ -105,9 +106,7 @@ func (c *Cluster) startInProcess(ctx context.Context, timeout time.Duration) err
 	return c.ready(ctx, timeout)
 }
 
-// startProcesses starts the members as processes, all at once: a new
-// cluster's members become ready together, once a quorum has started.
-// The first to fail stops the wait of the others.
+// startProcesses starts the members as processes, all at once.
 func (c *Cluster) startProcesses(ctx context.Context, dir string, opts Options) error {
 	for _, m := range c.configs {
 		m.ReadyFD = 3 // the pipe process.spawn passes
@@ -118,6 +117,13 @@ func (c *Cluster) startProcesses(ctx context.Context, dir string, opts Options) 
 		}
 		c.procs = append(c.procs, &process{cfg: m, configPath: path, command: opts.Command, dir: mdir, readyTimeout: opts.ReadyTimeout})
 	}
+	return c.startAll(ctx)
+}
+
+// startAll starts every member process at once and waits until each
+// serves: members that start together become ready once a quorum has
+// started. The first to fail stops the wait of the others.
+func (c *Cluster) startAll(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var first error
@@ -196,6 +202,7 @@ func (c *Cluster) RemoveData() error {
 	for _, m := range c.configs {
 		errs = append(errs, os.RemoveAll(m.DataDir))
 	}
+	errs = append(errs, os.RemoveAll(c.snapshotPath()))
 	return errors.Join(errs...)
 }
 

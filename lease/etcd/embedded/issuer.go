@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"sync"
 
 	"github.com/fencecheck/fencecheck/lease"
 	etcdlease "github.com/fencecheck/fencecheck/lease/etcd"
@@ -45,7 +46,7 @@ func (i *Issuer) Open(ctx context.Context, env lease.Env) (lease.Service, error)
 		return nil, errors.Join(err, c.RemoveData())
 	}
 	if i.HasServers() {
-		return &serversService{service{Service: svc, cluster: c}}, nil
+		return &serversService{service: service{Service: svc, cluster: c}}, nil
 	}
 	return &service{Service: svc, cluster: c}, nil
 }
@@ -69,7 +70,11 @@ func (s *service) Close() error {
 // serversService is the service of a cluster whose members run in
 // processes: the issuer faults find its servers (lease.Servers)
 // and crash, restart, freeze and thaw them.
-type serversService struct{ service }
+type serversService struct {
+	service
+	snapMu sync.Mutex
+	snapAt int64 // the last snapshot's revision
+}
 
 // Servers names the members as events name them: "etcd member m1".
 func (s *serversService) Servers() []string {
@@ -86,10 +91,55 @@ func (s *serversService) Start(ctx context.Context, i int) error { return s.clus
 func (s *serversService) Freeze(i int) error                     { return s.cluster.Freeze(i) }
 func (s *serversService) Thaw(i int) error                       { return s.cluster.Thaw(i) }
 
+// Snapshot implements lease.Restorer: the cluster's revision at the
+// snapshot, above which every later grant's token is.
+func (s *serversService) Snapshot(ctx context.Context) (uint64, error) {
+	rev, err := s.cluster.Snapshot(ctx)
+	if err != nil {
+		return 0, err
+	}
+	s.snapMu.Lock()
+	s.snapAt = rev
+	s.snapMu.Unlock()
+	return uint64(rev), nil
+}
+
+// Restore implements lease.Restorer with Cluster.Restore. With bump, the
+// revision is moved past the one read just before the members stop, by
+// RestoreMargin more, and marked compacted; without, it goes back to the
+// snapshot's. The service's lock waits then end and are tried again
+// (Restored).
+func (s *serversService) Restore(ctx context.Context, bump bool) (string, error) {
+	s.snapMu.Lock()
+	at := s.snapAt
+	s.snapMu.Unlock()
+	latest, err := s.cluster.Revision(ctx)
+	if err != nil {
+		return "", err
+	}
+	var by uint64
+	if bump {
+		by = uint64(max(latest-at, 0)) + RestoreMargin
+	}
+	if err := s.cluster.Restore(ctx, by); err != nil {
+		return "", err
+	}
+	s.Restored()
+	now, err := s.cluster.Revision(ctx)
+	if err != nil {
+		return "", err
+	}
+	if !bump {
+		return fmt.Sprintf("etcd cluster restored from its snapshot at revision %d without --bump-revision: its revision went back from %d to %d", at, latest, now), nil
+	}
+	return fmt.Sprintf("etcd cluster restored from its snapshot at revision %d with --bump-revision %d and --mark-compacted: its revision went from %d to %d", at, by, latest, now), nil
+}
+
 // The capabilities the harness and verify look for.
 var (
 	_ lease.Floored      = (*service)(nil)
 	_ lease.Servers      = (*serversService)(nil)
+	_ lease.Restorer     = (*serversService)(nil)
 	_ lease.ServerIssuer = (*Issuer)(nil)
 )
 
