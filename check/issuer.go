@@ -29,6 +29,11 @@ type IssuerViolation struct {
 	EarlierIndex  int64 `json:"earlier_index"`
 	Holder        int   `json:"worker"`
 	EarlierHolder int   `json:"earlier_worker"`
+	// Restore is the restore of the issuer from a snapshot that came
+	// between the two grants (a histories.FRestore event: its fault and
+	// what it says became of the sequence), "" when none did: what made
+	// the issuer forget the earlier grant.
+	Restore string `json:"restore,omitempty"`
 }
 
 // IssuerKind says how a grant breaks the issuer's invariant.
@@ -45,6 +50,14 @@ const (
 
 // String words the violation for people, names escaped for a terminal.
 func (v IssuerViolation) String() string {
+	if v.Restore == "" {
+		return v.grants()
+	}
+	return v.grants() + ", after the issuer was restored from a snapshot: " + termsafe.String(v.Restore)
+}
+
+// grants words the two grants.
+func (v IssuerViolation) grants() string {
 	res := termsafe.String(v.Resource)
 	if v.Kind == NotIncreasing {
 		return fmt.Sprintf("the issuer granted token %d after token %d on resource %s (%s at index %d, after %s at index %d)",
@@ -94,8 +107,13 @@ func CheckIssuer(events []histories.Event) []IssuerViolation {
 	}
 	seqs := make(map[string]*sequence)
 	var out []IssuerViolation
+	var restore *histories.Event // the last restore of the issuer
 	for i := range events {
 		e := &events[i]
+		if e.Actor == histories.ActorNemesis && e.F == histories.FRestore {
+			restore = e
+			continue
+		}
 		if e.Actor != histories.ActorLease || e.F != histories.FAcquire || !e.HasToken {
 			continue
 		}
@@ -111,16 +129,24 @@ func CheckIssuer(events []histories.Event) []IssuerViolation {
 		v := IssuerViolation{Resource: e.Resource, Token: g.token, Index: g.index, Holder: g.holder}
 		if earlier, ok := s.granted[g.token]; ok {
 			v.Kind, v.Earlier, v.EarlierIndex, v.EarlierHolder = Reused, earlier.token, earlier.index, earlier.holder
-			out = append(out, v)
+			out = append(out, v.after(restore))
 			continue
 		}
 		s.granted[g.token] = g
 		if g.token < s.highest.token {
 			v.Kind, v.Earlier, v.EarlierIndex, v.EarlierHolder = NotIncreasing, s.highest.token, s.highest.index, s.highest.holder
-			out = append(out, v)
+			out = append(out, v.after(restore))
 			continue
 		}
 		s.highest = g
 	}
 	return out
+}
+
+// after names restore in v when it came between v's two grants.
+func (v IssuerViolation) after(restore *histories.Event) IssuerViolation {
+	if restore != nil && restore.Index > v.EarlierIndex && restore.Index < v.Index {
+		v.Restore = fmt.Sprintf("%s (%s, index %d)", restore.Detail, restore.Fault, restore.Index)
+	}
+	return v
 }

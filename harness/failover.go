@@ -58,6 +58,11 @@ func (r *run) attachIssuer(svc lease.Service) error {
 	}
 	shared := nemesis.ShareIssuer(servers)
 	for _, f := range r.cfg.Nemesis.Faults {
+		if _, ok := f.(nemesis.IssuerRestorer); ok && !shared.Restorable() {
+			return fmt.Errorf("%s needs an issuer fencecheck can restore from a snapshot (an embedded etcd cluster whose members run as processes)", f.Name())
+		}
+	}
+	for _, f := range r.cfg.Nemesis.Faults {
 		if a, ok := f.(nemesis.IssuerAttacher); ok {
 			a.AttachIssuer(shared)
 		}

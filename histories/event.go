@@ -100,6 +100,11 @@ const (
 	// FLeader: the token issuer's leader changed, as a fault that took
 	// its servers down saw it (issuer-kill, issuer-pause).
 	FLeader = "leader"
+	// FRestore: the token issuer was restored from a snapshot, as a
+	// fault that restored it saw it (issuer-restore); the detail says
+	// what became of its sequence. The issuer's check names it in a
+	// violation that follows it (check.IssuerViolation.Restore).
+	FRestore = "restore"
 )
 
 // Event is one line of a history.
