@@ -27,6 +27,7 @@ func (l leaseEvents) grant(resource string, token uint64, worker int) leaseEvent
 func TestCheckIssuer(t *testing.T) {
 	t.Parallel()
 	nemesis := histories.Event{Process: -1, Actor: histories.ActorNemesis, F: histories.FStart, Fault: "pause"}
+	restore := histories.Event{Index: 1, Process: -1, Actor: histories.ActorNemesis, F: histories.FRestore, Fault: "issuer-restore", Detail: "revision went back from 60 to 40"}
 	noToken := histories.Event{Process: -1, Actor: histories.ActorLease, F: histories.FAcquire, Resource: "r1", Holder: 4, HasHolder: true}
 	cases := []struct {
 		name   string
@@ -57,6 +58,13 @@ func TestCheckIssuer(t *testing.T) {
 				add(histories.FRelease, "r1", 5, 0).add(histories.FRevoke, "r1", 5, 0).grant("r1", 6, 1).add(histories.FRenew, "r1", 6, 1)},
 		{name: "nemesis events and grants without a token are ignored",
 			events: append(leaseEvents{}.grant("r1", 5, 0), nemesis, noToken).grant("r1", 6, 1)},
+		{name: "a restore between the two grants is named",
+			events: append(leaseEvents{}.grant("r1", 57, 1), restore).grant("r1", 41, 2),
+			want: []IssuerViolation{{Kind: NotIncreasing, Resource: "r1", Token: 41, Earlier: 57, Index: 2, EarlierIndex: 0, Holder: 2, EarlierHolder: 1,
+				Restore: "revision went back from 60 to 40 (issuer-restore, index 1)"}}},
+		{name: "a restore before both grants is not",
+			events: append(leaseEvents{}.grant("r2", 1, 1), restore).grant("r1", 57, 1).grant("r1", 57, 2),
+			want:   []IssuerViolation{{Kind: Reused, Resource: "r1", Token: 57, Earlier: 57, Index: 3, EarlierIndex: 2, Holder: 2, EarlierHolder: 1}}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -79,6 +87,8 @@ func TestIssuerViolationString(t *testing.T) {
 			"the issuer handed token 57 on resource r1 to worker 3 twice (at index 120 and 388)"},
 		{"not increasing", IssuerViolation{Kind: NotIncreasing, Resource: "r1", Token: 41, Earlier: 57, Index: 9, EarlierIndex: 4, Holder: 2, EarlierHolder: -1},
 			"the issuer granted token 41 after token 57 on resource r1 (worker 2 at index 9, after an unnamed worker at index 4)"},
+		{"after a restore", IssuerViolation{Kind: NotIncreasing, Resource: "r1", Token: 41, Earlier: 57, Index: 9, EarlierIndex: 4, Holder: 2, EarlierHolder: 1, Restore: "went back\x1b[2J"},
+			`the issuer granted token 41 after token 57 on resource r1 (worker 2 at index 9, after worker 1 at index 4), after the issuer was restored from a snapshot: went back\x1b[2J`},
 		{"escaped name", IssuerViolation{Kind: Reused, Resource: "r\x1b[2J", Token: 1, Earlier: 1, Index: 1, Holder: 1},
 			`the issuer handed token 1 on resource r\x1b[2J to two workers (worker 0 at index 0, worker 1 at index 1)`},
 	}
