@@ -60,6 +60,8 @@ var issuerScenarios = []issuerScenario{
 	grantAfterRestart,
 	grantAfterFailover,
 	tokenBoundaries,
+	grantAfterRestore,
+	grantAfterRestoreBumped,
 }
 
 // IssuerNames lists the issuer battery's scenarios.
