@@ -61,6 +61,9 @@ func (res *Result) NotCovered() []Gap {
 	case len(res.Config.issuerFaults) == 0 && res.Config.issuerServers:
 		gaps = append(gaps, Gap{Hazard: "the token sequence across a failover of the issuer is not tested by this run", Add: []Setting{addFault("issuer-kill")}})
 	}
+	if res.Config.restorable && !slices.ContainsFunc(res.Config.issuerFaults, isRestoreFault) {
+		gaps = append(gaps, Gap{Hazard: "the token sequence across a restore of the issuer from a snapshot is not tested by this run", Add: []Setting{addFault("issuer-restore")}})
+	}
 	gaps = append(gaps, Gap{Hazard: "duplicate suppression and side effects outside the resource are not what fencing covers"})
 	return gaps
 }
@@ -87,4 +90,10 @@ func (res *Result) addFaults(names ...string) []Setting {
 		out = append(out, addFault(n))
 	}
 	return out
+}
+
+// isRestoreFault says whether the fault restores the issuer from a
+// snapshot (issuer-restore, issuer-restore-bumped).
+func isRestoreFault(name string) bool {
+	return name == "issuer-restore" || name == "issuer-restore-bumped"
 }

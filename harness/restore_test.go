@@ -26,3 +26,37 @@ func TestIssuerRestoreNeedsARestorer(t *testing.T) {
 		})
 	}
 }
+
+// TestRestoreGap: a run whose issuer can be restored from a snapshot and
+// that did not restore it says so, with the fault that would; one with a
+// restore fault, or whose issuer cannot be restored, does not.
+func TestRestoreGap(t *testing.T) {
+	t.Parallel()
+	const gap = "the token sequence across a restore of the issuer from a snapshot is not tested by this run (add nemesis.IssuerRestore to Config.Nemesis.Faults)"
+	cases := []struct {
+		name       string
+		restorable bool
+		faults     []string
+		want       bool
+	}{
+		{"restorable, not restored", true, []string{"issuer-kill"}, true},
+		{"restored", true, []string{"issuer-restore"}, false},
+		{"restored, bumped", true, []string{"issuer-restore-bumped"}, false},
+		{"not restorable", false, nil, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			res := Result{Config: RunConfig{issuerFaults: tc.faults, issuerServers: true, restorable: tc.restorable}}
+			var gaps []string
+			for _, g := range res.NotCovered() {
+				gaps = append(gaps, g.Text(ConfigTerms{}))
+			}
+			if tc.want {
+				assert.Contains(t, gaps, gap)
+			} else {
+				assert.NotContains(t, gaps, gap)
+			}
+		})
+	}
+}

@@ -122,3 +122,25 @@ func TestIssuerRestoreFails(t *testing.T) {
 		assert.ErrorContains(t, env.Fails[0], "issuer-restore-bumped fault: the run's issuer cannot be restored from a snapshot")
 	})
 }
+
+// TestParseIssuerRestoreFaults: the restore faults parse as issuer
+// extras, act at pause points and need an issuer that can be restored.
+func TestParseIssuerRestoreFaults(t *testing.T) {
+	t.Parallel()
+	faults, err := ParseWith("issuer-restore,issuer-restore-bumped", IssuerExtra())
+	if !assert.NoError(t, err) {
+		return
+	}
+	for i, bump := range []bool{false, true} {
+		f, ok := faults[i].(*IssuerRestore)
+		if assert.True(t, ok, "%T", faults[i]) {
+			assert.Equal(t, bump, f.bump)
+		}
+		assert.Implements(t, (*IssuerRestorer)(nil), faults[i])
+		assert.Implements(t, (*Pauser)(nil), faults[i])
+		assert.Implements(t, (*Actor)(nil), faults[i])
+		assert.NotImplements(t, (*StaleWriter)(nil), faults[i])
+		assert.Equal(t, &Unavailable{Fault: faults[i].Name(), Needs: NeedIssuerServers}, faults[i].Available(Site{}))
+		assert.NoError(t, faults[i].Available(Site{IssuerServers: true}))
+	}
+}
