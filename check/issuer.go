@@ -30,9 +30,14 @@ type IssuerViolation struct {
 	Holder        int   `json:"worker"`
 	EarlierHolder int   `json:"earlier_worker"`
 	// Restore is the restore of the issuer from a snapshot that came
-	// between the two grants (a histories.FRestore event: its fault and
-	// what it says became of the sequence), "" when none did: what made
-	// the issuer forget the earlier grant.
+	// between the two grants, "" when none did: what made the issuer
+	// forget the earlier grant. It came between when it began (a
+	// histories.FRestore event) before the offending grant was recorded
+	// and ended (its fault's next FEnd event) after the earlier one was,
+	// or has not ended: a grant of the restored issuer can be recorded
+	// before the restore's end is. It quotes the end's words (what
+	// became of the sequence), else the beginning's, with the fault and
+	// the beginning's index.
 	Restore string `json:"restore,omitempty"`
 }
 
@@ -107,11 +112,12 @@ func CheckIssuer(events []histories.Event) []IssuerViolation {
 	}
 	seqs := make(map[string]*sequence)
 	var out []IssuerViolation
-	var restore *histories.Event // the last restore of the issuer
+	var restore *restoreSpan           // the last restore of the issuer
+	restored := map[int]*restoreSpan{} // the violations of out a restore came between
 	for i := range events {
 		e := &events[i]
-		if e.Actor == histories.ActorNemesis && e.F == histories.FRestore {
-			restore = e
+		if e.Actor == histories.ActorNemesis {
+			restore = restore.see(e)
 			continue
 		}
 		if e.Actor != histories.ActorLease || e.F != histories.FAcquire || !e.HasToken {
@@ -129,24 +135,51 @@ func CheckIssuer(events []histories.Event) []IssuerViolation {
 		v := IssuerViolation{Resource: e.Resource, Token: g.token, Index: g.index, Holder: g.holder}
 		if earlier, ok := s.granted[g.token]; ok {
 			v.Kind, v.Earlier, v.EarlierIndex, v.EarlierHolder = Reused, earlier.token, earlier.index, earlier.holder
-			out = append(out, v.after(restore))
-			continue
-		}
-		s.granted[g.token] = g
-		if g.token < s.highest.token {
+		} else {
+			s.granted[g.token] = g
+			if g.token >= s.highest.token {
+				s.highest = g
+				continue
+			}
 			v.Kind, v.Earlier, v.EarlierIndex, v.EarlierHolder = NotIncreasing, s.highest.token, s.highest.index, s.highest.holder
-			out = append(out, v.after(restore))
-			continue
 		}
-		s.highest = g
+		if restore.between(v) {
+			restored[len(out)] = restore // worded below, once its end is known
+		}
+		out = append(out, v)
+	}
+	for i, r := range restored {
+		out[i].Restore = r.words()
 	}
 	return out
 }
 
-// after names restore in v when it came between v's two grants.
-func (v IssuerViolation) after(restore *histories.Event) IssuerViolation {
-	if restore != nil && restore.Index > v.EarlierIndex && restore.Index < v.Index {
-		v.Restore = fmt.Sprintf("%s (%s, index %d)", restore.Detail, restore.Fault, restore.Index)
+// restoreSpan is a restore of the issuer from a snapshot: the event that
+// began it, and its fault's next end event, nil until recorded.
+type restoreSpan struct{ begin, end *histories.Event }
+
+// see returns the restore that nemesis event e leaves last: a new one
+// when e begins one, else r, ended by e if e is its fault's first end.
+func (r *restoreSpan) see(e *histories.Event) *restoreSpan {
+	switch {
+	case e.F == histories.FRestore:
+		return &restoreSpan{begin: e}
+	case r != nil && r.end == nil && e.F == histories.FEnd && e.Fault == r.begin.Fault:
+		r.end = e
 	}
-	return v
+	return r
+}
+
+// between reports whether r came between v's two grants.
+func (r *restoreSpan) between(v IssuerViolation) bool {
+	return r != nil && r.begin.Index < v.Index && (r.end == nil || v.EarlierIndex < r.end.Index)
+}
+
+// words says what r did, with its fault and where it began.
+func (r *restoreSpan) words() string {
+	detail := r.begin.Detail
+	if r.end != nil {
+		detail = r.end.Detail
+	}
+	return fmt.Sprintf("%s (%s, index %d)", detail, r.begin.Fault, r.begin.Index)
 }

@@ -28,6 +28,7 @@ func TestCheckIssuer(t *testing.T) {
 	t.Parallel()
 	nemesis := histories.Event{Process: -1, Actor: histories.ActorNemesis, F: histories.FStart, Fault: "pause"}
 	restore := histories.Event{Index: 1, Process: -1, Actor: histories.ActorNemesis, F: histories.FRestore, Fault: "issuer-restore", Detail: "revision went back from 60 to 40"}
+	restored := histories.Event{Index: 3, Process: -1, Actor: histories.ActorNemesis, F: histories.FEnd, Fault: "issuer-restore", Detail: "serves again"}
 	noToken := histories.Event{Process: -1, Actor: histories.ActorLease, F: histories.FAcquire, Resource: "r1", Holder: 4, HasHolder: true}
 	cases := []struct {
 		name   string
@@ -62,9 +63,13 @@ func TestCheckIssuer(t *testing.T) {
 			events: append(leaseEvents{}.grant("r1", 57, 1), restore).grant("r1", 41, 2),
 			want: []IssuerViolation{{Kind: NotIncreasing, Resource: "r1", Token: 41, Earlier: 57, Index: 2, EarlierIndex: 0, Holder: 2, EarlierHolder: 1,
 				Restore: "revision went back from 60 to 40 (issuer-restore, index 1)"}}},
-		{name: "a restore before both grants is not",
-			events: append(leaseEvents{}.grant("r2", 1, 1), restore).grant("r1", 57, 1).grant("r1", 57, 2),
-			want:   []IssuerViolation{{Kind: Reused, Resource: "r1", Token: 57, Earlier: 57, Index: 3, EarlierIndex: 2, Holder: 2, EarlierHolder: 1}}},
+		{name: "a restore whose end is recorded after both grants is named, in its end's words",
+			events: append(append(leaseEvents{}.grant("r1", 57, 1), restore).grant("r1", 41, 2), restored),
+			want: []IssuerViolation{{Kind: NotIncreasing, Resource: "r1", Token: 41, Earlier: 57, Index: 2, EarlierIndex: 0, Holder: 2, EarlierHolder: 1,
+				Restore: "serves again (issuer-restore, index 1)"}}},
+		{name: "a restore that ended before both grants is not",
+			events: append(append(leaseEvents{}.grant("r2", 1, 1), restore), restored).grant("r1", 57, 1).grant("r1", 57, 2),
+			want:   []IssuerViolation{{Kind: Reused, Resource: "r1", Token: 57, Earlier: 57, Index: 4, EarlierIndex: 3, Holder: 2, EarlierHolder: 1}}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

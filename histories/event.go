@@ -100,10 +100,11 @@ const (
 	// FLeader: the token issuer's leader changed, as a fault that took
 	// its servers down saw it (issuer-kill, issuer-pause).
 	FLeader = "leader"
-	// FRestore: the token issuer was restored from a snapshot, as a
-	// fault that restored it saw it (issuer-restore); the detail says
-	// what became of its sequence. The issuer's check names it in a
-	// violation that follows it (check.IssuerViolation.Restore).
+	// FRestore: a fault begins to restore the token issuer from a
+	// snapshot (issuer-restore): its servers stop; the fault's next
+	// FEnd says when the issuer serves again and what became of its
+	// sequence. The issuer's check names the restore in a violation whose
+	// grants it came between (check.IssuerViolation.Restore).
 	FRestore = "restore"
 )
 

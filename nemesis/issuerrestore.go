@@ -188,6 +188,14 @@ func (f *IssuerRestore) restore(ctx context.Context, env Env, r lease.Restorer) 
 	}
 	defer s.release()
 	began := env.Runtime().Now()
+	// Recorded before the servers stop: a worker that is not at its
+	// pause point may be granted a lease by the restored issuer before
+	// Restore returns, and that grant must come after this event.
+	how := "its sequence not bumped"
+	if f.bump {
+		how = "its sequence bumped past every grant"
+	}
+	record(env, f.name, histories.FRestore, fmt.Sprintf("every server stopped and restored from the snapshot at %d, %s", f.at, how))
 	// The issuer comes back even if the fault phase ended meanwhile.
 	detail, err := r.Restore(context.WithoutCancel(ctx), f.bump)
 	if err != nil {
@@ -196,8 +204,7 @@ func (f *IssuerRestore) restore(ctx context.Context, env Env, r lease.Restorer) 
 		return
 	}
 	took := time.Duration(env.Runtime().Now() - began)
-	record(env, f.name, histories.FRestore, detail)
-	record(env, f.name, histories.FEnd, fmt.Sprintf("the issuer serves again, restored from its snapshot, after %v", took.Round(time.Millisecond)))
+	record(env, f.name, histories.FEnd, fmt.Sprintf("%s; it serves again after %v", detail, took.Round(time.Millisecond)))
 }
 
 // IssuerRestorer is implemented by the issuer faults that restore the
