@@ -63,12 +63,12 @@ func (b *issuerScript) restoreScenario(ctx context.Context, bump bool) Row {
 	if err != nil {
 		return failed(expected, fmt.Sprintf("tokens %s, a snapshot at %d; grant %d after it", spanOf(before), at, len(between)+1), err)
 	}
+	b.mark(histories.FRestore, "every server stopped and restored from the snapshot, "+how)
 	detail, err := r.Restore(ctx, bump)
 	if err != nil {
 		return failed(expected, fmt.Sprintf("tokens %s, a snapshot at %d, tokens %s; restore", spanOf(before), at, spanOf(between)), err)
 	}
-	b.mark(histories.FRestore, detail)
-	b.mark(histories.FEnd, "the issuer serves again, restored from its snapshot")
+	b.mark(histories.FEnd, detail)
 	after, err := b.grants(ctx, res, n)
 	said := fmt.Sprintf("tokens %s, a snapshot at %d, tokens %s, then %s after the restore (%s)", spanOf(before), at, spanOf(between), spanOf(after), detail)
 	if err != nil {
