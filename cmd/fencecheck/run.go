@@ -230,26 +230,21 @@ func (f *runFlags) taskOrder(t *targetspec.Target, deterministic bool) (sched.Or
 	return order, &usageError{fmt.Errorf("--schedule %s: orders the tasks of the deterministic simulation, which only memory:// targets run in; %s, where the Go scheduler orders them", f.schedule, why)}
 }
 
-// names returns the fixed resource names: as --resource-names gives them,
-// the job's with --job, or r0 … r<n-1> for the user's own SQL statements,
-// whose set-up may create exactly those rows (an UPDATE-only write needs
-// them).
+// naming says how the run's flags name its resources: --resource-names,
+// --job, or numbered for the user's own SQL statements, whose set-up may
+// create exactly those rows.
+func (f *runFlags) naming() harness.Naming {
+	return harness.Naming{Names: f.resourceNames, Job: f.job, Numbered: f.target.sql.own()}
+}
+
+// names returns the fixed resource names the flags give, or nil.
 func (f *runFlags) names() ([]string, error) {
-	switch {
-	case f.job != "" && len(f.resourceNames) > 0:
+	if f.job != "" && len(f.resourceNames) > 0 {
 		return nil, &usageError{fmt.Errorf("--job: give --job or --resource-names, not both: each names the job's resources")}
-	case f.job != "":
-		names, err := harness.JobResourceNames(f.job, f.resources)
-		if err != nil {
-			return nil, &usageError{fmt.Errorf("--job: %w", err)}
-		}
-		return names, nil
-	case len(f.resourceNames) > 0 || !f.target.sql.own():
-		return f.resourceNames, nil
 	}
-	names := make([]string, max(f.resources, 0))
-	for i := range names {
-		names[i] = fmt.Sprintf("r%d", i)
+	names, err := f.naming().ResourceNames(f.resources)
+	if err != nil {
+		return nil, &usageError{fmt.Errorf("--job: %w", err)}
 	}
 	return names, nil
 }
@@ -265,7 +260,7 @@ func (f *runFlags) parseShard() (*harness.Shard, error) {
 	if err != nil {
 		return nil, &usageError{fmt.Errorf("--shard: %w", err)}
 	}
-	if f.job == "" && len(f.resourceNames) == 0 && !f.target.sql.own() {
+	if !f.naming().Fixed() {
 		return nil, &usageError{fmt.Errorf("--shard %s: needs --job ID or --resource-names, the same in every shard, so that the shards split one set of resources (names a run draws for itself are its own)", sh)}
 	}
 	return &sh, nil

@@ -144,7 +144,7 @@ func (f *sweepFlags) options() (explore.Options, error) {
 		return o, &usageError{fmt.Errorf("--budget: must not be negative")}
 	}
 	o.Budget, o.KeepGoing, o.Swarm = f.budget, f.keepGoing, f.swarm
-	shared := explore.Shared{Simulated: f.simulated(), ReceiverProcess: f.run.target.exec.command != "", FixedResources: f.fixedNames(), Shard: f.run.shard != ""}
+	shared := explore.Shared{Simulated: f.simulated(), ReceiverProcess: f.run.target.exec.command != "", FixedResources: f.run.naming().Fixed(), Shard: f.run.shard != ""}
 	o.Parallel = shared.Parallel()
 	if f.parallelSet {
 		if f.parallel < 1 {
@@ -163,7 +163,7 @@ func (f *sweepFlags) options() (explore.Options, error) {
 		if f.run.script != "" {
 			return o, &usageError{fmt.Errorf("--swarm: a --nemesis-script names its faults, and a swarm draws them: give one of them")}
 		}
-		o.Space = explore.Space{FixedResources: f.fixedNames(), DenseTokens: f.run.leases != leasespec.Local}
+		o.Space = explore.Space{FixedResources: f.run.naming().Fixed(), DenseTokens: f.run.leases != leasespec.Local}
 		if f.nemesisSet {
 			// The pool is checked as a whole before any draw uses it.
 			faults, _, err := f.run.faults()
@@ -184,12 +184,6 @@ func (f *sweepFlags) options() (explore.Options, error) {
 // --realtime.
 func (f *sweepFlags) simulated() bool {
 	return strings.HasPrefix(f.run.target.spec, "memory://") && !f.run.realtime && f.run.leases == leasespec.Local
-}
-
-// fixedNames says whether the runs' resources have fixed names, the same
-// in every run.
-func (f *sweepFlags) fixedNames() bool {
-	return len(f.run.resourceNames) > 0 || f.run.job != "" || f.run.target.sql.own()
 }
 
 // sweepWords words explore.Shared's fields as sweep's flags.
