@@ -234,7 +234,7 @@ func (f *runFlags) taskOrder(t *targetspec.Target, deterministic bool) (sched.Or
 // --job, or numbered for the user's own SQL statements, whose set-up may
 // create exactly those rows.
 func (f *runFlags) naming() harness.Naming {
-	return harness.Naming{Names: f.resourceNames, Job: f.job, Numbered: f.target.sql.own()}
+	return harness.Naming{Names: f.resourceNames, Job: f.job, Numbered: f.target.sql.writesOwn()}
 }
 
 // names returns the fixed resource names the flags give, or nil.
