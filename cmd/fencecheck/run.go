@@ -363,35 +363,16 @@ func (f *runFlags) faults() ([]nemesis.Fault, *targetspec.Spec, error) {
 }
 
 // effectiveRunFlags are the flags a reproduce line of run always carries,
-// with the values the run used: the --seed it drew, the workload and its
-// gates as defaulted. An empty value leaves the flag out.
+// with the values the run used (harness.Config.EffectiveSettings, each
+// by its flag), and --nemesis, --policy and --leases as given. An empty
+// value leaves the flag out.
 func effectiveRunFlags(cfg harness.Config, f runFlags) map[string]string {
-	e := map[string]string{
-		"workers": fmt.Sprint(cfg.Workload.Workers), "resources": fmt.Sprint(cfg.Workload.Resources), "lease-ttl": cfg.Leases.TTL.String(),
-		"nemesis": f.nemesis, "seed": fmt.Sprint(cfg.Runtime.Seed), "policy": f.policy, "min-stale": fmt.Sprint(cfg.Gates.MinStale),
-		"tokens": cfg.Leases.Tokens.String(), "schedule": "", "duration": "", "ops": "", "leases": "", "client-strategy": "", "lease-multiplier": "", "renew-every": "",
-	}
-	switch cfg.Workload.Strategy {
-	case workload.Fencing:
-	case workload.LongerLease:
-		e["lease-multiplier"] = fmt.Sprint(cfg.Workload.LeaseMultiplier)
-	case workload.Renew:
-		e["renew-every"] = cfg.Workload.RenewEvery.String()
-	}
-	if cfg.Workload.Strategy != workload.Fencing {
-		e["client-strategy"] = cfg.Workload.Strategy.String()
+	e := map[string]string{"nemesis": f.nemesis, "policy": f.policy, "leases": ""}
+	for field, v := range cfg.EffectiveSettings() {
+		e[fieldFlags[field]] = v
 	}
 	if f.leases != leasespec.Local {
 		e["leases"] = redact.Spec(f.leases)
-	}
-	if cfg.Runtime.Deterministic {
-		e["schedule"] = cfg.Runtime.TaskOrder.String()
-	}
-	if cfg.Workload.Duration > 0 {
-		e["duration"] = cfg.Workload.Duration.String()
-	}
-	if cfg.Workload.Ops > 0 {
-		e["ops"] = fmt.Sprint(cfg.Workload.Ops)
 	}
 	return e
 }
