@@ -12,7 +12,9 @@ import (
 // at more than one at once, worded in the caller's terms.
 func TestSharedRuns(t *testing.T) {
 	t.Parallel()
-	flags := func(field string) string { return map[string]string{"Parallel": "--parallel", "ReceiverProcess": "--exec"}[field] }
+	flags := func(field string) string {
+		return map[string]string{"Parallel": "--parallel", "ReceiverProcess": "--exec"}[field]
+	}
 	cases := []struct {
 		name     string
 		shared   Shared

@@ -32,7 +32,7 @@ func TestEffectiveSettingsRepeatTheRun(t *testing.T) {
 		{"longer leases", func(c *Config) { c.Workload.Strategy, c.Workload.LeaseMultiplier = workload.LongerLease, 2.5 }, map[string]string{
 			"Workload.Strategy": "longer-lease", "Workload.LeaseMultiplier": "2.5", "Workload.RenewEvery": "",
 		}},
-		{"renewals", func(c *Config) { c.Workload.Strategy, c.Workload.RenewEvery = workload.Renew, 20 * time.Millisecond }, map[string]string{
+		{"renewals", func(c *Config) { c.Workload.Strategy, c.Workload.RenewEvery = workload.Renew, 20*time.Millisecond }, map[string]string{
 			"Workload.Strategy": "renew", "Workload.LeaseMultiplier": "", "Workload.RenewEvery": "20ms",
 		}},
 		{"the workload's size", func(c *Config) { c.Workload.Workers, c.Workload.Resources, c.Gates.MinStale = 3, 2, 0 }, map[string]string{
