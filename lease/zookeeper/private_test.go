@@ -98,3 +98,35 @@ func TestPrivateIssuerSuspend(t *testing.T) {
 	assert.Greater(t, l2.Token, l.Token)
 	svc.Release(l2)
 }
+
+// TestIssuer: the issuer of a server the user runs (zookeeper://…)
+// serves leases from it, lets a suspended holder's lease end by its
+// session's expiry, and leaves nothing behind when it closes (TestMain
+// checks the server).
+func TestIssuer(t *testing.T) {
+	t.Parallel()
+	if shared == "" {
+		t.Skip(skip)
+	}
+	f, err := os.Create(filepath.Join(schema.TempDir(t), "history.jsonl"))
+	require.NoError(t, err)
+	rt := sched.NewReal()
+	rec := histories.NewRecorder(f, histories.RecorderOptions{Clock: rt})
+	t.Cleanup(func() { _ = rec.Close() })
+	iss := NewIssuer("zookeeper://"+shared, []string{shared}, lease.DefaultPollOptions())
+	assert.Equal(t, Tokens, iss.TokenSource())
+	ctx := context.Background()
+	opened, err := iss.Open(ctx, lease.Env{Life: ctx, Runtime: rt, Recorder: rec, TTL: 2 * tick})
+	require.NoError(t, err)
+	svc := opened.(*Service)
+	l, err := svc.Acquire(ctx, "r", 0)
+	require.NoError(t, err)
+	ended := make(chan struct{})
+	_, ok := svc.Suspend("r", l.Token, func() { close(ended) })
+	require.True(t, ok)
+	<-ended // the session expires on the server; a broken one hangs the test's deadline
+	l2, err := svc.Acquire(ctx, "r", 1)
+	require.NoError(t, err)
+	assert.Greater(t, l2.Token, l.Token)
+	require.NoError(t, svc.Close())
+}
