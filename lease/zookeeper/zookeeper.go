@@ -68,6 +68,8 @@ type Store struct {
 
 	mu     sync.Mutex
 	leases map[string]*held // by resource: the latest grant's
+
+	closing sync.WaitGroup // sessions closing in the background
 }
 
 // held is one grant: its node and the session that keeps it.
@@ -188,14 +190,17 @@ func (s *Store) forget(resource string) error {
 	return nil
 }
 
-// drop closes h's session, if it is still resource's latest grant.
+// drop forgets h, if it is still resource's latest grant, and closes its
+// session in the background: its node is gone already, and a session
+// whose connection was cut takes up to a second to close, which a grant
+// need not wait for. Close waits for it.
 func (s *Store) drop(resource string, h *held) {
 	s.mu.Lock()
 	if s.leases[resource] == h {
 		delete(s.leases, resource)
 	}
 	s.mu.Unlock()
-	h.sess.Close()
+	s.closing.Go(h.sess.Close)
 }
 
 // current returns resource's grant while it carries token.
@@ -320,13 +325,12 @@ func unanswered(err error) error {
 func (s *Store) Close() error {
 	defer s.main.Close()
 	s.mu.Lock()
-	var wg sync.WaitGroup
 	for _, h := range s.leases {
-		wg.Go(h.sess.Close) // up to a second each when the server is gone
+		s.closing.Go(h.sess.Close) // up to a second each when the server is gone
 	}
 	s.leases = map[string]*held{}
 	s.mu.Unlock()
-	wg.Wait()
+	s.closing.Wait()
 	if err := s.removeTree(s.root); err != nil {
 		return s.wrap(fmt.Sprintf("the root %s was left behind (remove it with: zkCli.sh deleteall %s); delete it", s.root, s.root), err)
 	}
