@@ -78,6 +78,7 @@ type held struct {
 	path     string
 	sequence int32
 	sess     *session
+	ttl      time.Duration // the session timeout asked for
 }
 
 // Connect opens the store's session on servers (HOST:PORT each), named
@@ -137,7 +138,7 @@ func (s *Store) Grant(ctx context.Context, resource string, _ int, ttl time.Dura
 	if err != nil {
 		return 0, false, unanswered(s.wrap("open the lease's session", err))
 	}
-	h, ok, err := s.lock(sess, parent)
+	h, ok, err := s.lock(sess, parent, ttl)
 	if err != nil || !ok {
 		sess.Close()
 		return 0, false, err
@@ -150,7 +151,7 @@ func (s *Store) Grant(ctx context.Context, resource string, _ int, ttl time.Dura
 
 // lock creates sess's lock node under parent and reads whether it is the
 // lowest, all in sess (which sees its own writes on any server).
-func (s *Store) lock(sess *session, parent string) (*held, bool, error) {
+func (s *Store) lock(sess *session, parent string, ttl time.Duration) (*held, bool, error) {
 	path, err := sess.conn.CreateProtectedEphemeralSequential(parent+"/"+lockPrefix, nil, zk.WorldACL(zk.PermAll))
 	if err != nil {
 		return nil, false, unanswered(s.wrap("create the lock node", err))
@@ -168,7 +169,7 @@ func (s *Store) lock(sess *session, parent string) (*held, bool, error) {
 		return nil, false, nil
 	}
 	seq, _ := sequence(name)
-	return &held{token: uint64(stat.Czxid), path: path, sequence: seq, sess: sess}, true, nil
+	return &held{token: uint64(stat.Czxid), path: path, sequence: seq, sess: sess, ttl: ttl}, true, nil
 }
 
 // forget closes the session of resource's last grant once its node is
@@ -257,7 +258,7 @@ func (s *Store) Left(_ context.Context, resource string, token uint64) (time.Dur
 	if err != nil || !ok {
 		return 0, err
 	}
-	return h.sess.Timeout(time.Millisecond), nil
+	return h.sess.Timeout(h.ttl), nil
 }
 
 // Renew implements lease.Store: the session renews the lease as long as
@@ -280,7 +281,7 @@ func (s *Store) Suspend(resource string, token uint64) time.Duration {
 		return 0
 	}
 	h.sess.Cut()
-	return h.sess.Timeout(0)
+	return h.sess.Timeout(h.ttl)
 }
 
 // Sequence returns the sequence number ZooKeeper gave the lock node of
