@@ -60,6 +60,7 @@ var issuerScenarios = []issuerScenario{
 	grantAfterRestart,
 	grantAfterFailover,
 	tokenBoundaries,
+	sequenceAfterParentReset,
 }
 
 // IssuerNames lists the issuer battery's scenarios.

@@ -94,7 +94,7 @@ func (f *runFlags) noteChanged(cmd *cobra.Command) {
 func (f *runFlags) register(fl *pflag.FlagSet, cmd runCommand) {
 	d := harness.DefaultConfig()
 	f.target.register(fl)
-	fl.StringVar(&f.leases, "leases", leasespec.Local, "where leases and tokens come from: local (in memory, deterministic with memory targets), etcd (an embedded 3-member cluster in the run directory), etcd://HOST:PORT,… (your cluster), redis[?SETTINGS] or postgres[?SETTINGS] (a private server in the run directory), redis://… or postgres://… (your server); see docs/leases.md")
+	fl.StringVar(&f.leases, "leases", leasespec.Local, "where leases and tokens come from: local (in memory, deterministic with memory targets), etcd (an embedded 3-member cluster in the run directory), etcd://HOST:PORT,… (your cluster), redis[?SETTINGS], postgres[?SETTINGS], nats[?sync=always] or zookeeper (a private server in the run directory), redis://…, postgres://…, nats://… or zookeeper://… (your server); see docs/leases.md")
 	fl.StringVar(&f.tokens, "tokens", d.Leases.Tokens.String(), "the lease tokens' sequence on each resource: dense (1, 2, 3, …), sparse (jumps across 10, 100, 1000, 2^31, 2^32, 2^53 and 2^63, those up to --max-token, to find receivers that compare tokens as strings, 32-bit integers, float64 or signed 64-bit integers) or from:N (start at N); sparse and from:N need the run's own leases (see docs/running.md)")
 	fl.IntVar(&f.workers, "workers", d.Workload.Workers, "concurrent workers")
 	fl.IntVar(&f.resources, "resources", d.Workload.Resources, "protected resources")

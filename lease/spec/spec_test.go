@@ -135,6 +135,8 @@ func FuzzParse(f *testing.F) {
 			if _, ok := iss.(*pglease.PrivateIssuer); !ok {
 				t.Fatalf("%q gave %T", spec, iss)
 			}
+		case strings.HasPrefix(spec, "zookeeper"):
+			checkZooKeeper(t, spec, iss)
 		case strings.HasPrefix(spec, "redis") || strings.HasPrefix(spec, "postgres") || strings.HasPrefix(spec, "nats://"):
 			if iss == nil || !strings.Contains(iss.Name(), "://") {
 				t.Fatalf("%q gave %v", spec, iss)
