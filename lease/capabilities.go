@@ -104,3 +104,15 @@ type ServerIssuer interface {
 	Issuer
 	HasServers() bool
 }
+
+// FailingOver is a Service whose issuer has a replica it can fail over
+// to: a private Redis with a replica, a private PostgreSQL cluster with a
+// streaming standby. Failover crashes the primary (SIGKILL), promotes
+// the replica in its place and moves the service to it, and says what it
+// did (which servers, what the replica had received). Grants the primary
+// acknowledged that had not reached the replica are lost with it: with
+// asynchronous replication the tokens after the failover can repeat
+// earlier ones. It fails when there is no replica left to promote.
+type FailingOver interface {
+	Failover(ctx context.Context) (string, error)
+}

@@ -91,7 +91,7 @@ func (i *PrivateIssuer) Open(ctx context.Context, env lease.Env) (lease.Service,
 		return nil, fail(errors.Join(err, removeData()))
 	}
 	var dsn string
-	child, _, err := private.StartOnFreePort(ctx, func(port int) (*process.Child, error) {
+	child, port, err := private.StartOnFreePort(ctx, func(port int) (*process.Child, error) {
 		// A later port line in postgresql.conf overrides an earlier one,
 		// so a port drawn again is simply appended.
 		if err := i.writeSettings(data, dir, port); err != nil {
@@ -110,12 +110,20 @@ func (i *PrivateIssuer) Open(ctx context.Context, env lease.Env) (lease.Service,
 	if err != nil {
 		return nil, fail(errors.Join(err, removeData()))
 	}
+	if i.Settings.Standby != "" {
+		primary := &node{name: ServerName, child: child, dsn: dsn, data: data, removeData: removeData}
+		svc, err := i.openReplicated(ctx, env, primary, cluster{bin: filepath.Dir(initdb), postgres: postgres, cred: cred, dir: dir, port: port})
+		if err != nil {
+			return nil, err
+		}
+		return svc, nil
+	}
 	store, err := Connect(ctx, dsn)
 	if err != nil {
 		return nil, errors.Join(err, child.Stop(0), removeData())
 	}
 	return private.NewService(lease.NewPolled(env, store, i.Poll), private.Server{Name: ServerName, Child: child,
-		Restarted: store.pool.Reset, RemoveData: removeData}), nil
+		Restarted: func() { store.db().Reset() }, RemoveData: removeData}), nil
 }
 
 // initdb makes the cluster in data, as the user of cred, with its output
