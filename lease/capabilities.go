@@ -116,3 +116,14 @@ type ServerIssuer interface {
 type FailingOver interface {
 	Failover(ctx context.Context) (string, error)
 }
+
+// ReplicaHolder is a FailingOver service that can make its replica fall
+// behind before a failover, as a replica does under load or across a
+// slow network: HoldReplica stops what streams the primary's writes to
+// the replica (for PostgreSQL, a SIGSTOP to the primary's walsender)
+// until the primary is killed, and says what it stopped and where the
+// replica had got to. An asynchronous primary goes on acknowledging
+// grants meanwhile; a synchronous one acknowledges none.
+type ReplicaHolder interface {
+	HoldReplica(ctx context.Context) (string, error)
+}

@@ -72,11 +72,13 @@ type Replicated struct {
 	store   *Store
 	standby string // async or sync
 	nodes   [2]*node
+	// readyTimeout bounds the wait for the standby to stream again.
+	readyTimeout time.Duration
 
 	mu       sync.Mutex
 	primary  int  // the node that grants: 0 until Failover promotes 1
 	promoted bool // Failover happened: no standby is left
-	held     int  // the walsender HoldStandby stopped, 0 when none
+	held     int  // the walsender HoldReplica stopped, 0 when none
 }
 
 // openReplicated makes the standby of the primary, which runs, starts
@@ -103,7 +105,7 @@ func (i *PrivateIssuer) openReplicated(ctx context.Context, env lease.Env, prima
 	}
 	return &Replicated{
 		Polled: lease.NewPolled(env, store, i.Poll), store: store, standby: i.Settings.Standby,
-		nodes: [2]*node{primary, standby},
+		nodes: [2]*node{primary, standby}, readyTimeout: i.ReadyTimeout,
 	}, nil
 }
 
@@ -299,21 +301,20 @@ func (r *Replicated) Thaw(i int) error {
 	return n.child.Thaw()
 }
 
-// HoldStandby makes the standby fall behind while the primary goes on:
+// HoldReplica implements lease.ReplicaHolder: it makes the standby fall
+// behind while the primary goes on:
 // it stops (SIGSTOP) the primary's walsender, the process that streams
 // the write-ahead log to the standby, until the primary is killed. An
 // asynchronous primary goes on acknowledging grants the standby never
 // receives; a synchronous one acknowledges none. It says which process
 // it stopped and where the standby had got to.
-func (r *Replicated) HoldStandby(ctx context.Context) (string, error) {
+func (r *Replicated) HoldReplica(ctx context.Context) (string, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.promoted || r.held != 0 {
 		return "", errors.New("private PostgreSQL cluster: no standby streaming to hold (already held, or promoted)")
 	}
-	var pid int
-	var sent string
-	err := r.store.db().QueryRow(ctx, "SELECT pid, coalesce(flush_lsn::text, 'nothing') FROM pg_stat_replication LIMIT 1").Scan(&pid, &sent)
+	pid, sent, err := r.walsender(ctx)
 	if err != nil {
 		return "", fmt.Errorf("private PostgreSQL cluster: find the walsender of the standby: %w", err)
 	}
@@ -322,6 +323,27 @@ func (r *Replicated) HoldStandby(ctx context.Context) (string, error) {
 	}
 	r.held = pid
 	return fmt.Sprintf("SIGSTOP to the primary's walsender (pid %d): %s has flushed WAL up to %s and receives no more", pid, StandbyName, sent), nil
+}
+
+// walsender is the pid of the primary's walsender and how far the
+// standby says it flushed. A standby reconnects on its own after the
+// primary restarts (every wal_retrieve_retry_interval): it waits for
+// one that streams, for up to readyTimeout.
+func (r *Replicated) walsender(ctx context.Context) (pid int, sent string, err error) {
+	ctx, cancel := context.WithTimeout(ctx, r.readyTimeout)
+	defer cancel()
+	for {
+		err = r.store.db().QueryRow(ctx, `SELECT pid, coalesce(flush_lsn::text, 'nothing') FROM pg_stat_replication
+WHERE state = 'streaming' LIMIT 1`).Scan(&pid, &sent)
+		if !errors.Is(err, pgx.ErrNoRows) {
+			return pid, sent, err
+		}
+		select {
+		case <-ctx.Done():
+			return 0, "", fmt.Errorf("no standby streams from the primary: %w", ctx.Err())
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
 }
 
 // Failover implements lease.FailingOver: SIGKILL to the primary (its
@@ -417,6 +439,7 @@ func (r *Replicated) Close() error {
 const stopGrace = 10 * time.Second
 
 var (
-	_ lease.Servers     = (*Replicated)(nil)
-	_ lease.FailingOver = (*Replicated)(nil)
+	_ lease.Servers       = (*Replicated)(nil)
+	_ lease.FailingOver   = (*Replicated)(nil)
+	_ lease.ReplicaHolder = (*Replicated)(nil)
 )

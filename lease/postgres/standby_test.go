@@ -120,7 +120,7 @@ func TestStandbyPromotion(t *testing.T) {
 				m.before = append(m.before, grant())
 			}
 			if tc.hold {
-				said, err := r.HoldStandby(ctx)
+				said, err := r.HoldReplica(ctx)
 				require.NoError(t, err)
 				t.Log(said)
 				if tc.standby == StandbySync {
