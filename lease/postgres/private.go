@@ -97,14 +97,8 @@ func (i *PrivateIssuer) Open(ctx context.Context, env lease.Env) (lease.Service,
 		if err := i.writeSettings(data, dir, port); err != nil {
 			return nil, err
 		}
-		addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-		dsn = fmt.Sprintf("postgres://postgres@%s/postgres?sslmode=disable&synchronous_commit=%s", addr, i.Settings.SynchronousCommit)
-		child := process.NewChild(shellescape.QuoteCommand([]string{postgres, "-D", data}), addr, connects(dsn))
-		child.Role = "private " + ServerName
-		child.Credential = cred
-		child.Tree = true // each server process starts a session of its own
-		child.StartTimeout = i.ReadyTimeout
-		child.SetLogFile(filepath.Join(dir, "postgres.log"))
+		var child *process.Child
+		child, dsn = i.serverChild(postgres, data, port, ServerName, filepath.Join(dir, "postgres.log"), cred)
 		return child, nil
 	})
 	if err != nil {
@@ -124,6 +118,21 @@ func (i *PrivateIssuer) Open(ctx context.Context, env lease.Env) (lease.Service,
 	}
 	return private.NewService(lease.NewPolled(env, store, i.Poll), private.Server{Name: ServerName, Child: child,
 		Restarted: func() { store.db().Reset() }, RemoveData: removeData}), nil
+}
+
+// serverChild is the Child that runs the server program postgres on
+// data, on port, as the user of cred, with its output in logPath, and
+// the DSN it answers on; role names it in messages.
+func (i *PrivateIssuer) serverChild(postgres, data string, port int, role, logPath string, cred *spawn.Credential) (*process.Child, string) {
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	dsn := fmt.Sprintf("postgres://postgres@%s/postgres?sslmode=disable&synchronous_commit=%s", addr, i.Settings.SynchronousCommit)
+	child := process.NewChild(shellescape.QuoteCommand([]string{postgres, "-D", data}), addr, connects(dsn))
+	child.Role = "private " + role
+	child.Credential = cred
+	child.Tree = true // each server process starts a session of its own
+	child.StartTimeout = i.ReadyTimeout
+	child.SetLogFile(logPath)
+	return child, dsn
 }
 
 // initdb makes the cluster in data, as the user of cred, with its output

@@ -4,16 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
-	"al.essio.dev/pkg/shellescape"
 	"github.com/jackc/pgx/v5"
 
 	"github.com/fencecheck/fencecheck/internal/spawn"
@@ -135,14 +132,8 @@ func (i *PrivateIssuer) startStandby(ctx context.Context, c cluster) (*node, err
 		if err := appendConfig(filepath.Join(data, "postgresql.conf"), standbyConfig(port)); err != nil {
 			return nil, err
 		}
-		addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-		dsn = fmt.Sprintf("postgres://postgres@%s/postgres?sslmode=disable&synchronous_commit=%s", addr, i.Settings.SynchronousCommit)
-		child := process.NewChild(shellescape.QuoteCommand([]string{c.postgres, "-D", data}), addr, connects(dsn))
-		child.Role = "private " + StandbyName
-		child.Credential = c.cred
-		child.Tree = true
-		child.StartTimeout = i.ReadyTimeout
-		child.SetLogFile(logPath)
+		var child *process.Child
+		child, dsn = i.serverChild(c.postgres, data, port, StandbyName, logPath, c.cred)
 		return child, nil
 	})
 	if err != nil {
