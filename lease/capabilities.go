@@ -104,3 +104,26 @@ type ServerIssuer interface {
 	Issuer
 	HasServers() bool
 }
+
+// FailingOver is a Service whose issuer has a replica it can fail over
+// to: a private Redis with a replica, a private PostgreSQL cluster with a
+// streaming standby. Failover crashes the primary (SIGKILL), promotes
+// the replica in its place and moves the service to it, and says what it
+// did (which servers, what the replica had received). Grants the primary
+// acknowledged that had not reached the replica are lost with it: with
+// asynchronous replication the tokens after the failover can repeat
+// earlier ones. It fails when there is no replica left to promote.
+type FailingOver interface {
+	Failover(ctx context.Context) (string, error)
+}
+
+// ReplicaHolder is a FailingOver service that can make its replica fall
+// behind before a failover, as a replica does under load or across a
+// slow network: HoldReplica stops what streams the primary's writes to
+// the replica (for PostgreSQL, a SIGSTOP to the primary's walsender)
+// until the primary is killed, and says what it stopped and where the
+// replica had got to. An asynchronous primary goes on acknowledging
+// grants meanwhile; a synchronous one acknowledges none.
+type ReplicaHolder interface {
+	HoldReplica(ctx context.Context) (string, error)
+}

@@ -59,6 +59,7 @@ var issuerScenarios = []issuerScenario{
 	grantAfterTTL,
 	grantAfterRestart,
 	grantAfterFailover,
+	grantAfterPromotion, // before token-boundaries, which may take a sequence to its end
 	tokenBoundaries,
 	sequenceAfterParentReset,
 }

@@ -119,6 +119,15 @@ func TestVerifyIssuerPrivateRestart(t *testing.T) {
 			"7 passed, 0 failed, 0 info, 2 skipped"}},
 		{"postgres?synchronous_commit=off", "initdb", -1, []string{
 			"verify-issuer private PostgreSQL cluster (synchronous_commit off, fsync on)", "| grant-after-restart |"}},
+		// A synchronous standby acknowledges no grant while it is held
+		// behind, and loses none in its promotion; what an asynchronous
+		// one loses is logged.
+		{"postgres?standby=sync", "initdb", 0, []string{
+			"verify-issuer private PostgreSQL cluster (synchronous_commit on, fsync on, a streaming standby (sync))",
+			"none acknowledged while the replica was held", "after the failover (SIGKILL to postgres, the primary",
+			"8 passed, 0 failed, 0 info, 1 skipped"}},
+		{"postgres?standby=async", "initdb", -1, []string{
+			"verify-issuer private PostgreSQL cluster (synchronous_commit on, fsync on, a streaming standby (async))", "| grant-after-promotion |"}},
 	}
 	for _, c := range cases {
 		t.Run(c.leases, func(t *testing.T) {
@@ -132,7 +141,7 @@ func TestVerifyIssuerPrivateRestart(t *testing.T) {
 			if c.code < 0 {
 				require.Contains(t, []int{0, 1}, r.code, r.stdout+r.stderr)
 				for line := range strings.SplitSeq(r.stdout, "\n") {
-					if strings.HasPrefix(line, "| grant-after-restart |") {
+					if strings.HasPrefix(line, "| grant-after-restart |") || strings.HasPrefix(line, "| grant-after-promotion |") {
 						t.Logf("%s (exit %d): %s", c.leases, r.code, line)
 					}
 				}
