@@ -146,6 +146,7 @@ func Shrink(ctx context.Context, ops []histories.Operation, others []histories.E
 		s.deadline = start.Add(so.Timeout)
 	}
 	s.written = s.u.writersOf()
+	slices.SortFunc(s.written, func(a, b *histories.Operation) int { return cmp.Compare(a.ID, b.ID) })
 	cur, ok := s.start(v, so.NoHint)
 	if !ok {
 		return Shrunk{}, false, nil
@@ -293,16 +294,25 @@ func (s *shrinker) invalidWithWrites(ops []histories.Operation, member map[int]b
 }
 
 // unionWith returns ops with every write of written not in member, in
-// the order of their IDs.
+// the order of their IDs: a merge, as both are in that order (written
+// is sorted once; a candidate is in history order).
 func (s *shrinker) unionWith(ops []histories.Operation, member map[int]bool) []histories.Operation {
 	union := make([]histories.Operation, 0, len(ops)+len(s.written))
-	union = append(union, ops...)
+	i := 0
 	for _, w := range s.written {
-		if !member[w.ID] {
-			union = append(union, *w)
+		if member[w.ID] {
+			continue
 		}
+		for ; i < len(ops) && ops[i].ID < w.ID; i++ {
+			union = append(union, ops[i])
+		}
+		union = append(union, *w)
 	}
-	slices.SortFunc(union, func(a, b histories.Operation) int { return cmp.Compare(a.ID, b.ID) })
+	union = append(union, ops[i:]...)
+	byID := func(a, b histories.Operation) int { return cmp.Compare(a.ID, b.ID) }
+	if !slices.IsSortedFunc(union, byID) {
+		slices.SortFunc(union, byID)
+	}
 	return union
 }
 
