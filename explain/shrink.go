@@ -194,15 +194,16 @@ type shrinker struct {
 	all      []histories.Operation  // the original history, all resources
 	u        *universe              // the resource's original history
 	written  []*histories.Operation // its writes that may have taken effect, in the universe
-	// writesInvalid caches whether written alone is invalid: then every
-	// candidate with them added back is (see invalidWithWrites).
-	writesOnce    bool
-	writesInvalid bool
-	adopting      bool // accept any rule and culprit, to adopt them
-	adopted       bool
-	started       string // where the search started (Shrunk.Start)
-	checks        int
-	last          Violation // the explanation of the last failing candidate
+	// invalidSets are the sets of reads, rejections and failed writes
+	// (by ID, sorted) that the writes of written were found invalid
+	// with, and validSets those they were found valid with: see
+	// invalidWithWrites.
+	invalidSets, validSets [][]int
+	adopting               bool // accept any rule and culprit, to adopt them
+	adopted                bool
+	started                string // where the search started (Shrunk.Start)
+	checks                 int
+	last                   Violation // the explanation of the last failing candidate
 }
 
 func (s *shrinker) expired() bool {
@@ -277,20 +278,56 @@ func (s *shrinker) fails(ops []histories.Operation) bool {
 
 // invalidWithWrites reports whether ops with every write of the original
 // history that may have taken effect is invalid, by the fast checker, or
-// by porcupine within the per-check bound where the fast one cannot
-// judge (a check that gives up does not count as invalid). When those
-// writes alone are invalid, so is every history that adds reads and
-// rejections to them: that is found once, and no candidate pays for it
-// again.
+// by porcupine where the fast one cannot judge (a check that gives up
+// does not count as invalid). That history is those writes and ops's
+// other operations (reads, rejections, failed writes): a candidate that
+// differs from one already judged only in writes of the first kind is
+// the same history, and one whose other operations include (are
+// included in) those of a history found invalid (valid) is invalid
+// (valid) too, as adding reads and rejections to a history only takes
+// linearizations away. Those are answered without a check: delta
+// debugging from a witness asks a handful of such histories, each as
+// long as the resource's writes.
 func (s *shrinker) invalidWithWrites(ops []histories.Operation, member map[int]bool) bool {
-	if !s.writesOnce {
-		s.writesOnce = true
-		s.writesInvalid = s.invalid(s.unionWith(nil, nil))
+	var rest []int
+	for i := range ops {
+		if !mayHaveApplied(&ops[i]) {
+			rest = append(rest, ops[i].ID)
+		}
 	}
-	if s.writesInvalid {
+	slices.Sort(rest)
+	for _, k := range s.invalidSets {
+		if includes(rest, k) {
+			return true
+		}
+	}
+	for _, v := range s.validSets {
+		if includes(v, rest) {
+			return false
+		}
+	}
+	if s.invalid(s.unionWith(ops, member)) {
+		s.invalidSets = append(s.invalidSets, rest)
 		return true
 	}
-	return s.invalid(s.unionWith(ops, member))
+	if !s.expired() {
+		s.validSets = append(s.validSets, rest) // not one the bound cut short
+	}
+	return false
+}
+
+// includes reports whether the sorted set a includes the sorted set b.
+func includes(a, b []int) bool {
+	i := 0
+	for _, x := range b {
+		for i < len(a) && a[i] < x {
+			i++
+		}
+		if i == len(a) || a[i] != x {
+			return false
+		}
+	}
+	return true
 }
 
 // unionWith returns ops with every write of written not in member, in
@@ -317,13 +354,20 @@ func (s *shrinker) unionWith(ops []histories.Operation, member map[int]bool) []h
 }
 
 // invalid reports whether the fast checker (or porcupine where it cannot
-// judge) finds ops invalid within the per-check bound.
+// judge) finds ops invalid within what is left of the search's bound.
+// The per-check bound is not applied: this history is as long as the
+// resource's writes whatever the candidate, and the fast checker's time
+// grows with its length only, so a loaded machine that made it miss the
+// bound would lose a counterexample that is right.
 func (s *shrinker) invalid(ops []histories.Operation) bool {
 	if len(ops) == 0 {
 		return false
 	}
 	o := s.opts
-	o.Checker, o.Timeout = check.Fast, s.checkTimeout()
+	o.Checker, o.Timeout = check.Fast, 0
+	if !s.deadline.IsZero() {
+		o.Timeout = max(time.Until(s.deadline), time.Millisecond)
+	}
 	res, err := check.Check(s.ctx, histories.FromOperations(ops), o)
 	return err == nil && res.Verdict == check.Violated
 }

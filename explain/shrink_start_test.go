@@ -112,3 +112,24 @@ func TestShrinkHonoursItsContext(t *testing.T) {
 	}
 	assert.Zero(t, s.Checks, "no candidate is checked after the context ended")
 }
+
+// The shrinker answers a candidate from a history already judged when
+// its reads and rejections include (or are included in) that one's:
+// includes is the test of that, on sorted sets.
+func TestIncludes(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		a, b []int
+		want bool
+	}{
+		{nil, nil, true},
+		{[]int{1, 2, 3}, nil, true},
+		{nil, []int{1}, false},
+		{[]int{1, 2, 3}, []int{1, 3}, true},
+		{[]int{1, 2, 3}, []int{1, 4}, false},
+		{[]int{1, 3}, []int{1, 2, 3}, false},
+		{[]int{2, 5, 9}, []int{9}, true},
+	} {
+		assert.Equal(t, tc.want, includes(tc.a, tc.b), "%v includes %v", tc.a, tc.b)
+	}
+}
