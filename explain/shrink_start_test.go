@@ -2,6 +2,7 @@ package explain
 
 import (
 	"context"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/fencecheck/fencecheck/check"
 	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/internal/testsupport/histgen"
 	"github.com/fencecheck/fencecheck/model"
 )
 
@@ -131,5 +133,30 @@ func TestIncludes(t *testing.T) {
 		{[]int{2, 5, 9}, []int{9}, true},
 	} {
 		assert.Equal(t, tc.want, includes(tc.a, tc.b), "%v includes %v", tc.a, tc.b)
+	}
+}
+
+// The benchmarks' late wrong rejection (histgen.BreakWrongRejectionFrom)
+// is a violation under either checker, worded as a wrong rejection, and
+// shrinks from its witness to a counterexample both checkers reject.
+func TestPlantedWrongRejectionShrinksFromItsWitness(t *testing.T) {
+	t.Parallel()
+	for seed := range uint64(5) {
+		r := rand.New(rand.NewPCG(seed, 3))
+		ops := histgen.Generate(r, histgen.Bench(3000, 1, 20, 0.1, false))
+		require.True(t, histgen.BreakWrongRejectionFrom(ops, len(ops)*9/10))
+		opts := check.Options{Policy: model.Strict}
+		res := CheckForTest(ops, opts, check.Fast)
+		require.Equal(t, check.Violated, res.Verdict, "seed %d", seed)
+		v := res.Violations[0]
+		assert.Equal(t, RuleWrongRejection, v.Rule, "seed %d", seed)
+		s, ok, err := Shrink(context.Background(), ops, nil, v, opts, DefaultShrinkOptions())
+		require.NoError(t, err)
+		require.True(t, ok, "seed %d", seed)
+		assert.Equal(t, "witness", s.Start, "seed %d", seed)
+		assert.LessOrEqual(t, len(s.Ops), 3, "seed %d", seed)
+		for _, c := range []check.Checker{check.Fast, check.Porcupine} {
+			assert.Equal(t, check.Violated, CheckForTest(s.Ops, opts, c).Verdict, "seed %d: the counterexample is invalid for the %s checker", seed, c)
+		}
 	}
 }

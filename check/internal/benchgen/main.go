@@ -75,18 +75,17 @@ func planter(invalid, late bool, violation string) (func([]histories.Operation) 
 		}
 		return len(ops) / 2
 	}
-	switch violation {
-	case "stale-read":
+	breakers := map[string]struct {
+		plant func([]histories.Operation, int) bool
+		what  string
+	}{
+		"stale-read":      {histgen.BreakStaleReadFrom, "read to make stale"},
+		"wrong-rejection": {histgen.BreakWrongRejectionFrom, "accepted write to reject wrongly"},
+	}
+	if b, ok := breakers[violation]; ok {
 		return func(ops []histories.Operation) error {
-			if !histgen.BreakStaleReadFrom(ops, at(ops)) {
-				return fmt.Errorf("no read to make stale in %d operations", len(ops))
-			}
-			return nil
-		}, nil
-	case "wrong-rejection":
-		return func(ops []histories.Operation) error {
-			if !histgen.BreakWrongRejectionFrom(ops, at(ops)) {
-				return fmt.Errorf("no accepted write to reject wrongly in %d operations", len(ops))
+			if !b.plant(ops, at(ops)) {
+				return fmt.Errorf("no %s in %d operations", b.what, len(ops))
 			}
 			return nil
 		}, nil
