@@ -332,21 +332,24 @@ func includes(a, b []int) bool {
 
 // unionWith returns ops with every write of written not in member, in
 // the order of their IDs: a merge, as both are in that order (written
-// is sorted once; a candidate is in history order).
-func (s *shrinker) unionWith(ops []histories.Operation, member map[int]bool) []histories.Operation {
-	union := make([]histories.Operation, 0, len(ops)+len(s.written))
+// is sorted once; a candidate is in history order), of references, so
+// that the writes, as many as the resource's, are not copied.
+func (s *shrinker) unionWith(ops []histories.Operation, member map[int]bool) []*histories.Operation {
+	union := make([]*histories.Operation, 0, len(ops)+len(s.written))
 	i := 0
 	for _, w := range s.written {
 		if member[w.ID] {
 			continue
 		}
 		for ; i < len(ops) && ops[i].ID < w.ID; i++ {
-			union = append(union, ops[i])
+			union = append(union, &ops[i])
 		}
-		union = append(union, *w)
+		union = append(union, w)
 	}
-	union = append(union, ops[i:]...)
-	byID := func(a, b histories.Operation) int { return cmp.Compare(a.ID, b.ID) }
+	for ; i < len(ops); i++ {
+		union = append(union, &ops[i])
+	}
+	byID := func(a, b *histories.Operation) int { return cmp.Compare(a.ID, b.ID) }
 	if !slices.IsSortedFunc(union, byID) {
 		slices.SortFunc(union, byID)
 	}
@@ -359,7 +362,7 @@ func (s *shrinker) unionWith(ops []histories.Operation, member map[int]bool) []h
 // resource's writes whatever the candidate, and the fast checker's time
 // grows with its length only, so a loaded machine that made it miss the
 // bound would lose a counterexample that is right.
-func (s *shrinker) invalid(ops []histories.Operation) bool {
+func (s *shrinker) invalid(ops []*histories.Operation) bool {
 	if len(ops) == 0 {
 		return false
 	}
@@ -368,7 +371,7 @@ func (s *shrinker) invalid(ops []histories.Operation) bool {
 	if !s.deadline.IsZero() {
 		o.Timeout = max(time.Until(s.deadline), time.Millisecond)
 	}
-	res, err := check.Check(s.ctx, histories.FromOperations(ops), o)
+	res, err := check.Check(s.ctx, histories.FromOperationRefs(ops), o)
 	return err == nil && res.Verdict == check.Violated
 }
 
