@@ -261,7 +261,7 @@ func (r *run) wireFaults() {
 func (r *run) workload(valuePrefix string) workload.Config {
 	w := workload.Config{Workers: r.cfg.Workload.Workers, Resources: r.resources, ValuePrefix: valuePrefix, Duration: r.cfg.Workload.Duration,
 		Ops: r.cfg.Workload.Ops, Rate: r.cfg.Workload.Rate, ReadShare: r.cfg.Workload.ReadShare, RepeatShare: r.cfg.Workload.RepeatShare, Think: r.cfg.Workload.Think,
-		OpTimeout: r.cfg.Workload.OpTimeout, Strategy: r.cfg.Workload.Strategy, RenewEvery: r.cfg.Workload.RenewEvery, MaxToken: r.cfg.domain(),
+		OpTimeout: r.cfg.Workload.OpTimeout, Strategy: r.cfg.Workload.Strategy, RenewEvery: r.cfg.Workload.RenewEvery, ClockSkew: r.cfg.Workload.ClockSkew, MaxToken: r.cfg.domain(),
 		TraceSeed: r.traceSeed(), Burst: r.cfg.Workload.Burst}
 	if r.cfg.simulatesLatency() {
 		w.Latency = r.cfg.Runtime.Latency // the target answers at once

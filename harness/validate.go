@@ -201,6 +201,9 @@ func (c *Config) validateStrategy(bad func(field, format string, args ...any)) {
 	if s == workload.Renew && c.Workload.RenewEvery <= 0 {
 		bad("Workload.RenewEvery", "must be positive with %s", s)
 	}
+	if c.Workload.ClockSkew < 0 {
+		bad("Workload.ClockSkew", "%v: the skew is how far the workers' clocks run behind the issuer's (0 or more)", c.Workload.ClockSkew)
+	}
 	if c.Target.Receiver != nil && !s.Fences() {
 		if _, err := targets.Tokenless(c.Target.Receiver); err != nil {
 			bad("Workload.Strategy", "%s writes without a token, and %s cannot: %v", s, c.Target.Name, err)

@@ -36,7 +36,7 @@ type runFlags struct {
 	workers, resources, ops, minStale, calibrate          int
 	resourceNames, require                                []string
 	duration, leaseTTL, think, opTimeout, checkTimeout    time.Duration
-	renewEvery                                            time.Duration
+	renewEvery, clockSkew                                 time.Duration
 	rate, readShare, leaseMultiplier, burst               float64
 	burstSize                                             int
 	seed                                                  uint64
@@ -139,6 +139,7 @@ func (f *runFlags) register(fl *pflag.FlagSet, cmd runCommand) {
 	}
 	fl.Float64Var(&f.leaseMultiplier, "lease-multiplier", d.Workload.LeaseMultiplier, "with --client-strategy longer-lease: leases last --lease-ttl times this; pauses, think time and fault windows still follow --lease-ttl")
 	fl.DurationVar(&f.renewEvery, "renew-every", d.Workload.RenewEvery, fmt.Sprintf("with --client-strategy renew: how often a worker renews its lease (with another --lease-ttl: lease-ttl/%d)", d.Leases.TTL/d.Workload.RenewEvery))
+	fl.DurationVar(&f.clockSkew, "clock-skew", 0, "how far the workers' clocks run behind the issuer's: a worker believes its lease has this much more time left (renew times its renewals by it; see docs/fixes.md)")
 	fl.BoolVar(&f.noReport, "no-report", false, "do not write report.html and the timelines into the run directory")
 }
 
@@ -173,7 +174,7 @@ func (f *runFlags) config(t *targetspec.Target, faults []nemesis.Fault) (harness
 	if cfg.Workload.Strategy, err = workload.ParseStrategy(f.clientStrategy); err != nil {
 		return cfg, &usageError{fmt.Errorf("--client-strategy: %w", err)}
 	}
-	cfg.Workload.LeaseMultiplier = f.leaseMultiplier
+	cfg.Workload.LeaseMultiplier, cfg.Workload.ClockSkew = f.leaseMultiplier, f.clockSkew
 	if f.renewEverySet {
 		cfg.Workload.RenewEvery = f.renewEvery
 	}
