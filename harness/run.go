@@ -126,7 +126,8 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 	defer endLife()
 	r := &run{cfg: cfg, rt: rt, rec: rec, rand: sched.NewRand(cfg.Runtime.Seed), life: life, leases: cfg.Leases.Service}
 	if cfg.Leases.Issuer != nil {
-		svc, err := cfg.Leases.Issuer.Open(ctx, lease.Env{Life: life, Runtime: rt, Recorder: rec, TTL: cfg.IssuedTTL(), Dir: st.dir})
+		svc, err := cfg.Leases.Issuer.Open(ctx, lease.Env{Life: life, Runtime: rt, Recorder: rec, TTL: cfg.IssuedTTL(), Dir: st.dir,
+			ClockJumps: jumpsClock(cfg.Nemesis.Faults)})
 		if err != nil {
 			_ = rec.Close()
 			return Result{}, fmt.Errorf("open lease issuer %s: %w", cfg.Leases.Issuer.Name(), err)

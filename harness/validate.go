@@ -161,6 +161,8 @@ func (c *Config) validateFaults() []error {
 	}
 	if len(noServers) > 0 {
 		errs = append(errs, &FieldError{Field: "Nemesis.Faults", Err: needsServers(noServers, c.terms())})
+	} else if err := c.clockJumps(); err != nil {
+		errs = append(errs, &FieldError{Field: "Nemesis.Faults", Err: err})
 	}
 	if c.Nemesis.Schedule == nil && len(c.Nemesis.Faults) > 0 {
 		errs = append(errs, &FieldError{Field: "Nemesis.Schedule", Err: errors.New("required with faults")})
