@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"sync"
@@ -61,8 +62,11 @@ func fileExists(p string) bool {
 }
 
 // ClockJumps implements lease.ClockIssuer: a private server can jump
-// where libfaketime is installed.
+// where redis-server and libfaketime are installed.
 func (i *PrivateIssuer) ClockJumps() error {
+	if _, err := exec.LookPath(ServerName); err != nil {
+		return fmt.Errorf("private %s: %w", ServerName, err)
+	}
 	_, err := preload()
 	return err
 }
