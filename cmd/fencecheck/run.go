@@ -82,8 +82,7 @@ func (f *runFlags) noteChanged(cmd *cobra.Command) {
 	f.resourcesSet = fl.Changed("resources")
 	f.durationSet = fl.Changed("duration")
 	f.opTimeoutSet = fl.Changed("op-timeout")
-	f.thinkSet = fl.Changed("think")
-	f.renewEverySet = fl.Changed("renew-every")
+	f.thinkSet, f.renewEverySet = fl.Changed("think"), fl.Changed("renew-every")
 	f.scheduleSet = fl.Changed("schedule")
 }
 
