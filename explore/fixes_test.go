@@ -164,7 +164,7 @@ func skewedFixRun(t *testing.T, skew time.Duration) FixRun {
 		require.NoError(t, err)
 		cfg := harness.DefaultConfig()
 		cfg.Target.Receiver, cfg.Target.Name, cfg.Runtime.Deterministic, cfg.Store.Dir, cfg.Runtime.Seed = tgt, "memory://fenced", true, store, 7
-		cfg.Workload.Duration, cfg.Workload.Strategy, cfg.Workload.ClockSkew = 2*time.Second, s, skew
+		cfg.Workload.Duration, cfg.Workload.Strategy, cfg.Workload.ClockSkew = 5*time.Second, s, skew // docs/fixes.md's table
 		return harness.Run(ctx, cfg)
 	}
 }
