@@ -127,3 +127,25 @@ type FailingOver interface {
 type ReplicaHolder interface {
 	HoldReplica(ctx context.Context) (string, error)
 }
+
+// ClockJumper is a Service whose issuer's wall clock fencecheck can move:
+// a private redis-server started under libfaketime (lease/redis).
+// JumpClock moves the server's clock forward by d at once, as an NTP step
+// or an operator's `date -s` would, and returns once the server's clock
+// reads the jump. An issuer whose leases are timeouts on its own clock
+// then ends every lease it granted that had less than d to run, while
+// their holders still believe they hold them: two holders of one lease.
+// Its monotonic clock does not move. The issuer-clock fault
+// (nemesis.IssuerClock) and verify-issuer's clock-jump scenario need one;
+// without it they are refused or skipped.
+type ClockJumper interface {
+	JumpClock(ctx context.Context, d time.Duration) error
+}
+
+// ClockIssuer is an Issuer that can say, before it is opened, whether the
+// Service it opens with Env.ClockJumps will be a ClockJumper, and what it
+// lacks if not (libfaketime not installed): nil when it will.
+type ClockIssuer interface {
+	Issuer
+	ClockJumps() error
+}

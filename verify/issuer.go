@@ -62,6 +62,7 @@ var issuerScenarios = []issuerScenario{
 	grantAfterPromotion, // before token-boundaries, which may take a sequence to its end
 	tokenBoundaries,
 	sequenceAfterParentReset,
+	clockJump,
 }
 
 // IssuerNames lists the issuer battery's scenarios.

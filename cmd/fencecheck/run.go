@@ -36,7 +36,7 @@ type runFlags struct {
 	workers, resources, ops, minStale, calibrate          int
 	resourceNames, require                                []string
 	duration, leaseTTL, think, opTimeout, checkTimeout    time.Duration
-	renewEvery                                            time.Duration
+	renewEvery, clockSkew                                 time.Duration
 	rate, readShare, leaseMultiplier, burst               float64
 	burstSize                                             int
 	seed                                                  uint64
@@ -82,8 +82,7 @@ func (f *runFlags) noteChanged(cmd *cobra.Command) {
 	f.resourcesSet = fl.Changed("resources")
 	f.durationSet = fl.Changed("duration")
 	f.opTimeoutSet = fl.Changed("op-timeout")
-	f.thinkSet = fl.Changed("think")
-	f.renewEverySet = fl.Changed("renew-every")
+	f.thinkSet, f.renewEverySet = fl.Changed("think"), fl.Changed("renew-every")
 	f.scheduleSet = fl.Changed("schedule")
 }
 
@@ -109,7 +108,7 @@ func (f *runFlags) register(fl *pflag.FlagSet, cmd runCommand) {
 	fl.Float64Var(&f.burst, "burst", d.Workload.Burst.Share, "probability that a job starts a contention burst while a fault that makes stale writes is on: writes with adjacent tokens sent to one resource at once, where a receiver that checks the token and writes in two steps fails (0: none; see docs/running.md)")
 	fl.IntVar(&f.burstSize, "burst-size", d.Workload.Burst.Size, "the most writes a contention burst gathers (each burst draws 2 to this many)")
 	fl.DurationVar(&f.think, "think", d.Workload.Think, fmt.Sprintf("mean time a worker works on a job between reading and writing (virtual time for memory targets; with another --lease-ttl: lease-ttl/%d)", d.Leases.TTL/d.Workload.Think))
-	fl.StringVar(&f.nemesis, "nemesis", strings.Join(nemesis.NamesOf(d.Nemesis.Faults), ","), "faults to inject: pause,delay,expire,duplicate; http: hold,duplicate-request,drop-response,latency; postgres, mysql, redis, nats, http: net-latency,net-hold,net-blackhole,net-reset; --exec or --target nats: kill,pause-receiver; --leases etcd, redis, postgres or nats: issuer-kill,issuer-pause; or none")
+	fl.StringVar(&f.nemesis, "nemesis", strings.Join(nemesis.NamesOf(d.Nemesis.Faults), ","), "faults to inject: pause,delay,expire,duplicate; http: hold,duplicate-request,drop-response,latency; postgres, mysql, redis, nats, http: net-latency,net-hold,net-blackhole,net-reset; --exec or --target nats: kill,pause-receiver; --leases etcd, redis, postgres or nats: issuer-kill,issuer-pause; --leases redis: issuer-clock; or none")
 	fl.StringVar(&f.script, "nemesis-script", "", `scripted fault windows instead of random ones, e.g. "500ms:+pause,2s:-pause"`)
 	if cmd != cmdSweep && cmd != cmdAudit {
 		fl.Uint64Var(&f.seed, "seed", 0, "seed for every random choice (default: a random seed, printed)")
@@ -139,6 +138,7 @@ func (f *runFlags) register(fl *pflag.FlagSet, cmd runCommand) {
 	}
 	fl.Float64Var(&f.leaseMultiplier, "lease-multiplier", d.Workload.LeaseMultiplier, "with --client-strategy longer-lease: leases last --lease-ttl times this; pauses, think time and fault windows still follow --lease-ttl")
 	fl.DurationVar(&f.renewEvery, "renew-every", d.Workload.RenewEvery, fmt.Sprintf("with --client-strategy renew: how often a worker renews its lease (with another --lease-ttl: lease-ttl/%d)", d.Leases.TTL/d.Workload.RenewEvery))
+	fl.DurationVar(&f.clockSkew, "clock-skew", 0, "how far the workers' clocks run behind the issuer's: a worker believes its lease has this much more time left (renew times its renewals by it; see docs/fixes.md)")
 	fl.BoolVar(&f.noReport, "no-report", false, "do not write report.html and the timelines into the run directory")
 }
 
@@ -173,7 +173,7 @@ func (f *runFlags) config(t *targetspec.Target, faults []nemesis.Fault) (harness
 	if cfg.Workload.Strategy, err = workload.ParseStrategy(f.clientStrategy); err != nil {
 		return cfg, &usageError{fmt.Errorf("--client-strategy: %w", err)}
 	}
-	cfg.Workload.LeaseMultiplier = f.leaseMultiplier
+	cfg.Workload.LeaseMultiplier, cfg.Workload.ClockSkew = f.leaseMultiplier, f.clockSkew
 	if f.renewEverySet {
 		cfg.Workload.RenewEvery = f.renewEvery
 	}

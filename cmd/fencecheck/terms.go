@@ -63,7 +63,7 @@ var fieldFlags = map[string]string{
 	"Workload.Workers": "workers", "Workload.Resources": "resources", "Workload.ResourceNames": "resource-names", "Workload.Shard": "shard",
 	"Workload.Duration": "duration", "Workload.Ops": "ops", "Workload.Rate": "rate", "Workload.ReadShare": "read-share", "Workload.Burst": "burst", "Workload.Burst.Share": "burst", "Workload.Burst.Size": "burst-size",
 	"Workload.Think": "think", "Workload.OpTimeout": "op-timeout", "Workload.Strategy": "client-strategy",
-	"Workload.LeaseMultiplier": "lease-multiplier", "Workload.RenewEvery": "renew-every",
+	"Workload.LeaseMultiplier": "lease-multiplier", "Workload.RenewEvery": "renew-every", "Workload.ClockSkew": "clock-skew",
 	"Leases.TTL": "lease-ttl", "Leases.Issuer": "leases", "Leases.Tokens": "tokens",
 	"Nemesis.Faults": "nemesis", "Nemesis.Schedule": "nemesis-script",
 	"Runtime.Seed": "seed", "Runtime.Deterministic": "realtime", "Runtime.TaskOrder": "schedule",
