@@ -201,6 +201,18 @@ func FromOperations(ops []Operation) *History {
 	return h
 }
 
+// FromOperationRefs is FromOperations for operations held elsewhere: a
+// caller that assembles a history out of another's operations (a
+// shrinker's candidate with the resource's writes) builds the compact
+// form without copying each operation in the full form first.
+func FromOperationRefs(ops []*Operation) *History {
+	h := &History{Ops: make([]CompactOp, 0, len(ops))}
+	for _, op := range ops {
+		h.add(op)
+	}
+	return h
+}
+
 // add appends op, in the full form, at the next position.
 func (h *History) add(op *Operation) {
 	if k := len(h.Ops); op.ID != k && h.ids == nil {

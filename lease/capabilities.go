@@ -105,6 +105,51 @@ type ServerIssuer interface {
 	HasServers() bool
 }
 
+// FailingOver is a Service whose issuer has a replica it can fail over
+// to: a private Redis with a replica, a private PostgreSQL cluster with a
+// streaming standby. Failover crashes the primary (SIGKILL), promotes
+// the replica in its place and moves the service to it, and says what it
+// did (which servers, what the replica had received). Grants the primary
+// acknowledged that had not reached the replica are lost with it: with
+// asynchronous replication the tokens after the failover can repeat
+// earlier ones. It fails when there is no replica left to promote.
+type FailingOver interface {
+	Failover(ctx context.Context) (string, error)
+}
+
+// ReplicaHolder is a FailingOver service that can make its replica fall
+// behind before a failover, as a replica does under load or across a
+// slow network: HoldReplica stops what streams the primary's writes to
+// the replica (for PostgreSQL, a SIGSTOP to the primary's walsender)
+// until the primary is killed, and says what it stopped and where the
+// replica had got to. An asynchronous primary goes on acknowledging
+// grants meanwhile; a synchronous one acknowledges none.
+type ReplicaHolder interface {
+	HoldReplica(ctx context.Context) (string, error)
+}
+
+// ClockJumper is a Service whose issuer's wall clock fencecheck can move:
+// a private redis-server started under libfaketime (lease/redis).
+// JumpClock moves the server's clock forward by d at once, as an NTP step
+// or an operator's `date -s` would, and returns once the server's clock
+// reads the jump. An issuer whose leases are timeouts on its own clock
+// then ends every lease it granted that had less than d to run, while
+// their holders still believe they hold them: two holders of one lease.
+// Its monotonic clock does not move. The issuer-clock fault
+// (nemesis.IssuerClock) and verify-issuer's clock-jump scenario need one;
+// without it they are refused or skipped.
+type ClockJumper interface {
+	JumpClock(ctx context.Context, d time.Duration) error
+}
+
+// ClockIssuer is an Issuer that can say, before it is opened, whether the
+// Service it opens with Env.ClockJumps will be a ClockJumper, and what it
+// lacks if not (libfaketime not installed): nil when it will.
+type ClockIssuer interface {
+	Issuer
+	ClockJumps() error
+}
+
 // Restorer is a Service whose issuer's whole state can be saved to a
 // snapshot and restored from it, as an operator restores an issuer from
 // a backup: the embedded etcd cluster (etcdutl's snapshot save and

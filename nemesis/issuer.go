@@ -322,12 +322,14 @@ func (f *issuerFault) recordLeader(env Env, now, was int) {
 
 // IssuerExtra is the issuer faults as Parse's extras take them.
 func IssuerExtra() Extra {
-	return Extra{Names: []string{"issuer-kill", "issuer-pause", "issuer-restore", "issuer-restore-bumped"}, New: func(name string) (Fault, bool) {
+	return Extra{Names: []string{"issuer-kill", "issuer-pause", "issuer-clock", "issuer-restore", "issuer-restore-bumped"}, New: func(name string) (Fault, bool) {
 		switch name {
 		case "issuer-kill":
 			return NewIssuerKill(), true
 		case "issuer-pause":
 			return NewIssuerPause(), true
+		case "issuer-clock":
+			return NewIssuerClock(), true
 		case "issuer-restore":
 			return NewIssuerRestore(), true
 		case "issuer-restore-bumped":
