@@ -164,9 +164,18 @@ func (f *IssuerRestore) next(env Env, p PausePoint) restoreAction {
 	return noAction
 }
 
-// snapshot takes the snapshot and records it as the fault's action.
+// snapshot takes the snapshot and records it as the fault's action. No
+// other issuer fault takes a server down meanwhile: the snapshot is
+// read from a server that serves.
 func (f *IssuerRestore) snapshot(ctx context.Context, env Env, r lease.Restorer, p PausePoint) {
-	at, err := r.Snapshot(ctx)
+	var at uint64
+	err := fmt.Errorf("no snapshot: a server stayed down for %v", holdWait)
+	if f.issuer.reserve(ctx, env, false) {
+		at, err = r.Snapshot(ctx)
+		f.issuer.release()
+	} else if ctx.Err() != nil {
+		err = fmt.Errorf("no snapshot: %w", ctx.Err())
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if err != nil {
