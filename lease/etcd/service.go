@@ -198,8 +198,11 @@ func (s *Service) revokeHolder(resource string, match func(*holding) bool, why s
 // Meanwhile the next holder may be granted the lock and recorded first:
 // the history then shows the revoke as late as the run learned of it.
 // When the call fails the lease was not ended on the cluster; with its
-// keepalive stopped it runs out by its TTL, which is recorded when etcd
-// deletes the lock key.
+// keepalives stopped (the watcher's, and the session's own, which would
+// otherwise renew it for the rest of the run: after a restore from a
+// snapshot that predates the lease's revocation, the lease is back and
+// its lock key with it) it runs out by its TTL, which is recorded when
+// etcd deletes the lock key.
 func (s *Service) end(resource string, match func(*holding) bool, f, what string, call func(*holding) error) bool {
 	s.mu.Lock()
 	h := s.held[resource]
@@ -211,6 +214,7 @@ func (s *Service) end(resource string, match func(*holding) bool, f, what string
 	h.stop()
 	s.mu.Unlock()
 	if err := call(h); err != nil {
+		h.sess.Orphan()
 		s.wg.Add(1)
 		go func() {
 			defer s.wg.Done()
