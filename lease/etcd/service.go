@@ -198,11 +198,8 @@ func (s *Service) revokeHolder(resource string, match func(*holding) bool, why s
 // Meanwhile the next holder may be granted the lock and recorded first:
 // the history then shows the revoke as late as the run learned of it.
 // When the call fails the lease was not ended on the cluster; with its
-// keepalives stopped (the watcher's, and the session's own, which would
-// otherwise renew it for the rest of the run: after a restore from a
-// snapshot that predates the lease's revocation, the lease is back and
-// its lock key with it) it runs out by its TTL, which is recorded when
-// etcd deletes the lock key.
+// keepalives stopped (the watcher's and the session's) it runs out by
+// its TTL, which is recorded when etcd deletes the lock key.
 func (s *Service) end(resource string, match func(*holding) bool, f, what string, call func(*holding) error) bool {
 	s.mu.Lock()
 	h := s.held[resource]
@@ -213,8 +210,12 @@ func (s *Service) end(resource string, match func(*holding) bool, f, what string
 	h.ending = true
 	h.stop()
 	s.mu.Unlock()
+	// The session's own keepalive stops too, before the call: it stops by
+	// itself only once the cluster answers that the lease is gone, and a
+	// restore from an older snapshot in between brings the lease back, to
+	// be renewed, with its lock key, for the rest of the run.
+	h.sess.Orphan()
 	if err := call(h); err != nil {
-		h.sess.Orphan()
 		s.wg.Add(1)
 		go func() {
 			defer s.wg.Done()
