@@ -37,7 +37,7 @@ func TestIssuerRestore(t *testing.T) {
 		t.Run(tc.fault, func(t *testing.T) {
 			dir := schema.TempDir(t)
 			r := fencecheck(t, dir, "run", "--store", "s", "--target", "memory://fenced", "--leases", "etcd",
-				"--nemesis", "pause,delay,"+tc.fault, "--nemesis-script", "0s:+pause,0s:+delay", "--ops", "200")
+				"--nemesis", "pause,delay,"+tc.fault, "--ops", "200")
 			require.Equal(t, tc.code, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
 			assert.Contains(t, r.stdout, "tokens from embedded etcd (3 members)")
 			assert.Contains(t, r.stdout, tc.verdict)
