@@ -59,7 +59,7 @@ func TestFromOperationsExpand(t *testing.T) {
 			for i := range tc.ops {
 				refs[i] = &tc.ops[i]
 			}
-			assert.Equal(t, tc.ops, FromOperationRefs(refs).Expand(nil), "the same history from references")
+			assert.Equal(t, tc.ops, FromOperations(refs).Expand(nil), "the same history from references")
 		})
 	}
 }
