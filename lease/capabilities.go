@@ -104,3 +104,36 @@ type ServerIssuer interface {
 	Issuer
 	HasServers() bool
 }
+
+// FailingOver is a Service whose issuer is a primary with a replica it
+// can fail over to: a private redis-server with an asynchronous replica
+// (redis?replicas=1). The issuer-failover fault (nemesis.IssuerFailover)
+// and verify-issuer's grant-after-replica-failover scenario use it to
+// promote a replica that had not seen the last grants, as an operator or
+// a sentinel does after the primary dies: where the replica is only
+// asynchronous, its counters are behind tokens already handed out, and
+// it grants them again. An issuer fails over once per run.
+type FailingOver interface {
+	// Detach makes the replica fall behind: from now on it receives
+	// none of the primary's writes (its replication link is held). issued
+	// is called once the primary has issued n tokens since, handed out or
+	// refused: the event a failover waits for, never a time.
+	Detach(n int, issued func()) error
+	// Failover SIGKILLs the primary, promotes the replica (what it had
+	// not received is lost) and moves the issuer to it, then starts the
+	// old primary again as the new one's replica.
+	Failover(ctx context.Context) (Failover, error)
+}
+
+// Failover is what one failover did.
+type Failover struct {
+	// Primary is the server killed; Promoted the replica promoted in its
+	// place, as Servers names them.
+	Primary, Promoted string
+	// Issued counts the tokens the primary issued while the replica was
+	// detached; Refused those of them not handed out, because no replica
+	// acknowledged them in time (a grant that waits for its replicas).
+	Issued, Refused int
+	// How says how the replica was promoted ("REPLICAOF NO ONE").
+	How string
+}

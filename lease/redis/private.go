@@ -63,6 +63,9 @@ func (i *PrivateIssuer) Open(ctx context.Context, env lease.Env) (lease.Service,
 		return nil, fmt.Errorf("private %s: %w: install Redis's server (Debian: the redis-server package), or give a server's address (redis://HOST:PORT)", ServerName, err)
 	}
 	dir := filepath.Join(env.Dir, "redis")
+	if i.Settings.Replicas > 0 {
+		return i.openReplicated(ctx, env, bin, dir)
+	}
 	data := filepath.Join(dir, "data")
 	if err := os.MkdirAll(data, 0o755); err != nil {
 		return nil, fmt.Errorf("private %s: %w", ServerName, err)
@@ -74,7 +77,7 @@ func (i *PrivateIssuer) Open(ctx context.Context, env lease.Env) (lease.Service,
 	removeData := func() error { return os.RemoveAll(data) }
 	conf := filepath.Join(dir, "redis.conf")
 	child, port, err := private.StartOnFreePort(ctx, func(port int) (*process.Child, error) {
-		if err := os.WriteFile(conf, []byte(i.Settings.config(port, data)), 0o644); err != nil {
+		if err := os.WriteFile(conf, []byte(i.Settings.config(port, data, "")), 0o644); err != nil {
 			return nil, err
 		}
 		addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
