@@ -56,6 +56,13 @@ func (r *run) attachIssuer(svc lease.Service) error {
 	if !ok {
 		return needsServers(names, r.cfg.terms())
 	}
+	for _, f := range r.cfg.Nemesis.Faults {
+		if c, ok := f.(nemesis.IssuerChecker); ok {
+			if err := c.CanAct(servers); err != nil {
+				return err
+			}
+		}
+	}
 	shared := nemesis.ShareIssuer(servers)
 	for _, f := range r.cfg.Nemesis.Faults {
 		if a, ok := f.(nemesis.IssuerAttacher); ok {

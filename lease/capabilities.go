@@ -121,8 +121,10 @@ type FailingOver interface {
 	Detach(n int, issued func()) error
 	// Failover SIGKILLs the primary, promotes the replica (what it had
 	// not received is lost) and moves the issuer to it, then starts the
-	// old primary again as the new one's replica.
-	Failover(ctx context.Context) (Failover, error)
+	// old primary again as the new one's replica. promoted, when set, is
+	// called once the replica is promoted and before the issuer moves to
+	// it: what it records comes before every grant of the new primary.
+	Failover(ctx context.Context, promoted func(Failover)) (Failover, error)
 }
 
 // Failover is what one failover did.

@@ -261,7 +261,7 @@ func (s *Replicated) Detach(n int, issued func()) error {
 }
 
 // Failover implements lease.FailingOver.
-func (s *Replicated) Failover(ctx context.Context) (lease.Failover, error) {
+func (s *Replicated) Failover(ctx context.Context, promoted func(lease.Failover)) (lease.Failover, error) {
 	s.mu.Lock()
 	if s.failedOver {
 		s.mu.Unlock()
@@ -283,6 +283,9 @@ func (s *Replicated) Failover(ctx context.Context) (lease.Failover, error) {
 	c.Close()
 	if err != nil {
 		return f, fmt.Errorf("promote %s (REPLICAOF NO ONE): %w", next.name, err)
+	}
+	if promoted != nil {
+		promoted(f)
 	}
 	s.addr.Store(&next.addr)
 	s.mu.Lock()

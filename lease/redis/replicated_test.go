@@ -84,7 +84,7 @@ func TestReplicatedFailover(t *testing.T) {
 				handed = append(handed, tok)
 			}
 			<-issued // the third token issued since the detach
-			f, err := svc.Failover(ctx)
+			f, err := svc.Failover(ctx, nil)
 			require.NoError(t, err)
 			assert.Equal(t, 1, svc.Leader(ctx))
 			after, err := grant()
