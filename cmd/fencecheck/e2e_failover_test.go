@@ -83,3 +83,35 @@ func TestIssuerFailoverNeedsAReplica(t *testing.T) {
 	assert.Equal(t, 3, r.code, r.stdout+r.stderr)
 	assert.Contains(t, r.stderr, "nemesis: issuer-failover needs an issuer fencecheck started itself")
 }
+
+// TestVerifyIssuerReplicaFailover: verify-issuer's grant-after-failover
+// on a private redis-server with a replica holds the replica behind while
+// the primary issues five tokens, then promotes it: with asynchronous
+// replication the row fails, naming the token granted twice; with grants
+// that wait for the replica it passes, saying the five were refused.
+func TestVerifyIssuerReplicaFailover(t *testing.T) {
+	t.Parallel()
+	needPrivateServer(t, "redis-server")
+	cases := []struct{ leases, want string }{
+		{"redis?replicas=1", "| token 6 granted twice (grants 6 and 11): tokens 1 to 5, 6 to 10 while redis-server r1 was behind, " +
+			"then 6 to 10 after redis-server r0 was SIGKILLed and redis-server r1 promoted (REPLICAOF NO ONE) | FAIL |"},
+		{"redis?replicas=1&wait=1", "| tokens 1 to 5, none while redis-server r1 was behind (5 of the 5 tokens the primary issued refused: no replica acknowledged them), " +
+			"then 6 to 10 after redis-server r0 was SIGKILLed and redis-server r1 promoted (REPLICAOF NO ONE) | pass |"},
+	}
+	for _, c := range cases {
+		t.Run(c.leases, func(t *testing.T) {
+			t.Parallel()
+			dir := schema.TempDir(t)
+			r := fencecheck(t, dir, "verify-issuer", "--leases", c.leases, "--store", "s")
+			// grant-after-restart fails on both: the primary restarts
+			// without persistence, and its replica resynchronizes from it.
+			require.Equal(t, 1, r.code, r.stdout+r.stderr)
+			for line := range strings.SplitSeq(r.stdout, "\n") {
+				if strings.HasPrefix(line, "| grant-after-failover |") {
+					t.Logf("%s: %s", c.leases, line)
+				}
+			}
+			assert.Contains(t, r.stdout, c.want)
+		})
+	}
+}

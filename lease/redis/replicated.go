@@ -248,12 +248,17 @@ func (s *Replicated) Thaw(i int) error {
 	return n.child.Thaw()
 }
 
-// Detach implements lease.FailingOver: it holds the replica's link.
+// Detach implements lease.FailingOver: once the replica has caught up
+// with the primary (within the ready timeout: after the primary
+// restarted, it resynchronizes first), it holds the replica's link.
 func (s *Replicated) Detach(n int, issued func()) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.failedOver {
 		return fmt.Errorf("%s: the issuer failed over already; its replica replicates directly", ServerName)
+	}
+	if err := s.synced(context.Background(), s.nodes[1-s.primary], s.nodes[s.primary]); err != nil {
+		return err
 	}
 	s.link.Hold()
 	s.tally.detach(n, issued)
