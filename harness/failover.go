@@ -49,6 +49,7 @@ func needsServers(names []string, t Terms) error {
 func (r *run) attachIssuer(svc lease.Service) error {
 	servers, ok := svc.(lease.Servers)
 	r.issuerServers = ok
+	_, r.issuerReplica = svc.(lease.FailingOver)
 	names := issuerFaults(r.cfg.Nemesis.Faults)
 	if len(names) == 0 {
 		return nil
