@@ -105,8 +105,12 @@ func (f *IssuerFailover) Act(ctx context.Context, env Env) {
 	s.outages.Add(1)
 	record(env, f.name, histories.FBegin, fmt.Sprintf("replication to %s (the replica) held: it receives none of %s's writes; failover once %s issued %d more tokens",
 		replica, s.names[primary], s.names[primary], n))
-	if !issued.Wait(ctx, 0) {
-		return // the fault phase ended first: no failover, and no end to record
+	// Waited for in slices, so that a simulated clock sees the fault
+	// phase end: its gates do not watch ctx. The slices bound nothing.
+	for !issued.Wait(ctx, leaderWait) {
+		if ctx.Err() != nil {
+			return // the fault phase ended first: no failover, and no end to record
+		}
 	}
 	s.holdWorkers()
 	out, err := fo.Failover(context.WithoutCancel(ctx), func(out lease.Failover) {
