@@ -282,7 +282,9 @@ func (f *issuerFault) act(ctx context.Context, env Env, first bool) bool {
 	}
 	record(env, f.name, histories.FBegin, fmt.Sprintf("%s to %s (%s)", f.outage.signal, name, role))
 	now := leader
-	if target == leader {
+	if _, promotes := s.servers.(lease.FailingOver); target == leader && !promotes {
+		// A primary with a replica elects no successor: only
+		// issuer-failover promotes one.
 		if next := s.awaitLeader(ctx, env, target); next >= 0 {
 			f.recordLeader(env, next, now)
 			now = next
