@@ -26,7 +26,9 @@ const ServerName = "redis-server"
 // starts itself when the run opens it (the spec "redis", or
 // "redis?SETTINGS"), on a free loopback port, with its configuration,
 // data and log in the redis folder of the run directory. Its service can
-// crash, restart and freeze the server (private.Service).
+// crash, restart and freeze the server (private.Service). With
+// Settings.Replicas it starts a primary and a replica instead, whose
+// service can also fail over (Replicated).
 type PrivateIssuer struct {
 	Settings Settings
 	Poll     lease.PollOptions

@@ -15,7 +15,9 @@
 // The weakness to know: the counter is only as durable as the server's
 // persistence. Without appendfsync always, a server that crashes can come
 // back with a counter below tokens it already handed out, and grant them
-// again; a replica promoted after a failover can lag the same way. Redis
+// again; a replica promoted after a failover can lag the same way
+// (Replicated shows it, and Settings.Wait, grants that wait for the
+// replica, prevents it). Redis
 // is then not a monotonic token issuer, whatever this package does.
 package redislease
 
