@@ -150,9 +150,18 @@ bench-pairs:
 ## violation); wall time and peak memory of each, in a child process capped
 ## at 8 GiB. It fails where the fast checker breaks the rule it is held to
 ## (fastRule in check/fast_bench_test.go). -v, so that a porcupine cell not
-## run says why. Takes long.
-bench-checker:
+## run says why. Then the whole `fencecheck check` on one resource, 50
+## clients, 10 % unknown writes, SHRINK_OPS operations: valid, and with a
+## late stale read and a late wrong rejection, each with shrinking and
+## without, back to back (scripts/bench-shrink.sh: time, CPU, peak RSS,
+## bytes per operation, the minimal counterexample); the histories are
+## generated once into SHRINK_DIR. Takes long.
+SHRINK_OPS ?= 1000000 10000000
+SHRINK_DIR ?= /tmp/fencecheck-bench-shrink
+bench-checker: build
 	$(GO) test ./check -run '^$$' -bench BenchmarkCheckers -benchtime 1x -timeout 3h -v
+	$(GO) build -o bin/benchgen ./check/internal/benchgen
+	scripts/bench-shrink.sh $(BIN) bin/benchgen $(SHRINK_DIR) $(SHRINK_OPS)
 
 ## bench-read: the history reader beside the floor, on the bytes of one
 ## 1,000,000-operation benchmark history (generated once into READ_FILE):

@@ -79,7 +79,7 @@ func (r *recentWrites) add(h uint64, w int32) {
 }
 
 // collectFast groups the operations a checker must judge (see
-// CompactOp.Checkable) by resource, in order of the resources' names. The
+// checkable) by resource, in order of the resources' names. The
 // history is split into chunks stretches, collected in parallel, each in
 // two passes: the first gives each resource of the stretch a number of its
 // own and counts its writes, which sizes every resource's writes exactly
@@ -206,6 +206,12 @@ type chunkResources struct {
 	reads     int
 }
 
+// checkable reports whether a checker must judge op: model.Checkable for
+// the compact form, which the fast checker reads.
+func checkable(op *histories.CompactOp) bool {
+	return op.Status != histories.StatusFailed && (op.IsWrite() || op.Status != histories.StatusUnknown)
+}
+
 // numberResources numbers the resources of the operations in ops that a
 // checker judges, in order of appearance: local[r] is resource r's number
 // in the stretch, -1 when it has none.
@@ -216,7 +222,7 @@ func numberResources(ops []histories.CompactOp, local []int32) chunkResources {
 	var l chunkResources
 	for i := range ops {
 		op := &ops[i]
-		if !op.Checkable() {
+		if !checkable(op) {
 			continue
 		}
 		g := local[op.Resource]
@@ -257,7 +263,7 @@ type resourceSlot struct {
 func collectRecords(c *histories.History, lo, hi int, local []int32, dst []resourceSlot, seed maphash.Seed, left []leftRead) []leftRead {
 	for i := lo; i < hi; i++ {
 		op := &c.Ops[i]
-		if !op.Checkable() {
+		if !checkable(op) {
 			continue
 		}
 		g := local[op.Resource]

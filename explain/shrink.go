@@ -70,7 +70,12 @@ type Shrunk struct {
 	// Adopted says the violation shrunk is Explain's account of the
 	// resource rather than the one the check gave (which came from the
 	// fast checker's witness, in terms Explain's rules do not have).
-	Adopted bool          `json:"adopted,omitempty"`
+	Adopted bool `json:"adopted,omitempty"`
+	// Start says where the search started: "witness" (the operations the
+	// explanation names and those that justify them), "neighbourhood"
+	// (the resource's operations around them, when the witness alone did
+	// not reproduce), or "resource" (all its operations).
+	Start   string        `json:"start,omitempty"`
 	Elapsed time.Duration `json:"elapsed_ns"`
 
 	// Ops are the operations kept and Others the lease and nemesis
@@ -92,14 +97,22 @@ func (s *Shrunk) Events() []histories.Event { return histories.Subset(s.Ops, s.O
 //
 //  1. Resources. Each resource is an independent register, so the
 //     violating resource alone is still invalid and the others go at once.
-//  2. The hint: the operations the explanation names, usually two or three.
+//  2. The witness: the operations the explanation names (usually two or
+//     three) and those that justify them (the writes of a value read, the
+//     write with the highest token sent before a rejection answered, the
+//     accepted write that bars an accepted one). When it does not
+//     reproduce, the resource's operations around it, four times more
+//     each time; the resource's whole history only when none of those
+//     reproduces (see start). A search that starts from the witness
+//     holds candidates of its size only.
 //  3. Processes: ddmin over the set of client processes.
 //  4. Operations: ddmin over single operations, down to a 1-minimal set.
 //
 // A candidate S counts as failing only if it is a counterexample of h
 // itself, for v's reason:
 //
-//   - porcupine finds S invalid;
+//   - porcupine finds S invalid (the fast checker, which is exact, when
+//     S is too large for porcupine's search: porcupineCandidateLimit);
 //   - Explain's account of S, with the resource's original history as its
 //     universe (every universal claim is answered there, and every
 //     operation it names is in S), has v's rule and v's culprit, the
@@ -115,7 +128,7 @@ func (s *Shrunk) Events() []histories.Event { return histories.Subset(s.Ops, s.O
 // S may keep failed writes: the checkers ignore them, and an explanation
 // names them (a read of a failed write's value). Every operation of the
 // result is one of h's, as recorded. When v's rule and culprit do not
-// reproduce on the hint or the resource (v came from the fast checker's
+// reproduce on the witness, around it, or on the resource (v came from the fast checker's
 // witness, whose account Explain cannot give), the first account Explain
 // gives of them is adopted, and kept fixed from then on (Shrunk.Adopted).
 // It returns false when nothing reproduces within the bound, and an error
@@ -132,27 +145,10 @@ func Shrink(ctx context.Context, ops []histories.Operation, others []histories.E
 	if so.Timeout > 0 {
 		s.deadline = start.Add(so.Timeout)
 	}
-	for _, w := range s.u.writersOf() {
-		s.written = append(s.written, *w)
-	}
-	// The hint first, and the resource's whole history only if the hint
-	// does not fail: on a resource of a million operations the hint is
-	// the only candidate porcupine decides quickly, and copying the
-	// history would cost more than the search.
-	named := func(op *histories.Operation) bool {
-		return slices.ContainsFunc(v.Steps, func(st Step) bool { return st.OpID == op.ID })
-	}
-	hint := s.candidates(named)
-	useHint := !so.NoHint && len(hint) > 0
-	var cur []histories.Operation
-	switch {
-	case useHint && s.fails(hint):
-		cur = hint
-	case s.failsBase(&cur, s.fails):
-	case useHint && s.adopt(hint):
-		cur = hint
-	case s.failsBase(&cur, s.adopt):
-	default:
+	s.written = s.u.writersOf()
+	slices.SortFunc(s.written, func(a, b *histories.Operation) int { return cmp.Compare(a.ID, b.ID) })
+	cur, ok := s.start(v, so.NoHint)
+	if !ok {
 		return Shrunk{}, false, nil
 	}
 	cur = s.ddmin(cur, func(op *histories.Operation) int { return op.Process })
@@ -166,6 +162,7 @@ func Shrink(ctx context.Context, ops []histories.Operation, others []histories.E
 		Checks:    s.checks,
 		Minimal:   !s.expired(),
 		Adopted:   s.adopted,
+		Start:     s.started,
 		Ops:       cur,
 		Others:    contextEvents(cur, others, v.Resource),
 		Elapsed:   time.Since(start),
@@ -194,13 +191,19 @@ type shrinker struct {
 	deadline time.Time     // zero: no bound
 	perCheck time.Duration // 0: no bound of its own
 	resource string
-	all      []histories.Operation // the original history, all resources
-	u        *universe             // the resource's original history
-	written  []histories.Operation // its writes that may have taken effect
-	adopting bool                  // accept any rule and culprit, to adopt them
-	adopted  bool
-	checks   int
-	last     Violation // the explanation of the last failing candidate
+	all      []histories.Operation  // the original history, all resources
+	u        *universe              // the resource's original history
+	written  []*histories.Operation // its writes that may have taken effect, in the universe
+	// invalidSets are the sets of reads, rejections and failed writes
+	// (by ID, sorted) that the writes of written were found invalid
+	// with, and validSets those they were found valid with: see
+	// invalidWithWrites.
+	invalidSets, validSets [][]int
+	adopting               bool // accept any rule and culprit, to adopt them
+	adopted                bool
+	started                string // where the search started (Shrunk.Start)
+	checks                 int
+	last                   Violation // the explanation of the last failing candidate
 }
 
 func (s *shrinker) expired() bool {
@@ -219,16 +222,6 @@ func (s *shrinker) checkTimeout() time.Duration {
 		return left
 	}
 	return min(s.perCheck, left)
-}
-
-// failsBase tries the resource's whole history with try.
-func (s *shrinker) failsBase(cur *[]histories.Operation, try func([]histories.Operation) bool) bool {
-	base := s.candidates(func(*histories.Operation) bool { return true })
-	if !try(base) {
-		return false
-	}
-	*cur = base
-	return true
 }
 
 // adopt accepts ops as the starting point when Explain gives an account
@@ -258,6 +251,13 @@ func (s *shrinker) fails(ops []histories.Operation) bool {
 	}
 	o := s.opts
 	o.Checker, o.Timeout = check.Porcupine, s.checkTimeout()
+	if len(groups[0].Ops) > porcupineCandidateLimit {
+		// Porcupine's search on one resource grows with its
+		// concurrency: a neighbourhood of thousands of operations, or
+		// the whole resource, goes to the exact fast checker, which
+		// judges it in its size's memory.
+		o.Checker = check.Fast
+	}
 	if res, err := check.Check(s.ctx, histories.FromOperations(groups[0].Ops), o); err != nil || res.Verdict != check.Violated {
 		return false
 	}
@@ -278,19 +278,100 @@ func (s *shrinker) fails(ops []histories.Operation) bool {
 
 // invalidWithWrites reports whether ops with every write of the original
 // history that may have taken effect is invalid, by the fast checker, or
-// by porcupine within the per-check bound where the fast one cannot
-// judge (a check that gives up does not count as invalid).
+// by porcupine where the fast one cannot judge (a check that gives up
+// does not count as invalid). That history is those writes and ops's
+// other operations (reads, rejections, failed writes): a candidate that
+// differs from one already judged only in writes of the first kind is
+// the same history, and one whose other operations include (are
+// included in) those of a history found invalid (valid) is invalid
+// (valid) too, as adding reads and rejections to a history only takes
+// linearizations away. Those are answered without a check: delta
+// debugging from a witness asks a handful of such histories, each as
+// long as the resource's writes.
 func (s *shrinker) invalidWithWrites(ops []histories.Operation, member map[int]bool) bool {
-	union := slices.Clone(ops)
-	for i := range s.written {
-		if !member[s.written[i].ID] {
-			union = append(union, s.written[i])
+	var rest []int
+	for i := range ops {
+		if !mayHaveApplied(&ops[i]) {
+			rest = append(rest, ops[i].ID)
 		}
 	}
-	slices.SortFunc(union, func(a, b histories.Operation) int { return cmp.Compare(a.ID, b.ID) })
+	slices.Sort(rest)
+	for _, k := range s.invalidSets {
+		if includes(rest, k) {
+			return true
+		}
+	}
+	for _, v := range s.validSets {
+		if includes(v, rest) {
+			return false
+		}
+	}
+	if s.invalid(s.unionWith(ops, member)) {
+		s.invalidSets = append(s.invalidSets, rest)
+		return true
+	}
+	if !s.expired() {
+		s.validSets = append(s.validSets, rest) // not one the bound cut short
+	}
+	return false
+}
+
+// includes reports whether the sorted set a includes the sorted set b.
+func includes(a, b []int) bool {
+	i := 0
+	for _, x := range b {
+		for i < len(a) && a[i] < x {
+			i++
+		}
+		if i == len(a) || a[i] != x {
+			return false
+		}
+	}
+	return true
+}
+
+// unionWith returns ops with every write of written not in member, in
+// the order of their IDs: a merge, as both are in that order (written
+// is sorted once; a candidate is in history order), of references, so
+// that the writes, as many as the resource's, are not copied.
+func (s *shrinker) unionWith(ops []histories.Operation, member map[int]bool) []*histories.Operation {
+	union := make([]*histories.Operation, 0, len(ops)+len(s.written))
+	i := 0
+	for _, w := range s.written {
+		if member[w.ID] {
+			continue
+		}
+		for ; i < len(ops) && ops[i].ID < w.ID; i++ {
+			union = append(union, &ops[i])
+		}
+		union = append(union, w)
+	}
+	for ; i < len(ops); i++ {
+		union = append(union, &ops[i])
+	}
+	byID := func(a, b *histories.Operation) int { return cmp.Compare(a.ID, b.ID) }
+	if !slices.IsSortedFunc(union, byID) {
+		slices.SortFunc(union, byID)
+	}
+	return union
+}
+
+// invalid reports whether the fast checker (or porcupine where it cannot
+// judge) finds ops invalid within what is left of the search's bound.
+// The per-check bound is not applied: this history is as long as the
+// resource's writes whatever the candidate, and the fast checker's time
+// grows with its length only, so a loaded machine that made it miss the
+// bound would lose a counterexample that is right.
+func (s *shrinker) invalid(ops []*histories.Operation) bool {
+	if len(ops) == 0 {
+		return false
+	}
 	o := s.opts
-	o.Checker, o.Timeout = check.Fast, s.checkTimeout()
-	res, err := check.Check(s.ctx, histories.FromOperations(union), o)
+	o.Checker, o.Timeout = check.Fast, 0
+	if !s.deadline.IsZero() {
+		o.Timeout = max(time.Until(s.deadline), time.Millisecond)
+	}
+	res, err := check.Check(s.ctx, histories.FromOperations(ops), o)
 	return err == nil && res.Verdict == check.Violated
 }
 
@@ -417,13 +498,11 @@ func flatten(units [][]histories.Operation) []histories.Operation {
 }
 
 // candidates returns the operations of the resource that a
-// counterexample can use and keep selects: the writes, failed ones
-// included (an explanation names them), and the reads that returned.
+// counterexample can use (usable) and keep selects.
 func (s *shrinker) candidates(keep func(*histories.Operation) bool) []histories.Operation {
 	var out []histories.Operation
-	for i := range s.all {
-		op := &s.all[i]
-		if op.Resource == s.resource && (op.IsWrite() || op.Status == histories.StatusOK) && keep(op) {
+	for _, k := range s.u.ops {
+		if op := s.u.at(k); usable(op) && keep(op) {
 			out = append(out, *op)
 		}
 	}

@@ -108,3 +108,15 @@ func (r *Result) calibrate(cal *judge.Calibration) {
 	r.Calibration = cal
 	r.Verdict, r.Reason = cal.Gate(r.Verdict, r.Reason)
 }
+
+// ForOneRun measures the twins for a single run of the configuration
+// rather than a sweep: each twin runs c.Runs times, seeds 1 on, one at a
+// time, and the calibration states what one run (Seeds 1) was likely to
+// catch.
+func (c *Calibrate) ForOneRun(ctx context.Context) (*judge.Calibration, error) {
+	twins, err := c.Measure(ctx, 1, 1, nil)
+	if err != nil {
+		return nil, err
+	}
+	return &judge.Calibration{Twins: twins, Seeds: 1, Reached: true}, nil
+}

@@ -105,3 +105,20 @@ func TestConfidenceChoosesTheSeeds(t *testing.T) {
 	assert.Equal(t, judge.Inconclusive, res.Verdict, res.Reason)
 	assert.Contains(t, res.Reason, "did not reach")
 }
+
+// TestCalibrationForOneRun: a single run's calibration measures each
+// twin on seeds 1 to Runs, as a sweep's does, and states it for one run.
+func TestCalibrationForOneRun(t *testing.T) {
+	t.Parallel()
+	const runs = 3
+	cfg, _ := memoryConfig(t, "fenced", Seeds{1, 1}, 1)
+	c := memoryTwins(t, cfg, runs, 0)
+	cal, err := c.ForOneRun(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, 1, cal.Seeds)
+	assert.True(t, cal.Reached)
+	require.Len(t, cal.Twins, len(c.Twins))
+	for _, tw := range cal.Twins {
+		assert.Equal(t, runs, tw.Runs, tw.Name)
+	}
+}

@@ -76,6 +76,9 @@ func CompareFixes(ctx context.Context, run FixRun) (Fixes, error) {
 		table.Target, table.Seed, table.Deterministic = cfg.Target, cfg.Seed, cfg.Deterministic
 		table.Workload = fmt.Sprintf("%d workers, %d resources, %s, lease TTL %s, nemesis %s", cfg.Workers, cfg.Resources,
 			runLength(cfg), cfg.LeaseTTL, strings.Join(cfg.Faults, ","))
+		if cfg.ClockSkew != "" {
+			table.Workload += ", client clocks " + cfg.ClockSkew + " behind the issuer's"
+		}
 		table.Rows = append(table.Rows, FixRow{Strategy: s.String(), Verdict: res.Verdict, Reason: res.Reason,
 			StaleWrites: res.Coverage.StaleWrites, StaleAccepted: res.Coverage.StaleAccepted,
 			ViolatedResources: len(res.Check.Violations), Resources: cfg.Resources, Metrics: res.Jobs, Dir: res.Dir, Command: cfg.Command})

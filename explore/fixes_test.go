@@ -112,3 +112,59 @@ func TestCompareFixesOnAReceiverThatNeedsAToken(t *testing.T) {
 	}
 	assert.Contains(t, table.Summary(), "not run: ")
 }
+
+// TestCompareFixesUnderClientClockSkew: a client whose clock runs behind
+// the issuer's believes its lease has more time left than it has. The
+// renewing client times its renewals by that clock, so its leases run
+// out between renewals and its stale writes go up with the skew; the
+// check-before-write client asks the issuer, whose clock answers; and
+// fencing lets no stale write through at any skew, whatever the clocks
+// say, since the receiver judges the token. The runs are deterministic:
+// the skew is an offset, not a timer.
+func TestCompareFixesUnderClientClockSkew(t *testing.T) {
+	t.Parallel()
+	skews := []time.Duration{0, 200 * time.Millisecond, time.Second}
+	stale := map[string][]int{}
+	for _, skew := range skews {
+		table, err := CompareFixes(context.Background(), skewedFixRun(t, skew))
+		require.NoError(t, err)
+		t.Logf("--clock-skew %v\n%s", skew, table.Summary())
+		for _, r := range table.Rows {
+			stale[r.Strategy] = append(stale[r.Strategy], r.StaleAccepted)
+			if r.Strategy == workload.Fencing.String() {
+				assert.Zero(t, r.StaleAccepted, "fencing at skew %v", skew)
+				assert.Equal(t, judge.Held, r.Verdict, "fencing at skew %v: %s", skew, r.Reason)
+			}
+		}
+		again, err := CompareFixes(context.Background(), skewedFixRun(t, skew))
+		require.NoError(t, err)
+		for i := range again.Rows {
+			again.Rows[i].Dir, table.Rows[i].Dir = "", ""
+		}
+		assert.Equal(t, table, again, "the same seed and skew, the same table")
+	}
+	t.Logf("stale writes accepted at skews %v: renew %v, check-before-write %v, fencing %v", skews,
+		stale["renew"], stale["check-before-write"], stale["fencing"])
+	renew := stale[workload.Renew.String()]
+	assert.Greater(t, renew[len(renew)-1], renew[0], "a renewing client whose clock runs a lease behind renews too late")
+	// The other strategies read no clock: their runs are those of clocks
+	// that agree, byte for byte.
+	for _, s := range []workload.Strategy{workload.None, workload.CheckBeforeWrite, workload.Fencing} {
+		got := stale[s.String()]
+		assert.Equal(t, []int{got[0], got[0], got[0]}, got, s.String())
+	}
+}
+
+// skewedFixRun is fixRun against the fenced memory receiver with the
+// workers' clocks skew behind the issuer's.
+func skewedFixRun(t *testing.T, skew time.Duration) FixRun {
+	store := schema.TempDir(t)
+	return func(ctx context.Context, s workload.Strategy) (harness.Result, error) {
+		tgt, err := memory.Open("fenced")
+		require.NoError(t, err)
+		cfg := harness.DefaultConfig()
+		cfg.Target.Receiver, cfg.Target.Name, cfg.Runtime.Deterministic, cfg.Store.Dir, cfg.Runtime.Seed = tgt, "memory://fenced", true, store, 7
+		cfg.Workload.Duration, cfg.Workload.Strategy, cfg.Workload.ClockSkew = 5*time.Second, s, skew // docs/fixes.md's table
+		return harness.Run(ctx, cfg)
+	}
+}

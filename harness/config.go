@@ -130,6 +130,12 @@ type Workload struct {
 	LeaseMultiplier float64
 	// RenewEvery is how often workload.Renew renews a lease.
 	RenewEvery time.Duration
+	// ClockSkew is how far the workers' clocks run behind the issuer's
+	// over a lease (workload.Config.ClockSkew): a worker believes its
+	// lease has ClockSkew more time left than the issuer does. Only the
+	// strategy that times its renewals by its clock (workload.Renew)
+	// reads it; zero, the default, is clocks that agree.
+	ClockSkew time.Duration
 	// Burst gathers writes with adjacent tokens on one resource and sends
 	// them at once, the interleaving a receiver that checks and writes in
 	// two steps fails on (workload.Burst); only with workload.Fencing.

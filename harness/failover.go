@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -49,13 +50,16 @@ func needsServers(names []string, t Terms) error {
 func (r *run) attachIssuer(svc lease.Service) error {
 	servers, ok := svc.(lease.Servers)
 	r.issuerServers = ok
-	_, r.issuerReplica = svc.(lease.FailingOver)
+	_, r.issuerReplica = svc.(lease.IssueCounter)
 	names := issuerFaults(r.cfg.Nemesis.Faults)
 	if len(names) == 0 {
 		return nil
 	}
 	if !ok {
 		return needsServers(names, r.cfg.terms())
+	}
+	if err := checkClock(svc, r.cfg.Nemesis.Faults); err != nil {
+		return err
 	}
 	for _, f := range r.cfg.Nemesis.Faults {
 		if c, ok := f.(nemesis.IssuerChecker); ok {
@@ -69,6 +73,47 @@ func (r *run) attachIssuer(svc lease.Service) error {
 		if a, ok := f.(nemesis.IssuerAttacher); ok {
 			a.AttachIssuer(shared)
 		}
+	}
+	return nil
+}
+
+// clockJump is a fault that jumps the issuer's clock (issuer-clock): its
+// run opens the issuer with a clock that can jump (lease.Env.ClockJumps).
+type clockJump interface{ JumpsIssuerClock() }
+
+// jumpsClock reports whether a fault of faults jumps the issuer's clock.
+func jumpsClock(faults []nemesis.Fault) bool {
+	for _, f := range faults {
+		if _, ok := f.(clockJump); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// clockJumps says why the run's issuer cannot start with a clock that
+// jumps, when a fault of the run jumps it: an Issuer that is not a
+// lease.ClockIssuer, or one that lacks what it needs (libfaketime). A
+// Leases service given open is asked once the run starts.
+func (c *Config) clockJumps() error {
+	if !jumpsClock(c.Nemesis.Faults) || c.Leases.Issuer == nil {
+		return nil
+	}
+	ci, ok := c.Leases.Issuer.(lease.ClockIssuer)
+	if !ok {
+		return fmt.Errorf("issuer-clock needs an issuer whose clock fencecheck can jump (a private redis-server under libfaketime), and %s has none", c.Leases.Issuer.Name())
+	}
+	if err := ci.ClockJumps(); err != nil {
+		return fmt.Errorf("issuer-clock cannot jump the clock of %s: %w", c.Leases.Issuer.Name(), err)
+	}
+	return nil
+}
+
+// checkClock is clockJumps for the service the run opened: a fault that
+// jumps the clock needs a lease.ClockJumper.
+func checkClock(svc lease.Service, faults []nemesis.Fault) error {
+	if _, ok := svc.(lease.ClockJumper); jumpsClock(faults) && !ok {
+		return errors.New("issuer-clock needs an issuer whose clock fencecheck can jump (lease.ClockJumper: a private redis-server under libfaketime)")
 	}
 	return nil
 }

@@ -62,7 +62,7 @@ func TestIssuerFailoverToAReplica(t *testing.T) {
 			if tc.violated {
 				assert.Equal(t, judge.Violated, res.Verdict)
 				require.NotEmpty(t, res.Check.Issuer)
-				assert.Contains(t, res.Check.Issuer[0].After, "issuer-failover: the leader is now redis-server r1, promoted with REPLICAOF NO ONE")
+				assert.Contains(t, res.Check.Issuer[0].After, "issuer-failover: the leader is now redis-server r1: redis-server r0 SIGKILLed and redis-server r1 promoted in its place")
 				return
 			}
 			assert.NotEqual(t, judge.Violated, res.Verdict, res.Reason) // held, or inconclusive on a starved machine

@@ -101,6 +101,8 @@ func TestEveryConfigFieldReachesTheRun(t *testing.T) {
 			has("lease_multiplier", 2)},
 		"Workload.RenewEvery": {func(c *Config) { c.Workload.Strategy, c.Workload.RenewEvery = workload.Renew, 20*time.Millisecond },
 			has("renew_every", "20ms")},
+		"Workload.ClockSkew": {func(c *Config) { c.Workload.Strategy, c.Workload.ClockSkew = workload.Renew, 200*time.Millisecond },
+			has("clock_skew", "200ms")},
 		"Leases.TTL": {func(c *Config) { c.Leases.TTL = 50 * time.Millisecond }, has("lease_ttl", "50ms")},
 		"Leases.Issuer": {func(c *Config) { c.Runtime.Deterministic, c.Leases.Issuer = false, &localIssuer{} },
 			has("leases", "local-issuer")},

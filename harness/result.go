@@ -124,6 +124,8 @@ type RunConfig struct {
 	LeaseMultiplier float64 `json:"lease_multiplier,omitempty"`
 	IssuedTTL       string  `json:"issued_lease_ttl,omitempty"`
 	RenewEvery      string  `json:"renew_every,omitempty"`
+	// ClockSkew is Config.Workload.ClockSkew, absent when zero.
+	ClockSkew string `json:"clock_skew,omitempty"`
 	// Tokens is the lease tokens' sequence (Config.Leases.Tokens: dense, sparse,
 	// from:N); MaxToken the largest token the run could send, the
 	// receiver's token domain (Config.Target.MaxToken and the target's).
@@ -208,6 +210,9 @@ func (c *Config) summary(runID string, resources []string) RunConfig {
 		rc.LeaseMultiplier, rc.IssuedTTL = c.Workload.LeaseMultiplier, c.IssuedTTL().String()
 	case workload.Renew:
 		rc.RenewEvery = c.Workload.RenewEvery.String()
+	}
+	if c.Workload.ClockSkew > 0 {
+		rc.ClockSkew = c.Workload.ClockSkew.String()
 	}
 	return rc
 }
@@ -373,6 +378,9 @@ func writeStrategy(b *strings.Builder, cfg RunConfig, m workload.Metrics) {
 		fmt.Fprintf(b, "; leases of %s (%g × %s)", cfg.IssuedTTL, cfg.LeaseMultiplier, cfg.LeaseTTL)
 	case workload.Renew:
 		fmt.Fprintf(b, "; every %s", cfg.RenewEvery)
+	}
+	if cfg.ClockSkew != "" {
+		fmt.Fprintf(b, "; client clocks %s behind the issuer's", cfg.ClockSkew)
 	}
 	fmt.Fprintf(b, "\ncost        %d jobs wrote (%d abandoned), job latency p50 %s p99 %s; %d leases taken from live workers\n",
 		m.Jobs, m.Abandoned, RoundLatency(m.LatencyP50), RoundLatency(m.LatencyP99), m.UnnecessaryReassignments)

@@ -50,7 +50,7 @@ type run struct {
 	// can act on (lease.Servers).
 	issuerServers bool
 	// issuerReplica: the lease service has a replica issuer-failover can
-	// promote (lease.FailingOver).
+	// promote (lease.IssueCounter).
 	issuerReplica bool
 
 	failure failure
@@ -129,7 +129,8 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 	defer endLife()
 	r := &run{cfg: cfg, rt: rt, rec: rec, rand: sched.NewRand(cfg.Runtime.Seed), life: life, leases: cfg.Leases.Service}
 	if cfg.Leases.Issuer != nil {
-		svc, err := cfg.Leases.Issuer.Open(ctx, lease.Env{Life: life, Runtime: rt, Recorder: rec, TTL: cfg.IssuedTTL(), Dir: st.dir})
+		svc, err := cfg.Leases.Issuer.Open(ctx, lease.Env{Life: life, Runtime: rt, Recorder: rec, TTL: cfg.IssuedTTL(), Dir: st.dir,
+			ClockJumps: jumpsClock(cfg.Nemesis.Faults)})
 		if err != nil {
 			_ = rec.Close()
 			return Result{}, fmt.Errorf("open lease issuer %s: %w", cfg.Leases.Issuer.Name(), err)
@@ -264,7 +265,7 @@ func (r *run) wireFaults() {
 func (r *run) workload(valuePrefix string) workload.Config {
 	w := workload.Config{Workers: r.cfg.Workload.Workers, Resources: r.resources, ValuePrefix: valuePrefix, Duration: r.cfg.Workload.Duration,
 		Ops: r.cfg.Workload.Ops, Rate: r.cfg.Workload.Rate, ReadShare: r.cfg.Workload.ReadShare, RepeatShare: r.cfg.Workload.RepeatShare, Think: r.cfg.Workload.Think,
-		OpTimeout: r.cfg.Workload.OpTimeout, Strategy: r.cfg.Workload.Strategy, RenewEvery: r.cfg.Workload.RenewEvery, MaxToken: r.cfg.domain(),
+		OpTimeout: r.cfg.Workload.OpTimeout, Strategy: r.cfg.Workload.Strategy, RenewEvery: r.cfg.Workload.RenewEvery, ClockSkew: r.cfg.Workload.ClockSkew, MaxToken: r.cfg.domain(),
 		TraceSeed: r.traceSeed(), Burst: r.cfg.Workload.Burst}
 	if r.cfg.simulatesLatency() {
 		w.Latency = r.cfg.Runtime.Latency // the target answers at once

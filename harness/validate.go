@@ -161,6 +161,8 @@ func (c *Config) validateFaults() []error {
 	}
 	if len(noServers) > 0 {
 		errs = append(errs, &FieldError{Field: "Nemesis.Faults", Err: needsServers(noServers, c.terms())})
+	} else if err := c.clockJumps(); err != nil {
+		errs = append(errs, &FieldError{Field: "Nemesis.Faults", Err: err})
 	}
 	if c.Nemesis.Schedule == nil && len(c.Nemesis.Faults) > 0 {
 		errs = append(errs, &FieldError{Field: "Nemesis.Schedule", Err: errors.New("required with faults")})
@@ -200,6 +202,9 @@ func (c *Config) validateStrategy(bad func(field, format string, args ...any)) {
 	}
 	if s == workload.Renew && c.Workload.RenewEvery <= 0 {
 		bad("Workload.RenewEvery", "must be positive with %s", s)
+	}
+	if c.Workload.ClockSkew < 0 {
+		bad("Workload.ClockSkew", "%v: the skew is how far the workers' clocks run behind the issuer's (0 or more)", c.Workload.ClockSkew)
 	}
 	if c.Target.Receiver != nil && !s.Fences() {
 		if _, err := targets.Tokenless(c.Target.Receiver); err != nil {

@@ -55,6 +55,11 @@ func TestFromOperationsExpand(t *testing.T) {
 				return
 			}
 			assert.Equal(t, tc.ops, got)
+			refs := make([]*Operation, len(tc.ops))
+			for i := range tc.ops {
+				refs[i] = &tc.ops[i]
+			}
+			assert.Equal(t, tc.ops, FromOperations(refs).Expand(nil), "the same history from references")
 		})
 	}
 }

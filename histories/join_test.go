@@ -17,6 +17,14 @@ import (
 // unanswered write by process 1 with an error, and a fault window.
 func shardHistory(t *testing.T, resource string, truncated bool) *histories.History {
 	t.Helper()
+	h, err := histories.Pair(shardEvents(resource))
+	require.NoError(t, err)
+	h.Truncated = truncated
+	return h
+}
+
+// shardEvents are the events of shardHistory.
+func shardEvents(resource string) []histories.Event {
 	events := []histories.Event{
 		{Time: 5, Process: -1, Actor: histories.ActorHarness, F: histories.FInitial, Resource: resource, Token: 1, HasToken: true, Value: resource + "-0", HasValue: true},
 		{Time: 10, Process: -1, Actor: histories.ActorLease, F: histories.FAcquire, Resource: resource, Token: 2, HasToken: true, Holder: 0, HasHolder: true},
@@ -32,10 +40,7 @@ func shardHistory(t *testing.T, resource string, truncated bool) *histories.Hist
 	for i := range events {
 		events[i].Index = int64(i)
 	}
-	h, err := histories.Pair(events)
-	require.NoError(t, err)
-	h.Truncated = truncated
-	return h
+	return events
 }
 
 // TestJoinLaysPartsEndToEnd: the second part's indexes, times and

@@ -105,37 +105,59 @@ type ServerIssuer interface {
 	HasServers() bool
 }
 
-// FailingOver is a Service whose issuer is a primary with a replica it
-// can fail over to: a private redis-server with an asynchronous replica
-// (redis?replicas=1). The issuer-failover fault (nemesis.IssuerFailover)
-// and verify-issuer's grant-after-replica-failover scenario use it to
-// promote a replica that had not seen the last grants, as an operator or
-// a sentinel does after the primary dies: where the replica is only
-// asynchronous, its counters are behind tokens already handed out, and
-// it grants them again. An issuer fails over once per run.
+// FailingOver is a Service whose issuer has a replica it can fail over
+// to: a private Redis with a replica, a private PostgreSQL cluster with a
+// streaming standby. Failover crashes the primary (SIGKILL), promotes
+// the replica in its place and moves the service to it, and says what it
+// did (which servers, what the replica had received). Grants the primary
+// acknowledged that had not reached the replica are lost with it: with
+// asynchronous replication the tokens after the failover can repeat
+// earlier ones. It fails when there is no replica left to promote.
 type FailingOver interface {
-	// Detach makes the replica fall behind: from now on it receives
-	// none of the primary's writes (its replication link is held). issued
-	// is called once the primary has issued n tokens since, handed out or
-	// refused: the event a failover waits for, never a time.
-	Detach(n int, issued func()) error
-	// Failover SIGKILLs the primary, promotes the replica (what it had
-	// not received is lost) and moves the issuer to it, then starts the
-	// old primary again as the new one's replica. promoted, when set, is
-	// called once the replica is promoted and before the issuer moves to
-	// it: what it records comes before every grant of the new primary.
-	Failover(ctx context.Context, promoted func(Failover)) (Failover, error)
+	Failover(ctx context.Context) (string, error)
 }
 
-// Failover is what one failover did.
-type Failover struct {
-	// Primary is the server killed; Promoted the replica promoted in its
-	// place, as Servers names them.
-	Primary, Promoted string
-	// Issued counts the tokens the primary issued while the replica was
-	// detached; Refused those of them not handed out, because no replica
-	// acknowledged them in time (a grant that waits for its replicas).
-	Issued, Refused int
-	// How says how the replica was promoted ("REPLICAOF NO ONE").
-	How string
+// ReplicaHolder is a FailingOver service that can make its replica fall
+// behind before a failover, as a replica does under load or across a
+// slow network: HoldReplica stops what streams the primary's writes to
+// the replica (for PostgreSQL, a SIGSTOP to the primary's walsender)
+// until the primary is killed, and says what it stopped and where the
+// replica had got to. An asynchronous primary goes on acknowledging
+// grants meanwhile; a synchronous one acknowledges none.
+type ReplicaHolder interface {
+	HoldReplica(ctx context.Context) (string, error)
+}
+
+// ClockJumper is a Service whose issuer's wall clock fencecheck can move:
+// a private redis-server started under libfaketime (lease/redis).
+// JumpClock moves the server's clock forward by d at once, as an NTP step
+// or an operator's `date -s` would, and returns once the server's clock
+// reads the jump. An issuer whose leases are timeouts on its own clock
+// then ends every lease it granted that had less than d to run, while
+// their holders still believe they hold them: two holders of one lease.
+// Its monotonic clock does not move. The issuer-clock fault
+// (nemesis.IssuerClock) and verify-issuer's clock-jump scenario need one;
+// without it they are refused or skipped.
+type ClockJumper interface {
+	JumpClock(ctx context.Context, d time.Duration) error
+}
+
+// ClockIssuer is an Issuer that can say, before it is opened, whether the
+// Service it opens with Env.ClockJumps will be a ClockJumper, and what it
+// lacks if not (libfaketime not installed): nil when it will.
+type ClockIssuer interface {
+	Issuer
+	ClockJumps() error
+}
+
+// IssueCounter is a ReplicaHolder that counts the tokens its primary
+// issues while the replica is held behind, handed out or refused (a
+// grant that waits for the replica and is refused without it): a private
+// redis-server with a replica (redis?replicas=1). The issuer-failover
+// fault (nemesis.IssuerFailover) fails over on that event, never after a
+// time.
+type IssueCounter interface {
+	// AfterIssued calls fn once the primary has issued n tokens since
+	// the replica was held (at once if it has already).
+	AfterIssued(n int, fn func())
 }

@@ -26,7 +26,11 @@ type Env struct {
 	// Dir is the run's directory, where an issuer that fencecheck starts
 	// itself (an embedded etcd cluster) keeps its data and logs.
 	Dir string
-	_   struct{} // keyed fields only: the struct may grow
+	// ClockJumps asks an issuer that can (ClockIssuer) to start its
+	// servers with a clock that can jump (ClockJumper): the run jumps
+	// it. Others ignore it.
+	ClockJumps bool
+	_          struct{} // keyed fields only: the struct may grow
 }
 
 // Issuer opens the lease service of one run: a real token issuer (etcd,

@@ -1,5 +1,7 @@
 package model
 
+import "fmt"
+
 // Kind selects the model a history is judged against.
 type Kind uint8
 
@@ -15,4 +17,16 @@ func (k Kind) String() string {
 		return "register"
 	}
 	return "fenced-register"
+}
+
+// ParseKind parses a model's name as a command line gives it: fenced
+// (the fenced register) or register (the plain register).
+func ParseKind(s string) (Kind, error) {
+	switch s {
+	case "fenced":
+		return KindFenced, nil
+	case "register":
+		return KindRegister, nil
+	}
+	return KindFenced, fmt.Errorf("unknown model %q (want fenced or register)", s)
 }

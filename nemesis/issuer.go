@@ -340,7 +340,7 @@ func (f *issuerFault) recordLeader(env Env, now, was int) {
 
 // IssuerExtra is the issuer faults as Parse's extras take them.
 func IssuerExtra() Extra {
-	return Extra{Names: []string{"issuer-kill", "issuer-pause", "issuer-failover"}, New: func(name string) (Fault, bool) {
+	return Extra{Names: []string{"issuer-kill", "issuer-pause", "issuer-clock", "issuer-failover"}, New: func(name string) (Fault, bool) {
 		switch name {
 		case "issuer-failover":
 			return NewIssuerFailover(), true
@@ -348,6 +348,8 @@ func IssuerExtra() Extra {
 			return NewIssuerKill(), true
 		case "issuer-pause":
 			return NewIssuerPause(), true
+		case "issuer-clock":
+			return NewIssuerClock(), true
 		}
 		return nil, false
 	}}

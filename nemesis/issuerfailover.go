@@ -57,9 +57,13 @@ func (f *IssuerFailover) Available(site Site) error {
 // AttachIssuer implements IssuerAttacher.
 func (f *IssuerFailover) AttachIssuer(s *SharedIssuer) { f.issuer = s }
 
-// CanAct implements IssuerChecker: the issuer must keep a replica.
+// CanAct implements IssuerChecker: the issuer must keep a replica it can
+// hold behind and promote, and count the tokens issued meanwhile.
 func (f *IssuerFailover) CanAct(s lease.Servers) error {
-	if _, ok := s.(lease.FailingOver); !ok {
+	_, fails := s.(lease.FailingOver)
+	_, holds := s.(lease.ReplicaHolder)
+	_, counts := s.(lease.IssueCounter)
+	if !fails || !holds || !counts {
 		return errNoReplica
 	}
 	return nil
@@ -81,30 +85,30 @@ func (f *IssuerFailover) Act(ctx context.Context, env Env) {
 		env.Fail(fmt.Errorf("%s fault: the run handed it no issuer servers", f.name))
 		return
 	}
-	fo, ok := s.servers.(lease.FailingOver)
-	if !ok {
-		env.Fail(fmt.Errorf("%s fault: %w", f.name, errNoReplica))
+	if err := f.CanAct(s.servers); err != nil {
+		env.Fail(fmt.Errorf("%s fault: %w", f.name, err))
 		return
 	}
+	fo, holder, counter := s.servers.(lease.FailingOver), s.servers.(lease.ReplicaHolder), s.servers.(lease.IssueCounter)
 	if !f.acted.CompareAndSwap(false, true) || !s.reserve(ctx, env, false) {
 		return
 	}
 	defer s.release()
 	n := max(1, f.Grants)
 	primary := s.servers.Leader(ctx)
-	if primary < 0 {
-		env.Fail(fmt.Errorf("%s fault: the issuer has no primary", f.name))
+	if primary < 0 || len(s.names) != 2 {
+		env.Fail(fmt.Errorf("%s fault: the issuer has no primary and replica (%d servers, primary %d)", f.name, len(s.names), primary))
 		return
 	}
-	replica := s.names[1-primary]
-	issued := env.Runtime().NewGate()
-	if err := fo.Detach(n, issued.Open); err != nil {
-		env.Fail(fmt.Errorf("%s fault: %w", f.name, err))
+	held, err := holder.HoldReplica(ctx)
+	if err != nil {
+		env.Fail(fmt.Errorf("%s fault: hold the replica behind: %w", f.name, err))
 		return
 	}
 	s.outages.Add(1)
-	record(env, f.name, histories.FBegin, fmt.Sprintf("replication to %s (the replica) held: it receives none of %s's writes; failover once %s issued %d more tokens",
-		replica, s.names[primary], s.names[primary], n))
+	record(env, f.name, histories.FBegin, fmt.Sprintf("%s; failover once %s issued %d more tokens", held, s.names[primary], n))
+	issued := env.Runtime().NewGate()
+	counter.AfterIssued(n, issued.Open)
 	// Waited for in slices, so that a simulated clock sees the fault
 	// phase end: its gates do not watch ctx. The slices bound nothing.
 	for !issued.Wait(ctx, leaderWait) {
@@ -113,28 +117,15 @@ func (f *IssuerFailover) Act(ctx context.Context, env Env) {
 		}
 	}
 	s.holdWorkers()
-	out, err := fo.Failover(context.WithoutCancel(ctx), func(out lease.Failover) {
-		record(env, f.name, histories.FLeader, fmt.Sprintf("the leader is now %s, promoted with %s after %s was SIGKILLed",
-			out.Promoted, out.How, out.Primary))
-	})
+	// Recorded before the failover, so that it comes before every grant
+	// of the promoted replica, which the issuer check names it after.
+	record(env, f.name, histories.FLeader, fmt.Sprintf("the leader is now %s: %s SIGKILLed and %s promoted in its place",
+		s.names[1-primary], s.names[primary], s.names[1-primary]))
+	said, err := fo.Failover(context.WithoutCancel(ctx))
 	if err != nil {
 		record(env, f.name, histories.FEnd, fmt.Sprintf("the failover failed: %v", err))
 		env.Fail(fmt.Errorf("%s fault: %w", f.name, err))
 		return
 	}
-	record(env, f.name, histories.FEnd, fmt.Sprintf("failover: %s SIGKILLed, %s promoted (%s) and serves, %s back as its replica; %s",
-		out.Primary, out.Promoted, out.How, out.Primary, lagged(out)))
-}
-
-// lagged words what became of the tokens issued while the replica was
-// behind.
-func lagged(f lease.Failover) string {
-	handed := f.Issued - f.Refused
-	switch {
-	case f.Refused == 0:
-		return fmt.Sprintf("the %d tokens %s issued while %s was behind were handed out, and %s never received them", f.Issued, f.Primary, f.Promoted, f.Promoted)
-	case handed == 0:
-		return fmt.Sprintf("the %d tokens %s issued while %s was behind were refused, not handed out: no replica acknowledged them", f.Issued, f.Primary, f.Promoted)
-	}
-	return fmt.Sprintf("of the %d tokens %s issued while %s was behind, %d were handed out and %d refused (no replica acknowledged them)", f.Issued, f.Primary, f.Promoted, handed, f.Refused)
+	record(env, f.name, histories.FEnd, "failover: "+said)
 }

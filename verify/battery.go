@@ -138,7 +138,8 @@ func RunIssuerBattery(ctx context.Context, issuer lease.Issuer, dir string, o Is
 	}
 	var svc lease.Service = lease.NewLocal(ctx, rt, rec, o.TTL)
 	if issuer != nil {
-		if svc, err = issuer.Open(ctx, lease.Env{Life: ctx, Runtime: rt, Recorder: rec, TTL: o.TTL, Dir: dir}); err != nil {
+		env := lease.Env{Life: ctx, Runtime: rt, Recorder: rec, TTL: o.TTL, Dir: dir, ClockJumps: clockJumps(issuer)}
+		if svc, err = issuer.Open(ctx, env); err != nil {
 			_ = rec.Close()
 			return Report{}, fmt.Errorf("open lease issuer %s: %w", issuer.Name(), err)
 		}

@@ -59,7 +59,10 @@ var issuerScenarios = []issuerScenario{
 	grantAfterTTL,
 	grantAfterRestart,
 	grantAfterFailover,
+	grantAfterPromotion, // before token-boundaries, which may take a sequence to its end
 	tokenBoundaries,
+	sequenceAfterParentReset,
+	clockJump,
 }
 
 // IssuerNames lists the issuer battery's scenarios.

@@ -12,6 +12,16 @@ import (
 // for the task to end, so that no renewal follows the job. Other
 // strategies renew nothing.
 //
+// The renewal falls due by the worker's own clock: it renews when, by
+// that clock, its lease has the TTL less RenewEvery left. A worker whose
+// clock runs ClockSkew behind the issuer's believes its lease has
+// ClockSkew more time left than it has, so each renewal comes ClockSkew
+// late on the issuer's clock; once RenewEvery + ClockSkew passes the
+// TTL, the lease runs out on the issuer between renewals while its
+// holder still writes as its owner, until a renewal fails. The skew is
+// an offset added to each wait, so that a deterministic run with it
+// repeats byte for byte.
+//
 // A worker held at its pause point does not renew: a paused process
 // cannot ("A paused process cannot renew or observe its own loss"). The
 // renewal that falls due during the pause is sent when the worker
@@ -28,7 +38,7 @@ func (p *Pool) keepRenewing(ctx context.Context, h *holding) (stop func()) {
 	g := sched.NewGroup(p.Runtime)
 	g.Go(func() {
 		for {
-			if done.Wait(ctx, p.cfg.RenewEvery) || ctx.Err() != nil {
+			if done.Wait(ctx, p.cfg.RenewEvery+p.cfg.ClockSkew) || ctx.Err() != nil {
 				return
 			}
 			if resumed := h.pausedGate(); resumed != nil {

@@ -45,12 +45,16 @@ const (
 	// RenewEvery), needing a lease.Renewer. A worker held at its pause
 	// point cannot renew, as a paused process cannot. A failed renewal
 	// tells the worker its lease is gone: it abandons the job if it has
-	// not written yet.
+	// not written yet. Its renewals fall due by its own clock, so they
+	// come late by Config.ClockSkew: the one strategy a client's clock
+	// skew changes.
 	Renew
 	// CheckBeforeWrite asks the issuer whether the lease is still held
 	// after preparing its result (a lease.HolderChecker), abandons the
 	// job if not, and otherwise goes on to its pause point and writes:
-	// a pause or a delayed request can come after the check.
+	// a pause or a delayed request can come after the check. The issuer
+	// answers on its own clock (a TTL it keeps, a key's PTTL, a row's
+	// time left), so a client's clock skew does not change the answer.
 	CheckBeforeWrite
 )
 

@@ -66,6 +66,10 @@ type Config struct {
 	// renews a lease.
 	Strategy   Strategy
 	RenewEvery time.Duration
+	// ClockSkew is how far the workers' clocks run behind the issuer's
+	// over a lease: a worker believes its lease has ClockSkew more time
+	// left than the issuer does (see Renew). Zero is clocks that agree.
+	ClockSkew time.Duration
 	// MaxToken is the largest token the target stores; a write with a
 	// token above it is never sent and is recorded as not applied
 	// (targets.OutsideDomain). Zero is no limit.

@@ -57,9 +57,5 @@ func (f *runFlags) measureTwins(ctx context.Context, cmd *cobra.Command) (*judge
 		return nil, err
 	}
 	defer stop()
-	twins, err := c.Measure(ctx, 1, 1, nil)
-	if err != nil {
-		return nil, err
-	}
-	return &judge.Calibration{Twins: twins, Seeds: 1, Reached: true}, nil
+	return c.ForOneRun(ctx)
 }

@@ -62,13 +62,8 @@ func (f checkFlags) options() (check.Options, error) {
 		return check.Options{}, err
 	}
 	opts := check.Options{Policy: policy, Timeout: f.timeout}
-	switch f.model {
-	case "fenced":
-		opts.Kind = model.KindFenced
-	case "register":
-		opts.Kind = model.KindRegister
-	default:
-		return opts, &usageError{fmt.Errorf("--model: unknown model %q (want fenced or register)", f.model)}
+	if opts.Kind, err = model.ParseKind(f.model); err != nil {
+		return opts, &usageError{fmt.Errorf("--model: %w", err)}
 	}
 	if opts.Checker, err = check.ParseChecker(f.checker); err != nil {
 		return opts, &usageError{fmt.Errorf("--checker: %w", err)}
@@ -107,11 +102,18 @@ func runCheck(ctx context.Context, stdout, stderr io.Writer, paths []string, f c
 	if err != nil {
 		return err
 	}
-	h, placed, err := readHistories(ctx, paths)
+	if err := distinctFiles(paths); err != nil {
+		return err
+	}
+	sources := make([]histories.Source, len(paths))
+	for i, p := range paths {
+		sources[i].Path = p
+	}
+	h, err := histories.Read(ctx, sources...)
 	if err != nil {
 		return err
 	}
-	rep := report.Checked{Format: runstore.ResultFormat, Histories: placed, Truncated: h.Truncated, Judged: o}
+	rep := report.Checked{Format: runstore.ResultFormat, Histories: h.Parts, Truncated: h.Truncated, Judged: o}
 	if len(paths) == 1 {
 		rep.History = paths[0]
 	}
@@ -150,26 +152,6 @@ func runCheck(ctx context.Context, stdout, stderr io.Writer, paths []string, f c
 	return exitFor(rep.Verdict)
 }
 
-// readHistories reads the history at each path; several are joined into
-// one (histories.Join), and placed says where each went.
-func readHistories(ctx context.Context, paths []string) (h *histories.History, placed []histories.Placed, err error) {
-	if len(paths) == 1 {
-		h, err := readFile(ctx, paths[0], histories.ReadFile)
-		return h, nil, err
-	}
-	if err := distinctFiles(paths); err != nil {
-		return nil, nil, err
-	}
-	parts := make([]histories.Part, len(paths))
-	for i, p := range paths {
-		if parts[i].History, err = readFile(ctx, p, histories.ReadFile); err != nil {
-			return nil, nil, err
-		}
-		parts[i].Name = p
-	}
-	return histories.Join(parts)
-}
-
 // distinctFiles refuses a file given twice: its resources would be in
 // two histories, which Join refuses less clearly.
 func distinctFiles(paths []string) error {
@@ -185,27 +167,4 @@ func distinctFiles(paths []string) error {
 		}
 	}
 	return nil
-}
-
-// readFile reads the history at path with read, unless ctx is done first:
-// then it returns ctx's error at once and leaves the reading to finish on
-// its own, as histories.ReadFile cannot be stopped (the command is about
-// to exit).
-func readFile[H any](ctx context.Context, path string, read func(string) (H, error)) (H, error) {
-	type result struct {
-		h   H
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		h, err := read(path)
-		done <- result{h, err}
-	}()
-	select {
-	case r := <-done:
-		return r.h, r.err
-	case <-ctx.Done():
-		var none H
-		return none, fmt.Errorf("read %s: %w", path, ctx.Err())
-	}
 }

@@ -53,6 +53,7 @@ var flagArgs = map[string][]string{
 	"Workload.Strategy":        {"--client-strategy", "renew"},
 	"Workload.LeaseMultiplier": {"--client-strategy", "longer-lease", "--lease-multiplier", "2"},
 	"Workload.RenewEvery":      {"--client-strategy", "renew", "--renew-every", "20ms"},
+	"Workload.ClockSkew":       {"--client-strategy", "renew", "--clock-skew", "200ms"},
 	"Leases.TTL":               {"--lease-ttl", "50ms"},
 	"Leases.Issuer":            {"--leases", "local"}, // the default: only another issuer is in the line, and each needs a server
 	"Leases.Tokens":            {"--tokens", "from:1000"},

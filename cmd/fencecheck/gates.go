@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	"al.essio.dev/pkg/shellescape"
@@ -38,18 +37,9 @@ func (g *checkGates) write(paths []string, h *histories.History, rep *report.Che
 	if g.reportDir == "" {
 		return nil
 	}
-	command := fmt.Sprintf("fencecheck check %s --policy %s --model %s --checker %s", quoteAll(paths), f.policy, f.model, f.checker)
+	command := fmt.Sprintf("fencecheck check %s --policy %s --model %s --checker %s", shellescape.QuoteCommand(paths), f.policy, f.model, f.checker)
 	if err := rep.WriteDir(g.reportDir, h, command); err != nil {
 		return fmt.Errorf("--report %s: %w", g.reportDir, err)
 	}
 	return nil
-}
-
-// quoteAll is paths shell-quoted, separated by spaces.
-func quoteAll(paths []string) string {
-	q := make([]string, len(paths))
-	for i, p := range paths {
-		q[i] = shellescape.Quote(p)
-	}
-	return strings.Join(q, " ")
 }

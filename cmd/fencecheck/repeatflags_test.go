@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fencecheck/fencecheck/docs/schema"
+	"github.com/fencecheck/fencecheck/internal/cliflags"
 )
 
 // commandFlag is one flag of one command of the CLI.
@@ -46,7 +47,7 @@ func TestRepeatedFlagIsAUsageError(t *testing.T) {
 	t.Parallel()
 	perCommand := make(map[string]int)
 	for _, cf := range everyFlag() {
-		if repeatable(cf.flag.Value) {
+		if cliflags.Repeatable(cf.flag.Value) {
 			continue
 		}
 		cmd := strings.Join(cf.path, " ")
@@ -90,7 +91,7 @@ func TestRepeatableFlagsStillRepeat(t *testing.T) {
 	t.Parallel()
 	var seen []string
 	for _, cf := range everyFlag() {
-		if !repeatable(cf.flag.Value) {
+		if !cliflags.Repeatable(cf.flag.Value) {
 			continue
 		}
 		cmd := strings.Join(cf.path, " ")
@@ -119,24 +120,13 @@ func TestRefuseRepeatsKeepsTheHelp(t *testing.T) {
 		registered := pflag.NewFlagSet(c.Name(), pflag.ContinueOnError)
 		c.Flags().VisitAll(func(f *pflag.Flag) {
 			plain := *f
-			if o, ok := onceOf(f.Value); ok {
-				plain.Value, plain.DefValue = o.Value, o.registered
+			if v, registered, ok := cliflags.Unguarded(f.Value); ok {
+				plain.Value, plain.DefValue = v, registered
 			}
 			registered.AddFlag(&plain)
 		})
 		assert.Equal(t, registered.FlagUsages(), guarded, "fencecheck %s --help", c.Name())
 	}
-}
-
-// onceOf returns the guard around a flag's value, if it has one.
-func onceOf(v pflag.Value) (*onceValue, bool) {
-	switch o := v.(type) {
-	case *onceValue:
-		return o, true
-	case *onceBool:
-		return o.onceValue, true
-	}
-	return nil, false
 }
 
 // TestRepeatedFlagExitsThree runs the binary as a user would, with the

@@ -6,6 +6,8 @@ import (
 	"io"
 
 	"github.com/spf13/cobra"
+
+	"github.com/fencecheck/fencecheck/internal/cliflags"
 )
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -26,10 +28,10 @@ func newRootCommand(stdout, stderr io.Writer) *cobra.Command {
 	root.SetVersionTemplate("fencecheck {{.Version}}\n")
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{flagError(err)} })
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{cliflags.Error(err)} })
 	root.AddCommand(newCheckCommand(), newReplayCommand(), newRunCommand(), newSweepCommand(), newReceiverCommand(), newVerifyCommand(), newVerifyIssuerCommand())
 	root.AddCommand(newServeCommand(), newLeasesCommand(), newCompareFixesCommand(), newAuditCommand(), newVersionCommand(), newNATSServerCommand())
-	refuseRepeats(root)
+	cliflags.Guard(root) // a single-valued flag given twice is refused, not overridden in silence
 	return root
 }
 

@@ -36,7 +36,7 @@ type runFlags struct {
 	workers, resources, ops, minStale, calibrate          int
 	resourceNames, require                                []string
 	duration, leaseTTL, think, opTimeout, checkTimeout    time.Duration
-	renewEvery                                            time.Duration
+	renewEvery, clockSkew                                 time.Duration
 	rate, readShare, leaseMultiplier, burst               float64
 	burstSize                                             int
 	seed                                                  uint64
@@ -82,8 +82,7 @@ func (f *runFlags) noteChanged(cmd *cobra.Command) {
 	f.resourcesSet = fl.Changed("resources")
 	f.durationSet = fl.Changed("duration")
 	f.opTimeoutSet = fl.Changed("op-timeout")
-	f.thinkSet = fl.Changed("think")
-	f.renewEverySet = fl.Changed("renew-every")
+	f.thinkSet, f.renewEverySet = fl.Changed("think"), fl.Changed("renew-every")
 	f.scheduleSet = fl.Changed("schedule")
 }
 
@@ -94,7 +93,7 @@ func (f *runFlags) noteChanged(cmd *cobra.Command) {
 func (f *runFlags) register(fl *pflag.FlagSet, cmd runCommand) {
 	d := harness.DefaultConfig()
 	f.target.register(fl)
-	fl.StringVar(&f.leases, "leases", leasespec.Local, "where leases and tokens come from: local (in memory, deterministic with memory targets), etcd (an embedded 3-member cluster in the run directory), etcd://HOST:PORT,… (your cluster), redis[?SETTINGS] or postgres[?SETTINGS] (a private server in the run directory), redis://… or postgres://… (your server); see docs/leases.md")
+	fl.StringVar(&f.leases, "leases", leasespec.Local, "where leases and tokens come from: local (in memory, deterministic with memory targets), etcd (an embedded 3-member cluster in the run directory), etcd://HOST:PORT,… (your cluster), redis[?SETTINGS], postgres[?SETTINGS], nats[?sync=always] or zookeeper (a private server in the run directory), redis://…, postgres://…, nats://… or zookeeper://… (your server); see docs/leases.md")
 	fl.StringVar(&f.tokens, "tokens", d.Leases.Tokens.String(), "the lease tokens' sequence on each resource: dense (1, 2, 3, …), sparse (jumps across 10, 100, 1000, 2^31, 2^32, 2^53 and 2^63, those up to --max-token, to find receivers that compare tokens as strings, 32-bit integers, float64 or signed 64-bit integers) or from:N (start at N); sparse and from:N need the run's own leases (see docs/running.md)")
 	fl.IntVar(&f.workers, "workers", d.Workload.Workers, "concurrent workers")
 	fl.IntVar(&f.resources, "resources", d.Workload.Resources, "protected resources")
@@ -109,7 +108,7 @@ func (f *runFlags) register(fl *pflag.FlagSet, cmd runCommand) {
 	fl.Float64Var(&f.burst, "burst", d.Workload.Burst.Share, "probability that a job starts a contention burst while a fault that makes stale writes is on: writes with adjacent tokens sent to one resource at once, where a receiver that checks the token and writes in two steps fails (0: none; see docs/running.md)")
 	fl.IntVar(&f.burstSize, "burst-size", d.Workload.Burst.Size, "the most writes a contention burst gathers (each burst draws 2 to this many)")
 	fl.DurationVar(&f.think, "think", d.Workload.Think, fmt.Sprintf("mean time a worker works on a job between reading and writing (virtual time for memory targets; with another --lease-ttl: lease-ttl/%d)", d.Leases.TTL/d.Workload.Think))
-	fl.StringVar(&f.nemesis, "nemesis", strings.Join(nemesis.NamesOf(d.Nemesis.Faults), ","), "faults to inject: pause,delay,expire,duplicate; http: hold,duplicate-request,drop-response,latency; postgres, mysql, redis, nats, http: net-latency,net-hold,net-blackhole,net-reset; --exec or --target nats: kill,pause-receiver; --leases etcd, redis, postgres or nats: issuer-kill,issuer-pause; --leases redis?replicas=1: issuer-failover; or none")
+	fl.StringVar(&f.nemesis, "nemesis", strings.Join(nemesis.NamesOf(d.Nemesis.Faults), ","), "faults to inject: pause,delay,expire,duplicate; http: hold,duplicate-request,drop-response,latency; postgres, mysql, redis, nats, http: net-latency,net-hold,net-blackhole,net-reset; --exec or --target nats: kill,pause-receiver; --leases etcd, redis, postgres or nats: issuer-kill,issuer-pause; --leases redis: issuer-clock; --leases redis?replicas=1: issuer-failover; or none")
 	fl.StringVar(&f.script, "nemesis-script", "", `scripted fault windows instead of random ones, e.g. "500ms:+pause,2s:-pause"`)
 	if cmd != cmdSweep && cmd != cmdAudit {
 		fl.Uint64Var(&f.seed, "seed", 0, "seed for every random choice (default: a random seed, printed)")
@@ -139,6 +138,7 @@ func (f *runFlags) register(fl *pflag.FlagSet, cmd runCommand) {
 	}
 	fl.Float64Var(&f.leaseMultiplier, "lease-multiplier", d.Workload.LeaseMultiplier, "with --client-strategy longer-lease: leases last --lease-ttl times this; pauses, think time and fault windows still follow --lease-ttl")
 	fl.DurationVar(&f.renewEvery, "renew-every", d.Workload.RenewEvery, fmt.Sprintf("with --client-strategy renew: how often a worker renews its lease (with another --lease-ttl: lease-ttl/%d)", d.Leases.TTL/d.Workload.RenewEvery))
+	fl.DurationVar(&f.clockSkew, "clock-skew", 0, "how far the workers' clocks run behind the issuer's: a worker believes its lease has this much more time left (renew times its renewals by it; see docs/fixes.md)")
 	fl.BoolVar(&f.noReport, "no-report", false, "do not write report.html and the timelines into the run directory")
 }
 
@@ -173,7 +173,7 @@ func (f *runFlags) config(t *targetspec.Target, faults []nemesis.Fault) (harness
 	if cfg.Workload.Strategy, err = workload.ParseStrategy(f.clientStrategy); err != nil {
 		return cfg, &usageError{fmt.Errorf("--client-strategy: %w", err)}
 	}
-	cfg.Workload.LeaseMultiplier = f.leaseMultiplier
+	cfg.Workload.LeaseMultiplier, cfg.Workload.ClockSkew = f.leaseMultiplier, f.clockSkew
 	if f.renewEverySet {
 		cfg.Workload.RenewEvery = f.renewEvery
 	}
@@ -230,26 +230,21 @@ func (f *runFlags) taskOrder(t *targetspec.Target, deterministic bool) (sched.Or
 	return order, &usageError{fmt.Errorf("--schedule %s: orders the tasks of the deterministic simulation, which only memory:// targets run in; %s, where the Go scheduler orders them", f.schedule, why)}
 }
 
-// names returns the fixed resource names: as --resource-names gives them,
-// the job's with --job, or r0 … r<n-1> for the user's own SQL statements,
-// whose set-up may create exactly those rows (an UPDATE-only write needs
-// them).
+// naming says how the run's flags name its resources: --resource-names,
+// --job, or numbered for the user's own SQL statements, whose set-up may
+// create exactly those rows.
+func (f *runFlags) naming() harness.Naming {
+	return harness.Naming{Names: f.resourceNames, Job: f.job, Numbered: f.target.sql.writesOwn()}
+}
+
+// names returns the fixed resource names the flags give, or nil.
 func (f *runFlags) names() ([]string, error) {
-	switch {
-	case f.job != "" && len(f.resourceNames) > 0:
+	if f.job != "" && len(f.resourceNames) > 0 {
 		return nil, &usageError{fmt.Errorf("--job: give --job or --resource-names, not both: each names the job's resources")}
-	case f.job != "":
-		names, err := harness.JobResourceNames(f.job, f.resources)
-		if err != nil {
-			return nil, &usageError{fmt.Errorf("--job: %w", err)}
-		}
-		return names, nil
-	case len(f.resourceNames) > 0 || !f.target.sql.own():
-		return f.resourceNames, nil
 	}
-	names := make([]string, max(f.resources, 0))
-	for i := range names {
-		names[i] = fmt.Sprintf("r%d", i)
+	names, err := f.naming().ResourceNames(f.resources)
+	if err != nil {
+		return nil, &usageError{fmt.Errorf("--job: %w", err)}
 	}
 	return names, nil
 }
@@ -265,7 +260,7 @@ func (f *runFlags) parseShard() (*harness.Shard, error) {
 	if err != nil {
 		return nil, &usageError{fmt.Errorf("--shard: %w", err)}
 	}
-	if f.job == "" && len(f.resourceNames) == 0 && !f.target.sql.own() {
+	if !f.naming().Fixed() {
 		return nil, &usageError{fmt.Errorf("--shard %s: needs --job ID or --resource-names, the same in every shard, so that the shards split one set of resources (names a run draws for itself are its own)", sh)}
 	}
 	return &sh, nil
@@ -368,35 +363,16 @@ func (f *runFlags) faults() ([]nemesis.Fault, *targetspec.Spec, error) {
 }
 
 // effectiveRunFlags are the flags a reproduce line of run always carries,
-// with the values the run used: the --seed it drew, the workload and its
-// gates as defaulted. An empty value leaves the flag out.
+// with the values the run used (harness.Config.EffectiveSettings, each
+// by its flag), and --nemesis, --policy and --leases as given. An empty
+// value leaves the flag out.
 func effectiveRunFlags(cfg harness.Config, f runFlags) map[string]string {
-	e := map[string]string{
-		"workers": fmt.Sprint(cfg.Workload.Workers), "resources": fmt.Sprint(cfg.Workload.Resources), "lease-ttl": cfg.Leases.TTL.String(),
-		"nemesis": f.nemesis, "seed": fmt.Sprint(cfg.Runtime.Seed), "policy": f.policy, "min-stale": fmt.Sprint(cfg.Gates.MinStale),
-		"tokens": cfg.Leases.Tokens.String(), "schedule": "", "duration": "", "ops": "", "leases": "", "client-strategy": "", "lease-multiplier": "", "renew-every": "",
-	}
-	switch cfg.Workload.Strategy {
-	case workload.Fencing:
-	case workload.LongerLease:
-		e["lease-multiplier"] = fmt.Sprint(cfg.Workload.LeaseMultiplier)
-	case workload.Renew:
-		e["renew-every"] = cfg.Workload.RenewEvery.String()
-	}
-	if cfg.Workload.Strategy != workload.Fencing {
-		e["client-strategy"] = cfg.Workload.Strategy.String()
+	e := map[string]string{"nemesis": f.nemesis, "policy": f.policy, "leases": ""}
+	for field, v := range cfg.EffectiveSettings() {
+		e[fieldFlags[field]] = v
 	}
 	if f.leases != leasespec.Local {
 		e["leases"] = redact.Spec(f.leases)
-	}
-	if cfg.Runtime.Deterministic {
-		e["schedule"] = cfg.Runtime.TaskOrder.String()
-	}
-	if cfg.Workload.Duration > 0 {
-		e["duration"] = cfg.Workload.Duration.String()
-	}
-	if cfg.Workload.Ops > 0 {
-		e["ops"] = fmt.Sprint(cfg.Workload.Ops)
 	}
 	return e
 }

@@ -55,7 +55,7 @@ func runServe(ctx context.Context, stdout, stderr io.Writer, f serveFlags) error
 		// A port in use is the machine's state, not a misuse: no usage hint.
 		return fmt.Errorf("--listen %s: %w", listen, err)
 	}
-	if !isLoopback(ln.Addr()) {
+	if !httpserver.IsLoopbackAddr(ln.Addr()) {
 		fmt.Fprintf(stderr, "fencecheck: serving on %s, which is not a loopback address: anyone who can reach it can read the run store\n", ln.Addr())
 		if !f.allowRemote {
 			fmt.Fprintf(stderr, "fencecheck: only requests for loopback names, the --listen host and --host names are answered; add --host NAME for the name other machines use, or --allow-remote\n")
@@ -71,11 +71,6 @@ func runServe(ctx context.Context, stdout, stderr io.Writer, f serveFlags) error
 		return fmt.Errorf("serve: %w", err)
 	}
 	return nil
-}
-
-func isLoopback(a net.Addr) bool {
-	tcp, ok := a.(*net.TCPAddr)
-	return ok && tcp.IP.IsLoopback()
 }
 
 // newServeServer is serve's server for h: browse's timeouts, and the

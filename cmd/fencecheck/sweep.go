@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"runtime"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -145,18 +144,16 @@ func (f *sweepFlags) options() (explore.Options, error) {
 		return o, &usageError{fmt.Errorf("--budget: must not be negative")}
 	}
 	o.Budget, o.KeepGoing, o.Swarm = f.budget, f.keepGoing, f.swarm
-	o.Parallel = 1
-	if f.simulated() {
-		o.Parallel = runtime.GOMAXPROCS(0)
-	}
+	shared := explore.Shared{Simulated: f.simulated(), ReceiverProcess: f.run.target.exec.command != "", FixedResources: f.run.naming().Fixed(), Shard: f.run.shard != ""}
+	o.Parallel = shared.Parallel()
 	if f.parallelSet {
 		if f.parallel < 1 {
 			return o, &usageError{fmt.Errorf("--parallel: %d: at least one run must go at a time", f.parallel)}
 		}
 		o.Parallel = f.parallel
 	}
-	if err := f.refuseShared(o.Parallel); err != nil {
-		return o, err
+	if err := shared.Refuse(o.Parallel, sweepWords); err != nil {
+		return o, &usageError{err}
 	}
 	o.Store, o.Name = f.run.store, f.run.name
 	if o.Name == "" {
@@ -166,7 +163,7 @@ func (f *sweepFlags) options() (explore.Options, error) {
 		if f.run.script != "" {
 			return o, &usageError{fmt.Errorf("--swarm: a --nemesis-script names its faults, and a swarm draws them: give one of them")}
 		}
-		o.Space = explore.Space{FixedResources: f.fixedNames(), DenseTokens: f.run.leases != leasespec.Local}
+		o.Space = explore.Space{FixedResources: f.run.naming().Fixed(), DenseTokens: f.run.leases != leasespec.Local}
 		if f.nemesisSet {
 			// The pool is checked as a whole before any draw uses it.
 			faults, _, err := f.run.faults()
@@ -189,28 +186,9 @@ func (f *sweepFlags) simulated() bool {
 	return strings.HasPrefix(f.run.target.spec, "memory://") && !f.run.realtime && f.run.leases == leasespec.Local
 }
 
-// fixedNames says whether the runs' resources have fixed names, the same
-// in every run.
-func (f *sweepFlags) fixedNames() bool {
-	return len(f.run.resourceNames) > 0 || f.run.job != "" || f.run.target.sql.own()
-}
-
-// refuseShared refuses runs at once that would share what only one run
-// may have: the address a receiver of --exec listens on, or resources
-// with fixed names on one receiver.
-func (f *sweepFlags) refuseShared(parallel int) error {
-	if parallel == 1 {
-		return nil
-	}
-	switch {
-	case f.run.target.exec.command != "":
-		return &usageError{fmt.Errorf("--parallel %d: each run starts the receiver of --exec, and they would share its address; sweep such a receiver with --parallel 1", parallel)}
-	case f.fixedNames() && !f.simulated():
-		return &usageError{fmt.Errorf("--parallel %d: the runs would share the receiver's resources of fixed names; sweep them with --parallel 1", parallel)}
-	case f.run.shard != "":
-		return &usageError{fmt.Errorf("--parallel %d: a shard's runs share the job's resources; sweep a shard with --parallel 1", parallel)}
-	}
-	return nil
+// sweepWords words explore.Shared's fields as sweep's flags.
+func sweepWords(field string) string {
+	return map[string]string{"Parallel": "--parallel", "ReceiverProcess": "--exec"}[field]
 }
 
 // apply sets a swarm's draw on the run's flags, as explicit flags would

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/fencecheck/fencecheck/harness"
 	"github.com/fencecheck/fencecheck/nemesis"
@@ -64,7 +63,7 @@ var fieldFlags = map[string]string{
 	"Workload.Workers": "workers", "Workload.Resources": "resources", "Workload.ResourceNames": "resource-names", "Workload.Shard": "shard",
 	"Workload.Duration": "duration", "Workload.Ops": "ops", "Workload.Rate": "rate", "Workload.ReadShare": "read-share", "Workload.Burst": "burst", "Workload.Burst.Share": "burst", "Workload.Burst.Size": "burst-size",
 	"Workload.Think": "think", "Workload.OpTimeout": "op-timeout", "Workload.Strategy": "client-strategy",
-	"Workload.LeaseMultiplier": "lease-multiplier", "Workload.RenewEvery": "renew-every",
+	"Workload.LeaseMultiplier": "lease-multiplier", "Workload.RenewEvery": "renew-every", "Workload.ClockSkew": "clock-skew",
 	"Leases.TTL": "lease-ttl", "Leases.Issuer": "leases", "Leases.Tokens": "tokens",
 	"Nemesis.Faults": "nemesis", "Nemesis.Schedule": "nemesis-script",
 	"Runtime.Seed": "seed", "Runtime.Deterministic": "realtime", "Runtime.TaskOrder": "schedule",
@@ -76,19 +75,7 @@ var fieldFlags = map[string]string{
 // configError words harness.Config.Validate's errors as run's flags:
 // each field by the flag that sets it.
 func configError(err error) error {
-	var errs []error
-	if joined, ok := err.(interface{ Unwrap() []error }); ok {
-		errs = joined.Unwrap()
-	} else {
-		errs = []error{err}
-	}
-	lines := make([]string, len(errs))
-	for i, e := range errs {
-		lines[i] = e.Error()
-		var fe *harness.FieldError
-		if !errors.As(e, &fe) {
-			continue
-		}
+	return harness.Reword(err, func(fe *harness.FieldError) string {
 		name, ok := fieldFlags[fe.Field]
 		if !ok {
 			name = fe.Field
@@ -97,18 +84,6 @@ func configError(err error) error {
 		if missing := (*nemesis.MissingFaultError)(nil); errors.As(fe.Err, &missing) {
 			why = fmt.Sprintf("nemesis script names fault %q, which is not in --nemesis", missing.Fault)
 		}
-		lines[i] = name + ": " + why
-	}
-	return &reworded{text: strings.Join(lines, "\n"), err: err}
+		return name + ": " + why
+	})
 }
-
-// reworded is an error said in the CLI's terms that keeps the error it
-// says: a caller below (an audit telling a strategy the target cannot
-// run from a broken configuration) still finds the harness's FieldError.
-type reworded struct {
-	text string
-	err  error
-}
-
-func (r *reworded) Error() string { return r.text }
-func (r *reworded) Unwrap() error { return r.err }

@@ -105,3 +105,18 @@ func TestThinkFlag(t *testing.T) {
 		})
 	}
 }
+
+// TestEffectiveSettingsHaveTheirFlags: every setting a run's reproduce
+// line carries is one a flag of run sets, so none is lost on the way.
+func TestEffectiveSettingsHaveTheirFlags(t *testing.T) {
+	t.Parallel()
+	cfg := harness.DefaultConfig()
+	fl := pflag.NewFlagSet("run", pflag.ContinueOnError)
+	var f runFlags
+	f.register(fl, cmdRun)
+	for field := range cfg.EffectiveSettings() {
+		flag, ok := fieldFlags[field]
+		require.True(t, ok, "%s has no flag", field)
+		assert.NotNil(t, fl.Lookup(flag), "--%s", flag)
+	}
+}

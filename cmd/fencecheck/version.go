@@ -1,9 +1,6 @@
 package main
 
 import (
-	"encoding/json"
-	"fmt"
-
 	"github.com/spf13/cobra"
 
 	"github.com/fencecheck/fencecheck/internal/buildinfo"
@@ -26,25 +23,10 @@ func newVersionCommand() *cobra.Command {
 		Args:  exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			info := build()
-			out := cmd.OutOrStdout()
 			if asJSON {
-				enc := json.NewEncoder(out)
-				enc.SetIndent("", "  ")
-				return enc.Encode(info)
+				return printResult(cmd.OutOrStdout(), true, info, nil)
 			}
-			fmt.Fprintf(out, "fencecheck %s\n", info.Version)
-			if info.Revision != "" {
-				fmt.Fprintf(out, "revision   %s", info.Revision)
-				if info.Time != "" {
-					fmt.Fprintf(out, " (%s)", info.Time)
-				}
-				if info.Modified {
-					fmt.Fprint(out, ", with uncommitted changes")
-				}
-				fmt.Fprintln(out)
-			}
-			fmt.Fprintf(out, "go         %s %s\n", info.Go, info.Platform)
-			return nil
+			return info.WriteText(cmd.OutOrStdout())
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the build information as a JSON object")

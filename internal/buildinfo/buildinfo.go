@@ -6,6 +6,8 @@
 package buildinfo
 
 import (
+	"fmt"
+	"io"
 	"runtime"
 	"runtime/debug"
 	"strings"
@@ -96,4 +98,26 @@ func (i Info) String() string {
 	}
 	b.WriteString(", " + i.Go + " " + i.Platform)
 	return b.String()
+}
+
+// WriteText writes the build as fencecheck version prints it for
+// people: the version, the revision with its time and whether the
+// checkout had changes (when the build recorded one), and the toolchain,
+// one per line.
+func (i Info) WriteText(w io.Writer) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "fencecheck %s\n", i.Version)
+	if i.Revision != "" {
+		fmt.Fprintf(&b, "revision   %s", i.Revision)
+		if i.Time != "" {
+			fmt.Fprintf(&b, " (%s)", i.Time)
+		}
+		if i.Modified {
+			b.WriteString(", with uncommitted changes")
+		}
+		b.WriteString("\n")
+	}
+	fmt.Fprintf(&b, "go         %s %s\n", i.Go, i.Platform)
+	_, err := io.WriteString(w, b.String())
+	return err
 }

@@ -2,6 +2,7 @@ package buildinfo
 
 import (
 	"runtime/debug"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -38,4 +39,29 @@ func TestStringNamesTheRevisionOnce(t *testing.T) {
 	assert.Equal(t, "v0.0.0-20261204181738-a0fb0aa50240, go1.26.8 linux/amd64", i.String())
 	i.Version = "v1.0.0"
 	assert.Equal(t, "v1.0.0 (a0fb0aa50240), go1.26.8 linux/amd64", i.String())
+}
+
+// TestWriteTextGivesALineEach: the version, the revision when one was
+// recorded (with its time and whether the checkout had changes), and the
+// toolchain.
+func TestWriteTextGivesALineEach(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name string
+		info Info
+		want string
+	}{
+		{"no revision", Info{Version: "v1.2.0", Go: "go1.26.0", Platform: "linux/amd64"},
+			"fencecheck v1.2.0\ngo         go1.26.0 linux/amd64\n"},
+		{"a modified checkout", Info{Version: "dev", Revision: "abc", Time: "2026-12-07T05:00:00Z", Modified: true, Go: "go1.26.0", Platform: "linux/amd64"},
+			"fencecheck dev\nrevision   abc (2026-12-07T05:00:00Z), with uncommitted changes\ngo         go1.26.0 linux/amd64\n"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var b strings.Builder
+			assert.NoError(t, tc.info.WriteText(&b))
+			assert.Equal(t, tc.want, b.String())
+		})
+	}
 }

@@ -21,3 +21,10 @@ func CheckLoopback(addr string, allowRemote bool) error {
 	}
 	return fmt.Errorf("listen address %q is not loopback, and remote clients are not allowed", addr)
 }
+
+// IsLoopbackAddr reports whether a listener's address is a loopback one,
+// which only this machine can reach.
+func IsLoopbackAddr(a net.Addr) bool {
+	tcp, ok := a.(*net.TCPAddr)
+	return ok && tcp.IP.IsLoopback()
+}

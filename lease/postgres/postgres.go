@@ -36,6 +36,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -59,9 +60,47 @@ func NewIssuer(spec string, opts lease.PollOptions) *lease.PolledIssuer {
 
 // Store is a run's lease table and token sequence in one database.
 type Store struct {
-	pool       *pgxpool.Pool
+	// pool reaches the database; Repoint replaces it when the issuer
+	// moves to a promoted standby.
+	pool       atomic.Pointer[pgxpool.Pool]
 	table, seq string
 	grant      string
+}
+
+// db is the pool the store's calls use now.
+func (s *Store) db() *pgxpool.Pool { return s.pool.Load() }
+
+// openPool connects to the database spec names, with synchronous_commit
+// on unless spec sets it.
+func openPool(ctx context.Context, spec string) (*pgxpool.Pool, error) {
+	cfg, err := pgxpool.ParseConfig(spec)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := cfg.ConnConfig.RuntimeParams["synchronous_commit"]; !ok {
+		cfg.ConnConfig.RuntimeParams["synchronous_commit"] = "on"
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := pool.Ping(ctx); err != nil { // the pool connects lazily
+		pool.Close()
+		return nil, err
+	}
+	return pool, nil
+}
+
+// Repoint moves the store to the database spec names, which must already
+// hold the run's table and sequence (a standby promoted in place of the
+// primary): later calls go there, and the old pool is closed.
+func (s *Store) Repoint(ctx context.Context, spec string) error {
+	pool, err := openPool(ctx, spec)
+	if err != nil {
+		return redact.Error(fmt.Errorf("postgres issuer %s: %w", redact.Spec(spec), err), redact.Secrets(spec, nil))
+	}
+	s.pool.Swap(pool).Close()
+	return nil
 }
 
 // Connect connects to the database spec names and creates the run's
@@ -71,23 +110,13 @@ func Connect(ctx context.Context, spec string) (*Store, error) {
 	fail := func(err error) error {
 		return redact.Error(fmt.Errorf("postgres issuer %s: %w", redact.Spec(spec), err), secrets)
 	}
-	cfg, err := pgxpool.ParseConfig(spec)
+	pool, err := openPool(ctx, spec)
 	if err != nil {
-		return nil, fail(err)
-	}
-	if _, ok := cfg.ConnConfig.RuntimeParams["synchronous_commit"]; !ok {
-		cfg.ConnConfig.RuntimeParams["synchronous_commit"] = "on"
-	}
-	pool, err := pgxpool.NewWithConfig(ctx, cfg)
-	if err != nil {
-		return nil, fail(err)
-	}
-	if err := pool.Ping(ctx); err != nil { // the pool connects lazily
-		pool.Close()
 		return nil, fail(err)
 	}
 	name := "fencecheck_lease_" + unique.Hex(8)
-	s := &Store{pool: pool, table: name, seq: name + "_seq"}
+	s := &Store{table: name, seq: name + "_seq"}
+	s.pool.Store(pool)
 	s.grant = fmt.Sprintf(`INSERT INTO %[1]s AS cur (resource, token, holder, expires_at)
 VALUES ($1, nextval('%[2]s'), $2, now() + $3::bigint * interval '1 microsecond')
 ON CONFLICT (resource) DO UPDATE SET token = EXCLUDED.token, holder = EXCLUDED.holder, expires_at = EXCLUDED.expires_at
@@ -122,7 +151,7 @@ func (s *Store) Sequence() string { return s.seq }
 // is returned.
 func (s *Store) Grant(ctx context.Context, resource string, worker int, ttl time.Duration) (uint64, bool, error) {
 	var token int64
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+	err := pgx.BeginFunc(ctx, s.db(), func(tx pgx.Tx) error {
 		return tx.QueryRow(ctx, s.grant, resource, worker, ttl.Microseconds()).Scan(&token)
 	})
 	switch {
@@ -137,7 +166,7 @@ func (s *Store) Grant(ctx context.Context, resource string, worker int, ttl time
 // End implements lease.Store: it marks the row free if it still holds
 // token and has not expired.
 func (s *Store) End(ctx context.Context, resource string, token uint64) (bool, error) {
-	tag, err := s.pool.Exec(ctx, fmt.Sprintf(`UPDATE %s SET expires_at = '-infinity'
+	tag, err := s.db().Exec(ctx, fmt.Sprintf(`UPDATE %s SET expires_at = '-infinity'
 WHERE resource = $1 AND token = $2 AND expires_at > now()`, s.table), resource, int64(token))
 	if err != nil {
 		return false, fmt.Errorf("postgres end lease: %w", unanswered(err))
@@ -148,7 +177,7 @@ WHERE resource = $1 AND token = $2 AND expires_at > now()`, s.table), resource, 
 // Renew implements lease.Store: the row's expiry moves to ttl from now,
 // on the database's clock, if it still holds token and has not expired.
 func (s *Store) Renew(ctx context.Context, resource string, token uint64, ttl time.Duration) (bool, error) {
-	tag, err := s.pool.Exec(ctx, fmt.Sprintf(`UPDATE %s SET expires_at = now() + $3::bigint * interval '1 microsecond'
+	tag, err := s.db().Exec(ctx, fmt.Sprintf(`UPDATE %s SET expires_at = now() + $3::bigint * interval '1 microsecond'
 WHERE resource = $1 AND token = $2 AND expires_at > now()`, s.table), resource, int64(token), ttl.Microseconds())
 	if err != nil {
 		return false, fmt.Errorf("postgres renew lease: %w", unanswered(err))
@@ -159,7 +188,7 @@ WHERE resource = $1 AND token = $2 AND expires_at > now()`, s.table), resource, 
 // Left implements lease.Store, on the database's clock.
 func (s *Store) Left(ctx context.Context, resource string, token uint64) (time.Duration, error) {
 	var us int64
-	err := s.pool.QueryRow(ctx, fmt.Sprintf(`SELECT CASE WHEN expires_at > now()
+	err := s.db().QueryRow(ctx, fmt.Sprintf(`SELECT CASE WHEN expires_at > now()
 THEN ceil(extract(epoch FROM expires_at - now()) * 1000000)::bigint ELSE 0 END
 FROM %s WHERE resource = $1 AND token = $2`, s.table), resource, int64(token)).Scan(&us)
 	switch {
@@ -179,7 +208,7 @@ func (s *Store) Floor(ctx context.Context, _ string, token uint64) error {
 	if token > math.MaxInt64 {
 		return fmt.Errorf("postgres floor: token %d is above BIGINT", token)
 	}
-	_, err := s.pool.Exec(ctx, fmt.Sprintf(`SELECT setval('%[1]s', $1) FROM %[1]s
+	_, err := s.db().Exec(ctx, fmt.Sprintf(`SELECT setval('%[1]s', $1) FROM %[1]s
 WHERE (CASE WHEN is_called THEN last_value ELSE last_value - 1 END) < $1`, s.seq), int64(token))
 	if err != nil {
 		return fmt.Errorf("postgres floor: %w", unanswered(err))
@@ -210,10 +239,10 @@ func unanswered(err error) error {
 
 // Close drops the run's table and sequence and disconnects.
 func (s *Store) Close() error {
-	defer s.pool.Close()
+	defer func() { s.db().Close() }()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if _, err := s.pool.Exec(ctx, fmt.Sprintf("DROP TABLE IF EXISTS %s; DROP SEQUENCE IF EXISTS %s", s.table, s.seq)); err != nil {
+	if _, err := s.db().Exec(ctx, fmt.Sprintf("DROP TABLE IF EXISTS %s; DROP SEQUENCE IF EXISTS %s", s.table, s.seq)); err != nil {
 		return fmt.Errorf("postgres drop the lease table %s: %w", s.table, err)
 	}
 	return nil

@@ -91,31 +91,48 @@ func (i *PrivateIssuer) Open(ctx context.Context, env lease.Env) (lease.Service,
 		return nil, fail(errors.Join(err, removeData()))
 	}
 	var dsn string
-	child, _, err := private.StartOnFreePort(ctx, func(port int) (*process.Child, error) {
+	child, port, err := private.StartOnFreePort(ctx, func(port int) (*process.Child, error) {
 		// A later port line in postgresql.conf overrides an earlier one,
 		// so a port drawn again is simply appended.
 		if err := i.writeSettings(data, dir, port); err != nil {
 			return nil, err
 		}
-		addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-		dsn = fmt.Sprintf("postgres://postgres@%s/postgres?sslmode=disable&synchronous_commit=%s", addr, i.Settings.SynchronousCommit)
-		child := process.NewChild(shellescape.QuoteCommand([]string{postgres, "-D", data}), addr, connects(dsn))
-		child.Role = "private " + ServerName
-		child.Credential = cred
-		child.Tree = true // each server process starts a session of its own
-		child.StartTimeout = i.ReadyTimeout
-		child.SetLogFile(filepath.Join(dir, "postgres.log"))
+		var child *process.Child
+		child, dsn = i.serverChild(postgres, data, port, ServerName, filepath.Join(dir, "postgres.log"), cred)
 		return child, nil
 	})
 	if err != nil {
 		return nil, fail(errors.Join(err, removeData()))
+	}
+	if i.Settings.Standby != "" {
+		primary := &node{name: ServerName, child: child, dsn: dsn, data: data, removeData: removeData}
+		svc, err := i.openReplicated(ctx, env, primary, cluster{bin: filepath.Dir(initdb), postgres: postgres, cred: cred, dir: dir, port: port})
+		if err != nil {
+			return nil, err
+		}
+		return svc, nil
 	}
 	store, err := Connect(ctx, dsn)
 	if err != nil {
 		return nil, errors.Join(err, child.Stop(0), removeData())
 	}
 	return private.NewService(lease.NewPolled(env, store, i.Poll), private.Server{Name: ServerName, Child: child,
-		Restarted: store.pool.Reset, RemoveData: removeData}), nil
+		Restarted: func() { store.db().Reset() }, RemoveData: removeData}), nil
+}
+
+// serverChild is the Child that runs the server program postgres on
+// data, on port, as the user of cred, with its output in logPath, and
+// the DSN it answers on; role names it in messages.
+func (i *PrivateIssuer) serverChild(postgres, data string, port int, role, logPath string, cred *spawn.Credential) (*process.Child, string) {
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	dsn := fmt.Sprintf("postgres://postgres@%s/postgres?sslmode=disable&synchronous_commit=%s", addr, i.Settings.SynchronousCommit)
+	child := process.NewChild(shellescape.QuoteCommand([]string{postgres, "-D", data}), addr, connects(dsn))
+	child.Role = "private " + role
+	child.Credential = cred
+	child.Tree = true // each server process starts a session of its own
+	child.StartTimeout = i.ReadyTimeout
+	child.SetLogFile(logPath)
+	return child, dsn
 }
 
 // initdb makes the cluster in data, as the user of cred, with its output

@@ -24,8 +24,18 @@ type Settings struct {
 	Fsync bool
 	// FullPageWrites off risks torn pages after a machine crash.
 	FullPageWrites bool
-	_              struct{}
+	// Standby adds a streaming standby to the cluster (see standby.go):
+	// "" none, StandbyAsync or StandbySync (the primary's commits wait
+	// for the standby to flush them, synchronous_standby_names '*').
+	Standby string
+	_       struct{}
 }
+
+// The values of the standby setting.
+const (
+	StandbyAsync = "async"
+	StandbySync  = "sync"
+)
 
 // DefaultSettings are PostgreSQL's own: synchronous_commit on, fsync on,
 // full_page_writes on.
@@ -35,7 +45,7 @@ func DefaultSettings() Settings {
 
 // settingNames are the settings a spec may give, in the order messages
 // list them.
-var settingNames = []string{"synchronous_commit", "fsync", "full_page_writes"}
+var settingNames = []string{"synchronous_commit", "fsync", "full_page_writes", "standby"}
 
 // ParseSettings reads the query of a private postgres spec (the part
 // after "postgres?") over DefaultSettings. An unknown setting, a value
@@ -52,6 +62,12 @@ func ParseSettings(query string) (Settings, error) {
 			return s, fmt.Errorf("synchronous_commit=%s: want on, off, local, remote_write or remote_apply", v)
 		}
 		s.SynchronousCommit = v
+	}
+	if v, ok := q["standby"]; ok {
+		if v != StandbyAsync && v != StandbySync {
+			return s, fmt.Errorf("standby=%s: want %s or %s", v, StandbyAsync, StandbySync)
+		}
+		s.Standby = v
 	}
 	for name, field := range map[string]*bool{"fsync": &s.Fsync, "full_page_writes": &s.FullPageWrites} {
 		switch v, ok := q[name]; {
@@ -81,6 +97,9 @@ func (s Settings) String() string {
 	if !s.FullPageWrites {
 		out += ", full_page_writes off"
 	}
+	if s.Standby != "" {
+		out += ", a streaming standby (" + s.Standby + ")"
+	}
 	return out
 }
 
@@ -95,5 +114,29 @@ unix_socket_directories = ''
 synchronous_commit = %s
 fsync = %s
 full_page_writes = %s
-`, port, s.SynchronousCommit, onOff(s.Fsync), onOff(s.FullPageWrites))
+`, port, s.SynchronousCommit, onOff(s.Fsync), onOff(s.FullPageWrites)) + s.replication()
+}
+
+// replication are the lines a primary with a standby adds: with a
+// synchronous standby, a commit waits until any one standby has flushed
+// it ('*': the standby names itself walreceiver, and only one connects).
+func (s Settings) replication() string {
+	if s.Standby != StandbySync {
+		return ""
+	}
+	return "synchronous_standby_names = '*'\n"
+}
+
+// standbyConfig are the lines appended to the standby's copy of the
+// primary's postgresql.conf: its own port, no synchronous standby of its
+// own, so that once promoted it commits without one, and a reconnection
+// to a restarted primary within a tenth of a second, not five.
+func standbyConfig(port int) string {
+	return fmt.Sprintf(`
+# Added by fencecheck: the streaming standby of the private cluster.
+port = %d
+synchronous_standby_names = ''
+hot_standby = on
+wal_retrieve_retry_interval = 100ms
+`, port)
 }

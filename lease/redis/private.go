@@ -78,12 +78,19 @@ func (i *PrivateIssuer) Open(ctx context.Context, env lease.Env) (lease.Service,
 	}
 	removeData := func() error { return os.RemoveAll(data) }
 	conf := filepath.Join(dir, "redis.conf")
+	var clock *fakeClock
+	var clockEnv []string // the command's prefix that runs it on clock
 	child, port, err := private.StartOnFreePort(ctx, func(port int) (*process.Child, error) {
 		if err := os.WriteFile(conf, []byte(i.Settings.config(port, data, "")), 0o644); err != nil {
 			return nil, err
 		}
 		addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-		child := process.NewChild(shellescape.QuoteCommand([]string{bin, conf}), addr, answers(addr))
+		if env.ClockJumps {
+			if clock, clockEnv, err = newFakeClock(dir, addr); err != nil {
+				return nil, err
+			}
+		}
+		child := process.NewChild(shellescape.QuoteCommand(append(clockEnv, bin, conf)), addr, answers(addr))
 		child.Role = "private " + ServerName
 		child.StartTimeout = i.ReadyTimeout
 		child.SetLogFile(filepath.Join(dir, "redis.log"))
@@ -97,8 +104,12 @@ func (i *PrivateIssuer) Open(ctx context.Context, env lease.Env) (lease.Service,
 	if err != nil {
 		return nil, errors.Join(err, child.Stop(0), removeData())
 	}
-	return private.NewService(lease.NewPolled(env, store, i.Poll),
-		private.Server{Name: ServerName, Child: child, RemoveData: removeData}), nil
+	svc := private.NewService(lease.NewPolled(env, store, i.Poll),
+		private.Server{Name: ServerName, Child: child, RemoveData: removeData})
+	if clock != nil {
+		return &clockService{Service: svc, clock: clock}, nil
+	}
+	return svc, nil
 }
 
 // answers is ready once the server at addr serves reads: a server still

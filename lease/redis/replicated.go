@@ -25,8 +25,8 @@ import (
 // one replica (redis?replicas=1): two servers, r0 the primary at the
 // start and r1 its replica, in the redis/r0 and redis/r1 folders of the
 // run directory. The replica replicates through a link fencecheck relays
-// (see link), which Detach holds; Failover kills the primary, promotes
-// the replica with REPLICAOF NO ONE and moves the issuer to it.
+// (see link), which HoldReplica holds; Failover kills the primary,
+// promotes the replica with REPLICAOF NO ONE and moves the issuer to it.
 //
 // Redis replication is asynchronous: a primary answers a write before
 // any replica has it. A replica promoted while behind holds counters
@@ -248,60 +248,78 @@ func (s *Replicated) Thaw(i int) error {
 	return n.child.Thaw()
 }
 
-// Detach implements lease.FailingOver: once the replica has caught up
-// with the primary (within the ready timeout: after the primary
-// restarted, it resynchronizes first), it holds the replica's link.
-func (s *Replicated) Detach(n int, issued func()) error {
+// HoldReplica implements lease.ReplicaHolder: once the replica has
+// caught up with the primary (within the ready timeout: after the
+// primary restarted, it resynchronizes first), it holds the replica's
+// link, and counts the tokens the primary issues from then on.
+func (s *Replicated) HoldReplica(ctx context.Context) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.failedOver {
-		return fmt.Errorf("%s: the issuer failed over already; its replica replicates directly", ServerName)
+		return "", fmt.Errorf("%s: the issuer failed over already; its replica replicates directly", ServerName)
 	}
-	if err := s.synced(context.Background(), s.nodes[1-s.primary], s.nodes[s.primary]); err != nil {
-		return err
+	primary, replica := s.nodes[s.primary], s.nodes[1-s.primary]
+	if err := s.synced(ctx, replica, primary); err != nil {
+		return "", err
 	}
 	s.link.Hold()
-	s.tally.detach(n, issued)
-	return nil
+	s.tally.detach()
+	return fmt.Sprintf("replication to %s (the replica) held: it receives none of %s's writes", replica.name, primary.name), nil
 }
 
-// Failover implements lease.FailingOver.
-func (s *Replicated) Failover(ctx context.Context, promoted func(lease.Failover)) (lease.Failover, error) {
+// AfterIssued implements lease.IssueCounter.
+func (s *Replicated) AfterIssued(n int, fn func()) { s.tally.after(n, fn) }
+
+// Failover implements lease.FailingOver: it SIGKILLs the primary, drops
+// what the held link had not delivered, promotes the replica with
+// REPLICAOF NO ONE and moves the issuer to it, then starts the old
+// primary again as the new one's replica (so that a grant that waits for
+// a replica can be acknowledged again). It says what became of the
+// tokens issued while the replica was held. An issuer fails over once.
+func (s *Replicated) Failover(ctx context.Context) (string, error) {
 	s.mu.Lock()
 	if s.failedOver {
 		s.mu.Unlock()
-		return lease.Failover{}, fmt.Errorf("%s: the issuer fails over once", ServerName)
+		return "", fmt.Errorf("%s: the issuer fails over once", ServerName)
 	}
 	s.failedOver = true
 	old, next := s.nodes[s.primary], s.nodes[1-s.primary]
 	s.mu.Unlock()
-	f := lease.Failover{Primary: old.name, Promoted: next.name, How: "REPLICAOF NO ONE"}
 	if err := s.Kill(s.primary); err != nil {
-		return f, fmt.Errorf("SIGKILL %s: %w", old.name, err)
+		return "", fmt.Errorf("SIGKILL %s: %w", old.name, err)
 	}
-	f.Issued, f.Refused = s.tally.end()
+	issued, refused := s.tally.end()
 	if err := s.link.Cut(); err != nil {
-		return f, fmt.Errorf("cut the replication link of %s: %w", next.name, err)
+		return "", fmt.Errorf("cut the replication link of %s: %w", next.name, err)
 	}
 	c := redis.NewClient(&redis.Options{Addr: next.addr, MaxRetries: -1, PoolSize: 1})
 	err := c.Do(ctx, "REPLICAOF", "NO", "ONE").Err()
 	c.Close()
 	if err != nil {
-		return f, fmt.Errorf("promote %s (REPLICAOF NO ONE): %w", next.name, err)
-	}
-	if promoted != nil {
-		promoted(f)
+		return "", fmt.Errorf("promote %s (REPLICAOF NO ONE): %w", next.name, err)
 	}
 	s.addr.Store(&next.addr)
 	s.mu.Lock()
 	s.primary = 1 - s.primary
 	s.mu.Unlock()
-	// The old primary comes back as the new one's replica, so that a
-	// grant that waits for a replica can be acknowledged again.
 	if err := s.rejoin(ctx, old, next); err != nil {
-		return f, fmt.Errorf("start %s again as the replica of %s: %w", old.name, next.name, err)
+		return "", fmt.Errorf("start %s again as the replica of %s: %w", old.name, next.name, err)
 	}
-	return f, nil
+	return fmt.Sprintf("%s SIGKILLed, %s promoted (REPLICAOF NO ONE) and serves, %s back as its replica; %s",
+		old.name, next.name, old.name, lagged(old.name, next.name, issued, refused)), nil
+}
+
+// lagged words what became of the tokens primary issued while replica
+// was held behind.
+func lagged(primary, replica string, issued, refused int) string {
+	handed := issued - refused
+	switch {
+	case refused == 0:
+		return fmt.Sprintf("the %d tokens %s issued while %s was behind were handed out, and %s never received them", issued, primary, replica, replica)
+	case handed == 0:
+		return fmt.Sprintf("the %d tokens %s issued while %s was behind were refused, not handed out: no replica acknowledged them", issued, primary, replica)
+	}
+	return fmt.Sprintf("of the %d tokens %s issued while %s was behind, %d were handed out and %d refused (no replica acknowledged them)", issued, primary, replica, handed, refused)
 }
 
 // rejoin starts old again as a replica of primary and waits until it
@@ -371,6 +389,8 @@ func (s *Replicated) stop() error {
 const stopGrace = 10 * time.Second
 
 var (
-	_ lease.Servers     = (*Replicated)(nil)
-	_ lease.FailingOver = (*Replicated)(nil)
+	_ lease.Servers       = (*Replicated)(nil)
+	_ lease.FailingOver   = (*Replicated)(nil)
+	_ lease.IssueCounter  = (*Replicated)(nil)
+	_ lease.ReplicaHolder = (*Replicated)(nil)
 )

@@ -3,7 +3,7 @@ package redislease
 import "sync"
 
 // tally counts the tokens a primary issues while its replica is detached
-// (Replicated.Detach): the event the issuer-failover fault waits for, so
+// (Replicated.HoldReplica): the event the issuer-failover fault waits for, so
 // that a failover comes after a number of grants, not after a time. Only
 // grants begun after the detach count: their writes cannot have reached
 // the replica. A nil tally counts nothing.
@@ -46,11 +46,25 @@ func (t *tally) issue(counted, refused bool) {
 	}
 }
 
-// detach starts counting: reached is called once n tokens were issued.
-func (t *tally) detach(n int, reached func()) {
+// detach starts counting.
+func (t *tally) detach() {
 	t.mu.Lock()
-	t.detached, t.issued, t.refused, t.want, t.reached = true, 0, 0, n, reached
+	t.detached, t.issued, t.refused, t.reached = true, 0, 0, nil
 	t.mu.Unlock()
+}
+
+// after calls reached once n tokens were issued since the detach, at
+// once if they were.
+func (t *tally) after(n int, reached func()) {
+	t.mu.Lock()
+	if t.issued < n {
+		t.want, t.reached = n, reached
+		reached = nil
+	}
+	t.mu.Unlock()
+	if reached != nil {
+		reached()
+	}
 }
 
 // end stops counting and returns what was counted.

@@ -1,6 +1,6 @@
 // Package leasespec reads a lease spec: the text that says where a run's
 // leases and fencing tokens come from (local, etcd, etcd://…, redis,
-// redis://…, postgres, postgres://…, nats, nats://…), as the CLI's --leases and
+// redis://…, postgres, postgres://…, nats, nats://…, zookeeper, zookeeper://…), as the CLI's --leases and
 // fencetest's FENCETEST_LEASES take it. Parse only reads the spec and
 // connects to nothing, so that a bad spec is reported before a run
 // starts; the issuer connects, or starts its servers, when the run opens
@@ -31,7 +31,7 @@ import (
 const Local = "local"
 
 // Want lists the spec forms, for messages that say what is accepted.
-const Want = "local, etcd, etcd://HOST:PORT,…, redis[?SETTINGS], redis://…, postgres[?SETTINGS], postgres://…, nats[?sync=always], nats://HOST:PORT"
+const Want = "local, etcd, etcd://HOST:PORT,…, redis[?SETTINGS], redis://…, postgres[?SETTINGS], postgres://…, nats[?sync=always], nats://HOST:PORT, zookeeper, zookeeper://HOST:PORT,…"
 
 // Options are the settings of the issuers a spec can name that the spec
 // itself does not carry.
@@ -72,6 +72,8 @@ func Parse(spec string, opts Options) (lease.Issuer, error) {
 			return nil, fmt.Errorf("%s: %w", redact.Spec(spec), err)
 		}
 		return natslease.NewIssuer(spec, opts.Poll), nil
+	case spec == "zookeeper" || strings.HasPrefix(spec, "zookeeper?") || (hasScheme && scheme == "zookeeper"):
+		return zookeeperIssuer(spec, opts)
 	case hasScheme && scheme == "etcd":
 		endpoints, err := etcdEndpoints(rest)
 		if err != nil {

@@ -70,9 +70,12 @@ func TestParse(t *testing.T) {
 		{"redis?appendonly=yes&appendonly=no", "setting appendonly given 2 times", true},
 		{"redis?save=60", `save=60: want pairs of seconds and changes`, true},
 		{"redis?%zz", `redis?%zz: settings "%zz": invalid URL escape`, true},
-		{"postgres?port=1", "postgres?port=1: unknown setting port (a private PostgreSQL cluster takes synchronous_commit, fsync, full_page_writes)", true},
+		{"postgres?port=1", "postgres?port=1: unknown setting port (a private PostgreSQL cluster takes synchronous_commit, fsync, full_page_writes, standby)", true},
 		{"postgres?synchronous_commit=maybe", "synchronous_commit=maybe: want on, off, local, remote_write or remote_apply", true},
 		{"postgres?fsync=no", "fsync=no: want on or off", true},
+		{"postgres?standby=sync", "private PostgreSQL cluster (synchronous_commit on, fsync on, a streaming standby (sync))", false},
+		{"postgres?standby=async&synchronous_commit=local", "private PostgreSQL cluster (synchronous_commit local, fsync on, a streaming standby (async))", false},
+		{"postgres?standby=yes", "standby=yes: want async or sync", true},
 		{"redisx", `"redisx" is not a lease spec`, true},
 		{"", `"" is not a lease spec (want local, etcd`, true},
 		{"bogus://", `"bogus://" is not a lease spec`, true},
@@ -118,7 +121,7 @@ func TestParse(t *testing.T) {
 // FuzzParse: every spec gives an issuer of its kind or an error, and an
 // etcd:// spec's endpoints are the list it gave.
 func FuzzParse(f *testing.F) {
-	for _, s := range []string{"local", "etcd", "etcd://a:1,b:2", "etcd://", "redis://h:1", "postgres://u:p@h/db", "x", "", "redis", "redis?appendonly=yes", "redis?replicas=1&wait=1", "postgres?fsync=off", "nats://h:1", "nats?sync=always"} {
+	for _, s := range []string{"local", "etcd", "etcd://a:1,b:2", "etcd://", "redis://h:1", "postgres://u:p@h/db", "x", "", "redis", "redis?appendonly=yes", "postgres?fsync=off", "postgres?standby=sync", "redis?replicas=1&wait=1", "nats://h:1", "nats?sync=always"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, spec string) {
@@ -145,6 +148,8 @@ func FuzzParse(f *testing.F) {
 			if _, ok := iss.(*pglease.PrivateIssuer); !ok {
 				t.Fatalf("%q gave %T", spec, iss)
 			}
+		case strings.HasPrefix(spec, "zookeeper"):
+			checkZooKeeper(t, spec, iss)
 		case strings.HasPrefix(spec, "redis") || strings.HasPrefix(spec, "postgres") || strings.HasPrefix(spec, "nats://"):
 			if iss == nil || !strings.Contains(iss.Name(), "://") {
 				t.Fatalf("%q gave %v", spec, iss)

@@ -51,6 +51,10 @@ func (s Statements) empty() bool {
 		s.Isolation == "" && s.Accepted == ""
 }
 
+// Given reports whether any statement, or the isolation level or the
+// acceptance rule of the user's own, is set.
+func (s Statements) Given() bool { return !s.empty() }
+
 // inTx reports whether the write runs as a transaction: several
 // statements, a guard, or an isolation level ask for one; a single
 // statement alone runs in autocommit, as a service would send it.
@@ -85,6 +89,19 @@ type Options struct {
 // answer, and room for SQLite's writers to queue for the lock.
 func DefaultOptions() Options {
 	return Options{Mode: ModeAtomic, Workers: 8, Timeout: 5 * time.Second}
+}
+
+// WithOwn returns o with the caller's own statements and mode as a user
+// gives them, either or both: o's mode (the default) stays unless a mode
+// or a statement is given, and is then the mode given, empty beside
+// statements. Opening the target says what is wrong with a mode beside
+// statements.
+func (o Options) WithOwn(mode Mode, st Statements) Options {
+	if mode != "" || st.Given() {
+		o.Mode = mode
+	}
+	o.Statements = st
+	return o
 }
 
 func (o *Options) validate() error {

@@ -4,7 +4,12 @@
 //	go run ./check/internal/benchgen -ops 1000000 -clients 50 -unknown 0.1 -invalid -out /tmp/h.jsonl
 //
 // The history is valid by construction; -invalid plants one stale read,
-// which is a violation under both policies.
+// which is a violation under both policies, in the middle of the history;
+// -late plants it at 90 % of the history, where a checker that reads in
+// order meets it last; -violation wrong-rejection plants instead a
+// rejection that no write justifies:
+//
+//	go run ./check/internal/benchgen -ops 1000000 -clients 50 -unknown 0.1 -invalid -late -violation wrong-rejection -out /tmp/h.jsonl
 //
 // -stream generates without holding the history (histgen.Stream), for
 // histories longer than memory, into a file or, with -out -, a pipe;
@@ -33,6 +38,8 @@ func main() {
 	unknown := flag.Float64("unknown", 0, "fraction of writes with unknown outcome")
 	invalid := flag.Bool("invalid", false, "plant a stale read, a certain violation")
 	acceptEqual := flag.Bool("accept-equal", false, "generate for the accept-equal policy instead of strict")
+	late := flag.Bool("late", false, "with -invalid: plant the violation at 90 % of the history instead of its middle")
+	violation := flag.String("violation", "stale-read", "with -invalid: the violation planted, stale-read or wrong-rejection")
 	seed := flag.Uint64("seed", 1, "random seed")
 	stream := flag.Bool("stream", false, "generate as a stream, without holding the history (-out - writes to stdout)")
 	violateAt := flag.Int("violate-at", -1, "with -stream: plant a stale read at this operation or soon after (-1: none)")
@@ -45,17 +52,54 @@ func main() {
 		}
 		return
 	}
-	if err := run(*out, *seed, histgen.Bench(*ops, *resources, *clients, *unknown, *acceptEqual), *invalid); err != nil {
+	plant, err := planter(*invalid, *late, *violation)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "benchgen: %v\n", err)
+		os.Exit(2)
+	}
+	if err := run(*out, *seed, histgen.Bench(*ops, *resources, *clients, *unknown, *acceptEqual), plant); err != nil {
 		fmt.Fprintf(os.Stderr, "benchgen: %v\n", err)
 		os.Exit(1)
 	}
 }
 
-func run(path string, seed uint64, cfg histgen.Config, invalid bool) error {
+// planter returns what plants the violation asked for, or nil for a
+// valid history.
+func planter(invalid, late bool, violation string) (func([]histories.Operation) error, error) {
+	if !invalid {
+		return nil, nil
+	}
+	at := func(ops []histories.Operation) int {
+		if late {
+			return len(ops) * 9 / 10
+		}
+		return len(ops) / 2
+	}
+	breakers := map[string]struct {
+		plant func([]histories.Operation, int) bool
+		what  string
+	}{
+		"stale-read":      {histgen.BreakStaleReadFrom, "read to make stale"},
+		"wrong-rejection": {histgen.BreakWrongRejectionFrom, "accepted write to reject wrongly"},
+	}
+	if b, ok := breakers[violation]; ok {
+		return func(ops []histories.Operation) error {
+			if !b.plant(ops, at(ops)) {
+				return fmt.Errorf("no %s in %d operations", b.what, len(ops))
+			}
+			return nil
+		}, nil
+	}
+	return nil, fmt.Errorf("-violation %q: want stale-read or wrong-rejection", violation)
+}
+
+func run(path string, seed uint64, cfg histgen.Config, plant func([]histories.Operation) error) error {
 	r := rand.New(rand.NewPCG(seed, 0xbe7c4))
 	ops := histgen.Generate(r, cfg)
-	if invalid && !histgen.BreakStaleRead(ops) {
-		return fmt.Errorf("no read to make stale in %d operations", len(ops))
+	if plant != nil {
+		if err := plant(ops); err != nil {
+			return err
+		}
 	}
 	events := histgen.Events(ops)
 	f, err := os.Create(path)

@@ -151,3 +151,51 @@ func BreakStaleReadFrom(ops []histories.Operation, from int) bool {
 	}
 	return false
 }
+
+// BreakWrongRejectionFrom makes a certain violation of another kind: an
+// accepted write, at or after ops[from] (wrapping around to the start),
+// whose token is above that of every other write that may have taken
+// effect and was sent before it returned, is answered as rejected. No
+// write can justify the rejection under either policy. The write chosen
+// is one whose value no read returned, so that the rejection is the only
+// thing wrong with it. It reports whether it found such a write.
+func BreakWrongRejectionFrom(ops []histories.Operation, from int) bool {
+	if len(ops) == 0 {
+		return false
+	}
+	read := make(map[string]bool)
+	for i := range ops {
+		if !ops[i].IsWrite() && ops[i].HasValue {
+			read[ops[i].Resource+"\x00"+ops[i].Value] = true
+		}
+	}
+	mayApply := func(o *histories.Operation) bool {
+		return o.IsWrite() && (o.Status == histories.StatusAccepted || o.Status == histories.StatusUnknown)
+	}
+	// The operations are in order of invocation: the writes sent before
+	// ops[i] returned are a prefix of them.
+	from = min(max(from, 0), len(ops)-1)
+	for k := from; k < len(ops)+from; k++ {
+		i := k % len(ops)
+		w := &ops[i]
+		if !w.IsWrite() || w.Status != histories.StatusAccepted || w.Initial || read[w.Resource+"\x00"+w.Value] {
+			continue
+		}
+		justified := false
+		for j := range ops {
+			o := &ops[j]
+			if o.Call > w.Return {
+				break
+			}
+			if j != i && o.Resource == w.Resource && mayApply(o) && o.Token >= w.Token {
+				justified = true
+				break
+			}
+		}
+		if !justified {
+			w.Status = histories.StatusRejected
+			return true
+		}
+	}
+	return false
+}
