@@ -69,7 +69,7 @@ func (f *IssuerFailover) CanAct(s lease.Servers) error {
 	return nil
 }
 
-var errNoReplica = errors.New("issuer-failover needs an issuer with a replica to fail over to (a private redis-server with replicas=1)")
+var errNoReplica = errors.New("issuer-failover needs an issuer that can hold its replica behind, count the tokens its primary issues meanwhile and fail over (today only a private redis-server with replicas=1)")
 
 // Pause implements Pauser: a worker waits while the failover is under way.
 func (f *IssuerFailover) Pause(ctx context.Context, _ Env, _ PausePoint) {

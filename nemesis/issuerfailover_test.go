@@ -125,7 +125,7 @@ func TestIssuerFailoverNeedsAReplica(t *testing.T) {
 	f.AttachIssuer(ShareIssuer(servers))
 	phase(t, env, f, time.Second)
 	require.Len(t, env.Fails, 1)
-	assert.ErrorContains(t, env.Fails[0], "issuer-failover fault: issuer-failover needs an issuer with a replica")
+	assert.ErrorContains(t, env.Fails[0], "issuer-failover fault: issuer-failover needs an issuer that can hold its replica behind")
 	assert.Empty(t, servers.actions)
 	assert.Equal(t, &Unavailable{Fault: "issuer-failover", Needs: NeedIssuerServers}, f.Available(Site{}))
 }
