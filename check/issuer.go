@@ -29,6 +29,10 @@ type IssuerViolation struct {
 	EarlierIndex  int64 `json:"earlier_index"`
 	Holder        int   `json:"worker"`
 	EarlierHolder int   `json:"earlier_worker"`
+	// After names the issuer's last leader change between the two grants
+	// ("issuer-failover: the leader is now redis-server r1, …"), the
+	// likely cause; empty when there was none.
+	After string `json:"after,omitempty"`
 }
 
 // IssuerKind says how a grant breaks the issuer's invariant.
@@ -45,6 +49,14 @@ const (
 
 // String words the violation for people, names escaped for a terminal.
 func (v IssuerViolation) String() string {
+	if v.After == "" {
+		return v.grants()
+	}
+	return v.grants() + ", after a leader change: " + termsafe.String(v.After)
+}
+
+// grants words the two grants.
+func (v IssuerViolation) grants() string {
 	res := termsafe.String(v.Resource)
 	if v.Kind == NotIncreasing {
 		return fmt.Sprintf("the issuer granted token %d after token %d on resource %s (%s at index %d, after %s at index %d)",
@@ -73,6 +85,10 @@ func worker(w int) string {
 // come from one sequence for every resource (etcd's revisions) meets the
 // invariant too: it is asked only per resource.
 //
+// A violation names the last leader change recorded between its two
+// grants (a nemesis leader event: an issuer fault's failover), which is
+// where a sequence that goes back usually went back.
+//
 // History order is the order in which the run learned of the grants: a
 // grant is recorded when the worker receives its token, not when the
 // issuer committed it. Two grants learned concurrently (two workers'
@@ -94,8 +110,18 @@ func CheckIssuer(events []histories.Event) []IssuerViolation {
 	}
 	seqs := make(map[string]*sequence)
 	var out []IssuerViolation
+	var change *histories.Event // the last leader change
+	after := func(v *IssuerViolation) {
+		if change != nil && change.Index > v.EarlierIndex {
+			v.After = change.Fault + ": " + change.Detail
+		}
+	}
 	for i := range events {
 		e := &events[i]
+		if e.Actor == histories.ActorNemesis && e.F == histories.FLeader {
+			change = e
+			continue
+		}
 		if e.Actor != histories.ActorLease || e.F != histories.FAcquire || !e.HasToken {
 			continue
 		}
@@ -111,12 +137,14 @@ func CheckIssuer(events []histories.Event) []IssuerViolation {
 		v := IssuerViolation{Resource: e.Resource, Token: g.token, Index: g.index, Holder: g.holder}
 		if earlier, ok := s.granted[g.token]; ok {
 			v.Kind, v.Earlier, v.EarlierIndex, v.EarlierHolder = Reused, earlier.token, earlier.index, earlier.holder
+			after(&v)
 			out = append(out, v)
 			continue
 		}
 		s.granted[g.token] = g
 		if g.token < s.highest.token {
 			v.Kind, v.Earlier, v.EarlierIndex, v.EarlierHolder = NotIncreasing, s.highest.token, s.highest.index, s.highest.holder
+			after(&v)
 			out = append(out, v)
 			continue
 		}
