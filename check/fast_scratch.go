@@ -35,9 +35,12 @@ var scratchPool = sync.Pool{New: func() any { return new(fastScratch) }}
 type collectBuffers struct {
 	local  [][]int32 // each stretch's numbers of the resources
 	writes []fastWrite
-	// Each stretch's reads left for newFastProblem, with the number of
-	// their resource in the stretch; then all of them, by resource.
-	left    [][]leftRead
+	// The reads left for newFastProblem, each stretch's in a region of
+	// reads, with the number of their resource in the stretch at the same
+	// place in readRes; then, when there are several resources, all of
+	// them by resource in allLeft.
+	reads   []fastRead
+	readRes []int32
 	allLeft []fastRead
 }
 
@@ -54,13 +57,8 @@ const poolLimit = 1 << 16
 
 // recycle returns bufs to collectPool, unless a buffer outgrew poolLimit.
 func (bufs *collectBuffers) recycle() {
-	if cap(bufs.writes) > poolLimit || cap(bufs.allLeft) > poolLimit {
+	if cap(bufs.writes) > poolLimit || cap(bufs.reads) > poolLimit || cap(bufs.readRes) > poolLimit || cap(bufs.allLeft) > poolLimit {
 		return
-	}
-	for _, l := range bufs.left {
-		if cap(l) > poolLimit {
-			return
-		}
 	}
 	collectPool.Put(bufs)
 }
