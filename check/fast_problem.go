@@ -81,12 +81,16 @@ func (w *fastWrite) push() bound { return later(w.lo(), w.after()) }
 
 // fastReject is a rejected write: unless its token is 0, some write with
 // its token or above must have taken effect before it answered (under
-// either policy; see Policy.MayReject).
+// either policy; see Policy.MayReject). 24 bytes: its return is a time
+// and the rejection itself (ret), not a bound of 16 bytes beside op.
 type fastReject struct {
-	op    int32
 	token uint64
-	ret   bound
+	retAt int64
+	op    int32
 }
+
+// ret is the bound the rejection's answer puts: its return, from itself.
+func (rj *fastReject) ret() bound { return bound{rj.retAt, rj.op} }
 
 // fastProblem is one resource's history reduced to what the sweep needs.
 // Operations are named by their positions in the history.
@@ -131,7 +135,7 @@ func newFastProblem(c *histories.History, res *fastResource, p model.Policy, sc 
 	sc.rejects = sc.rejects[:0]
 	for i := range res.writes {
 		if w := &res.writes[i]; w.kind == kindRejected {
-			sc.rejects = append(sc.rejects, fastReject{w.op, w.token, bound{w.ret, w.op}})
+			sc.rejects = append(sc.rejects, fastReject{token: w.token, retAt: w.ret, op: w.op})
 		}
 	}
 	pb.rejects = sc.rejects
