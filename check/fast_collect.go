@@ -343,7 +343,13 @@ func (r *fastResource) capWrites(p model.Policy, sc *fastScratch) model.CapStats
 	if !slices.ContainsFunc(r.writes, func(w fastWrite) bool { return w.kind == kindUnknown }) {
 		return model.CapStats{}
 	}
-	writes := sc.capWrites[:0]
+	n := 0 // counted first, so that the records are allocated once
+	for k := range r.writes {
+		if w := &r.writes[k]; w.kind == kindAccepted || w.kind == kindUnknown {
+			n++
+		}
+	}
+	writes := slices.Grow(sc.capWrites[:0], n)
 	defer func() { sc.capWrites = writes }()
 	for k := range r.writes {
 		if w := &r.writes[k]; w.kind == kindAccepted || w.kind == kindUnknown {

@@ -132,7 +132,15 @@ func newFastProblem(c *histories.History, res *fastResource, p model.Policy, sc 
 	for i := range res.reads {
 		pb.read(&res.reads[i], &ix)
 	}
-	sc.rejects = sc.rejects[:0]
+	// Counted first, so that the rejections are allocated once: growing
+	// them left as much garbage as they hold, which the heap grows for.
+	n := 0
+	for i := range res.writes {
+		if res.writes[i].kind == kindRejected {
+			n++
+		}
+	}
+	sc.rejects = slices.Grow(sc.rejects[:0], n)
 	for i := range res.writes {
 		if w := &res.writes[i]; w.kind == kindRejected {
 			sc.rejects = append(sc.rejects, fastReject{token: w.token, retAt: w.ret, op: w.op})
