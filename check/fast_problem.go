@@ -156,52 +156,50 @@ func newFastProblem(c *histories.History, res *fastResource, p model.Policy, sc 
 // ones first within a token (sweepGroup relies on it), each kind in history
 // order: forced ones are placed before optional ones, then a stable sort by
 // token keeps that. It sorts them in place, at the front of pb.all, the
-// other writes after them: only writeAt looks at pb.all from then on, and
-// it finds a write wherever it is. A sorted copy of them instead cost
-// 64 bytes per write more at the peak of a check (320 MB of the 2.8 GB
-// that fencecheck check took on 10,000,000 operations on one resource).
+// other writes after them, in any order: only writeAt looks at pb.all from
+// then on, and it finds a write wherever it is. A sorted copy of them
+// instead cost 64 bytes per write more at the peak of a check (320 MB of
+// the 2.8 GB that fencecheck check took on 10,000,000 operations on one
+// resource).
 //
-// The forced writes are moved forward in place and only the others go
-// through a buffer; when the forced ones and the optional ones are each in
-// token order already, as a recorded history's nearly always are, one
-// merge from the back places them, and the buffer holds the writes that
-// are not forced, not all of them.
+// The writes that may have taken effect are swapped to the front, which
+// keeps their order; the forced ones among them move forward in place and
+// only the optional ones go through a buffer. When each kind is in token
+// order already, as a recorded history's nearly always are, one merge from
+// the back places them, and the buffer holds the optional writes (unknown
+// writes no read observed), not the resource's.
 func (pb *fastProblem) sortWrites() {
-	forced, n := 0, 0
+	n, forced := 0, 0
 	for i := range pb.all {
 		if w := &pb.all[i]; w.kind == kindAccepted || w.kind == kindUnknown {
-			n++
 			if w.forced {
 				forced++
 			}
+			pb.all[n], pb.all[i] = pb.all[i], pb.all[n]
+			n++
 		}
 	}
-	sc := pb.scratch
-	sc.sorting = slices.Grow(sc.sorting[:0], len(pb.all)-forced)[:len(pb.all)-forced]
-	others := sc.sorting // the optional writes, then the rest
-	f, o, rest := 0, 0, n-forced
-	inOrder := true // each of the forced and the optional writes by token
-	for i := range pb.all {
-		w := &pb.all[i]
-		switch {
-		case w.kind != kindAccepted && w.kind != kindUnknown:
-			others[rest] = *w
-			rest++
-		case w.forced:
-			inOrder = inOrder && (f == 0 || pb.all[f-1].token <= w.token)
-			pb.all[f] = *w
-			f++
-		default:
-			inOrder = inOrder && (o == 0 || others[o-1].token <= w.token)
-			others[o] = *w
-			o++
-		}
-	}
-	copy(pb.all[n:], others[o:])
 	ordered := pb.all[:n]
 	pb.writes = ordered
+	sc := pb.scratch
+	sc.sorting = slices.Grow(sc.sorting[:0], n-forced)[:n-forced]
+	optional := sc.sorting
+	f, o := 0, 0
+	inOrder := true // each of the forced and the optional writes by token
+	for i := range ordered {
+		w := &ordered[i]
+		if w.forced {
+			inOrder = inOrder && (f == 0 || ordered[f-1].token <= w.token)
+			ordered[f] = *w
+			f++
+			continue
+		}
+		inOrder = inOrder && (o == 0 || optional[o-1].token <= w.token)
+		optional[o] = *w
+		o++
+	}
 	if !inOrder {
-		copy(ordered[forced:], others[:o])
+		copy(ordered[forced:], optional)
 		sortByToken(ordered, &sc.sorting, &sc.sort, func(w *fastWrite) uint64 { return w.token })
 		return
 	}
@@ -209,11 +207,11 @@ func (pb *fastProblem) sortWrites() {
 	// is moved, as k >= i; on equal tokens the optional write goes last.
 	i, j := forced-1, o-1
 	for k := n - 1; j >= 0; k-- {
-		if i >= 0 && ordered[i].token > others[j].token {
+		if i >= 0 && ordered[i].token > optional[j].token {
 			ordered[k] = ordered[i]
 			i--
 		} else {
-			ordered[k] = others[j]
+			ordered[k] = optional[j]
 			j--
 		}
 	}
