@@ -42,7 +42,7 @@ func checkCompactIn(ctx context.Context, c *histories.History, opts Options, chu
 		return Result{}, &Unsupported{TooMany: len(c.Ops)}
 	}
 	bufs := collectPool.Get().(*collectBuffers)
-	defer collectPool.Put(bufs)
+	defer bufs.recycle()
 	resources := collectFast(c, bufs, chunks)
 	if err := ctx.Err(); err != nil {
 		return Result{}, fmt.Errorf("check: fast: %w", err)
@@ -59,7 +59,7 @@ func checkCompactIn(ctx context.Context, c *histories.History, opts Options, chu
 	scratch := make([]*fastScratch, parallel.Workers(len(resources)))
 	for w := range scratch {
 		scratch[w] = scratchPool.Get().(*fastScratch)
-		defer scratchPool.Put(scratch[w])
+		defer scratch[w].recycle()
 	}
 	var stopped atomic.Bool // once ctx is done, the resources left are skipped
 	parallel.Run(len(resources), func(w, i int) {

@@ -79,7 +79,7 @@ func (r *recentWrites) add(h uint64, w int32) {
 }
 
 // collectFast groups the operations a checker must judge (see
-// CompactOp.Checkable) by resource, in order of the resources' names. The
+// checkable) by resource, in order of the resources' names. The
 // history is split into chunks stretches, collected in parallel, each in
 // two passes: the first gives each resource of the stretch a number of its
 // own and counts its writes, which sizes every resource's writes exactly
@@ -145,56 +145,80 @@ func collectFast(c *histories.History, bufs *collectBuffers, chunks int) []fastR
 
 	seed := maphash.MakeSeed()
 	slots := make([][]resourceSlot, chunks)
-	for len(bufs.left) < chunks {
-		bufs.left = append(bufs.left, nil)
+	// Every stretch's reads that collecting leaves go to one buffer, each
+	// stretch in a region with room for all its reads, so that they are
+	// never copied to grow: growing them took a third of collecting
+	// (1,000,000 operations on one resource, where the recent writes miss
+	// most reads, profiled in fencecheck check).
+	base := make([]int, chunks+1)
+	for k := range local {
+		base[k+1] = base[k] + local[k].reads
 	}
+	bufs.reads = slices.Grow(bufs.reads[:0], base[chunks])[:base[chunks]]
+	var res []int32 // with one resource, every read's is 0
+	if len(all) > 1 {
+		bufs.readRes = slices.Grow(bufs.readRes[:0], base[chunks])[:base[chunks]]
+		res = bufs.readRes
+	}
+	kept := make([]int, chunks) // how many reads each stretch left
 	parallel.Run(chunks, func(_, k int) {
 		lo, hi := bounds(k)
 		dst := make([]resourceSlot, len(local[k].resources))
 		for g := range dst {
 			dst[g] = resourceSlot{writes: all[global[k][g]].writes, next: offset[k][g], initial: bound{noBound, -1}}
 		}
-		// Room for every read of the stretch, so that the reads left
-		// over are never copied to grow: growing them took a third of
-		// collecting (1,000,000 operations on one resource, where the
-		// recent writes miss most reads, profiled in fencecheck check).
-		left := slices.Grow(bufs.left[k][:0], local[k].reads)
-		bufs.left[k] = collectRecords(c, lo, hi, bufs.local[k], dst, seed, left)
+		var stretchRes []int32
+		if res != nil {
+			stretchRes = res[base[k]:base[k+1]]
+		}
+		kept[k] = collectRecords(c, lo, hi, bufs.local[k], dst, seed, bufs.reads[base[k]:base[k+1]], stretchRes)
 		slots[k] = dst
 	})
-	// The reads left over go to their resources, in history order, all
-	// in one buffer.
-	left := make([]int, len(all)) // how many each resource has
-	nleft := 0
 	for k := range slots {
 		for g := range slots[k] {
 			r := &all[global[k][g]]
 			r.initial = later(r.initial, slots[k][g].initial)
 		}
-		for _, l := range bufs.left[k] {
-			left[global[k][l.res]]++
+	}
+	all = placeReads(all, bufs, global, base, kept)
+	return all
+}
+
+// placeReads gives the resources in all the reads that the stretches left,
+// each resource's in history order: the stretch k left kept[k] of them at
+// the start of its region of bufs.reads, from base[k], with their
+// resources' numbers in the stretch in bufs.readRes. With one resource
+// the regions are closed up in place; with more, the reads are grouped in
+// bufs.allLeft.
+func placeReads(all []fastResource, bufs *collectBuffers, global [][]int, base, kept []int) []fastResource {
+	nleft := 0
+	if len(all) == 1 {
+		for k, n := range kept {
+			copy(bufs.reads[nleft:], bufs.reads[base[k]:base[k]+n])
+			nleft += n
 		}
-		nleft += len(bufs.left[k])
+		all[0].reads = bufs.reads[:nleft:nleft]
+		return all
+	}
+	left := make([]int, len(all)) // how many each resource has
+	for k, n := range kept {
+		for _, g := range bufs.readRes[base[k] : base[k]+n] {
+			left[global[k][g]]++
+		}
+		nleft += n
 	}
 	bufs.allLeft = slices.Grow(bufs.allLeft[:0], nleft)[:nleft]
 	reads := bufs.allLeft
 	for r := range all {
 		all[r].reads, reads = reads[:0:left[r]], reads[left[r]:]
 	}
-	for k := range slots {
-		for _, l := range bufs.left[k] {
-			r := &all[global[k][l.res]]
-			r.reads = append(r.reads, l.fastRead)
+	for k, n := range kept {
+		for i := base[k]; i < base[k]+n; i++ {
+			r := &all[global[k][bufs.readRes[i]]]
+			r.reads = append(r.reads, bufs.reads[i])
 		}
 	}
 	return all
-}
-
-// leftRead is a read that collecting left for newFastProblem, and the
-// number of its resource in its stretch.
-type leftRead struct {
-	fastRead
-	res int32
 }
 
 // chunkResources is what the first pass learns of a stretch: its
@@ -204,6 +228,12 @@ type chunkResources struct {
 	resources []uint32
 	writes    []int
 	reads     int
+}
+
+// checkable reports whether a checker must judge op: model.Checkable for
+// the compact form, which the fast checker reads.
+func checkable(op *histories.CompactOp) bool {
+	return op.Status != histories.StatusFailed && (op.IsWrite() || op.Status != histories.StatusUnknown)
 }
 
 // numberResources numbers the resources of the operations in ops that a
@@ -216,7 +246,7 @@ func numberResources(ops []histories.CompactOp, local []int32) chunkResources {
 	var l chunkResources
 	for i := range ops {
 		op := &ops[i]
-		if !op.Checkable() {
+		if !checkable(op) {
 			continue
 		}
 		g := local[op.Resource]
@@ -245,8 +275,9 @@ type resourceSlot struct {
 }
 
 // collectRecords is the second pass over c.Ops[lo:hi], whose resources
-// have the numbers local gives them; it appends the reads it leaves over
-// to left and returns it. A read is usually of one of the last few writes
+// have the numbers local gives them; it puts the reads it leaves over in
+// reads, with their resources' numbers in res at the same places (res nil:
+// there is one resource), and returns how many it left. A read is usually of one of the last few writes
 // of its resource: it is matched there, its value compared while both
 // values are in cache, and what it says is folded into its write at once,
 // which is all the checker needs of it (see fastWrite). A read that
@@ -254,10 +285,11 @@ type resourceSlot struct {
 // the read reports another token), is kept for newFastProblem, which also
 // explains the contradiction; so is a read of nothing that reports a
 // token other than 0, which no write explains.
-func collectRecords(c *histories.History, lo, hi int, local []int32, dst []resourceSlot, seed maphash.Seed, left []leftRead) []leftRead {
+func collectRecords(c *histories.History, lo, hi int, local []int32, dst []resourceSlot, seed maphash.Seed, reads []fastRead, res []int32) int {
+	n := 0
 	for i := lo; i < hi; i++ {
 		op := &c.Ops[i]
-		if !op.Checkable() {
+		if !checkable(op) {
 			continue
 		}
 		g := local[op.Resource]
@@ -294,10 +326,14 @@ func collectRecords(c *histories.History, lo, hi int, local []int32, dst []resou
 				}
 			}
 		}
-		left = append(left, leftRead{fastRead{hash: h, token: op.Token, call: op.Call,
-			ret: op.Return, op: int32(i), hasValue: op.HasValue(), hasToken: op.HasToken()}, g})
+		reads[n] = fastRead{hash: h, token: op.Token, call: op.Call,
+			ret: op.Return, op: int32(i), hasValue: op.HasValue(), hasToken: op.HasToken()}
+		if res != nil {
+			res[n] = g
+		}
+		n++
 	}
-	return left
+	return n
 }
 
 // capWrites applies the fencing cap (see ApplyFencingCap) to one
@@ -307,7 +343,13 @@ func (r *fastResource) capWrites(p model.Policy, sc *fastScratch) model.CapStats
 	if !slices.ContainsFunc(r.writes, func(w fastWrite) bool { return w.kind == kindUnknown }) {
 		return model.CapStats{}
 	}
-	writes := sc.capWrites[:0]
+	n := 0 // counted first, so that the records are allocated once
+	for k := range r.writes {
+		if w := &r.writes[k]; w.kind == kindAccepted || w.kind == kindUnknown {
+			n++
+		}
+	}
+	writes := slices.Grow(sc.capWrites[:0], n)
 	defer func() { sc.capWrites = writes }()
 	for k := range r.writes {
 		if w := &r.writes[k]; w.kind == kindAccepted || w.kind == kindUnknown {

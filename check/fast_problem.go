@@ -81,12 +81,16 @@ func (w *fastWrite) push() bound { return later(w.lo(), w.after()) }
 
 // fastReject is a rejected write: unless its token is 0, some write with
 // its token or above must have taken effect before it answered (under
-// either policy; see Policy.MayReject).
+// either policy; see Policy.MayReject). 24 bytes: its return is a time
+// and the rejection itself (ret), not a bound of 16 bytes beside op.
 type fastReject struct {
-	op    int32
 	token uint64
-	ret   bound
+	retAt int64
+	op    int32
 }
+
+// ret is the bound the rejection's answer puts: its return, from itself.
+func (rj *fastReject) ret() bound { return bound{rj.retAt, rj.op} }
 
 // fastProblem is one resource's history reduced to what the sweep needs.
 // Operations are named by their positions in the history.
@@ -128,10 +132,18 @@ func newFastProblem(c *histories.History, res *fastResource, p model.Policy, sc 
 	for i := range res.reads {
 		pb.read(&res.reads[i], &ix)
 	}
-	sc.rejects = sc.rejects[:0]
+	// Counted first, so that the rejections are allocated once: growing
+	// them left as much garbage as they hold, which the heap grows for.
+	n := 0
+	for i := range res.writes {
+		if res.writes[i].kind == kindRejected {
+			n++
+		}
+	}
+	sc.rejects = slices.Grow(sc.rejects[:0], n)
 	for i := range res.writes {
 		if w := &res.writes[i]; w.kind == kindRejected {
-			sc.rejects = append(sc.rejects, fastReject{w.op, w.token, bound{w.ret, w.op}})
+			sc.rejects = append(sc.rejects, fastReject{token: w.token, retAt: w.ret, op: w.op})
 		}
 	}
 	pb.rejects = sc.rejects
@@ -144,42 +156,65 @@ func newFastProblem(c *histories.History, res *fastResource, p model.Policy, sc 
 // ones first within a token (sweepGroup relies on it), each kind in history
 // order: forced ones are placed before optional ones, then a stable sort by
 // token keeps that. It sorts them in place, at the front of pb.all, the
-// other writes after them: only writeAt looks at pb.all from then on, and
-// it finds a write wherever it is. A sorted copy of them instead cost
-// 64 bytes per write more at the peak of a check (320 MB of the 2.8 GB
-// that fencecheck check took on 10,000,000 operations on one resource).
+// other writes after them, in any order: only writeAt looks at pb.all from
+// then on, and it finds a write wherever it is. A sorted copy of them
+// instead cost 64 bytes per write more at the peak of a check (320 MB of
+// the 2.8 GB that fencecheck check took on 10,000,000 operations on one
+// resource).
+//
+// The writes that may have taken effect are swapped to the front, which
+// keeps their order; the forced ones among them move forward in place and
+// only the optional ones go through a buffer. When each kind is in token
+// order already, as a recorded history's nearly always are, one merge from
+// the back places them, and the buffer holds the optional writes (unknown
+// writes no read observed), not the resource's.
 func (pb *fastProblem) sortWrites() {
-	forced, n := 0, 0
+	n, forced := 0, 0
 	for i := range pb.all {
 		if w := &pb.all[i]; w.kind == kindAccepted || w.kind == kindUnknown {
-			n++
 			if w.forced {
 				forced++
 			}
+			pb.all[n], pb.all[i] = pb.all[i], pb.all[n]
+			n++
 		}
 	}
-	sc := pb.scratch
-	sc.sorting = slices.Grow(sc.sorting[:0], len(pb.all))[:len(pb.all)]
-	placed := sc.sorting
-	f, o, rest := 0, forced, n
-	for i := range pb.all {
-		w := &pb.all[i]
-		switch {
-		case w.kind != kindAccepted && w.kind != kindUnknown:
-			placed[rest] = *w
-			rest++
-		case w.forced:
-			placed[f] = *w
-			f++
-		default:
-			placed[o] = *w
-			o++
-		}
-	}
-	copy(pb.all, placed)
 	ordered := pb.all[:n]
-	sortByToken(ordered, &sc.sorting, &sc.sort, func(w *fastWrite) uint64 { return w.token })
 	pb.writes = ordered
+	sc := pb.scratch
+	sc.sorting = slices.Grow(sc.sorting[:0], n-forced)[:n-forced]
+	optional := sc.sorting
+	f, o := 0, 0
+	inOrder := true // each of the forced and the optional writes by token
+	for i := range ordered {
+		w := &ordered[i]
+		if w.forced {
+			inOrder = inOrder && (f == 0 || ordered[f-1].token <= w.token)
+			ordered[f] = *w
+			f++
+			continue
+		}
+		inOrder = inOrder && (o == 0 || optional[o-1].token <= w.token)
+		optional[o] = *w
+		o++
+	}
+	if !inOrder {
+		copy(ordered[forced:], optional)
+		sortByToken(ordered, &sc.sorting, &sc.sort, func(w *fastWrite) uint64 { return w.token })
+		return
+	}
+	// Merge from the back: a forced write is never overwritten before it
+	// is moved, as k >= i; on equal tokens the optional write goes last.
+	i, j := forced-1, o-1
+	for k := n - 1; j >= 0; k-- {
+		if i >= 0 && ordered[i].token > optional[j].token {
+			ordered[k] = ordered[i]
+			i--
+		} else {
+			ordered[k] = optional[j]
+			j--
+		}
+	}
 }
 
 // read matches a read that collecting left over, and applies what it

@@ -35,10 +35,40 @@ var scratchPool = sync.Pool{New: func() any { return new(fastScratch) }}
 type collectBuffers struct {
 	local  [][]int32 // each stretch's numbers of the resources
 	writes []fastWrite
-	// Each stretch's reads left for newFastProblem, with the number of
-	// their resource in the stretch; then all of them, by resource.
-	left    [][]leftRead
+	// The reads left for newFastProblem, each stretch's in a region of
+	// reads, with the number of their resource in the stretch at the same
+	// place in readRes; then, when there are several resources, all of
+	// them by resource in allLeft.
+	reads   []fastRead
+	readRes []int32
 	allLeft []fastRead
 }
 
 var collectPool = sync.Pool{New: func() any { return new(collectBuffers) }}
+
+// poolLimit is the most records (writes or reads) a buffer may hold and
+// still go back to its pool. The pools serve the many small checks (a
+// shrinker's candidates); the buffers of a check of millions of operations
+// are as large as the history's compact form, and kept in a pool they
+// would stay live through everything that follows the check: explaining
+// its violation, in the memory those buffers held (about 145 bytes per
+// operation of a 1,000,000-operation history on one resource).
+const poolLimit = 1 << 16
+
+// recycle returns bufs to collectPool, unless a buffer outgrew poolLimit.
+func (bufs *collectBuffers) recycle() {
+	if cap(bufs.writes) > poolLimit || cap(bufs.reads) > poolLimit || cap(bufs.readRes) > poolLimit || cap(bufs.allLeft) > poolLimit {
+		return
+	}
+	collectPool.Put(bufs)
+}
+
+// recycle returns sc to scratchPool, unless a buffer outgrew poolLimit.
+func (sc *fastScratch) recycle() {
+	if cap(sc.sorting) > poolLimit || cap(sc.slots) > 2*poolLimit || cap(sc.rejects) > poolLimit ||
+		cap(sc.rejected) > poolLimit || cap(sc.capWrites) > poolLimit || cap(sc.sort.keys) > poolLimit ||
+		cap(sc.sort.counts) > 4*poolLimit {
+		return
+	}
+	scratchPool.Put(sc)
+}

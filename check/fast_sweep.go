@@ -53,7 +53,7 @@ func (pb *fastProblem) rejectAll(front *fastFront, ri *int, token uint64) *Blame
 		if token == 0 {
 			continue // the initial highest token, 0, already justifies it
 		}
-		if lost := front.reject(rj.ret); front.empty() {
+		if lost := front.reject(rj.ret()); front.empty() {
 			return pb.lateRejectionBlame(rj, lost)
 		}
 	}

@@ -29,6 +29,10 @@ type IssuerViolation struct {
 	EarlierIndex  int64 `json:"earlier_index"`
 	Holder        int   `json:"worker"`
 	EarlierHolder int   `json:"earlier_worker"`
+	// After names the issuer's last leader change between the two grants
+	// ("issuer-failover: the leader is now redis-server r1, …"), the
+	// likely cause; empty when there was none.
+	After string `json:"after,omitempty"`
 	// Restore is the restore of the issuer from a snapshot that came
 	// between the two grants, "" when none did: what made the issuer
 	// forget the earlier grant. It came between when it began (a
@@ -55,10 +59,14 @@ const (
 
 // String words the violation for people, names escaped for a terminal.
 func (v IssuerViolation) String() string {
-	if v.Restore == "" {
-		return v.grants()
+	out := v.grants()
+	if v.After != "" {
+		out += ", after a leader change: " + termsafe.String(v.After)
 	}
-	return v.grants() + ", after the issuer was restored from a snapshot: " + termsafe.String(v.Restore)
+	if v.Restore != "" {
+		out += ", after the issuer was restored from a snapshot: " + termsafe.String(v.Restore)
+	}
+	return out
 }
 
 // grants words the two grants.
@@ -91,6 +99,10 @@ func worker(w int) string {
 // come from one sequence for every resource (etcd's revisions) meets the
 // invariant too: it is asked only per resource.
 //
+// A violation names the last leader change recorded between its two
+// grants (a nemesis leader event: an issuer fault's failover), which is
+// where a sequence that goes back usually went back.
+//
 // History order is the order in which the run learned of the grants: a
 // grant is recorded when the worker receives its token, not when the
 // issuer committed it. Two grants learned concurrently (two workers'
@@ -112,11 +124,15 @@ func CheckIssuer(events []histories.Event) []IssuerViolation {
 	}
 	seqs := make(map[string]*sequence)
 	var out []IssuerViolation
+	var change *histories.Event        // the last leader change
 	var restore *restoreSpan           // the last restore of the issuer
 	restored := map[int]*restoreSpan{} // the violations of out a restore came between
 	for i := range events {
 		e := &events[i]
 		if e.Actor == histories.ActorNemesis {
+			if e.F == histories.FLeader {
+				change = e
+			}
 			restore = restore.see(e)
 			continue
 		}
@@ -142,6 +158,9 @@ func CheckIssuer(events []histories.Event) []IssuerViolation {
 				continue
 			}
 			v.Kind, v.Earlier, v.EarlierIndex, v.EarlierHolder = NotIncreasing, s.highest.token, s.highest.index, s.highest.holder
+		}
+		if change != nil && change.Index > v.EarlierIndex {
+			v.After = change.Fault + ": " + change.Detail
 		}
 		if restore.between(v) {
 			restored[len(out)] = restore // worded below, once its end is known

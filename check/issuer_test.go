@@ -20,6 +20,11 @@ func (l leaseEvents) add(f, resource string, token uint64, worker int) leaseEven
 		Resource: resource, Token: token, HasToken: true, Holder: worker, HasHolder: true})
 }
 
+// leader appends a fault's leader change.
+func (l leaseEvents) leader(fault, detail string) leaseEvents {
+	return append(l, histories.Event{Index: int64(len(l)), Process: -1, Actor: histories.ActorNemesis, F: histories.FLeader, Fault: fault, Detail: detail})
+}
+
 func (l leaseEvents) grant(resource string, token uint64, worker int) leaseEvents {
 	return l.add(histories.FAcquire, resource, token, worker)
 }
@@ -57,6 +62,13 @@ func TestCheckIssuer(t *testing.T) {
 		{name: "renew, expire, release and revoke grant nothing",
 			events: leaseEvents{}.grant("r1", 5, 0).add(histories.FRenew, "r1", 5, 0).add(histories.FExpire, "r1", 5, 0).
 				add(histories.FRelease, "r1", 5, 0).add(histories.FRevoke, "r1", 5, 0).grant("r1", 6, 1).add(histories.FRenew, "r1", 6, 1)},
+		{name: "a token granted again after a failover names the leader change",
+			events: leaseEvents{}.grant("r1", 4, 0).leader("issuer-failover", "the leader is now r1").grant("r1", 4, 1),
+			want: []IssuerViolation{{Kind: Reused, Resource: "r1", Token: 4, Earlier: 4, Index: 2, EarlierIndex: 0, Holder: 1, EarlierHolder: 0,
+				After: "issuer-failover: the leader is now r1"}}},
+		{name: "a leader change before both grants is not named",
+			events: leaseEvents{}.leader("issuer-kill", "the leader is now m1").grant("r1", 4, 0).grant("r1", 4, 1),
+			want:   []IssuerViolation{{Kind: Reused, Resource: "r1", Token: 4, Earlier: 4, Index: 2, EarlierIndex: 1, Holder: 1, EarlierHolder: 0}}},
 		{name: "nemesis events and grants without a token are ignored",
 			events: append(leaseEvents{}.grant("r1", 5, 0), nemesis, noToken).grant("r1", 6, 1)},
 		{name: "a restore between the two grants is named",

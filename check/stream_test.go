@@ -187,7 +187,7 @@ func statedLate(r *rand.Rand, ops []histories.Operation) []histories.Event {
 			first = len(events)
 		}
 		at := r.IntN(first + 1)
-		e := histories.Invocation(&op)
+		e, _ := op.Events()
 		if at > 0 {
 			e.Time = events[at-1].Time
 		}

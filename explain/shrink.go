@@ -371,7 +371,7 @@ func (s *shrinker) invalid(ops []*histories.Operation) bool {
 	if !s.deadline.IsZero() {
 		o.Timeout = max(time.Until(s.deadline), time.Millisecond)
 	}
-	res, err := check.Check(s.ctx, histories.FromOperationRefs(ops), o)
+	res, err := check.Check(s.ctx, histories.FromOperations(ops), o)
 	return err == nil && res.Verdict == check.Violated
 }
 

@@ -76,8 +76,13 @@ func newUniverse(all []histories.Operation, resource string, opts check.Options)
 	}
 	parts := make([]part, parallel.Workers(len(all)/65536))
 	parallel.Run(len(parts), func(_, c int) {
-		p := part{positions: true}
-		for i := c * len(all) / len(parts); i < (c+1)*len(all)/len(parts); i++ {
+		lo, hi := c*len(all)/len(parts), (c+1)*len(all)/len(parts)
+		// Room for the whole stretch: all holds the violating resources'
+		// operations only, most of them usually this one's, and growing
+		// the positions of a million operations left twice their size in
+		// garbage, which the peak of explaining paid.
+		p := part{positions: true, ops: make([]int32, 0, hi-lo)}
+		for i := lo; i < hi; i++ {
 			op := &all[i]
 			if op.Resource != resource {
 				continue
@@ -91,6 +96,11 @@ func newUniverse(all []histories.Operation, resource string, opts check.Options)
 		parts[c] = p
 	})
 	positions := true
+	nops, nwrites := 0, 0
+	for _, p := range parts {
+		nops, nwrites = nops+len(p.ops), nwrites+len(p.writes)
+	}
+	u.ops, u.writes = make([]int32, 0, nops), make([]int32, 0, nwrites)
 	for _, p := range parts {
 		u.ops = append(u.ops, p.ops...)
 		u.writes = append(u.writes, p.writes...)

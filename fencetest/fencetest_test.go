@@ -144,7 +144,7 @@ func TestLeasesFromTheEnvironment(t *testing.T) {
 		assert.Contains(t, strings.Join(rec.logs, "\n"), "the run is on the real clock")
 		assert.Equal(t, redact.Spec(dsn), res.Config.Leases, "result.json names the issuer")
 		assert.True(t, strings.HasPrefix(res.Config.Command, LeasesEnv+"="+dsn+" go test -run "), res.Config.Command)
-		h, err := histories.ReadFile(filepath.Join(res.Dir, "history.jsonl"))
+		h, err := histories.Read(t.Context(), histories.Source{Path: filepath.Join(res.Dir, "history.jsonl")})
 		require.NoError(t, err)
 		grants := 0
 		for _, e := range h.Others {

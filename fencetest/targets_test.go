@@ -68,7 +68,7 @@ func TestRealTargetsWithTheirOptions(t *testing.T) {
 			require.Empty(t, rec.errors)
 			assert.Equal(t, judge.Held, res.Verdict, res.Reason)
 			assert.Equal(t, tc.domain, res.Config.MaxToken, "the run keeps inside the target's declared domain")
-			h, err := histories.ReadFile(filepath.Join(res.Dir, "history.jsonl"))
+			h, err := histories.Read(t.Context(), histories.Source{Path: filepath.Join(res.Dir, "history.jsonl")})
 			require.NoError(t, err)
 			var highest uint64
 			for _, op := range h.Expand(nil) {

@@ -50,6 +50,7 @@ func needsServers(names []string, t Terms) error {
 func (r *run) attachIssuer(svc lease.Service) error {
 	servers, ok := svc.(lease.Servers)
 	r.issuerServers = ok
+	_, r.issuerReplica = svc.(lease.IssueCounter)
 	_, r.restorable = svc.(lease.Restorer)
 	names := issuerFaults(r.cfg.Nemesis.Faults)
 	if len(names) == 0 {
@@ -60,6 +61,13 @@ func (r *run) attachIssuer(svc lease.Service) error {
 	}
 	if err := checkClock(svc, r.cfg.Nemesis.Faults); err != nil {
 		return err
+	}
+	for _, f := range r.cfg.Nemesis.Faults {
+		if c, ok := f.(nemesis.IssuerChecker); ok {
+			if err := c.CanAct(servers); err != nil {
+				return err
+			}
+		}
 	}
 	shared := nemesis.ShareIssuer(servers)
 	for _, f := range r.cfg.Nemesis.Faults {

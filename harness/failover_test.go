@@ -146,7 +146,7 @@ func TestIssuerFaultRun(t *testing.T) {
 			assert.GreaterOrEqual(t, res.Coverage.LeaderChanges, 1)
 			assert.Positive(t, res.Coverage.GrantsAfterFailover)
 			assert.Contains(t, res.Summary(), "issuer leader changes;")
-			h, err := histories.ReadFile(filepath.Join(res.Dir, runstore.History))
+			h, err := histories.Read(t.Context(), histories.Source{Path: filepath.Join(res.Dir, runstore.History)})
 			require.NoError(t, err)
 			var details []string
 			for _, e := range h.Others {

@@ -91,7 +91,7 @@ func TestRunThatFails(t *testing.T) {
 			assert.ErrorIs(t, err, errDied)
 			path := filepath.Join(res.Dir, runstore.History)
 			assert.Contains(t, err.Error(), path)
-			h, err := histories.ReadFile(path)
+			h, err := histories.Read(t.Context(), histories.Source{Path: path})
 			require.NoError(t, err, "the history of a failed run is readable")
 			assert.NotEmpty(t, h.Ops)
 		})

@@ -61,6 +61,9 @@ func (res *Result) NotCovered() []Gap {
 	case len(res.Config.issuerFaults) == 0 && res.Config.issuerServers:
 		gaps = append(gaps, Gap{Hazard: "the token sequence across a failover of the issuer is not tested by this run", Add: []Setting{addFault("issuer-kill")}})
 	}
+	if res.Config.issuerReplica && !slices.Contains(res.Config.issuerFaults, "issuer-failover") {
+		gaps = append(gaps, Gap{Hazard: "the token sequence across a failover to the issuer's replica is not tested by this run", Add: []Setting{addFault("issuer-failover")}})
+	}
 	if res.Config.restorable && !slices.ContainsFunc(res.Config.issuerFaults, isRestoreFault) {
 		gaps = append(gaps, Gap{Hazard: "the token sequence across a restore of the issuer from a snapshot is not tested by this run", Add: []Setting{addFault("issuer-restore")}})
 	}

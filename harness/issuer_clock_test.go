@@ -45,7 +45,7 @@ func TestIssuerClockJump(t *testing.T) {
 	}))
 	require.NoError(t, err)
 	assert.Empty(t, res.Check.Violations, "the correct receiver orders the two holders by their tokens")
-	h, err := histories.ReadFile(filepath.Join(res.Dir, runstore.History))
+	h, err := histories.Read(t.Context(), histories.Source{Path: filepath.Join(res.Dir, runstore.History)})
 	require.NoError(t, err)
 	jumped := false
 	for _, e := range h.Others {

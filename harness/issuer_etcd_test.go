@@ -36,7 +36,7 @@ func TestEtcdIssuerRun(t *testing.T) {
 	}))
 	require.NoError(t, err)
 	assert.NotEqual(t, judge.Violated, res.Verdict, res.Reason) // held, or inconclusive on a starved machine
-	h, err := histories.ReadFile(filepath.Join(res.Dir, runstore.History))
+	h, err := histories.Read(t.Context(), histories.Source{Path: filepath.Join(res.Dir, runstore.History)})
 	require.NoError(t, err)
 	last := map[string]uint64{}
 	grants := 0

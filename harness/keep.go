@@ -2,6 +2,7 @@ package harness
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -119,10 +120,11 @@ func (st *storage) recorder(opts histories.RecorderOptions) (*histories.Recorder
 // history in memory is a sweep's, which runs a run per processor: it is
 // read on one goroutine.
 func (st *storage) read() (*histories.History, error) {
+	src := histories.Source{Path: st.historyPath()}
 	if st.memory != nil {
-		return histories.ReadSerial(bytes.NewReader(st.memory.Bytes()), st.historyPath())
+		src.Reader, src.Serial = bytes.NewReader(st.memory.Bytes()), true
 	}
-	return histories.ReadFile(st.historyPath())
+	return histories.Read(context.Background(), src)
 }
 
 // keep makes the run's directory if it has none yet and writes the

@@ -64,7 +64,7 @@ func TestKeepViolations(t *testing.T) {
 			for _, f := range []string{runstore.Result, runstore.Summary, runstore.Report} {
 				assert.FileExists(t, filepath.Join(some.Dir, f))
 			}
-			h, err := histories.ReadFile(filepath.Join(some.Dir, runstore.History))
+			h, err := histories.Read(t.Context(), histories.Source{Path: filepath.Join(some.Dir, runstore.History)})
 			require.NoError(t, err)
 			assert.Len(t, h.Ops, all.Counts.Operations)
 		})

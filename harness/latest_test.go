@@ -107,7 +107,7 @@ func TestOnlyARunWithAResultBecomesLatest(t *testing.T) {
 			}
 			require.Len(t, runs, 1)
 			assert.Equal(t, runs[0], res.Dir)
-			_, herr := histories.ReadFile(filepath.Join(res.Dir, runstore.History))
+			_, herr := histories.Read(t.Context(), histories.Source{Path: filepath.Join(res.Dir, runstore.History)})
 			assert.NoError(t, herr, "the history stays checkable")
 			why, eerr := os.ReadFile(filepath.Join(res.Dir, runstore.Error))
 			if failed {

@@ -35,7 +35,7 @@ func bigRun(t *testing.T, target string, seed uint64, ops int, policy model.Poli
 	}))
 	require.NoError(t, err)
 	require.Equal(t, judge.Violated, res.Verdict, "seed %d", seed)
-	h, err := histories.ReadFile(filepath.Join(res.Dir, runstore.History))
+	h, err := histories.Read(t.Context(), histories.Source{Path: filepath.Join(res.Dir, runstore.History)})
 	require.NoError(t, err)
 	return res, h
 }

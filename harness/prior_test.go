@@ -74,7 +74,7 @@ func TestSecondRunAgainstADurableReceiver(t *testing.T) {
 
 			// Without the state before the run, the same history is
 			// judged a violation: the initial events are what count.
-			h, err := histories.ReadFile(filepath.Join(second.Dir, runstore.History))
+			h, err := histories.Read(t.Context(), histories.Source{Path: filepath.Join(second.Dir, runstore.History)})
 			require.NoError(t, err)
 			var clients []histories.Operation
 			for _, op := range h.Expand(nil) {
@@ -107,7 +107,7 @@ func TestRunNamesItsResources(t *testing.T) {
 		c.Runtime.Seed, c.Workload.Duration, c.Workload.Ops, c.Workload.Resources, c.Workload.ResourceNames = 4, 0, 50, 1, []string{"report"}
 	})
 	assert.Equal(t, []string{"report"}, fixed.Config.ResourceNames)
-	h, err := histories.ReadFile(filepath.Join(fixed.Dir, runstore.History))
+	h, err := histories.Read(t.Context(), histories.Source{Path: filepath.Join(fixed.Dir, runstore.History)})
 	require.NoError(t, err)
 	for _, op := range h.Expand(nil) {
 		assert.Equal(t, "report", op.Resource)
@@ -142,7 +142,7 @@ func TestPriorStateWithoutTokensStopsTheRun(t *testing.T) {
 	}))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `observe r0 before the run: it already holds "left-over", and the receiver reports no token on reads`)
-	h, err := histories.ReadFile(filepath.Join(res.Dir, runstore.History))
+	h, err := histories.Read(t.Context(), histories.Source{Path: filepath.Join(res.Dir, runstore.History)})
 	require.NoError(t, err)
 	for _, op := range h.Expand(nil) {
 		assert.False(t, op.IsWrite(), "no worker wrote: %+v", op)
@@ -265,7 +265,7 @@ func TestInterruptedRunIsNoPass(t *testing.T) {
 	assert.Equal(t, judge.Interrupted, res.Verdict, res.Reason)
 	assert.Equal(t, judge.GateInterrupted, res.Gate)
 	assert.True(t, res.Interrupted)
-	h, err := histories.ReadFile(filepath.Join(res.Dir, runstore.History))
+	h, err := histories.Read(t.Context(), histories.Source{Path: filepath.Join(res.Dir, runstore.History)})
 	require.NoError(t, err)
 	assert.Equal(t, res.Counts, h.Count())
 	_, err = os.Stat(filepath.Join(res.Dir, runstore.Result))

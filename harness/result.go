@@ -147,6 +147,7 @@ type RunConfig struct {
 	judged        judge.Options // what the run's history was judged with
 	issuerFaults  []string      // the faults that take the issuer's servers down
 	issuerServers bool          // the issuer had servers to take down
+	issuerReplica bool          // the issuer had a replica to fail over to
 	restorable    bool          // the issuer could be restored from a snapshot (lease.Restorer)
 }
 
@@ -239,7 +240,7 @@ func (r *run) judge(st *storage, stopped error) (Result, error) {
 	if stopped != nil && stopped != context.Canceled { // a bare cancel says nothing more than Interrupted
 		res.StoppedBecause = stopped.Error()
 	}
-	res.Config.issuerServers, res.Config.restorable, res.Config.judged = r.issuerServers, r.restorable, o
+	res.Config.issuerServers, res.Config.issuerReplica, res.Config.restorable, res.Config.judged = r.issuerServers, r.issuerReplica, r.restorable, o
 	return res, nil
 }
 

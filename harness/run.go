@@ -49,6 +49,9 @@ type run struct {
 	// issuerServers: the lease service has servers the issuer faults
 	// can act on (lease.Servers).
 	issuerServers bool
+	// issuerReplica: the lease service has a replica issuer-failover can
+	// promote (lease.IssueCounter).
+	issuerReplica bool
 	// restorable: the lease service can be restored from a snapshot
 	// (lease.Restorer), which the restore faults need.
 	restorable bool

@@ -149,7 +149,7 @@ func TestRunStore(t *testing.T) {
 	// The operation limit bounds the client operations; the reads that
 	// observe every resource before and after the run come on top.
 	assert.LessOrEqual(t, res.Counts.Operations, 200+2*4)
-	h, err := histories.ReadFile(filepath.Join(res.Dir, runstore.History))
+	h, err := histories.Read(t.Context(), histories.Source{Path: filepath.Join(res.Dir, runstore.History)})
 	require.NoError(t, err)
 	assert.Equal(t, res.Counts, h.Count())
 }
@@ -167,7 +167,7 @@ func TestInterruptedRunLeavesACheckableHistory(t *testing.T) {
 	assert.True(t, res.Interrupted)
 	assert.Equal(t, context.DeadlineExceeded.Error(), res.StoppedBecause, "the context's cause")
 	assert.Positive(t, res.Counts.Operations)
-	h, err := histories.ReadFile(filepath.Join(res.Dir, runstore.History))
+	h, err := histories.Read(t.Context(), histories.Source{Path: filepath.Join(res.Dir, runstore.History)})
 	require.NoError(t, err)
 	assert.Equal(t, res.Counts.Operations, len(h.Ops))
 }
@@ -278,7 +278,7 @@ func TestScriptedSchedule(t *testing.T) {
 		c.Nemesis.Faults, c.Nemesis.Schedule, c.Runtime.Seed = faults, sc, 5
 	}))
 	require.NoError(t, err)
-	h, err := histories.ReadFile(filepath.Join(res.Dir, runstore.History))
+	h, err := histories.Read(t.Context(), histories.Source{Path: filepath.Join(res.Dir, runstore.History)})
 	require.NoError(t, err)
 	var windows []string
 	for _, e := range h.Others {

@@ -14,7 +14,7 @@ import (
 // its Index, works on those alone, and records them in its own history.
 // So every resource's history is recorded by one process, on one clock,
 // as in an unsharded run, and `fencecheck check` judges the shards'
-// histories together (histories.Join).
+// histories together (histories.Read of several files).
 //
 // Which shard owns a resource depends on the resource's name and Count
 // alone (Owner), never on the list of names a run was given: two shards

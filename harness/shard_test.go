@@ -157,7 +157,7 @@ func TestShardsOfOneJob(t *testing.T) {
 			require.NoError(t, err)
 			faults, err := nemesis.Parse("pause,delay")
 			require.NoError(t, err)
-			var parts []histories.Part
+			var parts []histories.Source
 			seen := make(map[string]int)
 			for i := range 4 {
 				sh := NewShard(i, 4)
@@ -169,13 +169,13 @@ func TestShardsOfOneJob(t *testing.T) {
 				assert.Equal(t, sh.String(), res.Config.Shard)
 				assert.Contains(t, res.Summary(), fmt.Sprintf("%d of 8 resources as shard %s", len(sh.Of(names)), sh))
 				path := filepath.Join(res.Dir, runstore.History)
-				h, err := histories.ReadFile(path)
+				h, err := histories.Read(t.Context(), histories.Source{Path: path})
 				require.NoError(t, err)
 				for _, r := range resourcesOf(h) {
 					assert.True(t, sh.Owns(r), "shard %s recorded %s", sh, r)
 					seen[r]++
 				}
-				parts = append(parts, histories.Part{Name: path, History: h})
+				parts = append(parts, histories.Source{Path: path})
 				raw, err := os.ReadFile(filepath.Join(res.Dir, runstore.Result))
 				require.NoError(t, err)
 				assert.Contains(t, string(raw), `"shard": "`+sh.String()+`"`)
@@ -183,7 +183,7 @@ func TestShardsOfOneJob(t *testing.T) {
 			for _, n := range names {
 				assert.Equal(t, 1, seen[n], "%s recorded by %d shards", n, seen[n])
 			}
-			joined, _, err := histories.Join(parts)
+			joined, err := histories.Read(t.Context(), parts...)
 			require.NoError(t, err)
 			res, err := check.Check(context.Background(), joined, check.Options{})
 			require.NoError(t, err)

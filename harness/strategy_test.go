@@ -81,7 +81,7 @@ func TestLongerLeaseIssuesLongerLeases(t *testing.T) {
 	res := strategyRun(t, "unfenced", workload.LongerLease, func(c *Config) { c.Workload.LeaseMultiplier = 1.5 })
 	assert.Equal(t, "150ms", res.Config.IssuedTTL)
 	assert.Equal(t, "100ms", res.Config.LeaseTTL)
-	h, err := histories.ReadFile(filepath.Join(res.Dir, runstore.History))
+	h, err := histories.Read(t.Context(), histories.Source{Path: filepath.Join(res.Dir, runstore.History)})
 	require.NoError(t, err)
 	granted := map[[2]any]int64{}
 	ranOut := 0

@@ -54,7 +54,7 @@ func TestSparseTokensStayInsideTheDomain(t *testing.T) {
 			assert.Equal(t, "sparse", res.Config.Tokens)
 			assert.Equal(t, tc.max, res.Config.MaxToken)
 			assert.Contains(t, res.Summary(), "sparse across 10, 100, 1000, 2^31, 2^32, "+tc.crossed+", none above "+targets.TokenName(tc.max))
-			h, err := histories.ReadFile(filepath.Join(res.Dir, "history.jsonl"))
+			h, err := histories.Read(t.Context(), histories.Source{Path: filepath.Join(res.Dir, "history.jsonl")})
 			require.NoError(t, err)
 			var top uint64
 			for _, op := range h.Expand(nil) {

@@ -111,7 +111,7 @@ func TestARunRecordsTheTraceIDsItsTargetSent(t *testing.T) {
 	t.Parallel()
 	tgt := newTracedMemory()
 	h := tracedRun(t, tgt, true)
-	hist, err := histories.Read(bytes.NewReader(h), runstore.History)
+	hist, err := histories.Read(t.Context(), histories.Source{Path: runstore.History, Reader: bytes.NewReader(h)})
 	require.NoError(t, err)
 	ids := make(map[string]bool)
 	for _, op := range hist.Expand(nil) {

@@ -97,19 +97,19 @@ func newDecoder() *decoder {
 	return &decoder{interned: make(map[string]string)}
 }
 
-// Decode parses line into e. It never panics: whatever the input, it
+// decodeLine parses line into e. It never panics: whatever the input, it
 // returns either a complete, structurally valid event or a *fieldError.
 // Lines as AppendJSON writes them take the fast path (scan.go); the
 // general decoder reads every other line, and every line the fast path
 // would reject, so that the errors are its own.
-func (d *decoder) Decode(line []byte, e *Event) error {
+func (d *decoder) decodeLine(line []byte, e *Event) error {
 	if d.scan(line, e, true) > 0 {
 		return nil
 	}
 	return d.decodeGeneral(line, e)
 }
 
-// decodeGeneral is Decode for any line: it reads the fields in any order,
+// decodeGeneral is decodeLine for any line: it reads the fields in any order,
 // with any spacing, escapes and unknown fields.
 func (d *decoder) decodeGeneral(line []byte, e *Event) error {
 	*e = Event{Process: -1}

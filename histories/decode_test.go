@@ -46,7 +46,7 @@ func TestDecodeRejectsMalformedLinesNamingTheField(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			var e Event
-			err := newDecoder().Decode([]byte(tc.line), &e)
+			err := newDecoder().decodeLine([]byte(tc.line), &e)
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tc.want)
 		})
@@ -85,7 +85,7 @@ func TestDecodeAcceptsWhatTheFormatAllows(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			var e Event
-			require.NoError(t, newDecoder().Decode([]byte(tc.line), &e))
+			require.NoError(t, newDecoder().decodeLine([]byte(tc.line), &e))
 			assert.Equal(t, tc.want, e)
 		})
 	}
@@ -104,7 +104,7 @@ func TestEncodeRoundTrips(t *testing.T) {
 			line := AppendJSON(nil, &e)
 			assert.True(t, strings.HasSuffix(string(line), "}\n"))
 			var got Event
-			require.NoError(t, newDecoder().Decode(line, &got))
+			require.NoError(t, newDecoder().decodeLine(line, &got))
 			assert.Equal(t, e, got)
 		})
 	}
@@ -114,7 +114,7 @@ func TestEncodeReplacesInvalidUTF8(t *testing.T) {
 	t.Parallel()
 	e := Event{Type: TypeInvoke, F: FWrite, Resource: "r", Token: 1, HasToken: true, Value: "a\xffb", HasValue: true}
 	var got Event
-	require.NoError(t, newDecoder().Decode(AppendJSON(nil, &e), &got))
+	require.NoError(t, newDecoder().decodeLine(AppendJSON(nil, &e), &got))
 	assert.Equal(t, "a\uFFFDb", got.Value)
 }
 
@@ -161,10 +161,10 @@ func TestDecodeRejectsWhatJSONForbids(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			var e Event
-			err := newDecoder().Decode([]byte(tc.line), &e)
+			err := newDecoder().decodeLine([]byte(tc.line), &e)
 			require.Error(t, err, "accepted as %+v", e)
 			assert.Contains(t, err.Error(), tc.want)
-			_, err = Read(strings.NewReader("\n"+tc.line+"\n"), "h.jsonl")
+			_, err = Read(t.Context(), Source{Path: "h.jsonl", Reader: strings.NewReader("\n" + tc.line + "\n")})
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), "h.jsonl:2: "+tc.want)
 		})
@@ -189,7 +189,7 @@ func TestDecodeAcceptsStrictJSON(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			var e Event
-			require.NoError(t, newDecoder().Decode([]byte(tc.line), &e))
+			require.NoError(t, newDecoder().decodeLine([]byte(tc.line), &e))
 			assert.Equal(t, tc.value, e.Value)
 			assert.NoError(t, matchesJSON([]byte(tc.line)))
 		})
@@ -207,7 +207,7 @@ func TestDecodeReadsEveryKindOfEventTheEncoderWrites(t *testing.T) {
 			t.Parallel()
 			line := AppendJSON(nil, &e)
 			var got Event
-			require.NoError(t, newDecoder().Decode(line, &got))
+			require.NoError(t, newDecoder().decodeLine(line, &got))
 			want := e
 			want.Value = strings.ToValidUTF8(want.Value, "\uFFFD")
 			assert.Equal(t, want, got)

@@ -3,8 +3,9 @@
 // disk as they happen, and the pairing of invocations with completions into
 // the operations that checkers judge.
 //
-// A history has one form, History. Read, ReadFile and Pair give it (Join
-// lays several end to end); Count counts it and Evidence measures what a
+// A history has one form, History. Read gives it from files or streams
+// (laying several end to end, as one), Pair from events in memory and
+// FromOperations from operations; Count counts it and Evidence measures what a
 // verdict on it stands on; Operation(k) is the view of one of its
 // operations in the full form (Operation). A history read as it is
 // written, which is never held whole, is paired by a Follower, which

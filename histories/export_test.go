@@ -42,10 +42,16 @@ func (d *BlockDecoder) Decode(data []byte) (int, error) {
 	return events, nil
 }
 
-// ReadSized is Read knowing the input's size, as ReadFile reads a file.
+// ReadSized is Read knowing the input's size, as Read reads a file.
 func ReadSized(r io.Reader, name string, size int64) (*History, error) {
 	return read(r, name, size)
 }
+
+// Join and Part let the tests of joining lay histories built in memory
+// end to end, as Read lays the files it reads.
+var Join = join
+
+type Part = part
 
 // operations returns h's operations in the full form, for the tests that
 // look at them.

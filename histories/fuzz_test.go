@@ -30,7 +30,7 @@ func FuzzDecode(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
 		var e Event
-		if err := newDecoder().Decode(line, &e); err != nil {
+		if err := newDecoder().decodeLine(line, &e); err != nil {
 			if _, ok := err.(*fieldError); !ok {
 				t.Fatalf("error of type %T: %v", err, err)
 			}
@@ -38,7 +38,7 @@ func FuzzDecode(f *testing.F) {
 		}
 		encoded := AppendJSON(nil, &e)
 		var again Event
-		if err := newDecoder().Decode(encoded, &again); err != nil {
+		if err := newDecoder().decodeLine(encoded, &again); err != nil {
 			t.Fatalf("re-decoding %s: %v", encoded, err)
 		}
 		if !bytes.Equal(AppendJSON(nil, &again), encoded) {
@@ -57,7 +57,7 @@ func FuzzRead(f *testing.F) {
 		"{\"index\":2,\"time\":0,\"actor\":\"harness\",\"f\":\"header\",\"format\":1}\n"))
 	f.Add([]byte("{\"index\":0,\"time\":5,\"process\":0,\"type\":\"ok\",\"f\":\"read\",\"resource\":\"r\"}\n\n{\"index\":0"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		h, err := Read(bytes.NewReader(data), "fuzz.jsonl")
+		h, err := Read(t.Context(), Source{Path: "fuzz.jsonl", Reader: bytes.NewReader(data)})
 		if err != nil {
 			return
 		}
@@ -136,7 +136,7 @@ func encoderEvents() []Event {
 // they do.
 func matchesJSON(line []byte) error {
 	var e Event
-	ourErr := newDecoder().Decode(line, &e)
+	ourErr := newDecoder().decodeLine(line, &e)
 	theirs, jsonErr := decodeJSON(line)
 	switch {
 	case ourErr != nil && jsonErr != nil:

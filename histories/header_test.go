@@ -147,7 +147,7 @@ func TestReadFileRefusesANewerFormat(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "history.jsonl") // not validated: a newer format on purpose
 	require.NoError(t, os.WriteFile(path, []byte(strings.Replace(headerLine, `"format":1`, `"format":2`, 1)), 0o644))
-	_, err := ReadFile(path)
+	_, err := Read(t.Context(), Source{Path: path})
 	require.Error(t, err)
 	assert.True(t, strings.HasPrefix(err.Error(), path+`:1: field "format": 2 is newer`), err.Error())
 }
@@ -160,7 +160,7 @@ func TestSubsetWritesAHeaderedHistory(t *testing.T) {
 	require.NoError(t, err)
 	var buf bytes.Buffer
 	require.NoError(t, Write(&buf, Subset(operations(h), nil)))
-	back, err := Read(&buf, "subset.jsonl")
+	back, err := Read(t.Context(), Source{Path: "subset.jsonl", Reader: &buf})
 	require.NoError(t, err)
 	assert.Equal(t, formatVersion, back.Format)
 	assert.Equal(t, operations(h), operations(back))

@@ -65,12 +65,6 @@ func (o *CompactOp) f() string {
 	return FRead
 }
 
-// Checkable reports whether a checker must judge o: model.Checkable for
-// the compact form (it cannot live in model, which sits above).
-func (o *CompactOp) Checkable() bool {
-	return o.Status != StatusFailed && (o.IsWrite() || o.Status != StatusUnknown)
-}
-
 // History is a paired history: the client operations in order of
 // invocation, the events of the other actors, and what reading found.
 //
@@ -108,6 +102,9 @@ type History struct {
 	// Errors are the first distinct errors the target answered with,
 	// from the error fields of fail and info completions.
 	Errors ErrorSummary
+	// Parts says where each history went when Read joined several into
+	// this one; nil for one.
+	Parts []Placed
 }
 
 // id returns the ID of the operation at position k (Operation(k).ID).
@@ -192,23 +189,20 @@ func (h *History) Expand(keep func(k int) bool) []Operation {
 
 // FromOperations returns the history of ops, operations in the full form
 // with their IDs, and of no other event: how operations built in memory
-// (tests, a shrinker's candidates) are checked.
-func FromOperations(ops []Operation) *History {
+// (tests, a shrinker's candidates) are checked. The operations may be held
+// elsewhere (ops of pointers): a caller that assembles a history out of
+// another's operations (a shrinker's candidate with the resource's
+// writes) builds the compact form without copying each operation in the
+// full form first.
+func FromOperations[O Operation | *Operation](ops []O) *History {
 	h := &History{Ops: make([]CompactOp, 0, len(ops))}
 	for i := range ops {
-		h.add(&ops[i])
-	}
-	return h
-}
-
-// FromOperationRefs is FromOperations for operations held elsewhere: a
-// caller that assembles a history out of another's operations (a
-// shrinker's candidate with the resource's writes) builds the compact
-// form without copying each operation in the full form first.
-func FromOperationRefs(ops []*Operation) *History {
-	h := &History{Ops: make([]CompactOp, 0, len(ops))}
-	for _, op := range ops {
-		h.add(op)
+		switch op := any(&ops[i]).(type) {
+		case *Operation:
+			h.add(op)
+		case **Operation:
+			h.add(*op)
+		}
 	}
 	return h
 }

@@ -16,6 +16,13 @@ func TestCompactOpSize(t *testing.T) {
 	assert.LessOrEqual(t, unsafe.Sizeof(CompactOp{}), uintptr(48))
 }
 
+// TestOperationSize holds the full form to the size its doc comment
+// promises: explaining a violation holds a resource's operations in it.
+func TestOperationSize(t *testing.T) {
+	t.Parallel()
+	assert.LessOrEqual(t, unsafe.Sizeof(Operation{}), uintptr(128))
+}
+
 // TestFromOperationsExpand checks that operations survive the compact
 // form unchanged: IDs that are not positions, far completions, traces,
 // values of every length, the state before the run.
@@ -59,7 +66,7 @@ func TestFromOperationsExpand(t *testing.T) {
 			for i := range tc.ops {
 				refs[i] = &tc.ops[i]
 			}
-			assert.Equal(t, tc.ops, FromOperationRefs(refs).Expand(nil), "the same history from references")
+			assert.Equal(t, tc.ops, FromOperations(refs).Expand(nil), "the same history from references")
 		})
 	}
 }

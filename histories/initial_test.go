@@ -51,7 +51,7 @@ func TestInitialStateBecomesAnAcceptedWriteBeforeEverything(t *testing.T) {
 	for i := range sub {
 		b = AppendJSON(b, &sub[i])
 	}
-	again, err := Read(strings.NewReader(string(b)), "minimal.jsonl")
+	again, err := Read(t.Context(), Source{Path: "minimal.jsonl", Reader: strings.NewReader(string(b))})
 	require.NoError(t, err, string(b))
 	require.Len(t, operations(again), 2)
 	assert.True(t, operations(again)[0].Initial)
@@ -83,7 +83,7 @@ func TestInitialStateIsValidated(t *testing.T) {
 		{"error on an ok completion", `{"index":0,"time":0,"process":0,"type":"ok","f":"read","resource":"r","error":"x"}`, `field "error": only a fail or info completion`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := Read(strings.NewReader(tc.line+"\n"), "h.jsonl")
+			_, err := Read(t.Context(), Source{Path: "h.jsonl", Reader: strings.NewReader(tc.line + "\n")})
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), "h.jsonl:1: "+tc.want)
 		})

@@ -5,9 +5,9 @@ import (
 	"math"
 )
 
-// Part is one of several histories judged as one: the history a shard of
+// part is one of several histories judged as one: the history a shard of
 // a job recorded, named by its file.
-type Part struct {
+type part struct {
 	Name    string // the file, for errors and for people
 	History *History
 	_       struct{}
@@ -40,7 +40,7 @@ func (e *splitResourceError) Error() string {
 		e.resource, printable(e.first), printable(e.second))
 }
 
-// Join lays parts end to end into one history that checkers judge as
+// join lays parts end to end into one history that checkers judge as
 // they judge one file, resource by resource, and says where each part
 // went in it: part k's events follow part k-1's, with their indexes and
 // times shifted past the last of part k-1 and their client processes
@@ -55,7 +55,7 @@ func (e *splitResourceError) Error() string {
 // The worker numbers of lease events (Event.Holder) are left as they are:
 // they name a worker within its part, as the resource names the part.
 // The parts are not changed.
-func Join(parts []Part) (*History, []Placed, error) {
+func join(parts []part) (*History, []Placed, error) {
 	if err := splitResources(parts); err != nil {
 		return nil, nil, err
 	}
@@ -110,7 +110,7 @@ func Join(parts []Part) (*History, []Placed, error) {
 }
 
 // splitResources finds a resource with events in two parts.
-func splitResources(parts []Part) error {
+func splitResources(parts []part) error {
 	owner := make(map[string]int)
 	claim := func(resource string, part int) error {
 		if resource == "" {

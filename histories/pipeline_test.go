@@ -247,21 +247,21 @@ func TestReadFileMatchesReader(t *testing.T) {
 				t.Fatal(err)
 			}
 			want, wantErr := readSequential(bytes.NewReader(history), path)
-			got, err := ReadFile(path)
+			got, err := Read(t.Context(), Source{Path: path})
 			if fmt.Sprint(err) != fmt.Sprint(wantErr) || !reflect.DeepEqual(got, want) {
-				t.Fatalf("ReadFile: %v, reader: %v, same history: %v", err, wantErr, reflect.DeepEqual(got, want))
+				t.Fatalf("Read: %v, reader: %v, same history: %v", err, wantErr, reflect.DeepEqual(got, want))
 			}
 		})
 	}
 }
 
-// TestReadSerialIsRead: the reader a sweep uses gives what Read gives,
-// history and errors alike.
+// TestReadSerialIsRead: a Serial read, as a sweep reads, gives what Read
+// gives on every processor, history and errors alike.
 func TestReadSerialIsRead(t *testing.T) {
 	t.Parallel()
 	for _, input := range [][]byte{sampleHistory(5, 1), sampleHistory(200, 3), []byte("{\"index\":0,\"time\":0}\n{")} {
-		want, wantErr := Read(bytes.NewReader(input), "h")
-		got, err := ReadSerial(bytes.NewReader(input), "h")
+		want, wantErr := Read(t.Context(), Source{Path: "h", Reader: bytes.NewReader(input)})
+		got, err := Read(t.Context(), Source{Path: "h", Reader: bytes.NewReader(input), Serial: true})
 		if fmt.Sprint(err) != fmt.Sprint(wantErr) {
 			t.Fatalf("error %v, Read says %v", err, wantErr)
 		}

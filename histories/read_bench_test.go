@@ -19,7 +19,7 @@ func BenchmarkRead(b *testing.B) {
 	b.SetBytes(int64(len(buf)))
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := Read(bytes.NewReader(buf), "bench.jsonl"); err != nil {
+		if _, err := Read(b.Context(), Source{Path: "bench.jsonl", Reader: bytes.NewReader(buf)}); err != nil {
 			b.Fatal(err)
 		}
 	}

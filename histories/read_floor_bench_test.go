@@ -50,7 +50,7 @@ var floorCPU time.Duration
 //   - decode: the decoder alone, block by block on one goroutine, as one
 //     worker of Read runs it; floor-ratio is its throughput over the
 //     floor's, per processor second;
-//   - read: the whole of Read as ReadFile runs it, knowing the size:
+//   - read: the whole of Read as it reads a file, knowing the size:
 //     split, decode on every core, pair in file order.
 //
 // Besides go test's MB/s (bytes per second of wall time), each reports

@@ -28,7 +28,7 @@ func (e *lineError) Unwrap() error { return e.err }
 
 // reader streams events from a history in the JSON Lines format, on one
 // goroutine. It holds one line in memory at a time, so it reads histories
-// of any size: the Follower reads with it, and ReadSerial.
+// of any size: the Follower reads with it, and a Serial Read.
 type reader struct {
 	name  string
 	br    *bufio.Reader
@@ -75,7 +75,7 @@ func (r *reader) next(e *Event) error {
 		if len(bytes.TrimSpace(raw)) == 0 {
 			continue
 		}
-		if err := r.dec.Decode(raw, e); err != nil {
+		if err := r.dec.decodeLine(raw, e); err != nil {
 			if raw[len(raw)-1] != '\n' && unfinished(raw) {
 				// An unterminated last line cut short in its JSON is
 				// what a writer killed mid-write leaves; everything

@@ -40,7 +40,7 @@ func TestReadFileNamesFileLineAndField(t *testing.T) {
 	lines := goodLines(20)
 	lines[16] = `{"index":16,"time":160,"process":0,"type":"invoke","f":"write","resource":"r","token":"x","value":"v"}`
 	path := writeHistory(t, strings.Join(lines, "\n")+"\n")
-	_, err := ReadFile(path)
+	_, err := Read(t.Context(), Source{Path: path})
 	require.Error(t, err)
 	assert.Equal(t, path+`:17: field "token": not an unsigned integer`, err.Error())
 	var le *lineError
@@ -52,14 +52,14 @@ func TestReadFileCountsBlankLinesInLineNumbers(t *testing.T) {
 	t.Parallel()
 	lines := goodLines(4)
 	content := lines[0] + "\n\n" + lines[1] + "\n" + `{"index":2` + "\n"
-	_, err := ReadFile(writeHistory(t, content))
+	_, err := Read(t.Context(), Source{Path: writeHistory(t, content)})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), ":4: ")
 }
 
 func TestReadFileMissing(t *testing.T) {
 	t.Parallel()
-	_, err := ReadFile(filepath.Join(schema.TempDir(t), "nope.jsonl"))
+	_, err := Read(t.Context(), Source{Path: filepath.Join(schema.TempDir(t), "nope.jsonl")})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "open history")
 }
@@ -68,7 +68,7 @@ func TestReadDropsTruncatedLastLine(t *testing.T) {
 	t.Parallel()
 	lines := goodLines(6)
 	content := strings.Join(lines, "\n") + "\n" + lines[0][:30]
-	h, err := ReadFile(writeHistory(t, content))
+	h, err := Read(t.Context(), Source{Path: writeHistory(t, content)})
 	require.NoError(t, err)
 	assert.True(t, h.Truncated)
 	assert.Len(t, operations(h), 3)
@@ -76,7 +76,7 @@ func TestReadDropsTruncatedLastLine(t *testing.T) {
 
 func TestReadAcceptsLastLineWithoutNewline(t *testing.T) {
 	t.Parallel()
-	h, err := ReadFile(writeHistory(t, strings.Join(goodLines(4), "\n")))
+	h, err := Read(t.Context(), Source{Path: writeHistory(t, strings.Join(goodLines(4), "\n"))})
 	require.NoError(t, err)
 	assert.False(t, h.Truncated)
 	assert.Len(t, operations(h), 2)
@@ -87,7 +87,7 @@ func TestReadHandlesLinesLongerThanTheBuffer(t *testing.T) {
 	t.Parallel()
 	big := strings.Repeat("x", 3<<20)
 	content := fmt.Sprintf(`{"index":0,"time":0,"process":0,"type":"invoke","f":"write","resource":"r","token":1,"value":"%s"}`+"\n", big)
-	h, err := ReadFile(writeHistory(t, content))
+	h, err := Read(t.Context(), Source{Path: writeHistory(t, content)})
 	require.NoError(t, err)
 	require.Len(t, operations(h), 1)
 	assert.Len(t, operations(h)[0].Value, len(big))
@@ -100,7 +100,7 @@ func TestReadLargeHistoryStreams(t *testing.T) {
 		b.WriteString(l)
 		b.WriteByte('\n')
 	}
-	h, err := Read(strings.NewReader(b.String()), "big.jsonl")
+	h, err := Read(t.Context(), Source{Path: "big.jsonl", Reader: strings.NewReader(b.String())})
 	require.NoError(t, err)
 	assert.Len(t, operations(h), 100000)
 	assert.Equal(t, 200000, h.Events)

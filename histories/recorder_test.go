@@ -40,7 +40,7 @@ func TestRecorderConcurrentWritersProduceAValidHistory(t *testing.T) {
 	wg.Wait()
 	require.NoError(t, rec.Close())
 
-	h, err := ReadFile(path) // validates index order, time order and pairing
+	h, err := Read(t.Context(), Source{Path: path}) // validates index order, time order and pairing
 	require.NoError(t, err)
 	assert.Len(t, operations(h), writers*opsEach)
 	assert.Equal(t, writers*opsEach*2, h.Events)
@@ -59,7 +59,7 @@ func TestRecorderFlushesWithoutClose(t *testing.T) {
 	// A killed run keeps what the periodic flush wrote: the history on
 	// disk must become readable without Close.
 	require.Eventually(t, func() bool {
-		h, err := ReadFile(path)
+		h, err := Read(t.Context(), Source{Path: path})
 		return err == nil && len(operations(h)) == 1
 	}, 5*time.Second, 5*time.Millisecond)
 }

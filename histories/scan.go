@@ -15,7 +15,7 @@ import (
 // the line's fields would cause), makes it give up, and the general
 // decoder reads the line from its start. So the fast path decides nothing
 // the general decoder would decide differently: it accepts a subset of
-// what Decode accepts and gives the same event (FuzzScanMatchesDecode).
+// what decodeLine accepts and gives the same event (FuzzScanMatchesDecode).
 //
 // It pays in BenchmarkReadFloor/decode: see docs/performance.md "Reading".
 

@@ -45,7 +45,7 @@ func scanSeeds() []string {
 // a line the fast path reads, the general decoder reads as the same
 // event; and the fast path reads only whole lines, up to their first
 // newline. FuzzDecodeMatchesJSON checks both against encoding/json, as
-// Decode takes the fast path where it can.
+// decodeLine takes the fast path where it can.
 func FuzzScanMatchesDecode(f *testing.F) {
 	for _, line := range scanSeeds() {
 		f.Add([]byte(line + "\n"))

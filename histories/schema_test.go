@@ -89,7 +89,7 @@ func TestSchemaRejectsWhatTheDecoderRejects(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			var e Event
-			require.Error(t, newDecoder().Decode([]byte(tc.line), &e), "the decoder accepts it")
+			require.Error(t, newDecoder().decodeLine([]byte(tc.line), &e), "the decoder accepts it")
 			assert.Error(t, schema.ValidateHistory(strings.NewReader(tc.line+"\n"), "h.jsonl"), "the schema accepts it")
 		})
 	}
@@ -111,7 +111,7 @@ func TestSchemaLimits(t *testing.T) {
 			strings.Repeat("[", 70) + strings.Repeat("]", 70) + `}`},
 	} {
 		var e Event
-		require.Error(t, newDecoder().Decode([]byte(tc.line), &e), tc.name)
+		require.Error(t, newDecoder().decodeLine([]byte(tc.line), &e), tc.name)
 		assert.NoError(t, schema.ValidateHistory(strings.NewReader(tc.line+"\n"), "h.jsonl"), tc.name)
 	}
 }

@@ -20,12 +20,13 @@ func Subset(ops []Operation, others []Event) []Event {
 	events := make([]Event, 0, 2*len(ops)+len(others))
 	for i := range ops {
 		op := &ops[i]
-		events = append(events, Invocation(op))
+		invocation, completion := op.Events()
+		events = append(events, invocation)
 		if op.Initial {
 			continue // one event states it
 		}
 		if op.CompleteIndex >= 0 && op.Return != Infinity {
-			events = append(events, Completion(op))
+			events = append(events, completion)
 		}
 	}
 	events = append(events, others...)
@@ -41,38 +42,45 @@ func Subset(ops []Operation, others []Event) []Event {
 	return events
 }
 
-// Invocation rebuilds the invocation event of op, at op.InvokeIndex; for
-// an Initial operation, the harness's event that states it.
-func Invocation(op *Operation) Event {
-	if op.Initial {
-		return Event{Index: op.InvokeIndex, Time: 0, Process: -1, Actor: ActorHarness, F: FInitial, Resource: op.Resource,
-			Token: op.Token, HasToken: true, Value: op.Value, HasValue: true}
+// Events rebuilds the two events of o, as a history file holds them. The
+// invocation is at o.InvokeIndex; for an Initial operation, it is the
+// harness's event that states it, and no completion belongs to it. The
+// completion is at o.CompleteIndex and o.Return: an info completion
+// when its outcome is unknown (a caller that writes one chooses its time,
+// as Return is then Infinity).
+func (o *Operation) Events() (invocation, completion Event) {
+	return o.invocation(), o.completion()
+}
+
+// invocation rebuilds the invocation event of o (Events).
+func (o *Operation) invocation() Event {
+	if o.Initial {
+		return Event{Index: o.InvokeIndex, Time: 0, Process: -1, Actor: ActorHarness, F: FInitial, Resource: o.Resource,
+			Token: o.Token, HasToken: true, Value: o.Value, HasValue: true}
 	}
-	e := Event{Index: op.InvokeIndex, Time: op.Call, Process: op.Process, Type: TypeInvoke, F: op.F, Resource: op.Resource, Trace: op.Trace}
-	if op.IsWrite() {
-		e.Token, e.HasToken, e.Value, e.HasValue = op.Token, true, op.Value, true
+	e := Event{Index: o.InvokeIndex, Time: o.Call, Process: o.Process, Type: TypeInvoke, F: o.F, Resource: o.Resource, Trace: o.Trace}
+	if o.IsWrite() {
+		e.Token, e.HasToken, e.Value, e.HasValue = o.Token, true, o.Value, true
 	}
 	return e
 }
 
-// Completion rebuilds the completion event of op, at op.CompleteIndex and
-// op.Return: an info completion when its outcome is unknown (a caller that
-// writes one chooses its time, as Return is then Infinity).
-func Completion(op *Operation) Event {
-	e := Event{Index: op.CompleteIndex, Time: op.Return, Process: op.Process, F: op.F, Resource: op.Resource, Type: TypeOK}
+// completion rebuilds the completion event of o (Events).
+func (o *Operation) completion() Event {
+	e := Event{Index: o.CompleteIndex, Time: o.Return, Process: o.Process, F: o.F, Resource: o.Resource, Type: TypeOK}
 	switch {
-	case op.Status == StatusUnknown:
+	case o.Status == StatusUnknown:
 		e.Type = TypeInfo
-	case op.Status == StatusFailed:
+	case o.Status == StatusFailed:
 		e.Type = TypeFail
-	case op.IsWrite():
-		e.Token, e.HasToken, e.Value, e.HasValue = op.Token, true, op.Value, true
+	case o.IsWrite():
+		e.Token, e.HasToken, e.Value, e.HasValue = o.Token, true, o.Value, true
 		e.Outcome = Rejected
-		if op.Status == StatusAccepted {
+		if o.Status == StatusAccepted {
 			e.Outcome = Accepted
 		}
 	default:
-		e.Token, e.HasToken, e.Value, e.HasValue = op.Token, op.HasToken, op.Value, op.HasValue
+		e.Token, e.HasToken, e.Value, e.HasValue = o.Token, o.HasToken, o.Value, o.HasValue
 	}
 	return e
 }

@@ -81,17 +81,11 @@ type window struct{ from, to int64 }
 // resource wrote them, and for the receiver's crashes.
 func gatherHints(h *histories.History, violating []histories.Operation, crashFaults []string) evidenceHints {
 	var hints evidenceHints
-	written := map[string]bool{} // resource and value, of the violating resources' writes
-	key := func(resource, value string) string { return resource + "\x00" + value }
-	for i := range violating {
-		if op := &violating[i]; op.IsWrite() && op.HasValue {
-			written[key(op.Resource, op.Value)] = true
-		}
-	}
+	written := newWrittenSet(violating)
 	want := map[string][]*histories.Operation{} // value → the reads that returned it, none of their resource's writes
 	for i := range violating {
 		op := &violating[i]
-		if !op.IsWrite() && op.HasValue && !op.Initial && !written[key(op.Resource, op.Value)] {
+		if !op.IsWrite() && op.HasValue && !op.Initial && !written.has(op.Resource, op.Value) {
 			want[op.Value] = append(want[op.Value], op)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"runtime/debug"
 	"slices"
 
 	"github.com/fencecheck/fencecheck/check"
@@ -43,15 +44,23 @@ func Judge(ctx context.Context, h *histories.History, o Options) (Report, error)
 	// the violating resources' operations in the full form, and nothing
 	// else of a history that may hold millions of operations.
 	operations, others := len(h.Ops), h.Others
-	violating := operationsOf(h, checked.Blamed())
+	blamed := checked.Blamed()
+	if len(blamed) > 0 && len(h.Ops) >= bigHistory {
+		// The checker's records are garbage now. Their pages are given
+		// back before the violating resources are expanded, rather than
+		// kept beside the expansion: on a one-resource history the
+		// expansion is as large as they are (docs/performance.md,
+		// "Memory per operation").
+		debug.FreeOSMemory()
+	}
+	violating := operationsOf(h, blamed)
 	hints := gatherHints(h, violating, o.CrashFaults)
 	if len(violating) > 0 {
-		// The compact history and the checker's buffers are garbage
-		// now, unless the caller holds them; collected before
-		// explaining, their memory serves it: fencecheck check on the
-		// 1,000,000-operation file with a late stale read peaked at
-		// 590-730 MB without this collection, 480-570 MB with it
-		// (docs/performance.md has the command).
+		// The compact history is garbage now, unless the caller holds
+		// it; collected before explaining, its memory serves it:
+		// fencecheck check on the 1,000,000-operation file with a late
+		// stale read peaked at 590-730 MB without this collection,
+		// 480-570 MB with it (docs/performance.md has the command).
 		h = nil
 		runtime.GC()
 	}
@@ -68,6 +77,11 @@ func Judge(ctx context.Context, h *histories.History, o Options) (Report, error)
 	r.Verdict, r.Gate, r.Reason = d.verdict, d.gate, d.reason
 	return r, nil
 }
+
+// bigHistory is the number of operations from which Judge gives the
+// checker's memory back before it expands a violating resource: below it,
+// the memory is too little to matter and the collection would cost more.
+const bigHistory = 1 << 18
 
 // operationsOf returns the operations of the named resources in the full
 // form, in history order; nil when h has none of them.

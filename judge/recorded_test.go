@@ -74,18 +74,15 @@ func TestRecordedJudgementsStand(t *testing.T) {
 func readRecorded(t *testing.T, dir string) *histories.History {
 	t.Helper()
 	if filepath.Base(dir) != "shards" {
-		h, err := histories.ReadFile(filepath.Join(dir, "history.jsonl"))
+		h, err := histories.Read(t.Context(), histories.Source{Path: filepath.Join(dir, "history.jsonl")})
 		require.NoError(t, err)
 		return h
 	}
-	var parts []histories.Part
+	var shards []histories.Source
 	for _, shard := range []string{"shard-0", "shard-1"} {
-		p := filepath.Join(filepath.Dir(dir), shard, "history.jsonl")
-		h, err := histories.ReadFile(p)
-		require.NoError(t, err)
-		parts = append(parts, histories.Part{Name: p, History: h})
+		shards = append(shards, histories.Source{Path: filepath.Join(filepath.Dir(dir), shard, "history.jsonl")})
 	}
-	joined, _, err := histories.Join(parts)
+	joined, err := histories.Read(t.Context(), shards...)
 	require.NoError(t, err)
 	return joined
 }

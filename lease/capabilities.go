@@ -150,6 +150,18 @@ type ClockIssuer interface {
 	ClockJumps() error
 }
 
+// IssueCounter is a ReplicaHolder that counts the tokens its primary
+// issues while the replica is held behind, handed out or refused (a
+// grant that waits for the replica and is refused without it): a private
+// redis-server with a replica (redis?replicas=1). The issuer-failover
+// fault (nemesis.IssuerFailover) fails over on that event, never after a
+// time.
+type IssueCounter interface {
+	// AfterIssued calls fn once the primary has issued n tokens since
+	// the replica was held (at once if it has already).
+	AfterIssued(n int, fn func())
+}
+
 // Restorer is a Service whose issuer's whole state can be saved to a
 // snapshot and restored from it, as an operator restores an issuer from
 // a backup: the embedded etcd cluster (etcdutl's snapshot save and

@@ -431,7 +431,7 @@ func TestNetHarnessRun(t *testing.T) {
 		require.NoError(t, err)
 		assert.NotEqual(t, judge.Violated, res.Verdict, res.Reason)
 		assert.Empty(t, res.Warnings)
-		h, err := histories.ReadFile(filepath.Join(res.Dir, runstore.History))
+		h, err := histories.Read(t.Context(), histories.Source{Path: filepath.Join(res.Dir, runstore.History)})
 		require.NoError(t, err)
 		last := map[string]uint64{}
 		held := map[string]bool{}

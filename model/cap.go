@@ -156,12 +156,17 @@ func FencingCap(p Policy, writes []CapWrite, sc *CapScratch) []Capped {
 	if sc == nil {
 		sc = new(CapScratch)
 	}
-	accepted := sc.accepted[:0]
 	unknown := 0
 	for _, w := range writes {
 		if w.Unknown {
 			unknown++
-		} else {
+		}
+	}
+	// Sized first, so that a history of a million writes does not leave
+	// the copies of growing them as garbage.
+	accepted := slices.Grow(sc.accepted[:0], len(writes)-unknown)
+	for _, w := range writes {
+		if !w.Unknown {
 			accepted = append(accepted, capAccepted{w.Token, w.Ret})
 		}
 	}
@@ -181,7 +186,7 @@ func FencingCap(p Policy, writes []CapWrite, sc *CapScratch) []Capped {
 		earliest[i] = min(earliest[i+1], accepted[i].ret)
 	}
 	sc.earliest = earliest
-	caps := sc.caps[:0]
+	caps := slices.Grow(sc.caps[:0], unknown)
 	for _, w := range writes {
 		if !w.Unknown {
 			continue

@@ -21,6 +21,14 @@ type IssuerAttacher interface {
 	AttachIssuer(*SharedIssuer)
 }
 
+// IssuerChecker is an IssuerAttacher that acts only on some issuers with
+// servers (issuer-failover: one with a replica). The harness asks it once
+// the issuer is open, and the run fails with its error before it starts.
+type IssuerChecker interface {
+	IssuerAttacher
+	CanAct(lease.Servers) error
+}
+
 // Bounds of the issuer faults' waits, on the run's clock. They are upper
 // bounds for an issuer that does not recover, never what a fault waits
 // for: a leader election takes about a second, a restart less.
@@ -85,6 +93,14 @@ func (s *SharedIssuer) tryReserve(env Env, hold bool) sched.Gate {
 	}
 	s.up, s.holding = env.Runtime().NewGate(), hold
 	return nil
+}
+
+// holdWorkers makes workers at their pause point wait until the outage
+// reserved ends.
+func (s *SharedIssuer) holdWorkers() {
+	s.mu.Lock()
+	s.holding = s.up != nil
+	s.mu.Unlock()
 }
 
 // release marks the server that was down as back.
@@ -266,7 +282,9 @@ func (f *issuerFault) act(ctx context.Context, env Env, first bool) bool {
 	}
 	record(env, f.name, histories.FBegin, fmt.Sprintf("%s to %s (%s)", f.outage.signal, name, role))
 	now := leader
-	if target == leader {
+	if _, promotes := s.servers.(lease.FailingOver); target == leader && !promotes {
+		// A primary with a replica elects no successor: only
+		// issuer-failover promotes one.
 		if next := s.awaitLeader(ctx, env, target); next >= 0 {
 			f.recordLeader(env, next, now)
 			now = next
@@ -322,8 +340,10 @@ func (f *issuerFault) recordLeader(env Env, now, was int) {
 
 // IssuerExtra is the issuer faults as Parse's extras take them.
 func IssuerExtra() Extra {
-	return Extra{Names: []string{"issuer-kill", "issuer-pause", "issuer-clock", "issuer-restore", "issuer-restore-bumped"}, New: func(name string) (Fault, bool) {
+	return Extra{Names: []string{"issuer-kill", "issuer-pause", "issuer-clock", "issuer-failover", "issuer-restore", "issuer-restore-bumped"}, New: func(name string) (Fault, bool) {
 		switch name {
+		case "issuer-failover":
+			return NewIssuerFailover(), true
 		case "issuer-kill":
 			return NewIssuerKill(), true
 		case "issuer-pause":

@@ -72,7 +72,7 @@ func TestReportOfAViolation(t *testing.T) {
 		assert.Empty(t, external.FindAllString(p, -1), "%s is self-contained", f)
 		has(t, p, "violation r1", "%s marks the steps", f)
 	}
-	back, err := histories.ReadFile(filepath.Join(dir, runstore.MinimalHistory))
+	back, err := histories.Read(t.Context(), histories.Source{Path: filepath.Join(dir, runstore.MinimalHistory)})
 	require.NoError(t, err)
 	again, err := check.Check(context.Background(), back, in.Options)
 	require.NoError(t, err)

@@ -52,7 +52,7 @@ func TestTheReportShowsEachNamedOperationsTrace(t *testing.T) {
 				for _, op := range in.Minimal.Ops {
 					has(t, page, code(op.Trace), "the story's row of op", op.ID)
 				}
-				back, err := histories.ReadFile(filepath.Join(dir, runstore.MinimalHistory))
+				back, err := histories.Read(t.Context(), histories.Source{Path: filepath.Join(dir, runstore.MinimalHistory)})
 				require.NoError(t, err)
 				for _, op := range back.Expand(nil) {
 					require.NotEmpty(t, op.Trace, "minimal.jsonl keeps op %d's trace id", op.ID)

@@ -116,7 +116,7 @@ func TestServedMetricsFollowTheRun(t *testing.T) {
 
 			after, err := scrape.Get(context.Background(), client, url)
 			require.NoError(t, err)
-			hist, err := histories.ReadFile(filepath.Join(res.Dir, runstore.History))
+			hist, err := histories.Read(t.Context(), histories.Source{Path: filepath.Join(res.Dir, runstore.History)})
 			require.NoError(t, err)
 			c := hist.Count()
 			ops := func(outcome string) float64 { return after.Sum("fencecheck_run_operations_total", "outcome", outcome) }

@@ -69,7 +69,7 @@ func TestRunBatteryInARunDirectory(t *testing.T) {
 			assert.Equal(t, dir, tgt.dir, "the target knew the run directory")
 			assert.True(t, tgt.torn)
 			assert.Equal(t, []string{"tear down memory://fenced: a table was left behind"}, warnings)
-			h, rerr := histories.ReadFile(filepath.Join(dir, runstore.History))
+			h, rerr := histories.Read(t.Context(), histories.Source{Path: filepath.Join(dir, runstore.History)})
 			require.NoError(t, rerr)
 			assert.NotEmpty(t, h.Ops, "the history is in the run directory")
 			if tc.err != nil {

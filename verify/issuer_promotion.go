@@ -34,7 +34,7 @@ var grantAfterPromotion = issuerScenario{
 		expected := fmt.Sprintf("%d grants, the replica held behind while %d more are asked, the primary SIGKILLed and the replica promoted, %d more: each acknowledged token above every earlier one", n, heldGrants, n)
 		f, ok := b.svc.(lease.FailingOver)
 		if !ok {
-			return Row{Expected: expected, Observed: "skipped: the issuer has no replica of its own to promote (only a private one started with a standby or replica: postgres?standby=async|sync)", Result: Skip}
+			return Row{Expected: expected, Observed: "skipped: the issuer has no replica of its own to promote (only a private one started with a standby or replica: postgres?standby=async|sync, redis?replicas=1)", Result: Skip}
 		}
 		r := b.resource()
 		before, err := b.grants(ctx, r, n)

@@ -52,7 +52,7 @@ func issuerBattery(t *testing.T, name string, o Options) ([]Row, *histories.Hist
 	read := make(chan *histories.History)
 	go func() {
 		var written bytes.Buffer // the history as verify writes it into its run directory
-		h, err := histories.Read(io.TeeReader(pr, &written), "verify")
+		h, err := histories.Read(t.Context(), histories.Source{Path: "verify", Reader: io.TeeReader(pr, &written)})
 		assert.NoError(t, err)
 		assert.NoError(t, schema.ValidateHistory(&written, "verify"))
 		read <- h

@@ -105,11 +105,15 @@ func runCheck(ctx context.Context, stdout, stderr io.Writer, paths []string, f c
 	if err := distinctFiles(paths); err != nil {
 		return err
 	}
-	h, placed, err := histories.ReadFiles(ctx, paths)
+	sources := make([]histories.Source, len(paths))
+	for i, p := range paths {
+		sources[i].Path = p
+	}
+	h, err := histories.Read(ctx, sources...)
 	if err != nil {
 		return err
 	}
-	rep := report.Checked{Format: runstore.ResultFormat, Histories: placed, Truncated: h.Truncated, Judged: o}
+	rep := report.Checked{Format: runstore.ResultFormat, Histories: h.Parts, Truncated: h.Truncated, Judged: o}
 	if len(paths) == 1 {
 		rep.History = paths[0]
 	}

@@ -228,7 +228,7 @@ func TestExecReceiverThatExitsDuringTheRun(t *testing.T) {
 	assert.Contains(t, string(why), "exited on its own", "the run directory says why it has no result")
 	assert.NoFileExists(t, filepath.Join(dir, "s", "latest"), "a failed run is not latest")
 	history := filepath.Join(run, "history.jsonl")
-	h, err := histories.ReadFile(history)
+	h, err := histories.Read(t.Context(), histories.Source{Path: history})
 	require.NoError(t, err)
 	kills := 0
 	for _, e := range h.Others {

@@ -75,7 +75,7 @@ func TestIssuerFaultsHoldAcrossAFailover(t *testing.T) {
 			assert.Positive(t, res.Coverage.FaultActions[tc.fault])
 			run := filepath.Join(dir, res.Dir)
 
-			h, err := histories.ReadFile(filepath.Join(run, "history.jsonl"))
+			h, err := histories.Read(t.Context(), histories.Source{Path: filepath.Join(run, "history.jsonl")})
 			require.NoError(t, err)
 			before, after := grantsAroundTheFirstLeaderChange(t, h)
 			t.Logf("%s: %d grants before the first leader change, %d after; %d leader changes, %d grants after a member came back",

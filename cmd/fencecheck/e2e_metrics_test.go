@@ -25,7 +25,7 @@ import (
 // the store under dir, with the histories package.
 func latestCounts(t *testing.T, store string) histories.Counts {
 	t.Helper()
-	h, err := histories.ReadFile(filepath.Join(store, "latest", "history.jsonl"))
+	h, err := histories.Read(t.Context(), histories.Source{Path: filepath.Join(store, "latest", "history.jsonl")})
 	require.NoError(t, err)
 	return h.Count()
 }

@@ -124,7 +124,7 @@ func TestPriorStateWithoutTokensIsRefused(t *testing.T) {
 	assert.Equal(t, exitError, second.code, second.stdout+second.stderr)
 	assert.Contains(t, second.stderr, "observe r0 before the run: it already holds")
 	assert.Contains(t, second.stderr, "the receiver reports no token on reads")
-	h, err := histories.ReadFile(filepath.Join(newestRun(t, filepath.Join(dir, "s")), "history.jsonl"))
+	h, err := histories.Read(t.Context(), histories.Source{Path: filepath.Join(newestRun(t, filepath.Join(dir, "s")), "history.jsonl")})
 	require.NoError(t, err)
 	for _, op := range h.Expand(nil) {
 		assert.False(t, op.IsWrite(), "no worker wrote before the refusal")

@@ -120,7 +120,7 @@ func startLongRun(t *testing.T, dir string) *exec.Cmd {
 		// Until what reached the disk is enough for a verdict on every
 		// resource (an acknowledged write, then a read): how many bytes
 		// that takes depends on how the workers were scheduled.
-		h, err := histories.ReadFile(runs[0])
+		h, err := histories.Read(t.Context(), histories.Source{Path: runs[0]})
 		return err == nil && len(h.Ops) > 0 && h.Evidence().Enough()
 	}, 60*time.Second, 20*time.Millisecond, "no history with evidence on every resource reached the disk")
 	return cmd

@@ -68,7 +68,7 @@ func TestTCPFaultsE2E(t *testing.T) {
 			assert.Equal(t, "held", res.Verdict)
 			assert.Positive(t, res.Coverage.FaultActions["net-reset"], "no reset happened")
 			run := filepath.Join(dir, res.Dir)
-			h, err := histories.ReadFile(filepath.Join(run, "history.jsonl"))
+			h, err := histories.Read(t.Context(), histories.Source{Path: filepath.Join(run, "history.jsonl")})
 			require.NoError(t, err)
 
 			unknown, readBack := unknownWrites(h)

@@ -26,7 +26,9 @@ const ServerName = "redis-server"
 // starts itself when the run opens it (the spec "redis", or
 // "redis?SETTINGS"), on a free loopback port, with its configuration,
 // data and log in the redis folder of the run directory. Its service can
-// crash, restart and freeze the server (private.Service).
+// crash, restart and freeze the server (private.Service). With
+// Settings.Replicas it starts a primary and a replica instead, whose
+// service can also fail over (Replicated).
 type PrivateIssuer struct {
 	Settings Settings
 	Poll     lease.PollOptions
@@ -63,6 +65,9 @@ func (i *PrivateIssuer) Open(ctx context.Context, env lease.Env) (lease.Service,
 		return nil, fmt.Errorf("private %s: %w: install Redis's server (Debian: the redis-server package), or give a server's address (redis://HOST:PORT)", ServerName, err)
 	}
 	dir := filepath.Join(env.Dir, "redis")
+	if i.Settings.Replicas > 0 {
+		return i.openReplicated(ctx, env, bin, dir)
+	}
 	data := filepath.Join(dir, "data")
 	if err := os.MkdirAll(data, 0o755); err != nil {
 		return nil, fmt.Errorf("private %s: %w", ServerName, err)
@@ -76,7 +81,7 @@ func (i *PrivateIssuer) Open(ctx context.Context, env lease.Env) (lease.Service,
 	var clock *fakeClock
 	var clockEnv []string // the command's prefix that runs it on clock
 	child, port, err := private.StartOnFreePort(ctx, func(port int) (*process.Child, error) {
-		if err := os.WriteFile(conf, []byte(i.Settings.config(port, data)), 0o644); err != nil {
+		if err := os.WriteFile(conf, []byte(i.Settings.config(port, data, "")), 0o644); err != nil {
 			return nil, err
 		}
 		addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))

@@ -15,7 +15,9 @@
 // The weakness to know: the counter is only as durable as the server's
 // persistence. Without appendfsync always, a server that crashes can come
 // back with a counter below tokens it already handed out, and grant them
-// again; a replica promoted after a failover can lag the same way. Redis
+// again; a replica promoted after a failover can lag the same way
+// (Replicated shows it, and Settings.Wait, grants that wait for the
+// replica, prevents it). Redis
 // is then not a monotonic token issuer, whatever this package does.
 package redislease
 
@@ -49,6 +51,11 @@ func NewIssuer(spec string, opts lease.PollOptions) *lease.PolledIssuer {
 type Store struct {
 	client *redis.Client
 	prefix string
+	// wait is how many replicas must acknowledge a grant before it is
+	// handed out (Settings.Wait); 0 waits for none.
+	wait int
+	// tally, when set, hears of every token the server issued.
+	tally *tally
 }
 
 // quietLogs drops go-redis's own log, which goes to stderr for the whole
@@ -66,16 +73,25 @@ func (noLog) Printf(context.Context, string, ...any) {}
 // Connect connects to the server spec names and checks that it answers.
 // Its errors carry no password.
 func Connect(ctx context.Context, spec string) (*Store, error) {
-	quietLogs.Do(func() { redis.SetLogger(noLog{}) })
 	secrets := redact.Secrets(spec, nil)
 	opts, err := redis.ParseURL(spec)
 	if err != nil {
 		return nil, redact.Error(fmt.Errorf("redis issuer %s: %w", redact.Spec(spec), err), secrets)
 	}
+	s, err := connect(ctx, opts)
+	if err != nil {
+		return nil, redact.Error(fmt.Errorf("redis issuer %s: %w", redact.Spec(spec), err), secrets)
+	}
+	return s, nil
+}
+
+// connect connects with opts and checks that the server answers.
+func connect(ctx context.Context, opts *redis.Options) (*Store, error) {
+	quietLogs.Do(func() { redis.SetLogger(noLog{}) })
 	client := redis.NewClient(opts)
 	if err := client.Ping(ctx).Err(); err != nil {
 		client.Close()
-		return nil, redact.Error(fmt.Errorf("redis issuer %s: %w", redact.Spec(spec), err), secrets)
+		return nil, err
 	}
 	return &Store{client: client, prefix: "fencecheck:" + unique.Hex(8) + ":"}, nil
 }
@@ -114,9 +130,23 @@ return 0`)
 // Grant implements lease.Store. INCR fails once the counter reaches
 // 2^63-1 ("increment or decrement would overflow"): the issuer then
 // grants no more, and Acquire returns that error.
+//
+// With replicas to wait for (Settings.Wait), the grant's script and a
+// WAIT run on one connection, since WAIT waits for that connection's
+// writes: a token fewer replicas acknowledged within WaitTimeout is
+// refused, its lease ended, and the grant fails as one the issuer did not
+// answer, so that the worker asks again. A promoted replica then holds
+// every token handed out.
 func (s *Store) Grant(ctx context.Context, resource string, _ int, ttl time.Duration) (uint64, bool, error) {
+	counted := s.tally.begin()
+	var sc redis.Scripter = s.client
+	if s.wait > 0 {
+		conn := s.client.Conn()
+		defer conn.Close()
+		sc = conn
+	}
 	ms := max(1, (ttl+time.Millisecond-1)/time.Millisecond)
-	v, err := grantScript.Run(ctx, s.client, []string{s.leaseKey(resource), s.tokenKey(resource)}, int64(ms)).Text()
+	v, err := grantScript.Run(ctx, sc, []string{s.leaseKey(resource), s.tokenKey(resource)}, int64(ms)).Text()
 	if errors.Is(err, redis.Nil) {
 		return 0, false, nil
 	}
@@ -127,7 +157,32 @@ func (s *Store) Grant(ctx context.Context, resource string, _ int, ttl time.Dura
 	if err != nil {
 		return 0, false, fmt.Errorf("redis grant: token %q: %w", v, err)
 	}
+	if s.wait > 0 {
+		if err := s.await(ctx, sc.(*redis.Conn), resource, token); err != nil {
+			s.tally.issue(counted, true)
+			return 0, false, err
+		}
+	}
+	s.tally.issue(counted, false)
 	return token, true, nil
+}
+
+// await waits until s.wait replicas acknowledged the grant of token on
+// resource, made on conn; when fewer did, it ends the grant's lease and
+// says the token was refused.
+func (s *Store) await(ctx context.Context, conn *redis.Conn, resource string, token uint64) error {
+	n, err := conn.Wait(ctx, s.wait, WaitTimeout).Result()
+	if err == nil && n >= int64(s.wait) {
+		return nil
+	}
+	why := fmt.Sprintf("%d of %d replicas acknowledged it within %v", n, s.wait, WaitTimeout)
+	if err != nil {
+		why = fmt.Sprintf("WAIT failed: %v", err)
+	}
+	// The lease is ended so that another grant need not wait for its TTL;
+	// if the end fails, the lease runs out by it, held by no worker.
+	_ = endScript.Run(ctx, conn, []string{s.leaseKey(resource)}, strconv.FormatUint(token, 10)).Err()
+	return lease.Unavailable(fmt.Errorf("redis grant: token %d refused, not handed out: %s", token, why))
 }
 
 // End implements lease.Store: compare-and-delete.

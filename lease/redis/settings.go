@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/fencecheck/fencecheck/lease/private"
 )
@@ -24,8 +25,23 @@ type Settings struct {
 	// Save are the RDB snapshot points ("3600 1 300 100 60 10000": after
 	// 3600 s and 1 change, …); empty takes no snapshots.
 	Save string
+	// Replicas is how many asynchronous replicas the primary has: 0, or
+	// 1, a second private redis-server that the issuer-failover fault
+	// promotes (see Replicated).
+	Replicas int
+	// Wait is how many replicas must have each grant before it is handed
+	// out: after its script, a grant runs WAIT <Wait> <WaitTimeout> on the
+	// same connection, and a grant fewer replicas acknowledged in time is
+	// refused (its lease ended, its token never handed out). 0 waits for
+	// none: stock Redis, whose replication is asynchronous.
+	Wait int
 	_    struct{}
 }
+
+// WaitTimeout bounds the WAIT of a grant with Settings.Wait: a replica
+// on loopback acknowledges in well under a millisecond, so a grant that
+// waited this long found no replica to acknowledge it.
+const WaitTimeout = 500 * time.Millisecond
 
 // DefaultSettings are a stock Redis 7's: RDB snapshots at its default
 // points, no append-only file. A server that crashes comes back with its
@@ -37,7 +53,7 @@ func DefaultSettings() Settings {
 
 // settingNames are the settings a spec may give, in the order messages
 // list them.
-var settingNames = []string{"appendonly", "appendfsync", "save"}
+var settingNames = []string{"appendonly", "appendfsync", "save", "replicas", "wait"}
 
 // ParseSettings reads the query of a private redis spec (the part after
 // "redis?") over DefaultSettings. An unknown setting, a value the server
@@ -73,6 +89,20 @@ func ParseSettings(query string) (Settings, error) {
 		}
 		s.Save = v
 	}
+	for _, c := range []struct {
+		name string
+		to   *int
+	}{{"replicas", &s.Replicas}, {"wait", &s.Wait}} {
+		if v, ok := q[c.name]; ok {
+			if v != "0" && v != "1" {
+				return s, fmt.Errorf("%s=%s: want 0 or 1", c.name, v)
+			}
+			*c.to = int(v[0] - '0')
+		}
+	}
+	if s.Wait > s.Replicas {
+		return s, fmt.Errorf("wait=%d needs as many replicas (replicas=%d)", s.Wait, s.Replicas)
+	}
 	return s, nil
 }
 
@@ -94,6 +124,18 @@ func checkSave(save string) error {
 // String says what the settings make of a crash, for the issuer's name:
 // "appendonly yes, appendfsync always".
 func (s Settings) String() string {
+	persistence := s.persistence()
+	switch {
+	case s.Wait > 0:
+		return fmt.Sprintf("%s, %d replica; grants wait for it (WAIT %d %v), refused otherwise", persistence, s.Replicas, s.Wait, WaitTimeout)
+	case s.Replicas > 0:
+		return fmt.Sprintf("%s, %d asynchronous replica", persistence, s.Replicas)
+	}
+	return persistence
+}
+
+// persistence says what the settings make of a crash.
+func (s Settings) persistence() string {
 	switch {
 	case s.AppendOnly:
 		return "appendonly yes, appendfsync " + s.AppendFsync
@@ -106,8 +148,8 @@ func (s Settings) String() string {
 }
 
 // config is the redis.conf of a private server on port, with its data
-// in dir.
-func (s Settings) config(port int, dir string) string {
+// in dir; a replica's names its primary's address (replicaOf), else "".
+func (s Settings) config(port int, dir, replicaOf string) string {
 	appendOnly := "no"
 	if s.AppendOnly {
 		appendOnly = "yes"
@@ -122,5 +164,15 @@ dbfilename dump.rdb
 save %s
 appendonly %s
 appendfsync %s
-`, port, strconv.Quote(dir), strconv.Quote(s.Save), appendOnly, s.AppendFsync)
+repl-diskless-sync-delay 0
+`, port, strconv.Quote(dir), strconv.Quote(s.Save), appendOnly, s.AppendFsync) + replicaConfig(replicaOf)
+}
+
+// replicaConfig is the part of a replica's redis.conf that makes it one.
+func replicaConfig(primary string) string {
+	if primary == "" {
+		return ""
+	}
+	host, port, _ := strings.Cut(primary, ":")
+	return fmt.Sprintf("replicaof %s %s\nreplica-read-only yes\n", host, port)
 }

@@ -54,10 +54,16 @@ func TestParse(t *testing.T) {
 		{"redis?appendonly=yes&appendfsync=always", "private redis-server (appendonly yes, appendfsync always)", false},
 		{"redis?save=", "private redis-server (no persistence)", false},
 		{"redis?save=60+1", `private redis-server (RDB snapshots at "60 1", appendonly no)`, false},
+		{"redis?replicas=1", "private redis-server (RDB snapshots, appendonly no, 1 asynchronous replica)", false},
+		{"redis?replicas=1&wait=1", "private redis-server (RDB snapshots, appendonly no, 1 replica; grants wait for it (WAIT 1 500ms), refused otherwise)", false},
+		{"redis?replicas=0&wait=0", "private redis-server (RDB snapshots, appendonly no)", false},
+		{"redis?wait=1", "redis?wait=1: wait=1 needs as many replicas (replicas=0)", true},
+		{"redis?replicas=2", "redis?replicas=2: replicas=2: want 0 or 1", true},
+		{"redis?replicas=1&wait=yes", "wait=yes: want 0 or 1", true},
 		{"postgres", "private PostgreSQL cluster (synchronous_commit on, fsync on)", false},
 		{"postgres?synchronous_commit=off", "private PostgreSQL cluster (synchronous_commit off, fsync on)", false},
 		{"postgres?fsync=off&full_page_writes=off", "private PostgreSQL cluster (synchronous_commit on, fsync off, full_page_writes off)", false},
-		{"redis?maxmemory=1&bind=0.0.0.0", "redis?maxmemory=1&bind=0.0.0.0: unknown setting bind, maxmemory (a private redis-server takes appendonly, appendfsync, save)", true},
+		{"redis?maxmemory=1&bind=0.0.0.0", "redis?maxmemory=1&bind=0.0.0.0: unknown setting bind, maxmemory (a private redis-server takes appendonly, appendfsync, save, replicas, wait)", true},
 		{"redis?appendfsync=always", "redis?appendfsync=always: appendfsync=always has no effect without appendonly=yes", true},
 		{"redis?appendonly=maybe", "appendonly=maybe: want yes or no", true},
 		{"redis?appendonly=yes&appendfsync=sometimes", "appendfsync=sometimes: want always, everysec or no", true},
@@ -115,7 +121,7 @@ func TestParse(t *testing.T) {
 // FuzzParse: every spec gives an issuer of its kind or an error, and an
 // etcd:// spec's endpoints are the list it gave.
 func FuzzParse(f *testing.F) {
-	for _, s := range []string{"local", "etcd", "etcd://a:1,b:2", "etcd://", "redis://h:1", "postgres://u:p@h/db", "x", "", "redis", "redis?appendonly=yes", "postgres?fsync=off", "postgres?standby=sync", "nats://h:1", "nats?sync=always"} {
+	for _, s := range []string{"local", "etcd", "etcd://a:1,b:2", "etcd://", "redis://h:1", "postgres://u:p@h/db", "x", "", "redis", "redis?appendonly=yes", "postgres?fsync=off", "postgres?standby=sync", "redis?replicas=1&wait=1", "nats://h:1", "nats?sync=always"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, spec string) {
@@ -131,8 +137,12 @@ func FuzzParse(f *testing.F) {
 				t.Fatalf("etcd gave %T", iss)
 			}
 		case spec == "redis" || strings.HasPrefix(spec, "redis?"):
-			if _, ok := iss.(*redislease.PrivateIssuer); !ok {
+			p, ok := iss.(*redislease.PrivateIssuer)
+			if !ok {
 				t.Fatalf("%q gave %T", spec, iss)
+			}
+			if s := p.Settings; s.Wait > s.Replicas || s.Replicas > 1 {
+				t.Fatalf("%q gave wait=%d with replicas=%d", spec, s.Wait, s.Replicas)
 			}
 		case spec == "postgres" || strings.HasPrefix(spec, "postgres?"):
 			if _, ok := iss.(*pglease.PrivateIssuer); !ok {

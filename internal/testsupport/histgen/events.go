@@ -51,10 +51,10 @@ func Events(ops []histories.Operation) []histories.Event {
 		o := &ops[s.op]
 		if s.finish {
 			o.CompleteIndex = histories.FirstIndex + int64(n)
-			events[n] = histories.Completion(o)
+			_, events[n] = o.Events()
 		} else {
 			o.InvokeIndex = histories.FirstIndex + int64(n)
-			events[n] = histories.Invocation(o)
+			events[n], _ = o.Events()
 		}
 		// The stamp's time is the operation's Call or Return, except for
 		// an unknown outcome's info event, stamped at its Call (above).

@@ -230,7 +230,7 @@ func (g *streamGen) write(ev streamEvent) error {
 		o.ID = g.nextID
 		g.nextID++
 		o.InvokeIndex = g.index
-		e = histories.Invocation(&o.Operation)
+		e, _ = o.Events()
 	} else {
 		if !o.applied && o.fate != vanishes {
 			return fmt.Errorf("histgen: operation %d completes before it was applied", o.seq)
@@ -245,7 +245,7 @@ func (g *streamGen) write(ev streamEvent) error {
 			o.Status = histories.StatusFailed
 		}
 		o.CompleteIndex = g.index
-		e = histories.Completion(&o.Operation)
+		_, e = o.Events()
 	}
 	e.Index, e.Time = g.index, ev.time
 	g.index++

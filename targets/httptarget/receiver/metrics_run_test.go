@@ -52,7 +52,7 @@ func TestMetricsEqualTheHistory(t *testing.T) {
 			res, err := harness.Run(context.Background(), cfg)
 			require.NoError(t, err)
 
-			hist, err := histories.ReadFile(filepath.Join(res.Dir, runstore.History))
+			hist, err := histories.Read(t.Context(), histories.Source{Path: filepath.Join(res.Dir, runstore.History)})
 			require.NoError(t, err)
 			c := hist.Count()
 			require.Zero(t, c.UnknownWrites+c.FailedWrites, "every write was answered")
