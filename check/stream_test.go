@@ -216,8 +216,9 @@ func TestStreamStateStatedAfterReads(t *testing.T) {
 			Value: v, HasValue: v != "", Token: tok, HasToken: tok > 0}
 	}
 	stated := func(tok uint64, v string, at int64) histories.Event {
-		return histories.Event{Time: at, Process: -1, Actor: histories.ActorHarness, F: histories.FInitial, Resource: "r",
-			Token: tok, HasToken: true, Value: v, HasValue: true}
+		e := histories.InitialState("r", v, tok, "")
+		e.Time = at
+		return e
 	}
 	tests := []struct {
 		name   string

@@ -63,9 +63,9 @@ func (r *run) adoptState(resource string, done *histories.Event) error {
 		return fmt.Errorf("observe %s before the run: it already holds %q with token 0, which no strict receiver accepts; %s",
 			resource, done.Value, fresh(r.cfg))
 	}
-	r.rec.Record(&histories.Event{Process: -1, Actor: histories.ActorHarness, F: histories.FInitial, Resource: resource,
-		Token: done.Token, HasToken: true, Value: done.Value, HasValue: true,
-		Detail: fmt.Sprintf("the state before the run: %q with token %d; leases on %s start above it", done.Value, done.Token, resource)})
+	initial := histories.InitialState(resource, done.Value, done.Token,
+		fmt.Sprintf("the state before the run: %q with token %d; leases on %s start above it", done.Value, done.Token, resource))
+	r.rec.Record(&initial)
 	if f, ok := r.leases.(lease.Floored); ok {
 		f.StartAbove(resource, done.Token)
 	}

@@ -323,7 +323,7 @@ func finishOther(e *Event) error {
 	switch {
 	case e.Trace != "":
 		return fieldErr("trace", "only a client's invocation carries a trace id")
-	case e.Actor != ActorHarness || e.F != FInitial:
+	case e.Actor != actorHarness || e.F != fInitial:
 		return nil
 	case e.Resource == "":
 		return fieldErr("resource", "missing on the initial state of a resource")

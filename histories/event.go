@@ -76,16 +76,24 @@ const (
 const (
 	ActorLease   = "lease"
 	ActorNemesis = "nemesis"
-	// ActorHarness is fencecheck itself, stating facts about the run that
-	// no client operation records (FInitial).
-	ActorHarness = "harness"
+	// actorHarness is fencecheck itself, stating facts about the run that
+	// no client operation records (the header, InitialState).
+	actorHarness = "harness"
 )
 
-// FInitial is the harness's statement of a resource's state before the
-// run: the value and token that the resource held when the run observed
-// it, before any worker wrote. Checkers start the resource's register from
-// that state instead of "never written" (see Operation.Initial).
-const FInitial = "initial"
+// fInitial is the harness's statement of a resource's state before the
+// run (InitialState).
+const fInitial = "initial"
+
+// InitialState is the event that states what resource held when the run
+// observed it, before any worker wrote: value with token, and detail for
+// people. Checkers start the resource's register from that state instead
+// of "never written" (see Operation.Initial). It says nothing about how
+// the value got there: a write the run never saw is taken as accepted.
+func InitialState(resource, value string, token uint64, detail string) Event {
+	return Event{Process: -1, Actor: actorHarness, F: fInitial, Resource: resource,
+		Token: token, HasToken: true, Value: value, HasValue: true, Detail: detail}
+}
 
 // Lease and nemesis functions that reports understand.
 const (

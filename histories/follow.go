@@ -95,7 +95,7 @@ func (f *Follower) add(e *Event, line int) error {
 		return err
 	}
 	switch {
-	case e.Actor == ActorHarness && e.F == FInitial:
+	case e.Actor == actorHarness && e.F == fInitial:
 		return f.initialState(e)
 	case !e.isClient():
 		f.sink.Other(e)

@@ -128,7 +128,7 @@ func encoderEvents() []Event {
 		{Index: 5, Time: 3060, Process: -1, Actor: ActorNemesis, F: FBegin, Fault: "delay", Detail: "write of worker 1 held 30ms"},
 		{Index: 6, Time: 3070, Process: -1, Actor: ActorNemesis, F: FEnd, Fault: "delay"},
 		{Index: 8, Time: 3080, Process: -1, Actor: ActorNemesis, F: FStop, Fault: "pause"},
-		{Index: 9, Time: 1401, Process: -1, Actor: ActorHarness, F: FInitial, Resource: "r0", Token: 246, HasToken: true, Value: "w3-j51", HasValue: true},
+		{Index: 9, Time: 1401, Process: -1, Actor: actorHarness, F: fInitial, Resource: "r0", Token: 246, HasToken: true, Value: "w3-j51", HasValue: true},
 	}
 }
 

@@ -26,11 +26,11 @@ const headerDetail = "fencecheck history; the format: docs/history-format.md"
 // of a history. Recorder and Write put it there. Its Format is the version
 // of the format this package writes, and the newest it reads.
 func Header() Event {
-	return Event{Index: 0, Time: 0, Process: -1, Actor: ActorHarness, F: fHeader, Format: formatVersion, Detail: headerDetail}
+	return Event{Index: 0, Time: 0, Process: -1, Actor: actorHarness, F: fHeader, Format: formatVersion, Detail: headerDetail}
 }
 
 // isHeader reports whether e is a history's header.
-func (e *Event) isHeader() bool { return e.Actor == ActorHarness && e.F == fHeader }
+func (e *Event) isHeader() bool { return e.Actor == actorHarness && e.F == fHeader }
 
 // checkFormat is the decoder's test of a header's format field: a version
 // this package reads. A newer one is refused, not skipped: the reader

@@ -9,7 +9,7 @@ import (
 )
 
 func initialEvent(i int64, resource string, token uint64, value string) Event {
-	return Event{Index: i, Time: 10 * i, Process: -1, Actor: ActorHarness, F: FInitial, Resource: resource,
+	return Event{Index: i, Time: 10 * i, Process: -1, Actor: actorHarness, F: fInitial, Resource: resource,
 		Token: token, HasToken: true, Value: value, HasValue: true}
 }
 
@@ -45,8 +45,8 @@ func TestInitialStateBecomesAnAcceptedWriteBeforeEverything(t *testing.T) {
 
 	sub := Subset([]Operation{operations(h)[1], operations(h)[2]}, nil)
 	require.Len(t, sub, 3)
-	assert.Equal(t, ActorHarness, sub[0].Actor)
-	assert.Equal(t, FInitial, sub[0].F)
+	assert.Equal(t, actorHarness, sub[0].Actor)
+	assert.Equal(t, fInitial, sub[0].F)
 	var b []byte
 	for i := range sub {
 		b = AppendJSON(b, &sub[i])

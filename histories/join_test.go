@@ -26,7 +26,7 @@ func shardHistory(t *testing.T, resource string, truncated bool) *histories.Hist
 // shardEvents are the events of shardHistory.
 func shardEvents(resource string) []histories.Event {
 	events := []histories.Event{
-		{Time: 5, Process: -1, Actor: histories.ActorHarness, F: histories.FInitial, Resource: resource, Token: 1, HasToken: true, Value: resource + "-0", HasValue: true},
+		initialAt(5, resource, resource+"-0", 1),
 		{Time: 10, Process: -1, Actor: histories.ActorLease, F: histories.FAcquire, Resource: resource, Token: 2, HasToken: true, Holder: 0, HasHolder: true},
 		{Time: 11, Process: -1, Actor: histories.ActorNemesis, F: histories.FStart, Fault: "pause"},
 		{Time: 20, Process: 0, Type: histories.TypeInvoke, F: histories.FWrite, Resource: resource, Token: 2, HasToken: true, Value: resource + "-v", HasValue: true},
@@ -187,4 +187,11 @@ func byResource(ops []histories.Operation) map[string][]histories.Operation {
 		out[op.Resource] = append(out[op.Resource], op)
 	}
 	return out
+}
+
+// initialAt is histories.InitialState at time at.
+func initialAt(at int64, resource, value string, token uint64) histories.Event {
+	e := histories.InitialState(resource, value, token, "")
+	e.Time = at
+	return e
 }

@@ -62,7 +62,7 @@ type Operation struct {
 	HasValue bool
 	Status   Status
 	// Initial marks the state the resource held before the run (an
-	// FInitial event): an accepted write of that value and token that
+	// fInitial event): an accepted write of that value and token that
 	// took effect before every operation of the history, at InitialTime.
 	// It is not an operation any client performed, so counts and
 	// coverage leave it out; checkers judge it like any accepted write.

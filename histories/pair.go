@@ -41,7 +41,7 @@ func (p *pairer) add(e *Event, line int) error {
 	if err := p.inOrder(e); err != nil {
 		return err
 	}
-	if e.Actor == ActorHarness && e.F == FInitial {
+	if e.Actor == actorHarness && e.F == fInitial {
 		return p.initialState(e)
 	}
 	if !e.isClient() {

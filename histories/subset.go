@@ -55,7 +55,7 @@ func (o *Operation) Events() (invocation, completion Event) {
 // invocation rebuilds the invocation event of o (Events).
 func (o *Operation) invocation() Event {
 	if o.Initial {
-		return Event{Index: o.InvokeIndex, Time: 0, Process: -1, Actor: ActorHarness, F: FInitial, Resource: o.Resource,
+		return Event{Index: o.InvokeIndex, Time: 0, Process: -1, Actor: actorHarness, F: fInitial, Resource: o.Resource,
 			Token: o.Token, HasToken: true, Value: o.Value, HasValue: true}
 	}
 	e := Event{Index: o.InvokeIndex, Time: o.Call, Process: o.Process, Type: TypeInvoke, F: o.F, Resource: o.Resource, Trace: o.Trace}

@@ -60,7 +60,7 @@ func TestObserveCountsAHistory(t *testing.T) {
 		done(6, histories.TypeOK, r, "a", 0),
 		invoke(7, w, "a", 5), // equal, not stale
 		{Process: -1, Actor: histories.ActorLease, F: histories.FAcquire, Resource: "a", Token: 6},
-		{Process: -1, Actor: histories.ActorHarness, F: histories.FInitial, Resource: "c", Token: 9},
+		histories.InitialState("c", "c-0", 9, ""),
 		nemesis(histories.FBegin, "pause"),
 		nemesis(histories.FEnd, "pause"),
 	}
