@@ -47,7 +47,7 @@ func (b *issuerScript) restoreScenario(ctx context.Context, bump bool) Row {
 	expected := fmt.Sprintf("%d grants, a snapshot, %d grants, the issuer restored from the snapshot %s, %d more: each token above every earlier one", n, n, how, n)
 	r, ok := b.svc.(lease.Restorer)
 	if !ok {
-		return Row{Expected: expected, Observed: "not applicable: fencecheck cannot restore this issuer from a snapshot (only the embedded etcd cluster, --leases etcd, whose members run as processes)", Result: Skip}
+		return Row{Expected: expected, Observed: "skipped: fencecheck cannot restore this issuer from a snapshot (only the embedded etcd cluster, --leases etcd, whose members run as processes)", Result: Skip}
 	}
 	res := b.resource()
 	before, err := b.grants(ctx, res, n)

@@ -69,6 +69,6 @@ func TestIssuerRestoreScenarios(t *testing.T) {
 	local := issuerStatuses(t, svc, issuerOptions(20*time.Millisecond))
 	for _, name := range []string{"grant-after-restore", "grant-after-restore-bumped"} {
 		assert.Equal(t, Skip, local[name].Result)
-		assert.Contains(t, local[name].Observed, "not applicable: fencecheck cannot restore this issuer from a snapshot")
+		assert.Contains(t, local[name].Observed, "skipped: fencecheck cannot restore this issuer from a snapshot")
 	}
 }
