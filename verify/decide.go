@@ -18,10 +18,17 @@ func Decide(outcomes []Row, log *logscan.Outcome) (judge.Verdict, judge.Gate, st
 		case o.Result == Fail:
 			b.Failed = append(b.Failed, judge.FailedScenario{Name: o.Scenario, FollowsFrom: o.FollowsFrom})
 		case o.NotRun:
-			if b.Stopped == "" {
-				b.Stopped = strings.TrimPrefix(o.Observed, "not run: ")
+			// The first row not run says why; a row not judged (the
+			// time ended during it) says so only when it is the last.
+			if b.Stopped == "" && strings.HasPrefix(o.Observed, notRunPrefix) {
+				b.Stopped = strings.TrimPrefix(o.Observed, notRunPrefix)
 			}
 			b.NotRun = append(b.NotRun, o.Scenario)
+		}
+	}
+	for _, o := range outcomes {
+		if b.Stopped == "" && o.NotRun {
+			b.Stopped = o.Observed
 		}
 	}
 	return judge.DecideBattery(b)

@@ -81,7 +81,9 @@ func IssuerNames() []string {
 // judges the issuer's own invariant (per resource, every grant's token is
 // strictly greater than every earlier grant's, and no token is granted
 // twice), which the fencing of every receiver rests on. It fails only on
-// bad options; an issuer that cannot grant at all fails its rows.
+// bad options; an issuer that cannot grant at all fails its rows. When
+// ctx ends during a scenario, its row is not judged and the rest are not
+// run (interrupted).
 func RunIssuer(ctx context.Context, svc lease.Service, o IssuerOptions) ([]Row, error) {
 	if o.Grants < 2 || o.Contenders < 2 || o.Rounds < 1 || o.RestartGrants < 1 {
 		return nil, fmt.Errorf("verify: IssuerOptions: Grants %d, Contenders %d, Rounds %d, RestartGrants %d: want at least 2, 2, 1 and 1",
@@ -91,11 +93,17 @@ func RunIssuer(ctx context.Context, svc lease.Service, o IssuerOptions) ([]Row, 
 		o.RunID = fmt.Sprintf("%x", time.Now().UnixMilli())
 	}
 	var out []Row
+	stopped := ""
 	for _, sc := range issuerScenarios {
+		if stopped != "" {
+			out = append(out, Row{Scenario: sc.name, Hazard: sc.hazard, Observed: notRunPrefix + stopped, Result: Skip, NotRun: true})
+			continue
+		}
 		b := &issuerScript{svc: svc, o: o, scenario: sc.name}
 		b.mark(histories.FStart, sc.hazard)
 		res := sc.run(ctx, b)
 		res.Scenario, res.Hazard = sc.name, sc.hazard
+		stopped = interrupted(ctx, &res)
 		b.mark(histories.FStop, fmt.Sprintf("%s: observed %s", res.Result, res.Observed))
 		out = append(out, res)
 	}

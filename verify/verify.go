@@ -45,9 +45,10 @@ type Row struct {
 	// restart-durability) this failed row may follow from: fix those
 	// first (markRootCauses). Empty for a failure of its own.
 	FollowsFrom []string `json:"follows_from,omitempty"`
-	// NotRun marks a scenario that was not played: the receiver had
-	// gone away during an earlier one and could not be started again.
-	// Its Result is Skip, its Observed says why.
+	// NotRun marks a scenario that was not played, or not judged: the
+	// receiver had gone away during an earlier one and could not be
+	// started again, or the battery's context ended during or before
+	// it. Its Result is Skip, its Observed says why.
 	NotRun bool `json:"not_run,omitempty"`
 	// exited: the receiver went away during the scenario, which failed
 	// for that (survive); lastLines are the last lines it wrote, for
@@ -154,7 +155,9 @@ func Names() []string {
 // Run plays every scenario against t, one after the other. A receiver
 // that goes away during a scenario fails it; one fencecheck started
 // (Reviver) is started again for the next, and when that cannot be, the
-// scenarios after are rows not run (see survive). Run fails on bad
+// scenarios after are rows not run (see survive). When ctx ends during a
+// scenario, its row is not judged and the rest are not run
+// (interrupted). Run fails on bad
 // Options, and when the lease issuer fails (Options.Leases): it returns
 // the rows played until then.
 func Run(ctx context.Context, t targets.Target, o Options) ([]Row, error) {
@@ -173,17 +176,19 @@ func Run(ctx context.Context, t targets.Target, o Options) ([]Row, error) {
 	stopped := ""
 	for _, sc := range scenarios {
 		if stopped != "" {
-			out = append(out, Row{Scenario: sc.name, Hazard: sc.hazard, Observed: "not run: " + stopped, Result: Skip, NotRun: true})
+			out = append(out, Row{Scenario: sc.name, Hazard: sc.hazard, Observed: notRunPrefix + stopped, Result: Skip, NotRun: true})
 			continue
 		}
 		s := &script{t: t, o: o, scenario: sc.name, procs: &procs}
 		s.mark(histories.FStart, sc.hazard)
 		res := sc.run(ctx, s)
-		if s.err != nil {
+		if s.err != nil && ctx.Err() == nil { // the context's end is the row's (interrupted)
 			return out, s.err
 		}
 		res.Scenario, res.Hazard = sc.name, sc.hazard
-		stopped = s.survive(ctx, &res)
+		if stopped = interrupted(ctx, &res); stopped == "" {
+			stopped = s.survive(ctx, &res)
+		}
 		s.mark(histories.FStop, fmt.Sprintf("%s: observed %s", res.Result, res.Observed))
 		out = append(out, res)
 	}
