@@ -45,6 +45,7 @@ func enforcementStep(ctx context.Context, o *Options, dir string, b *budget) (St
 		return s, err
 	}
 	s.battery(rep, rel(dir, runDir))
+	s.cutDuring(ctx, start, "the receiver's battery did not finish")
 	for _, w := range warnings {
 		s.Evidence = append(s.Evidence, "warning: "+w)
 	}

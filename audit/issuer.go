@@ -58,6 +58,7 @@ func sequenceStep(ctx context.Context, o *Options, dir string, b *budget) (Step,
 		return s, err
 	}
 	s.battery(rep, rel(dir, runDir))
+	s.cutDuring(ctx, start, "the issuer's battery did not finish")
 	return s, nil
 }
 

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/fencecheck/fencecheck/judge"
 )
 
 // stepContext is the context of a step: its window of the budget. cut
@@ -32,4 +34,17 @@ func (s *Step) cutAfter(start time.Time, reached string) Step {
 	s.Cut = fmt.Sprintf("the budget ended it after %s (its share of the budget: %s): %s", time.Since(start).Round(time.Second), s.Budget.Round(time.Second), reached)
 	s.Reason = s.Cut
 	return *s
+}
+
+// cutDuring marks s, which started at start and whose battery returned
+// its rows, as cut by the budget when ctx (its window) ended before the
+// battery did: the rows it played stay its evidence, the row the end
+// fell in says it was not judged, and the battery's verdict stands (a
+// violation found before the end is one). reached names what did not
+// finish.
+func (s *Step) cutDuring(ctx context.Context, start time.Time, reached string) {
+	if ctx.Err() == nil || s.verdict == judge.Violated {
+		return
+	}
+	s.Cut = fmt.Sprintf("the budget ended it after %s (its share of the budget: %s): %s", time.Since(start).Round(time.Second), s.Budget.Round(time.Second), reached)
 }
