@@ -35,12 +35,12 @@ var grantAfterRestart = issuerScenario{
 			return failed(expected, fmt.Sprintf("tokens %s; crash and restart %s", spanOf(before), name), err)
 		}
 		after, err := b.grants(ctx, r, n)
-		if err != nil {
-			return failed(expected, fmt.Sprintf("tokens %s, then %s SIGKILLed and started again; grant %d after it", spanOf(before), name, len(after)+1), err)
-		}
 		said := fmt.Sprintf("tokens %s, then %s after %s was SIGKILLed and started again", spanOf(before), spanOf(after), name)
 		if why := sequence(append(before, after...)); why != "" {
 			return Row{Expected: expected, Observed: why + ": " + said, Result: Fail}
+		}
+		if err != nil {
+			return notJudged(expected, fmt.Sprintf("%s; grant %d after it", said, len(after)+1), err)
 		}
 		return Row{Expected: expected, Observed: said, Result: Pass}
 	},
@@ -89,16 +89,26 @@ var grantAfterFailover = issuerScenario{
 		}
 		b.mark(histories.FEnd, name+" started again and serves")
 		after, err := b.grants(ctx, r, n)
-		if err != nil {
-			return failed(expected, fmt.Sprintf("tokens %s, %s while %s was down; grant %d after it rejoined", spanOf(before), spanOf(during), name, len(after)+1), err)
-		}
 		said := fmt.Sprintf("tokens %s before %s (the leader) was SIGKILLed, %s while it was down (%s), %s after it rejoined",
 			spanOf(before), name, spanOf(during), next, spanOf(after))
 		if why := sequence(append(append(before, during...), after...)); why != "" {
 			return Row{Expected: expected, Observed: why + ": " + said, Result: Fail}
 		}
+		if err != nil {
+			return notJudged(expected, fmt.Sprintf("%s; grant %d after it rejoined", said, len(after)+1), err)
+		}
 		return Row{Expected: expected, Observed: said, Result: Pass}
 	},
+}
+
+// notJudged is the row of a scenario whose issuer, restarted and serving
+// again, granted no more within the grant's deadline: a server slow to
+// take requests after its restart (a JVM warming up on a loaded machine)
+// has not granted a token twice, and the sequence across the restart
+// was not seen. The tokens it granted were judged first; the row is not
+// run, so the battery is inconclusive, not passed and not failed.
+func notJudged(expected, what string, err error) Row {
+	return Row{Expected: expected, Observed: fmt.Sprintf("not judged: %s: %s", what, short(err)), Result: Skip, NotRun: true}
 }
 
 // grants takes n successive grants on resource, by alternating workers;

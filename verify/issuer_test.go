@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/judge"
 	"github.com/fencecheck/fencecheck/lease"
 	"github.com/fencecheck/fencecheck/sched"
 )
@@ -184,14 +185,20 @@ type crashable struct {
 	names []string
 	lossy bool
 
-	mu     sync.Mutex
-	leader int
-	down   map[int]bool
-	next   map[string]uint64
+	// slow, once a server was started again, lets that many grants
+	// through and then answers none in time, as a server slow to serve
+	// after its restart on a loaded machine; -1: never.
+	slow int
+
+	mu      sync.Mutex
+	leader  int
+	down    map[int]bool
+	next    map[string]uint64
+	started bool
 }
 
 func newCrashable(servers int, lossy bool) *crashable {
-	c := &crashable{lossy: lossy, leader: -1, down: map[int]bool{}, next: map[string]uint64{}}
+	c := &crashable{lossy: lossy, slow: -1, leader: -1, down: map[int]bool{}, next: map[string]uint64{}}
 	for i := range servers {
 		c.names = append(c.names, fmt.Sprintf("m%d", i))
 	}
@@ -206,6 +213,12 @@ func (c *crashable) Acquire(_ context.Context, resource string, worker int) (lea
 	defer c.mu.Unlock()
 	if len(c.down) == len(c.names) {
 		return lease.Lease{}, errors.New("every server is down")
+	}
+	if c.started && c.slow >= 0 {
+		if c.slow == 0 {
+			return lease.Lease{}, errors.New("read tcp 127.0.0.1:2181: i/o timeout")
+		}
+		c.slow--
 	}
 	c.next[resource]++
 	return lease.Lease{Resource: resource, Token: c.next[resource], Worker: worker}, nil
@@ -236,6 +249,7 @@ func (c *crashable) Start(_ context.Context, i int) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	delete(c.down, i)
+	c.started = true
 	return nil
 }
 
@@ -296,6 +310,47 @@ func TestIssuerRestart(t *testing.T) {
 			}
 			assert.Contains(t, crashes, "verify-issuer:grant-after-restart: SIGKILL "+victim)
 			assert.Contains(t, crashes, "verify-issuer:grant-after-restart: "+victim+" started again and serves")
+		})
+	}
+}
+
+// TestAnIssuerSlowAfterItsRestartIsNotJudged: an issuer whose server,
+// restarted and serving, grants nothing more within the grant's deadline
+// (a JVM warming up on a loaded machine) has granted no token twice: its
+// grant-after-restart row is not judged and the battery is
+// inconclusive, not failed. Tokens it granted before going quiet are
+// still judged: a repeated one fails the row.
+func TestAnIssuerSlowAfterItsRestartIsNotJudged(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name    string
+		lossy   bool
+		slow    int
+		result  Result
+		observe string
+		verdict judge.Verdict
+	}{
+		{"quiet at once", false, 0, Skip, "not judged: tokens 1 to 5, then none after m0 was SIGKILLed and started again; grant 1 after it: read tcp 127.0.0.1:2181: i/o timeout", judge.Inconclusive},
+		{"quiet after 2 grants", false, 2, Skip, "not judged: tokens 1 to 5, then 6 to 7 after m0 was SIGKILLed and started again; grant 3 after it: ", judge.Inconclusive},
+		{"a repeat, then quiet", true, 2, Fail, "token 1 granted twice (grants 1 and 6): tokens 1 to 5, then 1 to 2 after m0", judge.Violated},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			c := newCrashable(1, tc.lossy)
+			c.slow = tc.slow
+			rows, err := RunIssuer(context.Background(), c, issuerOptions(20*time.Millisecond))
+			require.NoError(t, err)
+			var restart Row
+			for _, r := range rows {
+				if r.Scenario == "grant-after-restart" {
+					restart = r
+				}
+			}
+			assert.Equal(t, tc.result, restart.Result, restart.Observed)
+			assert.Equal(t, tc.result == Skip, restart.NotRun)
+			assert.Contains(t, restart.Observed, tc.observe)
+			v, _, reason := Decide(rows[:6], nil) // the scenarios up to grant-after-restart; those after meet the quiet server too
+			assert.Equal(t, tc.verdict, v, reason)
 		})
 	}
 }

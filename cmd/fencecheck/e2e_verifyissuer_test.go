@@ -117,9 +117,6 @@ func TestVerifyIssuerPrivateRestart(t *testing.T) {
 		return fmt.Sprintf("%d passed, %d failed, 0 info, 6 skipped", passed, failed)
 	}
 	jumpRow := "| clock-jump |"
-	if jumps {
-		jumpRow = "two holders of one lease | pass |"
-	}
 	cases := []struct {
 		leases, binary string
 		code           int // -1: logged, not asserted
@@ -161,6 +158,12 @@ func TestVerifyIssuerPrivateRestart(t *testing.T) {
 			r := fencecheck(t, dir, "verify-issuer", "--leases", c.leases, "--lease-ttl", "100ms", "--store", "s")
 			for _, w := range c.want {
 				assert.Contains(t, r.stdout, w, r.stderr)
+			}
+			if jumps && c.leases == "redis" {
+				// The jump hands the held lease to a second holder at
+				// once, unless load delayed that grant past the held
+				// lease's TTL anyway; the row passes either way.
+				assert.Regexp(t, `\| clock-jump \|[^\n]*(two holders of one lease|had passed anyway) \| pass \|`, r.stdout)
 			}
 			if c.code < 0 {
 				require.Contains(t, []int{0, 1}, r.code, r.stdout+r.stderr)
