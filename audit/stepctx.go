@@ -31,7 +31,7 @@ func stepContext(ctx context.Context, b *budget, s *Step) (context.Context, cont
 // it had reached says why.
 func (s *Step) cutAfter(start time.Time, reached string) Step {
 	s.Result = "cut"
-	s.Cut = fmt.Sprintf("the budget ended it after %s (its share of the budget: %s): %s", time.Since(start).Round(time.Second), s.Budget.Round(time.Second), reached)
+	s.Cut = s.endedAfter(start, reached)
 	s.Reason = s.Cut
 	return *s
 }
@@ -46,5 +46,10 @@ func (s *Step) cutDuring(ctx context.Context, start time.Time, reached string) {
 	if ctx.Err() == nil || s.verdict == judge.Violated {
 		return
 	}
-	s.Cut = fmt.Sprintf("the budget ended it after %s (its share of the budget: %s): %s", time.Since(start).Round(time.Second), s.Budget.Round(time.Second), reached)
+	s.Cut = s.endedAfter(start, reached)
+}
+
+// endedAfter words the budget's end of s, which started at start.
+func (s *Step) endedAfter(start time.Time, reached string) string {
+	return fmt.Sprintf("the budget ended it after %s (its share of the budget: %s): %s", time.Since(start).Round(time.Second), s.Budget.Round(time.Second), reached)
 }
