@@ -13,6 +13,7 @@ import (
 // without one).
 func Decide(outcomes []Row, log *logscan.Outcome) (judge.Verdict, judge.Gate, string) {
 	b := judge.Battery{ReceiverLog: log}
+	notJudged := "" // the first row not run's words
 	for _, o := range outcomes {
 		switch {
 		case o.Result == Fail:
@@ -23,13 +24,14 @@ func Decide(outcomes []Row, log *logscan.Outcome) (judge.Verdict, judge.Gate, st
 			if b.Stopped == "" && strings.HasPrefix(o.Observed, notRunPrefix) {
 				b.Stopped = strings.TrimPrefix(o.Observed, notRunPrefix)
 			}
+			if notJudged == "" {
+				notJudged = o.Observed
+			}
 			b.NotRun = append(b.NotRun, o.Scenario)
 		}
 	}
-	for _, o := range outcomes {
-		if b.Stopped == "" && o.NotRun {
-			b.Stopped = o.Observed
-		}
+	if b.Stopped == "" {
+		b.Stopped = notJudged
 	}
 	return judge.DecideBattery(b)
 }

@@ -27,3 +27,9 @@ func interrupted(ctx context.Context, row *Row) (stopped string) {
 // notRunPrefix begins the Observed of a scenario not played: the reason
 // the battery stopped follows it.
 const notRunPrefix = "not run: "
+
+// notRun is the row of a scenario the battery did not play, since it
+// stopped for the reason stopped.
+func notRun(name, hazard, stopped string) Row {
+	return Row{Scenario: name, Hazard: hazard, Observed: notRunPrefix + stopped, Result: Skip, NotRun: true}
+}

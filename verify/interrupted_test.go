@@ -18,23 +18,37 @@ import (
 	"github.com/fencecheck/fencecheck/targets/memory"
 )
 
-// endsOnWrite is a target whose caller's time runs out at its nth write:
-// the write cancels the battery's context and comes back as a client's
-// does when its context ends, unanswered.
-type endsOnWrite struct {
-	targets.Target
+// deadline ends the battery's context at the nth call of a fake's
+// method, an event rather than a timer.
+type deadline struct {
 	mu     sync.Mutex
 	n      int
 	cancel context.CancelFunc
 }
 
+// reached counts one call and reports whether it is the nth, whose
+// context it has then ended.
+func (d *deadline) reached() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.n--
+	if d.n == 0 {
+		d.cancel()
+		return true
+	}
+	return false
+}
+
+// endsOnWrite is a target whose caller's time runs out at its nth write:
+// the write comes back as a client's does when its context ends,
+// unanswered.
+type endsOnWrite struct {
+	targets.Target
+	deadline
+}
+
 func (e *endsOnWrite) Write(ctx context.Context, resource string, token uint64, value string) (histories.Outcome, error) {
-	e.mu.Lock()
-	e.n--
-	end := e.n == 0
-	e.mu.Unlock()
-	if end {
-		e.cancel()
+	if e.reached() {
 		return histories.OutcomeNone, ctx.Err()
 	}
 	return e.Target.Write(ctx, resource, token, value)
@@ -65,7 +79,7 @@ func TestABatteryWhoseTimeEndsJudgesNothingItCutShort(t *testing.T) {
 			require.NoError(t, err)
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			tgt := &endsOnWrite{Target: mem, n: tc.write, cancel: cancel}
+			tgt := &endsOnWrite{Target: mem, deadline: deadline{n: tc.write, cancel: cancel}}
 			rows, err := Run(ctx, tgt, options(model.Strict, false))
 			require.NoError(t, err, "a deadline is not an error of the battery")
 			require.Len(t, rows, len(scenarios))
@@ -95,18 +109,11 @@ func TestABatteryWhoseTimeEndsJudgesNothingItCutShort(t *testing.T) {
 // grant, which comes back as the context's error.
 type endsOnGrant struct {
 	lease.Service
-	mu     sync.Mutex
-	n      int
-	cancel context.CancelFunc
+	deadline
 }
 
 func (e *endsOnGrant) Acquire(ctx context.Context, resource string, worker int) (lease.Lease, error) {
-	e.mu.Lock()
-	e.n--
-	end := e.n == 0
-	e.mu.Unlock()
-	if end {
-		e.cancel()
+	if e.reached() {
 		return lease.Lease{}, ctx.Err()
 	}
 	return e.Service.Acquire(ctx, resource, worker)
@@ -120,7 +127,7 @@ func TestAnIssuerBatteryWhoseTimeEndsJudgesNothingItCutShort(t *testing.T) {
 	svc, _ := localIssuer(t, 20*time.Millisecond)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	rows, err := RunIssuer(ctx, &endsOnGrant{Service: svc, n: 3, cancel: cancel}, issuerOptions(20*time.Millisecond))
+	rows, err := RunIssuer(ctx, &endsOnGrant{Service: svc, deadline: deadline{n: 3, cancel: cancel}}, issuerOptions(20*time.Millisecond))
 	require.NoError(t, err)
 	require.Len(t, rows, len(issuerScenarios))
 	assert.True(t, rows[0].NotRun)

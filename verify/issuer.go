@@ -96,7 +96,7 @@ func RunIssuer(ctx context.Context, svc lease.Service, o IssuerOptions) ([]Row, 
 	stopped := ""
 	for _, sc := range issuerScenarios {
 		if stopped != "" {
-			out = append(out, Row{Scenario: sc.name, Hazard: sc.hazard, Observed: notRunPrefix + stopped, Result: Skip, NotRun: true})
+			out = append(out, notRun(sc.name, sc.hazard, stopped))
 			continue
 		}
 		b := &issuerScript{svc: svc, o: o, scenario: sc.name}

@@ -176,7 +176,7 @@ func Run(ctx context.Context, t targets.Target, o Options) ([]Row, error) {
 	stopped := ""
 	for _, sc := range scenarios {
 		if stopped != "" {
-			out = append(out, Row{Scenario: sc.name, Hazard: sc.hazard, Observed: notRunPrefix + stopped, Result: Skip, NotRun: true})
+			out = append(out, notRun(sc.name, sc.hazard, stopped))
 			continue
 		}
 		s := &script{t: t, o: o, scenario: sc.name, procs: &procs}
