@@ -29,7 +29,8 @@ type session struct {
 // errCut is what a cut session's dials fail with.
 var errCut = errors.New("the lease's holder stopped keeping its session alive")
 
-// dial implements zk.Dialer.
+// dial implements zk.Dialer. Its connections read an answer that grants
+// the session no timeout as the expiry it is (expiryGuard).
 func (s *session) dial(network, addr string, timeout time.Duration) (net.Conn, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -37,10 +38,11 @@ func (s *session) dial(network, addr string, timeout time.Duration) (net.Conn, e
 		return nil, errCut
 	}
 	c, err := net.DialTimeout(network, addr, timeout)
-	if err == nil {
-		s.open = append(s.open, c)
+	if err != nil {
+		return nil, err
 	}
-	return c, err
+	s.open = append(s.open, c)
+	return &expiryGuard{Conn: c}, nil
 }
 
 // Printf implements zk.Logger: it keeps the session timeout the server
