@@ -57,6 +57,12 @@ var readmeNormalizers = []struct {
 	{regexp.MustCompile(`(?m)^(budget +.*, )` + goDuration + ` spent$`), "${1}<elapsed> spent"},
 	{regexp.MustCompile(`(?m)^([1-9] [a-z' -]+?  +(?:held|violated|inconclusive|info|not tested)) +` + goDuration + ` +`), "${1} <elapsed> "},
 	{regexp.MustCompile(`(?m)^(step +result +time) +what$`), "${1} what"},
+	// Which racer of a planted race writes last, and so which value the
+	// read finds, is up to the scheduler (verify's race scenarios): the
+	// row fails whichever lower token won, and says which. The round it
+	// failed in stays: the race window is held open until every racer
+	// has checked, so a broken receiver fails the first round.
+	{regexp.MustCompile(`then read "racer-\d+"@\d+ \(FAIL\)`), `then read "racer-<n>"@<n> (FAIL)`},
 	// Trailing blanks, which a Markdown editor may strip on save.
 	{regexp.MustCompile(`(?m)[ \t]+$`), ""},
 }
