@@ -86,7 +86,7 @@ type Shrunk struct {
 
 // Events returns the shrunk history as events, a history file that
 // fencecheck check judges again.
-func (s *Shrunk) Events() []histories.Event { return histories.Subset(s.Ops, s.Others) }
+func (s *Shrunk) Events() []histories.Event { return eventsOf(s.Ops, s.Others) }
 
 // Shrink reduces a history, whose check found violation v, to a small
 // sub-history that is still invalid for the same reason, by delta

@@ -151,17 +151,3 @@ func TestReadFileRefusesANewerFormat(t *testing.T) {
 	require.Error(t, err)
 	assert.True(t, strings.HasPrefix(err.Error(), path+`:1: field "format": 2 is newer`), err.Error())
 }
-
-// TestSubsetWritesAHeaderedHistory: a sub-history written with Write is
-// a history of the current format that reads back to its operations.
-func TestSubsetWritesAHeaderedHistory(t *testing.T) {
-	t.Parallel()
-	h, err := Pair([]Event{Header(), inv(1, 10, 0, FWrite, 41, "a"), done(2, 20, 0, TypeOK, FWrite, Accepted)})
-	require.NoError(t, err)
-	var buf bytes.Buffer
-	require.NoError(t, Write(&buf, Subset(operations(h), nil)))
-	back, err := Read(t.Context(), Source{Path: "subset.jsonl", Reader: &buf})
-	require.NoError(t, err)
-	assert.Equal(t, formatVersion, back.Format)
-	assert.Equal(t, operations(h), operations(back))
-}

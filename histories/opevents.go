@@ -1,47 +1,5 @@
 package histories
 
-import (
-	"cmp"
-	"slices"
-)
-
-// Subset rebuilds the events of a sub-history: the invocation and
-// completion of each operation in ops and the events in others, in their
-// original order, renumbered from FirstIndex. Written with Write, which
-// puts the header before them, they are a history file in its own right,
-// which fencecheck check reads and judges again; that is how a minimal
-// counterexample becomes a regression fixture.
-//
-// An operation whose outcome is unknown is written without a completion,
-// which the format reads the same way as an info completion: the time of
-// an info completion is not kept in an Operation, and an unknown
-// operation is always the last of its process.
-func Subset(ops []Operation, others []Event) []Event {
-	events := make([]Event, 0, 2*len(ops)+len(others))
-	for i := range ops {
-		op := &ops[i]
-		invocation, completion := op.Events()
-		events = append(events, invocation)
-		if op.Initial {
-			continue // one event states it
-		}
-		if op.CompleteIndex >= 0 && op.Return != Infinity {
-			events = append(events, completion)
-		}
-	}
-	events = append(events, others...)
-	slices.SortStableFunc(events, func(a, b Event) int { return cmp.Compare(a.Index, b.Index) })
-	for i := range events {
-		events[i].Index = FirstIndex + int64(i)
-		if i > 0 && events[i].Time < events[i-1].Time {
-			// An Initial operation keeps no time of its event: it
-			// takes the time of the event before it.
-			events[i].Time = events[i-1].Time
-		}
-	}
-	return events
-}
-
 // Events rebuilds the two events of o, as a history file holds them. The
 // invocation is at o.InvokeIndex; for an Initial operation, it is the
 // harness's event that states it, and no completion belongs to it. The
