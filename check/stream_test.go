@@ -186,15 +186,8 @@ func statedLate(r *rand.Rand, ops []histories.Operation) []histories.Event {
 		if first < 0 {
 			first = len(events)
 		}
-		at := r.IntN(first + 1)
 		e, _ := op.Events()
-		if at > 0 {
-			e.Time = events[at-1].Time
-		}
-		events = slices.Insert(events, at, e)
-	}
-	for i := range events {
-		events[i].Index = histories.FirstIndex + int64(i)
+		events = histgen.Insert(events, r.IntN(first+1), e)
 	}
 	return events
 }

@@ -47,13 +47,16 @@ func (res *Result) NotCovered() []Gap {
 	if cov.UnknownOutcomes == 0 {
 		gaps = append(gaps, Gap{Hazard: "no operation had an unknown outcome"})
 	}
-	if cov.FaultActions["kill"] == 0 {
+	switch {
+	case cov.Crashes == 0:
 		add := res.addFaults("kill")
 		if res.ReceiverLog == nil && add != nil {
 			// Not a receiver fencecheck started: kill needs one.
 			add = append([]Setting{processTarget}, add...)
 		}
 		gaps = append(gaps, Gap{Hazard: "durability across receiver crashes is not tested by this run", Add: add})
+	case cov.StaleAfterCrash == 0:
+		gaps = append(gaps, Gap{Hazard: "durability across receiver crashes is not tested by this run: no stale write reached the receiver after a crash"})
 	}
 	switch {
 	case res.FailoverUntested(&o) != "":

@@ -263,16 +263,6 @@ func (c *Config) judgeOptions() judge.Options {
 	return o
 }
 
-// crashes counts the actions of the run's faults that crashed the
-// receiver.
-func (res *Result) crashes() int {
-	n := 0
-	for _, f := range res.Config.judged.CrashFaults {
-		n += res.Coverage.FaultActions[f]
-	}
-	return n
-}
-
 // Summary renders the result for people; it is summary.txt and the end of
 // fencecheck run's output.
 func (res *Result) Summary() string {
@@ -303,7 +293,11 @@ func (res *Result) Summary() string {
 		cov.StaleWrites, cov.StaleRejected, cov.StaleAccepted, cov.StaleUnknown, cov.EqualTokenRepeats, cov.EqualTokenAccepted)
 	fmt.Fprintf(&b, "            %d old tokens accepted before the newer one arrived (allowed by fencing); %d concurrent writes on one resource;\n",
 		cov.OldTokenFirst, cov.ConcurrentWrites)
-	fmt.Fprintf(&b, "            %d unknown outcomes; %d receiver crashes;\n", cov.UnknownOutcomes, res.crashes())
+	crashes := fmt.Sprintf("%d receiver crashes", cov.Crashes)
+	if cov.Crashes > 0 {
+		crashes += fmt.Sprintf(" (%d stale writes answered after one)", cov.StaleAfterCrash)
+	}
+	fmt.Fprintf(&b, "            %d unknown outcomes; %s;\n", cov.UnknownOutcomes, crashes)
 	fmt.Fprintf(&b, "            %d lease grants, %d expiries; fault actions %s\n", cov.LeaseGrants, cov.LeaseExpiries, actionList(cov.FaultActions))
 	if len(cfg.issuerFaults) > 0 {
 		fmt.Fprintf(&b, "            %d issuer leader changes; %d lease grants after a server the issuer faults took down came back\n",

@@ -115,6 +115,14 @@ const (
 	// sequence. The issuer's check names the restore in a violation whose
 	// grants it came between (check.IssuerViolation.Restore).
 	FRestore = "restore"
+	// FCrash: a fault crashed the receiver (kill's SIGKILL; the process
+	// is gone when it is recorded). The fault's next FEnd says when the
+	// receiver answers again. A write invoked after it and answered was
+	// answered by the restarted receiver: how the coverage knows a stale
+	// write crossed a crash (judge.Coverage.StaleAfterCrash). Histories
+	// recorded before it was added mark the crash with an FBegin, and
+	// their coverage counts no such write.
+	FCrash = "crash"
 )
 
 // Event is one line of a history.

@@ -51,6 +51,16 @@ type Coverage struct {
 	// across a failover (GateFailover).
 	LeaderChanges       int `json:"leader_changes,omitempty"`
 	GrantsAfterFailover int `json:"grants_after_failover,omitempty"`
+	// Crashes counts the receiver's crashes (histories.FCrash events,
+	// which also count among their fault's FaultActions).
+	// StaleAfterCrash counts the stale writes the receiver answered
+	// (accepted or rejected) that were sent after a crash, with a token
+	// below one it had accepted before that crash: the article's worker
+	// A resuming against a receiver that restarted. Only those test
+	// whether it keeps its highest token across a crash; a history with
+	// crashes and none of them did not (GateCrash).
+	Crashes         int `json:"crashes,omitempty"`
+	StaleAfterCrash int `json:"stale_after_crash,omitempty"`
 	// Unmeasured names the fields above that were not measured, and are
 	// zero for that reason: a history judged as it was written (Follow)
 	// does not keep what equal tokens and old tokens first need.
@@ -67,6 +77,7 @@ type Coverage struct {
 func measure(h *histories.History, issuerFaults []string) (Coverage, []ExclusiveViolation) {
 	c := Coverage{RejectedByResource: make(map[string]int), FaultActions: make(map[string]int)}
 	grants := make(map[string][]grant)
+	var crashes []int64 // the indexes of the receiver's crashes, in order
 	for _, e := range h.Others {
 		switch {
 		case e.Actor == histories.ActorLease && e.F == histories.FAcquire:
@@ -79,6 +90,10 @@ func measure(h *histories.History, issuerFaults []string) (Coverage, []Exclusive
 			endGrant(grants[e.Resource], e)
 		case e.Actor == histories.ActorNemesis && e.F == histories.FBegin:
 			c.FaultActions[e.Fault]++
+		case e.Actor == histories.ActorNemesis && e.F == histories.FCrash:
+			c.FaultActions[e.Fault]++
+			c.Crashes++
+			crashes = append(crashes, e.Index)
 		}
 	}
 	// The writes of each resource that did not fail, by position, in
@@ -115,7 +130,7 @@ func measure(h *histories.History, issuerFaults []string) (Coverage, []Exclusive
 	var excl []ExclusiveViolation
 	for _, r := range order {
 		w := writes[r]
-		stale := c.staleWrites(h, w)
+		stale := c.staleWrites(h, w, crashes)
 		c.equalRepeats(h, w)
 		c.concurrentWrites(h, w, failed[r])
 		excl = append(excl, c.oldTokenFirst(h, w, grants[h.ResourceName(r)], stale)...)
@@ -146,10 +161,16 @@ func endGrant(grants []grant, e histories.Event) {
 }
 
 // staleWrites counts the writes (positions in h) sent after a higher
-// token had been accepted and returned, and returns them.
-func (c *Coverage) staleWrites(h *histories.History, writes []int32) map[int32]bool {
+// token had been accepted and returned, and returns them; and, of those
+// the receiver answered, the ones sent after a crash (crashes are the
+// indexes of its events) with a token below one whose acceptance was
+// recorded before that crash. Crossing a crash is decided by the order
+// of the events, as a history followed line by line sees them (meter.go
+// counts the same).
+func (c *Coverage) staleWrites(h *histories.History, writes []int32, crashes []int64) map[int32]bool {
 	accepted := slices.DeleteFunc(slices.Clone(writes), func(k int32) bool { return h.Ops[k].Status != histories.StatusAccepted })
 	slices.SortFunc(accepted, func(a, b int32) int { return cmp.Compare(h.Ops[a].Return, h.Ops[b].Return) })
+	before := newAcceptedBefore(h, accepted)
 	byCall := slices.Clone(writes)
 	slices.SortStableFunc(byCall, func(a, b int32) int { return cmp.Compare(h.Ops[a].Call, h.Ops[b].Call) })
 	stale := make(map[int32]bool)
@@ -173,9 +194,44 @@ func (c *Coverage) staleWrites(h *histories.History, writes []int32) map[int32]b
 			c.StaleAccepted++
 		default:
 			c.StaleUnknown++
+			continue
+		}
+		// The last crash recorded before the write was sent: a later
+		// crash has every earlier one's acceptances before it.
+		if n, _ := slices.BinarySearch(crashes, w.InvokeIndex); n > 0 && w.Token < before.highest(crashes[n-1]) {
+			c.StaleAfterCrash++
 		}
 	}
 	return stale
+}
+
+// acceptedBefore answers, for a resource's accepted writes, the highest
+// token among those whose acceptance was recorded before an index.
+type acceptedBefore struct {
+	done []int64  // the completion indexes, ascending
+	max  []uint64 // max[i]: the highest token of the first i+1
+}
+
+func newAcceptedBefore(h *histories.History, accepted []int32) acceptedBefore {
+	byDone := slices.Clone(accepted)
+	slices.SortFunc(byDone, func(a, b int32) int { return cmp.Compare(h.CompleteIndex(int(a)), h.CompleteIndex(int(b))) })
+	a := acceptedBefore{done: make([]int64, len(byDone)), max: make([]uint64, len(byDone))}
+	for i, k := range byDone {
+		a.done[i], a.max[i] = h.CompleteIndex(int(k)), h.Ops[k].Token
+		if i > 0 {
+			a.max[i] = max(a.max[i], a.max[i-1])
+		}
+	}
+	return a
+}
+
+// highest returns the highest token accepted before index; 0 if none.
+func (a acceptedBefore) highest(index int64) uint64 {
+	i, _ := slices.BinarySearch(a.done, index)
+	if i == 0 {
+		return 0
+	}
+	return a.max[i-1]
 }
 
 // equalRepeats counts the writes that carried a token an earlier write

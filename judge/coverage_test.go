@@ -2,6 +2,7 @@ package judge
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -158,6 +159,66 @@ func TestConcurrentWrites(t *testing.T) {
 			require.NoError(t, err)
 			cov, _ := measure(h, nil)
 			assert.Equal(t, tc.want, cov.ConcurrentWrites)
+		})
+	}
+}
+
+// TestStaleAfterCrash: a stale write tests whether the receiver keeps its
+// highest token across a crash only when it is sent after the crash, its
+// newer token was accepted before it, and the restarted receiver
+// answered it. The whole-history measure and the meter agree on each.
+func TestStaleAfterCrash(t *testing.T) {
+	t.Parallel()
+	inv := func(p int, tok uint64) histories.Event {
+		return histories.Event{Process: p, Type: histories.TypeInvoke, F: histories.FWrite, Resource: "r", Token: tok, HasToken: true, Value: fmt.Sprint("v", tok), HasValue: true}
+	}
+	ok := func(p int, tok uint64, out histories.Outcome) histories.Event {
+		return histories.Event{Process: p, Type: histories.TypeOK, F: histories.FWrite, Resource: "r", Token: tok, HasToken: true, Outcome: out}
+	}
+	info := func(p int) histories.Event {
+		return histories.Event{Process: p, Type: histories.TypeInfo, F: histories.FWrite, Resource: "r"}
+	}
+	crash := histories.Event{Process: -1, Actor: histories.ActorNemesis, F: histories.FCrash, Fault: "kill"}
+	restarted := histories.Event{Process: -1, Actor: histories.ActorNemesis, F: histories.FEnd, Fault: "kill"}
+	for _, tc := range []struct {
+		name   string
+		events []histories.Event
+		stale  int
+		after  int
+	}{
+		{"the article's timeline: 42 accepted, a crash, 41 answered", []histories.Event{
+			inv(1, 42), ok(1, 42, histories.Accepted), crash, restarted, inv(0, 41), ok(0, 41, histories.Rejected)}, 1, 1},
+		{"a forgetful receiver accepts it, which counts the same", []histories.Event{
+			inv(1, 42), ok(1, 42, histories.Accepted), crash, restarted, inv(0, 41), ok(0, 41, histories.Accepted)}, 1, 1},
+		{"no crash between them", []histories.Event{
+			crash, restarted, inv(1, 42), ok(1, 42, histories.Accepted), inv(0, 41), ok(0, 41, histories.Rejected)}, 1, 0},
+		{"sent before the crash", []histories.Event{
+			inv(1, 42), ok(1, 42, histories.Accepted), inv(0, 41), crash, ok(0, 41, histories.Rejected), restarted}, 1, 0},
+		{"its answer lost", []histories.Event{
+			inv(1, 42), ok(1, 42, histories.Accepted), crash, restarted, inv(0, 41), info(0)}, 1, 0},
+		{"the newer token accepted only after the crash", []histories.Event{
+			inv(1, 42), crash, restarted, ok(1, 42, histories.Accepted), inv(0, 41), ok(0, 41, histories.Rejected)}, 1, 0},
+		{"two crashes, the newer token between them", []histories.Event{
+			crash, restarted, inv(1, 42), ok(1, 42, histories.Accepted), crash, restarted, inv(0, 41), ok(0, 41, histories.Rejected)}, 1, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			events := slices.Clone(tc.events)
+			for i := range events {
+				events[i].Index, events[i].Time = int64(i+1), int64(10*(i+1))
+			}
+			h, err := histories.Pair(events)
+			require.NoError(t, err)
+			cov, _ := measure(h, nil)
+			assert.Equal(t, tc.stale, cov.StaleWrites)
+			assert.Equal(t, tc.after, cov.StaleAfterCrash)
+			assert.Equal(t, slices.IndexFunc(events, func(e histories.Event) bool { return e.F == histories.FCrash }) >= 0, cov.Crashes > 0)
+			m := newMeter(nil)
+			f := histories.NewFollower(meterSink{m})
+			for i := range events {
+				require.NoError(t, f.Add(&events[i]))
+			}
+			f.Finish()
+			assert.Equal(t, tc.after, m.cov.StaleAfterCrash, "the meter")
 		})
 	}
 }

@@ -79,7 +79,7 @@ type window struct{ from, to int64 }
 // gatherHints looks, in h, for the resources that wrote the values the
 // violating resources' reads returned although no write of their own
 // resource wrote them, and for the receiver's crashes.
-func gatherHints(h *histories.History, violating []histories.Operation, crashFaults []string) evidenceHints {
+func gatherHints(h *histories.History, violating []histories.Operation) evidenceHints {
 	var hints evidenceHints
 	written := newWrittenSet(violating)
 	want := map[string][]*histories.Operation{} // value → the reads that returned it, none of their resource's writes
@@ -114,11 +114,11 @@ func gatherHints(h *histories.History, violating []histories.Operation, crashFau
 	}
 	open := map[string]int64{}
 	for _, e := range h.Others {
-		if e.Actor != histories.ActorNemesis || !slices.Contains(crashFaults, e.Fault) {
+		if e.Actor != histories.ActorNemesis {
 			continue
 		}
 		switch e.F {
-		case histories.FBegin:
+		case histories.FCrash:
 			open[e.Fault] = e.Time
 		case histories.FEnd:
 			if from, ok := open[e.Fault]; ok {

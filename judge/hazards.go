@@ -26,16 +26,12 @@ type Hazard struct {
 // Hazards lists what r's history exercised, hazard by hazard, in the
 // order a pass states them: the protected case first, then the cases
 // fencing allows or does not cover, then the faults that test
-// durability and the issuer. o names the faults that crash the receiver
-// and those on the issuer (Options.CrashFaults, IssuerFaults); issuer
-// failovers are listed only for a history whose issuer had such faults
-// or changed its leader, as the others had no issuer of theirs to fail.
+// durability and the issuer. o names the faults on the issuer
+// (Options.IssuerFaults); issuer failovers are listed only for a history
+// whose issuer had such faults or changed its leader, as the others had
+// no issuer of theirs to fail.
 func (r *Report) Hazards(o *Options) []Hazard {
 	c := r.Coverage
-	crashes := 0
-	for _, f := range o.CrashFaults {
-		crashes += c.FaultActions[f]
-	}
 	hs := []Hazard{
 		{Name: "stale writes", Count: c.StaleWrites, Detail: fmt.Sprintf("%d rejected, %d accepted, %d unknown", c.StaleRejected, c.StaleAccepted, c.StaleUnknown),
 			About: "writes sent after a newer token was accepted on their resource: the protected case, which must be rejected"},
@@ -46,7 +42,8 @@ func (r *Report) Hazards(o *Options) []Hazard {
 		{Name: "concurrent writes", Count: c.ConcurrentWrites,
 			About: "writes invoked while another write on the resource was in flight: what a receiver whose comparison and write are not one atomic step gets wrong"},
 		{Name: "unknown outcomes", Count: c.UnknownOutcomes, About: "operations whose answer never came: a timeout, a lost connection"},
-		{Name: "receiver crashes", Count: crashes, About: "the receiver killed and started again: whether it keeps the highest token across a crash"},
+		{Name: "receiver crashes", Count: c.Crashes, Detail: crashDetail(c),
+			About: "the receiver killed and started again, and stale writes it answered after a crash: whether it keeps the highest token across a crash"},
 	}
 	if len(o.IssuerFaults) > 0 || c.LeaderChanges > 0 {
 		hs = append(hs, Hazard{Name: "issuer failovers", Count: c.LeaderChanges, Detail: fmt.Sprintf("%d lease grants after a server came back", c.GrantsAfterFailover),
@@ -58,6 +55,15 @@ func (r *Report) Hazards(o *Options) []Hazard {
 		}
 	}
 	return hs
+}
+
+// crashDetail says how many stale writes crossed the crashes of c, ""
+// when there were none to cross.
+func crashDetail(c Coverage) string {
+	if c.Crashes == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d stale writes answered after one", c.StaleAfterCrash)
 }
 
 // unmeasuredField is the Coverage field behind a hazard that Follow

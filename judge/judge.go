@@ -54,7 +54,7 @@ func Judge(ctx context.Context, h *histories.History, o Options) (Report, error)
 		debug.FreeOSMemory()
 	}
 	violating := operationsOf(h, blamed)
-	hints := gatherHints(h, violating, o.CrashFaults)
+	hints := gatherHints(h, violating)
 	if len(violating) > 0 {
 		// The compact history is garbage now, unless the caller holds
 		// it; collected before explaining, its memory serves it:

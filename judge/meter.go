@@ -14,10 +14,10 @@ var unmeasured = []string{"equal_token_repeats", "equal_token_accepted", "old_to
 
 // A meter measures the coverage of a history as its operations begin and
 // end (Follow's sink), in memory bounded by the operations in flight and
-// the resources: the stale writes, the concurrent writes, the unknown
-// outcomes, the rejections, the lease and fault events. It counts what
-// measure counts on the whole history, the same way; TestMeterAgreesWithMeasure
-// holds them together.
+// the resources: the stale writes (and those after a crash), the
+// concurrent writes, the unknown outcomes, the rejections, the lease and
+// fault events. It counts what measure counts on the whole history, the
+// same way; TestMeterAgreesWithMeasure holds them together.
 type meter struct {
 	cov          Coverage
 	issuerFaults []string
@@ -37,20 +37,35 @@ type metered struct {
 	highest, highestAt uint64
 	atTime             int64
 	inFlight           int // writes invoked and not completed
+	// accepted is the highest token of every accepted write so far;
+	// atCrash was accepted before the meter's last crash, once caughtUp
+	// is the meter's count of crashes.
+	accepted, atCrash uint64
+	caughtUp          int
 }
 
-type pendingWrite struct{ stale, concurrent bool }
+// pendingWrite is what a write in flight was when it was invoked: stale,
+// concurrent with another, and below a token accepted before the last
+// crash recorded before it (measure's staleWrites).
+type pendingWrite struct{ stale, concurrent, afterCrash bool }
 
 func newMeter(issuerFaults []string) *meter {
 	return &meter{cov: Coverage{RejectedByResource: map[string]int{}, FaultActions: map[string]int{}, Unmeasured: slices.Clone(unmeasured)},
 		issuerFaults: issuerFaults, resources: map[string]*metered{}, pending: map[int]pendingWrite{}}
 }
 
+// resource returns what the meter keeps of name, caught up with the
+// crashes recorded since it was last touched: nothing of it changed
+// since, so what it accepted then is what it had accepted before the
+// last of them.
 func (m *meter) resource(name string) *metered {
 	r, ok := m.resources[name]
 	if !ok {
 		r = &metered{atTime: -1}
 		m.resources[name] = r
+	}
+	if r.caughtUp != m.cov.Crashes {
+		r.atCrash, r.caughtUp = r.accepted, m.cov.Crashes
 	}
 	return r
 }
@@ -67,7 +82,7 @@ func (m *meter) invoked(op *histories.Operation) {
 		r.highest = max(r.highest, r.highestAt)
 		r.highestAt = 0
 	}
-	m.pending[op.ID] = pendingWrite{stale: op.Token < r.highest, concurrent: r.inFlight > 0}
+	m.pending[op.ID] = pendingWrite{stale: op.Token < r.highest, concurrent: r.inFlight > 0, afterCrash: op.Token < r.atCrash}
 	r.inFlight++
 }
 
@@ -102,6 +117,7 @@ func (m *meter) completed(op *histories.Operation) {
 			r.atTime, r.highestAt = op.Return, 0
 		}
 		r.highestAt = max(r.highestAt, op.Token)
+		r.accepted = max(r.accepted, op.Token)
 	}
 	if !w.stale {
 		return
@@ -114,6 +130,10 @@ func (m *meter) completed(op *histories.Operation) {
 		m.cov.StaleAccepted++
 	default:
 		m.cov.StaleUnknown++
+		return
+	}
+	if w.afterCrash {
+		m.cov.StaleAfterCrash++
 	}
 }
 
@@ -129,6 +149,9 @@ func (m *meter) other(e *histories.Event) {
 		m.cov.LeaseExpiries++
 	case e.Actor == histories.ActorNemesis && e.F == histories.FBegin:
 		m.cov.FaultActions[e.Fault]++
+	case e.Actor == histories.ActorNemesis && e.F == histories.FCrash:
+		m.cov.FaultActions[e.Fault]++
+		m.cov.Crashes++
 	case e.Actor == histories.ActorNemesis && e.F == histories.FLeader:
 		m.cov.LeaderChanges++
 	case e.Actor == histories.ActorNemesis && e.F == histories.FEnd && slices.Contains(m.issuerFaults, e.Fault):

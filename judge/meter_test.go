@@ -23,7 +23,7 @@ func TestMeterAgreesWithMeasure(t *testing.T) {
 	t.Parallel()
 	r := rand.New(rand.NewPCG(0x6d65, 0x7465))
 	cases := histgen.CaseCount(0, 3000, 400, testing.Short())
-	stale := 0
+	stale, afterCrash := 0, 0
 	for c := range cases {
 		cfg := histgen.Small(r)
 		cfg.Ops *= 1 + r.IntN(4)
@@ -31,7 +31,7 @@ func TestMeterAgreesWithMeasure(t *testing.T) {
 		if r.IntN(10) != 0 {
 			histgen.Corrupt(r, ops, 1+r.IntN(3))
 		}
-		events := histgen.Events(ops)
+		events := withCrashes(r, histgen.Events(ops))
 		h, err := histories.Pair(events)
 		if err != nil {
 			continue // a corruption the format refuses
@@ -51,8 +51,21 @@ func TestMeterAgreesWithMeasure(t *testing.T) {
 			return
 		}
 		stale += want.StaleWrites
+		afterCrash += want.StaleAfterCrash
 	}
 	assert.Positive(t, stale, "the cases hold stale writes")
+	assert.Positive(t, afterCrash, "the cases hold stale writes after a crash")
+}
+
+// withCrashes puts up to three crashes of the receiver among events, each
+// at the time of the event before it (so that a write may be invoked at
+// the very instant of a crash), renumbering them.
+func withCrashes(r *rand.Rand, events []histories.Event) []histories.Event {
+	crash := histories.Event{Process: -1, Actor: histories.ActorNemesis, F: histories.FCrash, Fault: "kill"}
+	for range r.IntN(4) {
+		events = histgen.Insert(events, r.IntN(len(events)+1), crash)
+	}
+	return events
 }
 
 // meterSink feeds a meter alone.

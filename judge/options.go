@@ -35,7 +35,8 @@ type Options struct {
 	// came back (GateFailover).
 	IssuerFaults []string
 	// CrashFaults name the faults of the run that crash the receiver and
-	// start it again: the hazards a pass states count their actions.
+	// start it again: a pass then needs a stale write the receiver
+	// answered after a crash (GateCrash), even if none acted.
 	CrashFaults []string
 	// ReceiverLog is what the log of a receiver fencecheck started
 	// showed, read once it stopped; nil when there was none.

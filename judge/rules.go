@@ -36,6 +36,7 @@ var rules = []rule{
 	checkerGaveUp,
 	thinEvidence,
 	tooFewStale,
+	crashUntested,
 	failoverUntested,
 	logUnread,
 }
@@ -179,6 +180,34 @@ func (r *Report) StaleCause(o *Options) string {
 		return "the faults that make stale writes never acted: the fault phase ended before they did (lengthen the duration)"
 	}
 	return fmt.Sprintf("the faults acted (%d fault actions), but no held worker's lease expired and was reassigned while it was held (lengthen the duration or shorten the lease TTL)", makers)
+}
+
+// crashUntested: a history whose receiver was crashed, or a run with a
+// fault that crashes it, tests whether it keeps its highest token across
+// a crash only if a stale write reached it after a crash: a receiver
+// that forgets its tokens when it restarts passes every other write.
+func crashUntested(r *Report, o *Options) (decision, bool) {
+	why := r.CrashUntested(o)
+	if why == "" {
+		return decision{}, false
+	}
+	return decision{Inconclusive, GateCrash, why}, true
+}
+
+// CrashUntested says why a history with crashes of the receiver, or a
+// run with a fault that crashes it (Options.CrashFaults), has no stale
+// write the receiver answered after a crash, or "" when it has one or
+// neither.
+func (r *Report) CrashUntested(o *Options) string {
+	cov := r.Coverage
+	if cov.StaleAfterCrash > 0 || cov.Crashes == 0 && len(o.CrashFaults) == 0 {
+		return ""
+	}
+	why := "the receiver was never crashed: the fault phase ended before the crash fault acted"
+	if cov.Crashes > 0 {
+		why = fmt.Sprintf("of %d stale writes (%d unknown) over %d receiver crashes, none was sent after a crash with a token below one accepted before it and answered", cov.StaleWrites, cov.StaleUnknown, cov.Crashes)
+	}
+	return "no stale write reached the receiver after it was crashed and started again, so whether it keeps its highest token across a crash was not tested: " + why
 }
 
 // failoverUntested: a run with issuer faults tests the token sequence

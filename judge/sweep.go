@@ -35,6 +35,10 @@ type Totals struct {
 	// lease grants after a server the fault took down came back.
 	IssuerRuns          int `json:"issuer_fault_runs,omitempty"`
 	GrantsAfterFailover int `json:"grants_after_failover,omitempty"`
+	// Crashes are the receiver's crashes in all; StaleAfterCrash the
+	// stale writes it answered after one.
+	Crashes         int `json:"crashes,omitempty"`
+	StaleAfterCrash int `json:"stale_after_crash,omitempty"`
 }
 
 // Exercised reports whether what a run exercised counts for a sweep: its
@@ -42,7 +46,7 @@ type Totals struct {
 // or only a coverage gate (too few stale writes, an untested failover)
 // made it inconclusive.
 func Exercised(v Verdict, g Gate) bool {
-	return v == Held || v == Inconclusive && (g == GateMinStale || g == GateFailover)
+	return v == Held || v == Inconclusive && (g == GateMinStale || g == GateFailover || g == GateCrash)
 }
 
 // RunTotals is the part of a run's judgement a sweep adds up.
@@ -72,6 +76,8 @@ func (t *Totals) Add(run RunTotals) {
 	t.EqualTokenRepeats += c.EqualTokenRepeats
 	t.ConcurrentWrites += c.ConcurrentWrites
 	t.UnknownOutcomes += c.UnknownOutcomes
+	t.Crashes += c.Crashes
+	t.StaleAfterCrash += c.StaleAfterCrash
 	for f, n := range c.FaultActions {
 		t.FaultActions[f] += n
 	}
@@ -87,8 +93,9 @@ func (t *Totals) Add(run RunTotals) {
 
 // gaps are the hazards the checked runs were asked to exercise and did
 // not, together: a fault that never acted in any run that had it, fewer
-// stale writes in all than the largest gate a run asked for, issuer
-// faults with no grant after a failover in any run.
+// stale writes in all than the largest gate a run asked for, crashes of
+// the receiver with no stale write after any, issuer faults with no
+// grant after a failover in any run.
 func (t *Totals) gaps() []string {
 	var out []string
 	for _, f := range slices.Sorted(maps.Keys(t.Drawn)) {
@@ -98,6 +105,9 @@ func (t *Totals) gaps() []string {
 	}
 	if t.StaleWrites < t.MinStale {
 		out = append(out, fmt.Sprintf("%d stale writes were submitted in all, and a run asks for at least %d", t.StaleWrites, t.MinStale))
+	}
+	if t.Crashes > 0 && t.StaleAfterCrash == 0 {
+		out = append(out, fmt.Sprintf("no stale write reached the receiver after any of its %d crashes", t.Crashes))
 	}
 	if t.IssuerRuns > 0 && t.GrantsAfterFailover == 0 {
 		out = append(out, fmt.Sprintf("no lease was granted after a server the issuer faults took down came back, in %s", plural(t.IssuerRuns, "run")))

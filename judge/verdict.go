@@ -54,4 +54,7 @@ const (
 	// GateFailover: the run has an issuer fault, and no lease was
 	// granted after a server it took down came back.
 	GateFailover Gate = "failover"
+	// GateCrash: the receiver was crashed, or the run had a fault to
+	// crash it, and no stale write reached it after a crash.
+	GateCrash Gate = "crash"
 )

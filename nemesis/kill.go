@@ -209,7 +209,7 @@ func (k *Kill) crashLocked(ctx context.Context, env Env) bool {
 		return false
 	}
 	start, down := time.Now(), env.Runtime().Now()
-	record(env, k.name, histories.FBegin, "SIGKILL to the receiver process")
+	record(env, k.name, histories.FCrash, "SIGKILL to the receiver process")
 	// The restart completes even if the fault phase ends meanwhile: the
 	// final reads need a running receiver.
 	if err := k.proc.Start(context.WithoutCancel(ctx)); err != nil {

@@ -226,7 +226,7 @@ func TestKillActSkipsAnIntervalThatHadACrash(t *testing.T) {
 	})
 	var crashes []time.Duration
 	for i, ev := range env.Events {
-		if ev.F == histories.FBegin && ev.Detail == "SIGKILL to the receiver process" {
+		if ev.F == histories.FCrash {
 			crashes = append(crashes, env.Times[i])
 		}
 	}
@@ -250,7 +250,7 @@ func TestKillActLeavesTheReceiverUpAsLongAsItWasDown(t *testing.T) {
 	})
 	var crashes []time.Duration
 	for i, ev := range env.Events {
-		if ev.F == histories.FBegin {
+		if ev.F == histories.FCrash {
 			crashes = append(crashes, env.Times[i])
 		}
 	}

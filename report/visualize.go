@@ -37,7 +37,7 @@ func Annotations(others []histories.Event) []porcupine.Annotation {
 				Tag: "lease " + e.Resource, Start: e.Time, Description: desc,
 				Details: fmt.Sprintf("worker %d: %s", e.Holder, e.Detail), BackgroundColor: leaseAnnotationColor(e.F),
 			})
-		case e.Actor == histories.ActorNemesis && (e.F == histories.FBegin || e.F == histories.FEnd || e.F == histories.FLeader):
+		case e.Actor == histories.ActorNemesis && (e.F == histories.FBegin || e.F == histories.FCrash || e.F == histories.FEnd || e.F == histories.FLeader):
 			out = append(out, porcupine.Annotation{
 				Tag: "nemesis " + e.Fault, Start: e.Time, Description: e.F, Details: e.Detail, BackgroundColor: "#fff3e0",
 			})

@@ -197,7 +197,7 @@ func (m *Metrics) fault(e *histories.Event) {
 		m.active.WithLabelValues(e.Fault).Set(1)
 	case histories.FStop:
 		m.active.WithLabelValues(e.Fault).Set(0)
-	case histories.FBegin:
+	case histories.FBegin, histories.FCrash:
 		m.actions.WithLabelValues(e.Fault).Inc()
 		m.inProgress.WithLabelValues(e.Fault).Inc()
 	case histories.FEnd:

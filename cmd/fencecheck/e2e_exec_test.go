@@ -232,7 +232,7 @@ func TestExecReceiverThatExitsDuringTheRun(t *testing.T) {
 	require.NoError(t, err)
 	kills := 0
 	for _, e := range h.Others {
-		if e.Fault == "kill" && e.F == histories.FBegin && strings.HasPrefix(e.Detail, "SIGKILL") {
+		if e.Fault == "kill" && e.F == histories.FCrash {
 			kills++
 		}
 	}

@@ -152,10 +152,11 @@ func TestRunNATSPrivateServerKill(t *testing.T) {
 				"--seed", "1", "--store", "s", "--no-report")
 			// Never a violation. On a loaded machine the server may be
 			// down for most of the run, and a resource can end with no
-			// acknowledged write: then the run says inconclusive, and why.
+			// acknowledged write, or no stale write may be answered after
+			// a crash: then the run says inconclusive, and why.
 			require.Contains(t, []int{exitHeld, exitInconclusive}, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
 			if r.code == exitInconclusive {
-				assert.Contains(t, r.stdout, "verdict     INCONCLUSIVE: too little evidence")
+				assert.Regexp(t, `verdict     INCONCLUSIVE: (too little evidence|no stale write reached the receiver after it was crashed)`, r.stdout)
 			} else {
 				assert.Contains(t, r.stdout, "verdict     HELD")
 			}

@@ -86,3 +86,18 @@ func SplitByResource(events []histories.Event, n int) (split [][]histories.Event
 	}
 	return split, part
 }
+
+// Insert puts e among events at position at, at the time of the event
+// before it (0 at the start), so that times stay in order, and numbers
+// the events from histories.FirstIndex again.
+func Insert(events []histories.Event, at int, e histories.Event) []histories.Event {
+	e.Time = 0
+	if at > 0 {
+		e.Time = events[at-1].Time
+	}
+	events = slices.Insert(events, at, e)
+	for i := range events {
+		events[i].Index = histories.FirstIndex + int64(i)
+	}
+	return events
+}

@@ -171,7 +171,7 @@ func (e *Env) OpenAt(at time.Duration, g func() sched.Gate) {
 func (e *Env) Begins(fault string) int {
 	n := 0
 	for _, ev := range e.Events {
-		if ev.Fault == fault && ev.F == histories.FBegin {
+		if ev.Fault == fault && (ev.F == histories.FBegin || ev.F == histories.FCrash) {
 			n++
 		}
 	}
