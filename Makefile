@@ -52,9 +52,14 @@ demo: build
 	@echo 'Browse every run with: $(BIN) serve --store store'
 
 ## test: formatting, vet, and every test with the race detector (fuzz
-## targets run their seed corpus).
+## targets run their seed corpus), each run anew (-count=1: never a
+## result cached from an earlier run). -trimpath keys the build cache by
+## content instead of by the checkout's path, so a new clone reuses what
+## an earlier one compiled; GOFLAGS carries it to the go commands the
+## tests run themselves (internal/testsupport/gotool).
+test: export GOFLAGS := $(strip $(shell $(GO) env GOFLAGS) -trimpath)
 test: fmt-check vet
-	$(GO) test -race -timeout 20m $(PKGS)
+	$(GO) test -race -count=1 -timeout 20m $(PKGS)
 	$(MAKE) --no-print-directory campaigns
 
 ## campaigns: the randomized differential campaigns at their full counts,

@@ -14,6 +14,7 @@ import (
 
 	"github.com/fencecheck/fencecheck/docs/schema"
 	"github.com/fencecheck/fencecheck/harness"
+	"github.com/fencecheck/fencecheck/internal/testsupport/gotool"
 )
 
 // TestReproduceLine: the line a failing test prints runs it again with
@@ -26,7 +27,7 @@ func TestReproduceLine(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs a test binary with go test")
 	}
-	gotool, err := exec.LookPath("go")
+	goBin, err := exec.LookPath("go")
 	if err != nil {
 		t.Skip("no go command to run a test with")
 	}
@@ -35,17 +36,23 @@ func TestReproduceLine(t *testing.T) {
 	for _, test := range []string{"TestUnfencedMemory", "TestCheckThenSetHandler"} {
 		t.Run(test, func(t *testing.T) {
 			t.Parallel()
+			// The go commands run with this test's own flags (-race under
+			// go test -race), which the line does not name: they reuse
+			// what this test's build compiled, and the line reproduces the
+			// run either way.
+			env, err := gotool.Env()
+			require.NoError(t, err)
 			goTest := func(store string, args ...string) string {
 				cmd := exec.CommandContext(t.Context(), args[0], args[1:]...)
 				cmd.Dir = ".." // the module's root, where the line is to be run
-				cmd.Env = append(os.Environ(), "FENCETEST_STORE="+store, "FENCETEST_LEASES=")
+				cmd.Env = append(env, "FENCETEST_STORE="+store, "FENCETEST_LEASES=")
 				out, err := cmd.CombinedOutput()
 				var exit *exec.ExitError
 				require.ErrorAs(t, err, &exit, "the test fails on purpose:\n%s", out)
 				return string(out)
 			}
 			first := schema.TempDir(t)
-			out := goTest(first, gotool, "test", "-count=1", "-run", "^"+test+"$", "./fencetest/testdata/reproduce", "-fencetest.seed=5")
+			out := goTest(first, goBin, "test", "-count=1", "-run", "^"+test+"$", "./fencetest/testdata/reproduce", "-fencetest.seed=5")
 			m := line.FindStringSubmatch(out)
 			require.NotNil(t, m, "the failure prints the line that reproduces it:\n%s", out)
 			assert.Equal(t, "go test -run '^"+test+"$' ./fencetest/testdata/reproduce -fencetest.seed=5", m[1])

@@ -17,6 +17,7 @@ import (
 
 	"github.com/fencecheck/fencecheck/docs/schema"
 	"github.com/fencecheck/fencecheck/histories"
+	"github.com/fencecheck/fencecheck/internal/testsupport/gotool"
 	"github.com/fencecheck/fencecheck/internal/testsupport/histgen"
 )
 
@@ -41,7 +42,7 @@ func generated(t *testing.T, ops, violateAt int) []byte {
 // 100M-operation measurement in docs/performance.md.
 func TestCheckFollowPipeAgreesWithFile(t *testing.T) {
 	n := 1_000_000
-	if testing.Short() || raceEnabled {
+	if testing.Short() || gotool.RaceEnabled {
 		n = 100_000 // the race detector makes the binary ten times slower
 	}
 	tests := []struct {

@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fencecheck/fencecheck/docs/schema"
+	"github.com/fencecheck/fencecheck/internal/testsupport/gotool"
 	"github.com/fencecheck/fencecheck/internal/testsupport/minio"
 )
 
@@ -49,13 +50,15 @@ func TestMain(m *testing.M) {
 	fencecheckBinary = filepath.Join(dir, "fencecheck")
 	// The binary has the race detector exactly when the tests have it:
 	// go test -race tests a race-enabled fencecheck, a plain go test is
-	// not slowed down by one.
-	args := []string{"build", "-o", fencecheckBinary}
-	if raceEnabled {
-		args = append(args, "-race")
+	// not slowed down by one. Built with the tests' own flags, it reuses
+	// what their build compiled.
+	env, err := gotool.Env()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "build fencecheck:", err)
+		os.Exit(3)
 	}
-	build := exec.Command("go", append(args, ".")...)
-	build.Stderr = os.Stderr
+	build := exec.Command("go", "build", "-o", fencecheckBinary, ".")
+	build.Env, build.Stderr = env, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "build fencecheck:", err)
 		os.Exit(3)

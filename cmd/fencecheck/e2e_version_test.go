@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -10,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/fencecheck/fencecheck/internal/testsupport/gotool"
 )
 
 // A user who builds fencecheck with go install, rather than from a
@@ -26,9 +27,14 @@ func TestGoInstallReportsTheCommit(t *testing.T) {
 	gobin := t.TempDir() // not validated: a GOBIN for go install
 	install := exec.Command("go", "install", "./cmd/fencecheck")
 	install.Dir = root
-	// GOFLAGS=-buildvcs=auto is Go's default; a machine's go env may turn
-	// it off (this one does), which would hide the revision.
-	install.Env = append(os.Environ(), "GOBIN="+gobin, "GOFLAGS=-buildvcs=auto")
+	// -buildvcs=auto is Go's default; a machine's go env may turn it off
+	// (this one does), which would hide the revision. The other flags
+	// are the tests' own (-race among them under go test -race), so that
+	// go install reuses their compiled packages: none of them changes
+	// what version prints.
+	env, err := gotool.Env("-buildvcs=auto")
+	require.NoError(t, err)
+	install.Env = append(env, "GOBIN="+gobin)
 	out, err := install.CombinedOutput()
 	require.NoError(t, err, "go install: %s", out)
 	bin := filepath.Join(gobin, "fencecheck")

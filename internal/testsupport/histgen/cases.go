@@ -1,5 +1,7 @@
 package histgen
 
+import "github.com/fencecheck/fencecheck/internal/testsupport/gotool"
+
 // CaseCount is the number of cases a randomized campaign runs: flagged,
 // the count its flag asked for, when set; short when the tests run with
 // -short (pass testing.Short(); histgen is not a test package and does
@@ -15,7 +17,7 @@ func CaseCount(flagged, full, short int, isShort bool) int {
 	switch {
 	case flagged > 0:
 		return flagged
-	case isShort || raceEnabled:
+	case isShort || gotool.RaceEnabled:
 		return short
 	}
 	return full
