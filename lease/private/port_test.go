@@ -13,7 +13,10 @@ import (
 	"github.com/fencecheck/fencecheck/targets/process"
 )
 
-// TestFreePort: a port nothing listens on, never the same twice.
+// TestFreePort: a port nothing listens on, never the same twice. Another
+// process (the other test packages start private servers too) may take
+// a port between its choice and the test's bind, as StartOnFreePort
+// allows for; such a port must then have a listener, not be unusable.
 func TestFreePort(t *testing.T) {
 	t.Parallel()
 	seen := map[int]bool{}
@@ -22,8 +25,14 @@ func TestFreePort(t *testing.T) {
 		require.NoError(t, err)
 		assert.False(t, seen[port], "port %d handed out twice", port)
 		seen[port] = true
-		ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
-		require.NoError(t, err, "port %d is not free", port)
+		addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			c, dialErr := net.Dial("tcp", addr)
+			require.NoError(t, dialErr, "port %d can be neither bound (%v) nor reached: it was not free", port, err)
+			require.NoError(t, c.Close())
+			continue
+		}
 		require.NoError(t, ln.Close())
 	}
 }
