@@ -10,7 +10,7 @@ PKGS    := ./...
 BENCH   ?= ^Benchmark(Record|Observe|Read|Evidence|Harness|HarnessHTTP|PlainLoop|PlainLoopHTTP|SQLHarness|SQLPlainLoop|SweepFenced|HandlerSynctest|Report|CheckFast|CollectFast|CheckFloor|Stream)$$
 COUNT   ?= 6
 
-.PHONY: campaigns all build demo test fmt-check vet bench bench-pairs bench-checker bench-read diff-checker lint fuzz dist clean explore-table detect-http
+.PHONY: campaigns race-tests all build demo test fmt-check vet bench bench-pairs bench-checker bench-read diff-checker lint fuzz dist clean explore-table detect-http
 
 all: build
 
@@ -56,11 +56,17 @@ demo: build
 ## result cached from an earlier run). -trimpath keys the build cache by
 ## content instead of by the checkout's path, so a new clone reuses what
 ## an earlier one compiled; GOFLAGS carries it to the go commands the
-## tests run themselves (internal/testsupport/gotool).
+## tests run themselves (internal/testsupport/gotool). The campaigns run
+## beside the race tests (make -j2): the end of the race tests is one
+## package's waits, which leaves a core idle. Each prints whole lines;
+## make test fails if either fails.
 test: export GOFLAGS := $(strip $(shell $(GO) env GOFLAGS) -trimpath)
 test: fmt-check vet
+	$(MAKE) --no-print-directory -j2 race-tests campaigns
+
+## race-tests: every test with the race detector, each run anew.
+race-tests:
 	$(GO) test -race -count=1 -timeout 20m $(PKGS)
-	$(MAKE) --no-print-directory campaigns
 
 ## campaigns: the randomized differential campaigns at their full counts,
 ## without the race detector, which slows them tenfold (under -race,
