@@ -48,6 +48,8 @@ func (res *Result) NotCovered() []Gap {
 		gaps = append(gaps, Gap{Hazard: "no operation had an unknown outcome"})
 	}
 	switch {
+	case res.CrashUntested(&o) != "":
+		gaps = append(gaps, Gap{Hazard: res.CrashUntested(&o)})
 	case cov.Crashes == 0:
 		add := res.addFaults("kill")
 		if res.ReceiverLog == nil && add != nil {
@@ -55,8 +57,6 @@ func (res *Result) NotCovered() []Gap {
 			add = append([]Setting{processTarget}, add...)
 		}
 		gaps = append(gaps, Gap{Hazard: "durability across receiver crashes is not tested by this run", Add: add})
-	case cov.StaleAfterCrash == 0:
-		gaps = append(gaps, Gap{Hazard: "durability across receiver crashes is not tested by this run: no stale write reached the receiver after a crash"})
 	}
 	switch {
 	case res.FailoverUntested(&o) != "":

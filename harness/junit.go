@@ -64,6 +64,13 @@ func (res *Result) JUnit() report.Suite {
 		}
 		s.Cases = append(s.Cases, c)
 	}
+	if len(res.Config.judged.CrashFaults) > 0 || res.Coverage.Crashes > 0 {
+		c := report.Case{Name: "a stale write answered after a crash of the receiver", Classname: "coverage"}
+		if why := res.CrashUntested(&res.Config.judged); why != "" {
+			c.Error = &report.Failure{Type: "inconclusive", Message: why}
+		}
+		s.Cases = append(s.Cases, c)
+	}
 	if len(cfg.issuerFaults) > 0 {
 		c := report.Case{Name: "a lease granted after an issuer server came back from an outage", Classname: "coverage"}
 		if why := res.FailoverUntested(&res.Config.judged); why != "" {
