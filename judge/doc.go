@@ -15,8 +15,9 @@
 // rules.go, consulted in order: a violation of the issuer, the receiver,
 // the exclusive requirement or the receiver's log first; then what makes
 // a judgement inconclusive (an interrupted run, a checker that gave up,
-// too little evidence, too few stale writes, an untested failover, an
-// unread log); a pass only when none applies. A conformance battery has
-// no history to check as a whole, its scenarios judged their own rows:
-// DecideBattery (battery.go) turns those rows into its verdict.
+// too little evidence, too few stale writes, none after a crash of the
+// receiver, an untested failover, an unread log); a pass only when none
+// applies. A conformance battery has no history to check as a whole,
+// its scenarios judged their own rows: DecideBattery (battery.go) turns
+// those rows into its verdict.
 package judge
