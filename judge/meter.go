@@ -37,11 +37,10 @@ type metered struct {
 	highest, highestAt uint64
 	atTime             int64
 	inFlight           int // writes invoked and not completed
-	// accepted is the highest token of every accepted write so far;
-	// atCrash was accepted before the meter's last crash, once caughtUp
-	// is the meter's count of crashes.
-	accepted, atCrash uint64
-	caughtUp          int
+	// atCrash is the highest token accepted before the meter's last
+	// crash, once caughtUp is the meter's count of crashes.
+	atCrash  uint64
+	caughtUp int
 }
 
 // pendingWrite is what a write in flight was when it was invoked: stale,
@@ -65,7 +64,7 @@ func (m *meter) resource(name string) *metered {
 		m.resources[name] = r
 	}
 	if r.caughtUp != m.cov.Crashes {
-		r.atCrash, r.caughtUp = r.accepted, m.cov.Crashes
+		r.atCrash, r.caughtUp = max(r.highest, r.highestAt), m.cov.Crashes // every token accepted so far
 	}
 	return r
 }
@@ -117,7 +116,6 @@ func (m *meter) completed(op *histories.Operation) {
 			r.atTime, r.highestAt = op.Return, 0
 		}
 		r.highestAt = max(r.highestAt, op.Token)
-		r.accepted = max(r.accepted, op.Token)
 	}
 	if !w.stale {
 		return

@@ -187,11 +187,16 @@ func (r *Report) StaleCause(o *Options) string {
 // a crash only if a stale write reached it after a crash: a receiver
 // that forgets its tokens when it restarts passes every other write.
 func crashUntested(r *Report, o *Options) (decision, bool) {
-	why := r.CrashUntested(o)
+	return untested(GateCrash, r.CrashUntested(o))
+}
+
+// untested is the decision of a coverage gate: inconclusive for why,
+// when there is a why.
+func untested(gate Gate, why string) (decision, bool) {
 	if why == "" {
 		return decision{}, false
 	}
-	return decision{Inconclusive, GateCrash, why}, true
+	return decision{Inconclusive, gate, why}, true
 }
 
 // CrashUntested says why a history with crashes of the receiver, or a
@@ -214,11 +219,7 @@ func (r *Report) CrashUntested(o *Options) string {
 // across a failover only if a lease was granted after a server it took
 // down came back.
 func failoverUntested(r *Report, o *Options) (decision, bool) {
-	why := r.FailoverUntested(o)
-	if why == "" {
-		return decision{}, false
-	}
-	return decision{Inconclusive, GateFailover, why}, true
+	return untested(GateFailover, r.FailoverUntested(o))
 }
 
 // FailoverUntested says why a run with issuer faults (Options.IssuerFaults)
